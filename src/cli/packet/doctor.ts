@@ -1,0 +1,2 @@
+import { notBuilt } from "../_stub.ts";
+export const spec = notBuilt("packet doctor");

@@ -1,0 +1,124 @@
+/**
+ * Every subcommand with the Deno permissions it keeps (cli.md §6). This file is the single definition of those
+ * sets: main.ts revokes the rest at dispatch, `compile` bakes in their union, and black-box tests spawn each
+ * command with exactly its set. Command modules load lazily so a quick command never pays for the runner.
+ */
+import type { CommandEntry, Permission } from "./frame.ts";
+
+const READ_ONLY: Permission[] = ["read", "env"];
+const OBSERVE: Permission[] = ["read", "env", "sys"];
+const RUNNER: Permission[] = ["read", "write", "run", "env", "sys"];
+
+/** All subcommands, in help order. */
+export const COMMANDS: CommandEntry[] = [
+  { path: ["run"], summary: "execute prompts", permissions: RUNNER, load: () => import("./run.ts") },
+  { path: ["plan"], summary: "show what run would do", permissions: READ_ONLY, load: () => import("./plan.ts") },
+  { path: ["list"], summary: "prompts with their progress", permissions: READ_ONLY, load: () => import("./list.ts") },
+  {
+    path: ["verify"],
+    summary: "evaluate enforced contracts now, no provider",
+    permissions: RUNNER,
+    load: () => import("./verify.ts"),
+  },
+  { path: ["status"], summary: "the rollup report", permissions: OBSERVE, load: () => import("./status.ts") },
+  {
+    path: ["repair"],
+    summary: "run a repair attempt for one prompt",
+    permissions: RUNNER,
+    load: () => import("./repair.ts"),
+  },
+  {
+    path: ["replay"],
+    summary: "re-render a recorded run's events in any view",
+    permissions: ["read", "env", "run"],
+    load: () => import("./replay.ts"),
+  },
+  {
+    path: ["control", "status"],
+    summary: "the live snapshot of the current run",
+    permissions: OBSERVE,
+    load: () => import("./control/status.ts"),
+  },
+  {
+    path: ["control", "events"],
+    summary: "replay and follow a run's events",
+    permissions: OBSERVE,
+    load: () => import("./control/events.ts"),
+  },
+  {
+    path: ["control", "log"],
+    summary: "the control audit log",
+    permissions: OBSERVE,
+    load: () => import("./control/log.ts"),
+  },
+  {
+    path: ["control", "view"],
+    summary: "change how a live run renders",
+    permissions: ["read", "write", "env"],
+    load: () => import("./control/view.ts"),
+  },
+  {
+    path: ["control", "steer"],
+    summary: "send guidance to the live agent",
+    permissions: ["read", "write", "env"],
+    load: () => import("./control/steer.ts"),
+  },
+  {
+    path: ["control", "contract"],
+    summary: "packet contract, enforced contract, amendments and diff",
+    permissions: OBSERVE,
+    load: () => import("./control/contract.ts"),
+  },
+  {
+    path: ["control", "amend"],
+    summary: "add requirements to a prompt's contract",
+    permissions: ["read", "write", "env"],
+    load: () => import("./control/amend.ts"),
+  },
+  {
+    path: ["control", "relax"],
+    summary: "remove or weaken a prompt's contract (needs --confirm)",
+    permissions: ["read", "write", "env"],
+    load: () => import("./control/relax.ts"),
+  },
+  {
+    path: ["packet", "lint"],
+    summary: "static checks",
+    permissions: READ_ONLY,
+    load: () => import("./packet/lint.ts"),
+  },
+  {
+    path: ["packet", "preflight"],
+    summary: "readiness report; exit 1 when not runnable",
+    permissions: ["read", "run", "env"],
+    load: () => import("./packet/preflight.ts"),
+  },
+  {
+    path: ["packet", "doctor"],
+    summary: "readiness and authoring report",
+    permissions: ["read", "run", "env"],
+    load: () => import("./packet/doctor.ts"),
+  },
+  {
+    path: ["checklist", "sync"],
+    summary: "write checklist files next to prompts",
+    permissions: ["read", "write", "env"],
+    load: () => import("./checklist_sync.ts"),
+  },
+];
+
+/** Union of every command's permissions: what `compile` bakes in. */
+export function permissionUnion(): Permission[] {
+  const all = new Set<Permission>();
+  for (const c of COMMANDS) for (const p of c.permissions) all.add(p);
+  return [...all].sort();
+}
+
+/** Find the command whose path is the longest prefix of argv's leading words. */
+export function findCommand(argv: string[]): { entry: CommandEntry; rest: string[] } | null {
+  let best: CommandEntry | null = null;
+  for (const c of COMMANDS) {
+    if (c.path.every((w, i) => argv[i] === w) && (!best || c.path.length > best.path.length)) best = c;
+  }
+  return best ? { entry: best, rest: argv.slice(best.path.length) } : null;
+}

@@ -1,0 +1,101 @@
+/** Contract, verifier report and amendment types (contract.md, control-plane.md §5.4 and §9). */
+
+/** The twelve clauses in evaluation order (contract.md §1). */
+export const CLAUSES = [
+  "files_exist",
+  "files_absent",
+  "contains",
+  "matches",
+  "doc",
+  "yaml",
+  "json",
+  "glob",
+  "source_absent",
+  "commands",
+  "changed_paths_only",
+  "repos_clean",
+] as const;
+
+/** A clause name. */
+export type Clause = (typeof CLAUSES)[number];
+
+/** A contract: clause → list of entries. */
+export type Contract = Record<string, unknown[]>;
+
+/** Item status. */
+export type ItemStatus = "pass" | "fail" | "fault";
+
+/** One report item (contract.md §7). Extra clause-specific fields are allowed. */
+export interface ReportItem {
+  id: string;
+  clause: Clause;
+  kind: string;
+  repo: string | null;
+  path?: string;
+  resolved_path?: string;
+  command?: string;
+  cwd?: string;
+  status: ItemStatus;
+  pass: boolean;
+  fault: null | "verifier_fault" | "verifier_timeout";
+  details: string;
+  [extra: string]: unknown;
+}
+
+/** Where a verification came from. */
+export type VerifySource = "attempt" | "preflight" | "manual";
+
+/** The verifier report (contract.md §7). */
+export interface VerifyReport {
+  schema: "prompt_runner.verify_report/v1";
+  prompt_id: string;
+  run_id: string | null;
+  source: VerifySource;
+  attempt: number | null;
+  verified_at: string;
+  status: ItemStatus;
+  pass: boolean;
+  counts: { items: number; passed: number; failed: number; faulted: number };
+  items: ReportItem[];
+  failures: string[];
+  faults: string[];
+  amendments: AmendmentRecord[];
+  contract_digest: string;
+}
+
+/** Amendment timing class (control-plane.md §9.3). */
+export type TimingClass = "pre_verify" | "post_failure" | "post_success";
+
+/** One line of `amendments/<prompt>.jsonl` (control-plane.md §5.4). */
+export interface AmendmentRecord {
+  id: string;
+  at: string;
+  prompt: string;
+  author: string;
+  reason: string;
+  phase: TimingClass;
+  direction: "add" | "relax";
+  clause: string;
+  operation: "add" | "drop" | "replace" | "remove";
+  entries: unknown[];
+  run_id: string | null;
+  persisted: boolean;
+  prompt_file: string;
+}
+
+/** Everything the verifier needs to resolve paths and run commands for one prompt. */
+export interface VerifyContext {
+  promptId: string;
+  runId: string | null;
+  packetDir: string;
+  /** Canonical store root (its paths are excluded from changed_paths_only). */
+  storeRoot: string;
+  /** Repo index: name → canonical root; includes `packet` → packet dir. */
+  repos: Record<string, string>;
+  /** Default scope: the prompt's cwd. */
+  defaultScope: string;
+  source: VerifySource;
+  attempt: number | null;
+  /** Extra environment for commands (runner env is inherited). */
+  env?: Record<string, string>;
+}

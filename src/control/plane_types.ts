@@ -1,0 +1,103 @@
+/**
+ * The runner-side control plane contract (control-plane.md §4–§8): what the runner calls on every event and
+ * boundary, and the hooks through which the plane applies views and hands over accepted steers. Implemented by
+ * src/control/plane.ts (files) and a null plane for runs without a store root.
+ */
+import type { AttemptMode, Envelope, ProviderEvent, RunnerEvent, StreamKind, View } from "../events/types.ts";
+
+/** Context stamped onto each envelope. */
+export interface EventContext {
+  prompt_id: string | null;
+  attempt: number | null;
+  stream: StreamKind | null;
+  provider: string | null;
+  session_id: string | null;
+}
+
+/** Snapshot stages (control-plane.md §4.1). */
+export type Stage =
+  | "starting"
+  | "session"
+  | "verifying"
+  | "committing"
+  | "waiting_retry"
+  | "between_prompts"
+  | "closed";
+
+/** Runner-owned snapshot fields; the plane folds event-derived counters itself. */
+export interface SnapshotPatch {
+  stage?: Stage;
+  prompt_id?: string | null;
+  prompt_name?: string | null;
+  prompt_position?: number;
+  selected_count?: number;
+  completed_count?: number;
+  attempt?: number | null;
+  mode?: AttemptMode | null;
+  stream?: StreamKind | null;
+  provider?: string | null;
+  model?: string | null;
+  session_id?: string | null;
+  session_live?: boolean;
+  prompt_started_at?: string | null;
+  attempt_started_at?: string | null;
+  steer_count?: number;
+  steers_pending?: number;
+  max_steers?: number;
+  last_verification?: { status: string; failures: string[]; at: string } | null;
+}
+
+/** A steer that passed acceptance (control-plane.md §8.4). */
+export interface AcceptedSteer {
+  request: string;
+  author: string;
+  text: string;
+  accepted_at: string;
+}
+
+/** What the plane asks of the runner. */
+export interface PlaneHooks {
+  /** A set_view was applied; `changed` holds only the keys the request named. */
+  applyView(view: View, changed: Partial<View>): void;
+  /** Acceptance state for steers. `used` counts delivered + pending for the current prompt in this run. */
+  steerGate(): { promptRunning: boolean; sessionLive: boolean; used: number; max: number };
+  /** A steer passed acceptance: queue it and start delivery (interrupt + resume). */
+  steerAccepted(steer: AcceptedSteer): void;
+  /** A human notice line for the transcript (e.g. `↳ steer accepted: …`). */
+  notice(text: string, level: "info" | "warning" | "error"): void;
+}
+
+/** Delivery facts recorded per delivered steer (control-plane.md §5.3). */
+export interface SteerDelivery {
+  delivery: "interrupt_and_resume" | "restart_with_steer";
+  prompt_id: string;
+  attempt: number;
+  lane: string;
+  session_id: string | null;
+  interrupted: boolean;
+}
+
+/** The runner-side plane. */
+export interface RunnerPlane {
+  readonly runId: string;
+  /** The live view. */
+  readonly view: View;
+  /** Stamp seq/at/context, append to events.jsonl (buffered), fold into the snapshot. */
+  record(event: ProviderEvent | RunnerEvent, ctx: EventContext): Envelope;
+  /** Write runner-owned snapshot fields now (atomic). */
+  transition(patch: SnapshotPatch): void;
+  /** A boundary: consume pending request files (cheap when none are pending). */
+  boundary(): void;
+  /** Resolves when a request may have arrived (watchFs or poll), so a silent stream still reaches a boundary. */
+  wake(): Promise<void>;
+  /** Record delivered steers: log `applied`, intervention records, steer_delivered events, counts. */
+  steersDelivered(steers: AcceptedSteer[], info: SteerDelivery): void;
+  /** A queued steer could not be delivered: log `rejected`, release its slot. */
+  steerRejected(steer: AcceptedSteer, reason: string): void;
+  /** A guardrail hit observed after the fact (log `guardrail` received). */
+  guardrail(params: { tool: string; allowed_tools: string[]; rule: string }): void;
+  /** Flush and fsync (prompt boundaries). */
+  sync(): Promise<void>;
+  /** Append run_finished, final snapshot, last sweep, fsync, stop watching. */
+  close(status: "completed" | "failed", reason: string | null): Promise<void>;
+}

@@ -1,0 +1,32 @@
+/** The JSON form of envelopes: encoding never drops an event (events-and-rendering.md §1). */
+import type { Envelope } from "./types.ts";
+
+function replacer(_key: string, value: unknown): unknown {
+  if (typeof value === "bigint") return value.toString();
+  if (typeof value === "function" || typeof value === "symbol") return String(value);
+  if (value instanceof Error) return `${value.name}: ${value.message}`;
+  return value;
+}
+
+/** Encode one envelope as one compact JSON line (without the newline). Unencodable values become strings. */
+export function encodeEnvelope(envelope: Envelope): string {
+  try {
+    return JSON.stringify(envelope, replacer);
+  } catch {
+    // Circular structures: fall back to stringifying data as a whole.
+    const { data, ...rest } = envelope;
+    return JSON.stringify({ ...rest, data: { unencodable: String(data) } });
+  }
+}
+
+/** Decode one line into an envelope-shaped object, or null when it is not a JSON object. */
+export function decodeEnvelopeLine(line: string): Envelope | null {
+  if (line.trim() === "") return null;
+  try {
+    const value: unknown = JSON.parse(line);
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+    return value as Envelope;
+  } catch {
+    return null;
+  }
+}

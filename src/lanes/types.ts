@@ -1,0 +1,118 @@
+/** The lane contract: how the runner starts, follows, interrupts and resumes a provider session (providers.md §1). */
+import type { ProviderErrorInfo, ProviderEvent, StreamKind } from "../events/types.ts";
+import type { ExecutionOptions, ProviderName } from "../packet/types.ts";
+
+/** Static transport facts of a lane. Nothing outside src/lanes/ branches on a provider name. */
+export interface LaneProfile {
+  name: ProviderName;
+  /** Binary name; overridable by `<lane>_opts.cli_path` or `PROMPT_RUNNER_<LANE>_CLI`. */
+  executable: string | null;
+  /** Environment variable naming the executable path. */
+  executableEnv: string | null;
+  /** False for every shipped lane: stdin closed at start, steer = interrupt + resume. */
+  acceptsInputAfterStart: boolean;
+  /** npm package or install hint for preflight messages. */
+  installHint: string;
+}
+
+/** Which scripted step the simulated lane plays (ignored by real lanes). */
+export type SimulatedStep = "attempt" | "resume" | "steer";
+
+/** Everything needed to start one stream. */
+export interface SessionSpec {
+  runId: string;
+  promptId: string;
+  attempt: number;
+  streamKind: StreamKind;
+  /** Exact text sent to the agent. */
+  prompt: string;
+  /** Working directory (the same for every stream of an attempt). */
+  cwd: string;
+  options: ExecutionOptions;
+  /** Continue this provider session instead of starting fresh. */
+  resumeSessionId: string | null;
+  /** Other target repos (codex `--add-dir`). */
+  extraDirs: string[];
+  /** Repo index name → root (simulated writes with `repo:`). */
+  repos: Record<string, string>;
+  /** Variables added to the provider environment (PROMPT_RUNNER_* and adapter_opts.env). */
+  env: Record<string, string>;
+  /** The prompt's raw `simulate:` script (simulated lane only). */
+  simulate: Record<string, unknown> | null;
+  simulatedStep: SimulatedStep;
+}
+
+/** How a stream ended; available once iteration has finished. */
+export type StreamEnd =
+  | { kind: "ok" }
+  | {
+    kind: "error";
+    /** Canonical error code (`transport_exit`, `http_429`, a simulated kind…). */
+    code: string;
+    message: string;
+    providerError: ProviderErrorInfo;
+    /** Failure class from the lane's structured hints (runner.md §5 step 3), when it knows one. */
+    hintClass: string | null;
+    /** Explicit recovery map (simulated `error.recovery`, runner.md §5 step 2). */
+    recovery: Record<string, unknown> | null;
+    exitCode: number | null;
+    stderrTail: string;
+    /** The resume target did not exist (→ restart_with_steer). */
+    sessionNotFound: boolean;
+  }
+  | { kind: "cancelled"; reason: "interrupted_for_steer" | "operator_stop"; interrupted: boolean };
+
+/** Process identity for the lease's `provider` field and orphan reaping. */
+export interface ProcessIdentity {
+  pid: number;
+  pgid: number;
+  start_ticks: number | null;
+}
+
+/** A live stream. Iterate {@link events} to the end, then read {@link end}. */
+export interface LaneSession {
+  /** Canonical events, ending with exactly one terminal event (run_completed, run_failed or run_cancelled). */
+  events: AsyncIterable<ProviderEvent>;
+  /** Provider session id once known. */
+  readonly sessionId: string | null;
+  /** Whether an interrupt is safe now (readiness rule, control-plane.md §8.5). */
+  isReady(): boolean;
+  /** Resolves when ready, or when the stream ends first (then `isReady()` stays false). */
+  whenReady(): Promise<void>;
+  /**
+   * Interrupt the turn (SIGINT → SIGTERM after graceMs → SIGKILL, then descendants). The event stream then ends
+   * with `run_cancelled {reason}`. Resolves when the process is gone.
+   */
+  interrupt(reason: "interrupted_for_steer" | "operator_stop", graceMs: number): Promise<void>;
+  /** Kill the process group immediately (second signal). */
+  kill(): void;
+  /** Result; valid after `events` is exhausted. */
+  end(): StreamEnd;
+  /** The provider process, or null for in-process lanes. */
+  readonly process: ProcessIdentity | null;
+}
+
+/** Result of `probe` (preflight). */
+export interface ProbeResult {
+  name: string;
+  executable: string | null;
+  path: string | null;
+  version: string | null;
+  available: boolean;
+  error: string | null;
+}
+
+/** Thrown by `Lane.start` when the executable cannot be launched (class `launch_failed`). */
+export class LaunchError extends Error {
+  constructor(message: string, readonly hint: string | null = null) {
+    super(message);
+    this.name = "LaunchError";
+  }
+}
+
+/** A provider integration. */
+export interface Lane {
+  profile: LaneProfile;
+  start(spec: SessionSpec): LaneSession;
+  probe(options: ExecutionOptions): Promise<ProbeResult>;
+}

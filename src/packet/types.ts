@@ -1,0 +1,141 @@
+/** The loaded packet model (packet.md). Produced by src/packet/load.ts, consumed by plan, runner and verifier. */
+import type { View } from "../events/types.ts";
+
+/** Lane names (packet.md §3). */
+export type ProviderName = "claude" | "codex" | "amp" | "cursor" | "antigravity" | "simulated";
+
+/** `permission_mode` values. */
+export type PermissionMode = "default" | "auto" | "bypass" | "plan";
+
+/** A target git repository of the packet. */
+export interface Repo {
+  name: string;
+  /** Canonical absolute path (symlinks resolved when it exists). */
+  path: string;
+  /** The path as written in the manifest. */
+  configuredPath: string;
+  default: boolean;
+}
+
+/** Normalised recovery budgets (runner.md §7). */
+export interface RecoveryOptions {
+  resume_attempts: number;
+  max_steers: number;
+  interrupt_grace_ms: number;
+  retry: {
+    max_attempts: number;
+    base_delay_ms: number;
+    max_delay_ms: number;
+    jitter: boolean;
+    class_attempts: Record<string, number>;
+  };
+  repair: {
+    enabled: boolean;
+    max_attempts: number;
+    trigger_on_nominal_success_with_failed_verifier: boolean;
+    trigger_on_provider_failure_with_workspace_changes: boolean;
+    trigger_on_retry_exhaustion_with_workspace_changes: boolean;
+  };
+}
+
+/** Effective execution options of one prompt after layering (packet.md §9). */
+export interface ExecutionOptions {
+  provider: ProviderName;
+  model: string;
+  reasoning_effort: string | null;
+  permission_mode: PermissionMode | null;
+  allowed_tools: string[] | null;
+  /** Per-session bound in ms, clamped to 7 days (packet.md §10). */
+  timeout_ms: number;
+  system_prompt: string | null;
+  append_system_prompt: string | null;
+  max_turns: number | null;
+  view: View;
+  diff_max_lines: number;
+  tool_output_max_lines: number;
+  log_meta: "none" | "full";
+  events_mode: "compact" | "full" | "off";
+  recovery: RecoveryOptions;
+  /** Provider option bags by key (`sdk_opts`, `adapter_opts`, `claude_opts`, …), merged across layers. */
+  provider_opts: Record<string, Record<string, unknown>>;
+}
+
+/** One prompt file. */
+export interface Prompt {
+  /** Normalised id (`"03"`). */
+  id: string;
+  /** Absolute path of the prompt file. */
+  file: string;
+  /** Path relative to the packet dir (`prompts/03_x.prompt.md`). */
+  relFile: string;
+  phase: number;
+  sp: number;
+  name: string;
+  /** Target repo names; the first is the cwd. Empty → default repo. */
+  targets: string[];
+  commit: string;
+  dependsOn: string[];
+  /** The packet contract as written: clause → list of entries (single values wrapped). */
+  verify: Record<string, unknown[]>;
+  /** The raw `simulate:` map, if any. */
+  simulate: Record<string, unknown> | null;
+  /** The prompt body sent to the agent (everything after the front matter). */
+  body: string;
+  /** Raw front matter map. */
+  frontMatter: Record<string, unknown>;
+  /** Effective options for this prompt (flags > prompt > manifest > profile > env > defaults). */
+  options: ExecutionOptions;
+  /** Session working directory (packet.md §6). */
+  cwd: string;
+  /** Legacy validation commands used when `verify.commands` is absent. */
+  legacyCommands: string[];
+}
+
+/** A lint/load finding (packet.md §11, contract.md §11). */
+export interface Finding {
+  kind: string;
+  severity: "error" | "warning";
+  prompt_id: string | null;
+  file: string | null;
+  key: string | null;
+  message: string;
+}
+
+/** A loaded packet. */
+export interface Packet {
+  /** Canonical absolute packet dir. */
+  dir: string;
+  manifestPath: string;
+  name: string;
+  promptDir: string;
+  profile: string | null;
+  repos: Repo[];
+  defaultRepo: Repo | null;
+  phases: Record<string, string>;
+  /** Prompts in execution order (numeric id order). */
+  prompts: Prompt[];
+  /** Manifest-level options (before prompt overrides), used for fingerprints and display. */
+  options: ExecutionOptions;
+  /** Raw manifest front matter. */
+  manifest: Record<string, unknown>;
+  /** Non-fatal findings made while loading (unknown keys, legacy sections…). */
+  warnings: Finding[];
+}
+
+/** CLI-level overrides: the top option layer. */
+export interface OptionOverrides {
+  provider?: string;
+  model?: string;
+  reasoning_effort?: string;
+  permission_mode?: string;
+  timeout_ms?: number;
+  log_mode?: string;
+  tool_output?: string;
+  thinking?: string;
+  diff?: string;
+  log_meta?: string;
+  events_mode?: string;
+  retry_attempts?: number;
+  repair_attempts?: number;
+  max_steers?: number;
+}

@@ -1,0 +1,150 @@
+/** File helpers shared by every writer of state: atomic JSON documents, single-write appends, private modes. */
+
+/** Directory mode for everything under a store root. */
+export const DIR_MODE = 0o700;
+/** File mode for everything under a store root. */
+export const FILE_MODE = 0o600;
+
+/** Create a directory (and parents) with mode 0700. */
+export async function ensureDir(path: string): Promise<void> {
+  await Deno.mkdir(path, { recursive: true, mode: DIR_MODE });
+}
+
+/** Synchronous {@link ensureDir}. */
+export function ensureDirSync(path: string): void {
+  Deno.mkdirSync(path, { recursive: true, mode: DIR_MODE });
+}
+
+function tempSibling(path: string): string {
+  const slash = path.lastIndexOf("/");
+  const dir = slash >= 0 ? path.slice(0, slash) : ".";
+  const base = slash >= 0 ? path.slice(slash + 1) : path;
+  const rand = crypto.getRandomValues(new Uint32Array(1))[0]!.toString(16);
+  return `${dir}/.${base}.${Deno.pid}.${rand}.tmp`;
+}
+
+/** Pretty JSON with 2-space indent and a trailing newline (spec README conventions). */
+export function prettyJson(value: unknown): string {
+  return JSON.stringify(value, null, 2) + "\n";
+}
+
+/**
+ * Write a file atomically: a dot-prefixed temp file in the same directory, optionally fsynced, then renamed over
+ * the target. Readers see either the old or the new content, never a torn file.
+ */
+export async function atomicWriteText(path: string, text: string, opts: { fsync?: boolean } = {}): Promise<void> {
+  const tmp = tempSibling(path);
+  const file = await Deno.open(tmp, { write: true, createNew: true, mode: FILE_MODE });
+  try {
+    const bytes = new TextEncoder().encode(text);
+    let off = 0;
+    while (off < bytes.length) off += await file.write(bytes.subarray(off));
+    if (opts.fsync) await file.sync();
+  } catch (e) {
+    file.close();
+    await Deno.remove(tmp).catch(() => {});
+    throw e;
+  }
+  file.close();
+  try {
+    await Deno.rename(tmp, path);
+  } catch (e) {
+    await Deno.remove(tmp).catch(() => {});
+    throw e;
+  }
+}
+
+/** Synchronous {@link atomicWriteText}. */
+export function atomicWriteTextSync(path: string, text: string, opts: { fsync?: boolean } = {}): void {
+  const tmp = tempSibling(path);
+  const file = Deno.openSync(tmp, { write: true, createNew: true, mode: FILE_MODE });
+  try {
+    const bytes = new TextEncoder().encode(text);
+    let off = 0;
+    while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
+    if (opts.fsync) file.syncSync();
+  } catch (e) {
+    file.close();
+    try {
+      Deno.removeSync(tmp);
+    } catch { /* already gone */ }
+    throw e;
+  }
+  file.close();
+  Deno.renameSync(tmp, path);
+}
+
+/** Write a JSON document atomically (pretty, trailing newline). */
+export async function atomicWriteJson(path: string, value: unknown, opts: { fsync?: boolean } = {}): Promise<void> {
+  await atomicWriteText(path, prettyJson(value), opts);
+}
+
+/** Synchronous {@link atomicWriteJson}. */
+export function atomicWriteJsonSync(path: string, value: unknown, opts: { fsync?: boolean } = {}): void {
+  atomicWriteTextSync(path, prettyJson(value), opts);
+}
+
+/**
+ * Append one line with a single write on an O_APPEND descriptor, so lines from concurrent writers never
+ * interleave. Adds the trailing newline.
+ */
+export async function appendLine(path: string, line: string, opts: { fsync?: boolean } = {}): Promise<void> {
+  const file = await Deno.open(path, { append: true, create: true, mode: FILE_MODE });
+  try {
+    const bytes = new TextEncoder().encode(line.endsWith("\n") ? line : line + "\n");
+    const n = await file.write(bytes);
+    if (n !== bytes.length) throw new Error(`short append to ${path}: ${n} of ${bytes.length} bytes`);
+    if (opts.fsync) await file.sync();
+  } finally {
+    file.close();
+  }
+}
+
+/** Synchronous {@link appendLine}. */
+export function appendLineSync(path: string, line: string, opts: { fsync?: boolean } = {}): void {
+  const file = Deno.openSync(path, { append: true, create: true, mode: FILE_MODE });
+  try {
+    const bytes = new TextEncoder().encode(line.endsWith("\n") ? line : line + "\n");
+    const n = file.writeSync(bytes);
+    if (n !== bytes.length) throw new Error(`short append to ${path}: ${n} of ${bytes.length} bytes`);
+    if (opts.fsync) file.syncSync();
+  } finally {
+    file.close();
+  }
+}
+
+/** Read a file as text, or null when it does not exist. Other errors propagate. */
+export async function readTextOrNull(path: string): Promise<string | null> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  }
+}
+
+/** Whether a path exists (lstat; symlinks count). */
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return false;
+    throw e;
+  }
+}
+
+/** Read a JSON Lines file; blank and undecodable lines (including a torn last line) are skipped. */
+export function parseJsonLines<T = Record<string, unknown>>(text: string): T[] {
+  const out: T[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    try {
+      const v: unknown = JSON.parse(line);
+      if (v !== null && typeof v === "object" && !Array.isArray(v)) out.push(v as T);
+    } catch {
+      // torn or foreign line: skipped by contract
+    }
+  }
+  return out;
+}

@@ -1,0 +1,77 @@
+/**
+ * Black-box CLI helper: spawns `prompt_runner` as a user would, with exactly the permissions its subcommand declares
+ * in src/cli/registry.ts, and returns exit code, stdout and stderr.
+ */
+import { findCommand } from "../../src/cli/registry.ts";
+import { denoFlagsFor } from "../../src/cli/frame.ts";
+
+/** Absolute path of main.ts. */
+export const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+/** Absolute path of the repository root. */
+export const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+
+/** Result of one CLI invocation. */
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options for {@link runCli}. */
+export interface CliOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  /** Override the permission flags (default: exactly the subcommand's set). */
+  denoFlags?: string[];
+  stdin?: string;
+}
+
+/** Deno flags for the subcommand named by argv (exactly its declared permissions). */
+export function permissionFlags(args: string[]): string[] {
+  const found = findCommand(args);
+  return found ? denoFlagsFor(found.entry.permissions) : [];
+}
+
+/** Run the CLI to completion. */
+export async function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
+  const flags = opts.denoFlags ?? permissionFlags(args);
+  const cmd = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-prompt", ...flags, MAIN, ...args],
+    cwd: opts.cwd ?? ROOT,
+    env: { NO_COLOR: "1", ...opts.env },
+    stdin: opts.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  });
+  const child = cmd.spawn();
+  if (opts.stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(opts.stdin));
+    await w.close();
+  }
+  const out = await child.output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** Spawn the CLI without waiting (live runs driven from a second process). */
+export function spawnCli(args: string[], opts: CliOptions = {}): Deno.ChildProcess {
+  const flags = opts.denoFlags ?? permissionFlags(args);
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-prompt", ...flags, MAIN, ...args],
+    cwd: opts.cwd ?? ROOT,
+    env: { NO_COLOR: "1", ...opts.env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
+/** Parse stdout as one JSON document, with a helpful failure message. */
+export function parseJsonOut(r: CliResult): Record<string, unknown> {
+  try {
+    return JSON.parse(r.stdout) as Record<string, unknown>;
+  } catch {
+    throw new Error(`stdout is not JSON (exit ${r.code}):\n${r.stdout}\n--- stderr ---\n${r.stderr}`);
+  }
+}
