@@ -1,0 +1,43 @@
+/** Store root paths (runner.md §10.1, control-plane.md §2). Every module builds paths through these helpers. */
+
+/** The packet-local store root of a packet directory. */
+export function storeRootForPacket(packetDir: string): string {
+  return `${packetDir.replace(/\/+$/, "")}/.prompt_runner`;
+}
+
+/** Every well-known path under a store root. */
+export function storePaths(storeRoot: string) {
+  const root = storeRoot.replace(/\/+$/, "");
+  const control = `${root}/control`;
+  return {
+    root,
+    gitignore: `${root}/.gitignore`,
+    storeJson: `${root}/store.json`,
+    state: `${root}/state.json`,
+    verifications: `${root}/verifications.jsonl`,
+    progress: `${root}/progress.log`,
+    runLock: `${root}/run.lock`,
+    runPid: `${root}/run.pid`,
+    logs: `${root}/logs`,
+    runs: `${root}/runs`,
+    currentRun: `${root}/runs/current.json`,
+    runDir: (runId: string) => `${root}/runs/${runId}`,
+    interventions: `${root}/interventions`,
+    interventionsFile: (promptId: string) => `${root}/interventions/${promptId}.jsonl`,
+    amendments: `${root}/amendments`,
+    amendmentsFile: (promptId: string) => `${root}/amendments/${promptId}.jsonl`,
+    control,
+    controlTmp: `${control}/.tmp`,
+    requests: `${control}/requests`,
+    outcomes: `${control}/outcomes`,
+    rejected: `${control}/rejected`,
+    log: `${control}/log.jsonl`,
+    snapshot: `${control}/snapshot.json`,
+    events: `${control}/events.jsonl`,
+    eventsArchive: `${control}/events`,
+    archivedEvents: (runId: string) => `${control}/events/${runId}.jsonl`,
+  };
+}
+
+/** The paths object returned by {@link storePaths}. */
+export type StorePaths = ReturnType<typeof storePaths>;
