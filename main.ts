@@ -14,9 +14,7 @@ import {
   type TextOut,
 } from "./src/cli/frame.ts";
 import { PromptRunnerError, UsageError } from "./src/errors.ts";
-
-/** The product version. */
-export const VERSION = "0.1.0";
+import { VERSION } from "./src/version.ts";
 
 function topHelp(): string {
   const lines = [

@@ -105,6 +105,18 @@ export const COMMANDS: CommandEntry[] = [
     permissions: ["read", "write", "env"],
     load: () => import("./checklist_sync.ts"),
   },
+  {
+    path: ["workspace", "prepare"],
+    summary: "create or update a workspace's clones and state root",
+    permissions: ["read", "write", "run", "env", "sys"],
+    load: () => import("./workspace/prepare.ts"),
+  },
+  {
+    path: ["workspace", "list"],
+    summary: "registered workspaces and their run state",
+    permissions: OBSERVE,
+    load: () => import("./workspace/list.ts"),
+  },
 ];
 
 /** Union of every command's permissions: what `compile` bakes in. */

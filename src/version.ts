@@ -1,0 +1,2 @@
+/** The product version. */
+export const VERSION = "0.1.0";

@@ -1,0 +1,57 @@
+/** Workspace paths (workspace.md §3): XDG data/state homes, clones, store roots, registry entries. */
+import type { WorkspaceManifest } from "./manifest.ts";
+
+/** Environment reader (injectable for tests). */
+export type EnvGet = (name: string) => string | undefined;
+
+const denoEnv: EnvGet = (n) => Deno.env.get(n);
+
+function home(env: EnvGet): string {
+  const h = env("HOME");
+  if (!h) throw new Error("HOME is not set; cannot locate the XDG data and state directories");
+  return h;
+}
+
+/** `$XDG_DATA_HOME/prompt_runner` (fallback `~/.local/share/prompt_runner`). */
+export function dataHome(env: EnvGet = denoEnv): string {
+  return `${env("XDG_DATA_HOME") || `${home(env)}/.local/share`}/prompt_runner`;
+}
+
+/** `$XDG_STATE_HOME/prompt_runner` (fallback `~/.local/state/prompt_runner`). */
+export function stateHome(env: EnvGet = denoEnv): string {
+  return `${env("XDG_STATE_HOME") || `${home(env)}/.local/state`}/prompt_runner`;
+}
+
+/** The registry directory holding `<id>.json` entries. */
+export function registryDir(env: EnvGet = denoEnv): string {
+  return `${dataHome(env)}/workspace-references`;
+}
+
+/** Resolved directories of one workspace. */
+export interface WorkspacePaths {
+  workspaceRoot: string;
+  runtimeRoot: string;
+  lockFile: string;
+  registryEntry: string;
+  clone(name: string): string;
+  /** Store root of the bound packet (`<runtime_root>/packet`). */
+  boundStoreRoot: string;
+  /** Store root of another packet of a clone. */
+  storeRootFor(repo: string, relPath: string): string;
+}
+
+/** Compute a workspace's paths from its manifest. */
+export function workspacePaths(m: WorkspaceManifest, env: EnvGet = denoEnv): WorkspacePaths {
+  const workspaceRoot = m.workspaceRoot === "auto" ? `${dataHome(env)}/workspaces/${m.id}` : m.workspaceRoot;
+  const runtimeRoot = m.runtimeRoot === "auto" ? `${stateHome(env)}/workspaces/${m.id}` : m.runtimeRoot;
+  return {
+    workspaceRoot,
+    runtimeRoot,
+    lockFile: `${workspaceRoot}/workspace.lock.json`,
+    registryEntry: `${registryDir(env)}/${m.id}.json`,
+    clone: (name) => `${workspaceRoot}/repos/${name}`,
+    boundStoreRoot: `${runtimeRoot}/packet`,
+    storeRootFor: (repo, relPath) =>
+      `${runtimeRoot}/packets/${repo}--${relPath.replace(/^\/+|\/+$/g, "").replaceAll("/", "-")}`,
+  };
+}

@@ -1,0 +1,94 @@
+/** The operator-owned workspace registry and discovery from the current directory (workspace.md §5). */
+import { NotFoundError, UsageError } from "../errors.ts";
+import { exists } from "../util/fs.ts";
+import { loadWorkspaceManifest, type WorkspaceManifest } from "./manifest.ts";
+import { type EnvGet, registryDir, workspacePaths } from "./paths.ts";
+
+/** A registry entry `workspace-references/<id>.json`. */
+export interface RegistryEntry {
+  workspace: string;
+  manifest: string;
+  lock: string;
+  written_at: string;
+}
+
+/** Every registry entry, sorted by id. Undecodable entries are skipped. */
+export async function listRegistry(env?: EnvGet): Promise<RegistryEntry[]> {
+  const dir = registryDir(env);
+  const out: RegistryEntry[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (!e.isFile || !e.name.endsWith(".json")) continue;
+      let doc: Partial<RegistryEntry> | null = null;
+      try {
+        doc = JSON.parse(await Deno.readTextFile(`${dir}/${e.name}`));
+      } catch { /* unreadable entry: skipped */ }
+      if (doc && typeof doc.workspace === "string" && typeof doc.manifest === "string") out.push(doc as RegistryEntry);
+    }
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  return out.sort((a, b) => a.workspace.localeCompare(b.workspace));
+}
+
+/** The registry entry of an id, or null. */
+export async function findRegistered(id: string, env?: EnvGet): Promise<RegistryEntry | null> {
+  return (await listRegistry(env)).find((e) => e.workspace === id) ?? null;
+}
+
+/** Whether a workspace is prepared: its lock exists and every clone exists. */
+export async function isPrepared(m: WorkspaceManifest, env?: EnvGet): Promise<boolean> {
+  const p = workspacePaths(m, env);
+  if (!await exists(p.lockFile)) return false;
+  for (const r of m.repositories) if (!await exists(p.clone(r.name))) return false;
+  return true;
+}
+
+/** Load the manifest of a registered, prepared workspace id; exit-4 errors otherwise. */
+export async function openWorkspaceById(id: string, env?: EnvGet): Promise<WorkspaceManifest> {
+  const entry = await findRegistered(id, env);
+  if (!entry) throw new NotFoundError("unknown_workspace", `unknown workspace "${id}"`);
+  const m = await loadWorkspaceManifest(entry.manifest);
+  if (!await isPrepared(m, env)) {
+    throw new NotFoundError("workspace_not_prepared", `workspace "${id}" is registered but not prepared`, {
+      hints: [`run: prompt_runner workspace prepare ${entry.manifest}`],
+    });
+  }
+  return m;
+}
+
+function related(a: string, b: string): boolean {
+  const x = a.replace(/\/+$/, ""), y = b.replace(/\/+$/, "");
+  return x === y || x.startsWith(y + "/") || y.startsWith(x + "/");
+}
+
+/**
+ * Registered workspaces related to `cwd` (manifest directory, clones or sources are ancestors or descendants).
+ * Exactly one → its id; none → null; several → usage error listing them (exit 2).
+ */
+export async function discoverWorkspace(cwd: string, env?: EnvGet): Promise<string | null> {
+  const hits: string[] = [];
+  for (const entry of await listRegistry(env)) {
+    let m: WorkspaceManifest;
+    try {
+      m = await loadWorkspaceManifest(entry.manifest);
+    } catch {
+      continue;
+    }
+    const p = workspacePaths(m, env);
+    const places = [
+      m.path.slice(0, m.path.lastIndexOf("/")),
+      ...m.repositories.map((r) => p.clone(r.name)),
+      ...m.repositories.flatMap((r) => (r.source ? [r.source] : [])),
+    ];
+    if (places.some((pl) => related(cwd, pl))) hits.push(m.id);
+  }
+  if (hits.length > 1) {
+    throw new UsageError(
+      "workspace_discovery_ambiguous",
+      `the current directory belongs to several workspaces: ${hits.join(", ")}`,
+      { hints: ["name one: prompt_runner <command> <workspace id>"] },
+    );
+  }
+  return hits[0] ?? null;
+}
