@@ -10,7 +10,8 @@ export interface RenderSettings extends View {
   /** Output goes to a terminal: studio may use `\r` overwrites (only when `color` too). */
   tty: boolean;
   /**
-   * Path-only diffs at `diff: full`: returns the `git diff` body lines for a path (already mapped), or null.
+   * Path-only diffs at `diff: full`: returns the `git diff` body lines for a path (already mapped to `+ text`,
+   * `- text` and `  text`, see `gitPathDiff` in git_diff.ts), or null.
    * Injected by the runner so renderers never touch the filesystem themselves.
    */
   pathDiff: ((path: string) => string[] | null) | null;
@@ -25,6 +26,12 @@ export interface Renderer {
   finish(): string;
   /** Apply view settings other than log_mode (a log_mode change replaces the renderer). */
   setView(view: Partial<View>): void;
+  /**
+   * Text ("\n" or "") that ends an open line (a text run, a studio `◐` line) so the caller can print whole lines of
+   * its own between events (steer notices, log markers). The renderer then continues on a fresh line. Also call it
+   * on the outgoing renderer before replacing it on a `log_mode` change (it prints no footer).
+   */
+  breakLine(): string;
 }
 
 /** Receives rendered text. */

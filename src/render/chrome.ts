@@ -1,0 +1,119 @@
+/** Runner chrome (events-and-rendering.md §9, runner.md §10.4): attempt headers, steer notices, log header lines. */
+import type { AttemptMode, View } from "../events/types.ts";
+import { painter } from "./ansi.ts";
+import { oneLine, padEnd } from "./text.ts";
+
+/** What the attempt header shows. Null fields are left out. */
+export interface HeaderInfo {
+  promptId: string;
+  name: string;
+  attempt: number;
+  mode: AttemptMode;
+  /** The prompt file, as the user should see it (relative to the packet when possible). */
+  promptFile: string | null;
+  /** The working directory of the session. */
+  project: string | null;
+  provider: string;
+  model: string | null;
+  /** The attempt log file, or null when no store root is written. */
+  logFile: string | null;
+  /** The prompt body; its first 10 lines are previewed (non-studio). Null: no preview. */
+  body: string | null;
+}
+
+const BAR_WIDTH = 60;
+
+/** The header printed before each attempt: the `=` block, or the studio `━` block. Ends with a newline. */
+export function renderHeader(info: HeaderInfo, mode: View["log_mode"], color: boolean): string {
+  const p = painter(color);
+  const llm = info.model ? `${info.provider} / ${info.model}` : info.provider;
+  const attempt = `attempt ${info.attempt} (${info.mode})`;
+  if (mode === "studio") {
+    const bar = p("dim", "━".repeat(BAR_WIDTH));
+    const rows: string[] = [bar, p("bold", `  Prompt ${info.promptId}: ${info.name}  · ${attempt}`), bar];
+    if (info.promptFile !== null) rows.push(`  Prompt   ${info.promptFile}`);
+    if (info.project !== null) rows.push(`  Project  ${info.project}`);
+    rows.push(`  LLM      ${llm}`);
+    if (info.logFile !== null) rows.push(`  Log      ${info.logFile}`);
+    return rows.join("\n") + "\n";
+  }
+  const bar = "=".repeat(BAR_WIDTH);
+  const title = `Prompt ${info.promptId}: ${info.name}`;
+  const rows: string[] = [bar, p("bold", padEnd(title, 48) + (title.length >= 48 ? "  " : "") + attempt), bar];
+  if (info.promptFile !== null) rows.push(`Prompt:   ${info.promptFile}`);
+  if (info.project !== null) rows.push(`Project:  ${info.project}`);
+  rows.push(`Provider: ${llm}`);
+  if (info.logFile !== null) rows.push(`Log:      ${info.logFile}`);
+  if (info.body !== null) {
+    const lines = info.body.replace(/^\n+/, "").split("\n");
+    rows.push("", "Prompt preview (first 10 lines):");
+    for (const l of lines.slice(0, 10)) rows.push(l === "" ? "" : `  ${l}`);
+    if (lines.length > 10) rows.push("  …");
+  }
+  rows.push("", `Starting ${info.provider} session…`);
+  return rows.join("\n") + "\n";
+}
+
+/** Kinds of steer notice (§9). */
+export type SteerNoticeKind = "accepted" | "interrupting" | "resuming" | "restarting" | "refused";
+
+/**
+ * One steer notice line (with newline): yellow `↳ steer accepted: <first line ≤ 100>`, `↳ interrupting to deliver
+ * <n> steers…` (`text` = the count), `↳ resuming the session with the steer`, `↳ restarting with the steer in a fresh
+ * session`; red `↳ steer refused: <reason>`.
+ */
+export function steerNotice(kind: SteerNoticeKind, text: string, color: boolean): string {
+  const p = painter(color);
+  switch (kind) {
+    case "accepted": {
+      const first = text.split("\n").find((l) => l.trim() !== "") ?? "";
+      return p("yellow", `↳ steer accepted: ${oneLine(first, 100)}`) + "\n";
+    }
+    case "interrupting": {
+      const n = Number(text);
+      return p("yellow", `↳ interrupting to deliver ${text} ${n === 1 ? "steer" : "steers"}…`) + "\n";
+    }
+    case "resuming":
+      return p("yellow", "↳ resuming the session with the steer") + "\n";
+    case "restarting":
+      return p("yellow", "↳ restarting with the steer in a fresh session") + "\n";
+    case "refused":
+      return p("red", `↳ steer refused: ${oneLine(text, 200)}`) + "\n";
+  }
+}
+
+/** The outcome line of a finished prompt: green `✓ Prompt 03 completed`, otherwise red `✗ Prompt 03 <status>`. */
+export function promptOutcomeLine(promptId: string, status: string, color: boolean): string {
+  const p = painter(color);
+  if (status === "completed") return `${p("green", "✓")} Prompt ${promptId} completed\n`;
+  return `${p("red", "✗")} Prompt ${promptId} ${status.replaceAll("_", " ")}\n`;
+}
+
+/** Header lines of an attempt log file (runner.md §10.4), ending with the blank line. */
+export function logHeader(info: {
+  provider: string;
+  model: string | null;
+  tools: string[] | null;
+  cwd: string;
+  promptFile: string;
+  runId: string;
+  attempt: number;
+  mode: AttemptMode;
+}): string {
+  const tools = info.tools && info.tools.length ? info.tools.join(",") : "n/a";
+  return [
+    `Session: provider=${info.provider} model=${info.model ?? "n/a"} tools=${tools} cwd=${info.cwd}`,
+    `Prompt: ${info.promptFile}`,
+    `Run: ${info.runId} attempt ${info.attempt} (${info.mode})`,
+    "",
+    "",
+  ].join("\n");
+}
+
+/** A log marker line (runner.md §10.4): `SESSION_RESUME action=started reason=…`, `STEER …`, `GUARDRAIL …`. */
+export function logMarker(
+  kind: "SESSION_RESUME" | "STEER" | "GUARDRAIL",
+  fields: Record<string, string | number>,
+): string {
+  return `${kind} ${Object.entries(fields).map(([k, v]) => `${k}=${v}`).join(" ")}\n`;
+}
