@@ -1,2 +1,96 @@
-import { notBuilt } from "./_stub.ts";
-export const spec = notBuilt("list");
+/** `prompt_runner list [TARGET] [--json]` (cli.md §3.2, runner.md §11): prompts with their progress. */
+import type { CommandSpec } from "./frame.ts";
+import { resolveTarget } from "./target.ts";
+import { TARGET_FLAGS } from "./selection_flags.ts";
+import { loadPacket } from "../packet/load.ts";
+import type { Packet, Prompt } from "../packet/types.ts";
+import { type ProgressMap, readProgress } from "../run/progress.ts";
+
+/** Display form of a progress suffix: 8-char sha, named suffix, or `N repos`. */
+export function shortSuffix(suffix: string | null): string {
+  if (!suffix) return "";
+  if (suffix.includes("=")) return `${suffix.split(",").length} repos`;
+  if (/^[0-9a-f]{7,40}$/i.test(suffix)) return suffix.slice(0, 8);
+  return suffix;
+}
+
+/** Status of a prompt in `list`. */
+export function listStatus(progress: ProgressMap, id: string): "completed" | "failed" | "pending" {
+  return progress.get(id)?.status ?? "pending";
+}
+
+function targetsOf(packet: Packet, p: Prompt): string[] {
+  if (p.targets.length > 0) return p.targets;
+  return packet.defaultRepo ? [packet.defaultRepo.name] : [];
+}
+
+/** The human listing (runner.md §11). */
+export function renderList(packet: Packet, progress: ProgressMap, color: boolean): string {
+  const paint = (code: string, s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
+  const project = packet.defaultRepo?.path || packet.dir;
+  const lines = [`${packet.name} (${project})`];
+  const width = Math.max(0, ...packet.prompts.map((p) => p.name.length));
+  const phases = [...new Set(packet.prompts.map((p) => p.phase))].sort((a, b) => a - b);
+  for (const phase of phases) {
+    const label = packet.phases[String(phase)];
+    lines.push(label ? `Phase ${phase}: ${label}` : `Phase ${phase}`);
+    for (const p of packet.prompts.filter((q) => q.phase === phase)) {
+      const rec = progress.get(p.id);
+      const marker = rec?.status === "completed"
+        ? paint("32", "[x]")
+        : rec?.status === "failed"
+        ? paint("31", "[!]")
+        : "[ ]";
+      const targets = targetsOf(packet, p);
+      let line = `  ${marker} ${p.id}  ${p.name.padEnd(width)}  (${p.sp} SP)`;
+      if (targets.length > 0) line += ` [${targets.join(", ")}]`;
+      const suffix = rec?.status === "completed" ? shortSuffix(rec.suffix) : "";
+      if (suffix) line += `  ${suffix}`;
+      lines.push(line.trimEnd());
+    }
+  }
+  const known = new Set(packet.prompts.map((p) => p.id));
+  const vanished = [...progress.entries()].filter(([id]) => !known.has(id));
+  for (const [id, rec] of vanished) {
+    const marker = rec.status === "completed" ? paint("32", "[x]") : paint("31", "[!]");
+    lines.push(`  ${marker} ${id}  (missing)`);
+  }
+  const done = packet.prompts.filter((p) => progress.get(p.id)?.status === "completed").length;
+  lines.push(`${done}/${packet.prompts.length} completed`);
+  return lines.join("\n") + "\n";
+}
+
+/** The `--json` document of cli.md §3.2. */
+export function listJson(packet: Packet, progress: ProgressMap): Record<string, unknown> {
+  return {
+    packet: packet.name,
+    prompts: packet.prompts.map((p) => {
+      const rec = progress.get(p.id);
+      return {
+        id: p.id,
+        name: p.name,
+        phase: p.phase,
+        sp: p.sp,
+        targets: targetsOf(packet, p),
+        status: rec?.status ?? "pending",
+        commit: rec?.status === "completed" ? rec.suffix : null,
+        file: p.relFile,
+      };
+    }),
+  };
+}
+
+/** The `list` command. */
+export const spec: CommandSpec = {
+  usage: "[TARGET] [--json]",
+  description: "List the packet's prompts by phase with their progress: [x] completed, [!] failed, [ ] pending.",
+  flags: { ...TARGET_FLAGS },
+  async run(ctx) {
+    const target = await resolveTarget(ctx.positionals, ctx.flags, { idsFollow: false });
+    const packet = await loadPacket(target.packetDir);
+    const progress = await readProgress(target.storeRoot);
+    if (ctx.json) ctx.stdout.write(JSON.stringify(listJson(packet, progress)) + "\n");
+    else ctx.stdout.write(renderList(packet, progress, ctx.color));
+    return 0;
+  },
+};

@@ -1,2 +1,103 @@
-import { notBuilt } from "./_stub.ts";
-export const spec = notBuilt("plan");
+/** `prompt_runner plan [TARGET] [IDS…]` (runner.md §11, cli.md §3.1): what `run` would do, without doing it. */
+import type { CommandSpec } from "./frame.ts";
+import { resolveTarget } from "./target.ts";
+import { OVERRIDE_FLAGS, parseOverrides, parseSelection, SELECTION_FLAGS, TARGET_FLAGS } from "./selection_flags.ts";
+import { loadPacket } from "../packet/load.ts";
+import { selectPrompts } from "../packet/select.ts";
+import { packetFingerprint } from "../packet/fingerprint.ts";
+import { readCurrentRunRecord, type ResumeDecision, resumeDecision, runPidPresent } from "../packet/run_record_read.ts";
+import type { Packet, Prompt } from "../packet/types.ts";
+import { readProgress } from "../run/progress.ts";
+
+/** Everything `plan` shows. */
+export interface PlanView {
+  packet: Packet;
+  storeRoot: string;
+  selected: Prompt[];
+  run: ResumeDecision;
+}
+
+function targetsOf(packet: Packet, p: Prompt): string[] {
+  if (p.targets.length > 0) return p.targets;
+  return packet.defaultRepo ? [packet.defaultRepo.name] : [];
+}
+
+/** The `run` line of the human plan. */
+export function runLine(run: ResumeDecision): string {
+  if (run.action === "resume") return `would resume ${run.runId}`;
+  if (run.changedSince) return `would start a new run (packet changed since run ${run.changedSince})`;
+  if (run.supersedes) return `would start a new run (superseding ${run.supersedes})`;
+  return "would start a new run";
+}
+
+/** The human plan (runner.md §11). */
+export function renderPlan(v: PlanView): string {
+  const { packet } = v;
+  const ids = v.selected.map((p) => p.id);
+  const o = packet.options;
+  const lines = [
+    `Plan for ${packet.name} (${packet.dir})`,
+    `  prompts   ${packet.prompts.length} in packet, ${ids.length} selected${ids.length ? ` (${ids.join(", ")})` : ""}`,
+    `  provider  ${o.provider} / ${o.model}`,
+    `  store     ${v.storeRoot}`,
+    `  run       ${runLine(v.run)}`,
+  ];
+  const width = Math.max(0, ...v.selected.map((p) => p.name.length));
+  const tw = Math.max(0, ...v.selected.map((p) => `[${targetsOf(packet, p).join(", ")}]`.length));
+  for (const p of v.selected) {
+    const targets = targetsOf(packet, p);
+    let line = `  ${p.id}  ${p.name.padEnd(width)}  phase ${p.phase}`;
+    const t = targets.length ? `[${targets.join(", ")}]` : "";
+    if (t || p.dependsOn.length) line += `  ${t.padEnd(tw)}`;
+    if (p.dependsOn.length) line += `   depends on ${p.dependsOn.join(", ")}`;
+    lines.push(line.trimEnd());
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** The `--json` document of cli.md §3.1. */
+export function planJson(v: PlanView): Record<string, unknown> {
+  return {
+    packet: v.packet.name,
+    store_root: v.storeRoot,
+    selected: v.selected.map((p) => p.id),
+    prompts: v.selected.map((p) => ({
+      id: p.id,
+      name: p.name,
+      phase: p.phase,
+      targets: targetsOf(v.packet, p),
+      depends_on: p.dependsOn,
+      provider: p.options.provider,
+      model: p.options.model,
+    })),
+    run: { action: v.run.action, run_id: v.run.runId },
+  };
+}
+
+/** The `plan` command. */
+export const spec: CommandSpec = {
+  usage: "[TARGET] [IDS…] [flags]",
+  description: "Show what run would do: the selected prompts in execution order, the provider, the store root, " +
+    "and whether the run would resume. Nothing is written.",
+  flags: { ...SELECTION_FLAGS, ...OVERRIDE_FLAGS, ...TARGET_FLAGS },
+  async run(ctx) {
+    const overrides = parseOverrides(ctx.flags);
+    const target = await resolveTarget(ctx.positionals, ctx.flags, { idsFollow: true });
+    const selection = parseSelection(ctx.flags, target.rest);
+    const packet = await loadPacket(target.packetDir, { overrides });
+    const progress = selection.remaining ? await readProgress(target.storeRoot) : new Map();
+    const selected = selectPrompts(packet, selection, progress);
+    const record = await readCurrentRunRecord(target.storeRoot);
+    const run = resumeDecision({
+      record,
+      remaining: selection.remaining,
+      newRun: ctx.flags["new-run"] === true,
+      fingerprint: record ? await packetFingerprint(packet) : "",
+      selectedIds: selected.map((p) => p.id),
+      leaseLive: record?.state === "running" ? await runPidPresent(target.storeRoot) : false,
+    });
+    const view: PlanView = { packet, storeRoot: target.storeRoot, selected, run };
+    ctx.stdout.write(ctx.json ? JSON.stringify(planJson(view)) + "\n" : renderPlan(view));
+    return 0;
+  },
+};

@@ -1,0 +1,103 @@
+/**
+ * `packet lint` findings (packet.md §11, contract.md §11): everything the loader reports, the file-name rules,
+ * and the contract rules of src/contract/lint.ts. Never runs git or commands.
+ */
+import { lintContract } from "../contract/lint.ts";
+import { inspectPacket, type LoadOptions } from "./load.ts";
+import { filenamePrefix } from "./prompt_text.ts";
+import { normalizePromptId } from "../util/ids.ts";
+import type { Finding, Packet } from "./types.ts";
+
+/** The result of linting a packet. */
+export interface LintResult {
+  /** Packet name (the dir's base name when the manifest does not parse). */
+  name: string;
+  /** Canonical packet dir. */
+  root: string;
+  strict: boolean;
+  /** Errors first, then warnings, each in discovery order. With `strict`, warnings are reported as errors. */
+  findings: Finding[];
+  errors: number;
+  warnings: number;
+  pass: boolean;
+  packet: Packet | null;
+}
+
+function hasItems(verify: Record<string, unknown[]>, legacy: string[]): boolean {
+  return legacy.length > 0 || Object.values(verify).some((v) => v.length > 0);
+}
+
+/** Lint a packet directory. Throws only when the directory is not a packet (NotFoundError). */
+export async function lintPacket(dir: string, opts: LoadOptions & { strict?: boolean } = {}): Promise<LintResult> {
+  const r = await inspectPacket(dir, opts);
+  const found: Finding[] = [...r.findings];
+  const packet = r.packet;
+  const seenIds = new Set<string>();
+  for (const file of r.promptFiles) {
+    const base = file.slice(file.lastIndexOf("/") + 1);
+    const rel = file.slice(r.dir.length + 1);
+    const prompt = packet?.prompts.find((p) => p.file === file);
+    const prefix = filenamePrefix(base);
+    if (prefix === null) {
+      found.push({
+        kind: "prompt_filename_without_prefix",
+        severity: "error",
+        prompt_id: prompt?.id ?? null,
+        file: rel,
+        key: null,
+        message: `${rel}: prompt file name has no numeric prefix; name it like 03_${base}`,
+      });
+    } else if (prompt && normalizePromptId(prefix) !== prompt.id) {
+      found.push({
+        kind: "prompt_id_filename_mismatch",
+        severity: "error",
+        prompt_id: prompt.id,
+        file: rel,
+        key: "id",
+        message: `${rel}: prompt id ${prompt.id} does not match the file name prefix ${prefix}`,
+      });
+    }
+    if (!prompt || !packet || seenIds.has(prompt.id)) continue;
+    seenIds.add(prompt.id);
+    let contract: Finding[];
+    try {
+      contract = lintContract(prompt, packet);
+    } catch (e) {
+      contract = [{
+        kind: "contract_lint_failed",
+        severity: "error",
+        prompt_id: prompt.id,
+        file: rel,
+        key: "verify",
+        message: `${rel}: the contract could not be checked: ${e instanceof Error ? e.message : String(e)}`,
+      }];
+    }
+    found.push(...contract);
+    if (!hasItems(prompt.verify, prompt.legacyCommands) && !contract.some((f) => f.kind === "prompt_without_verify")) {
+      found.push({
+        kind: "prompt_without_verify",
+        severity: "warning",
+        prompt_id: prompt.id,
+        file: rel,
+        key: "verify",
+        message: `${rel}: prompt ${prompt.id} has no verification items; it completes on a nominal session success`,
+      });
+    }
+  }
+  const strict = opts.strict === true;
+  const findings = [
+    ...found.filter((f) => f.severity === "error"),
+    ...found.filter((f) => f.severity === "warning").map((f) => strict ? { ...f, severity: "error" as const } : f),
+  ];
+  const errors = findings.filter((f) => f.severity === "error").length;
+  return {
+    name: packet?.name ?? r.dir.slice(r.dir.lastIndexOf("/") + 1),
+    root: r.dir,
+    strict,
+    findings,
+    errors,
+    warnings: findings.length - errors,
+    pass: errors === 0,
+    packet,
+  };
+}

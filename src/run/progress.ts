@@ -1,0 +1,98 @@
+/**
+ * `progress.log` (runner.md §10.3): one `<id>:<completed|failed>:<ISO timestamp>[:<suffix>]` line per status
+ * change, appended and fsynced; the latest line per id wins. The reader is strict so `--remaining` never silently
+ * reruns everything.
+ */
+import { RunFailedError } from "../errors.ts";
+import { storePaths } from "../control/store.ts";
+import { appendLine, ensureDir, readTextOrNull } from "../util/fs.ts";
+import { normalizePromptId } from "../util/ids.ts";
+import { nowIso } from "../util/time.ts";
+
+/** A progress status. */
+export type ProgressStatus = "completed" | "failed";
+
+/** Latest progress record per prompt id. */
+export type ProgressMap = Map<string, { status: ProgressStatus; at: string; suffix: string | null }>;
+
+const NAMED_SUFFIXES = new Set(["no_commit", "no_changes", "noop", "no_session"]);
+
+/** Whether a `:`-segment is a progress suffix: a named one, 7–40 hex chars, or the multi-repo `a=sha,b=sha` form. */
+export function isProgressSuffix(s: string): boolean {
+  if (NAMED_SUFFIXES.has(s) || /^[0-9a-f]{7,40}$/i.test(s)) return true;
+  return /^[^=,\s:]+=[^=,\s:]+(,[^=,\s:]+=[^=,\s:]+)*$/.test(s);
+}
+
+/** Parse one line; null when malformed. */
+export function parseProgressLine(
+  line: string,
+): { id: string; status: ProgressStatus; at: string; suffix: string | null } | null {
+  const a = line.indexOf(":");
+  const b = a < 0 ? -1 : line.indexOf(":", a + 1);
+  if (b < 0) return null;
+  const id = normalizePromptId(line.slice(0, a));
+  const status = line.slice(a + 1, b);
+  if (id === null || (status !== "completed" && status !== "failed")) return null;
+  let rest = line.slice(b + 1);
+  let suffix: string | null = null;
+  const last = rest.lastIndexOf(":");
+  if (last >= 0 && isProgressSuffix(rest.slice(last + 1))) {
+    suffix = rest.slice(last + 1);
+    rest = rest.slice(0, last);
+  }
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(rest) || Number.isNaN(Date.parse(rest))) return null;
+  return { id, status, at: rest, suffix };
+}
+
+/** Parse the whole file text (strict). `path` is used in error messages. */
+export function parseProgress(text: string, path: string): ProgressMap {
+  const map: ProgressMap = new Map();
+  const lines = text.split("\n");
+  let seen = 0;
+  lines.forEach((raw, i) => {
+    const line = raw.replace(/\r$/, "");
+    if (line.trim() === "") return;
+    seen++;
+    const rec = parseProgressLine(line.trim());
+    if (!rec) {
+      throw new RunFailedError(
+        "progress_store_invalid",
+        `${path} line ${i + 1} is malformed: ${JSON.stringify(line.length > 120 ? line.slice(0, 120) + "…" : line)}`,
+        { hints: [`expected <id>:<completed|failed>:<ISO timestamp>[:<suffix>]; fix the line or move ${path} aside`] },
+      );
+    }
+    map.delete(rec.id);
+    map.set(rec.id, { status: rec.status, at: rec.at, suffix: rec.suffix });
+  });
+  if (seen === 0) {
+    throw new RunFailedError("progress_store_invalid", `${path} is empty`, {
+      hints: [`an existing progress file must hold at least one line; move ${path} aside to start over`],
+    });
+  }
+  return map;
+}
+
+/** Read `<store>/progress.log`: missing file → empty map; empty or malformed → `progress_store_invalid` (exit 1). */
+export async function readProgress(storeRoot: string): Promise<ProgressMap> {
+  const path = storePaths(storeRoot).progress;
+  const text = await readTextOrNull(path);
+  if (text === null) return new Map();
+  return parseProgress(text, path);
+}
+
+/** Format one progress line (without newline). */
+export function formatProgressLine(id: string, status: ProgressStatus, at: string, suffix: string | null): string {
+  return `${id}:${status}:${at}${suffix ? `:${suffix}` : ""}`;
+}
+
+/** Append one status line with a single write and fsync. */
+export async function appendProgress(
+  storeRoot: string,
+  id: string,
+  status: ProgressStatus,
+  suffix: string | null,
+): Promise<void> {
+  const paths = storePaths(storeRoot);
+  await ensureDir(paths.root);
+  await appendLine(paths.progress, formatProgressLine(id, status, nowIso(), suffix), { fsync: true });
+}

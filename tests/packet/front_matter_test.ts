@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { FrontMatterSyntaxError, parseFrontMatter } from "../../src/packet/front_matter.ts";
+
+Deno.test("parseFrontMatter() splits the mapping from the body, stripping one newline", () => {
+  const r = parseFrontMatter("---\nname: x\n---\n\n# Title\n");
+  assert.deepEqual(r.data, { name: "x" });
+  assert.equal(r.body, "\n# Title\n");
+  assert.equal(r.hasFrontMatter, true);
+});
+
+Deno.test("parseFrontMatter() treats a file without a leading --- line as all body", () => {
+  const r = parseFrontMatter("# Title\n---\nname: x\n---\n");
+  assert.deepEqual(r.data, {});
+  assert.equal(r.body, "# Title\n---\nname: x\n---\n");
+  assert.equal(r.hasFrontMatter, false);
+});
+
+Deno.test("parseFrontMatter() reads keys as strings at every depth", () => {
+  const r = parseFrontMatter("---\n1: one\ntrue: yes\nnested:\n  2: two\n  list:\n    - 3: three\n---\n");
+  assert.deepEqual(r.data, { "1": "one", "true": "yes", nested: { "2": "two", list: [{ "3": "three" }] } });
+});
+
+Deno.test("parseFrontMatter() reports YAML errors with the line and column in the whole file", () => {
+  assert.throws(
+    () => parseFrontMatter("---\nok: 1\nbad: x: y\n---\n"),
+    (e: unknown) => e instanceof FrontMatterSyntaxError && e.line === 3 && e.column === 6,
+  );
+});
+
+Deno.test("parseFrontMatter() rejects duplicate keys and non-mapping front matter", () => {
+  assert.throws(() => parseFrontMatter("---\na: 1\na: 2\n---\n"), /unique/);
+  assert.throws(() => parseFrontMatter("---\n- a\n---\n"), /must be a YAML mapping, got a list/);
+});
+
+Deno.test("parseFrontMatter() rejects an unclosed front matter block", () => {
+  assert.throws(() => parseFrontMatter("---\na: 1\n"), /not closed/);
+});
+
+Deno.test("parseFrontMatter() accepts an empty front matter block and CRLF fences", () => {
+  assert.deepEqual(parseFrontMatter("---\n---\nbody").data, {});
+  assert.deepEqual(parseFrontMatter("---\r\na: 1\r\n---\r\nbody").data, { a: 1 });
+});
+
+Deno.test("parseFrontMatter() works with only read and env permissions (npm yaml reads LOG_TOKENS)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "pr-fm-" });
+  try {
+    const src = new URL("../../src/packet/front_matter.ts", import.meta.url).href;
+    await Deno.writeTextFile(
+      `${dir}/probe.ts`,
+      `import { parseFrontMatter } from "${src}";\n` +
+        `console.log(JSON.stringify(parseFrontMatter("---\\na: [1]\\n---\\n").data));\n`,
+    );
+    const config = new URL("../../deno.json", import.meta.url).pathname;
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--quiet", "--no-prompt", "--allow-read", "--allow-env", "--config", config, `${dir}/probe.ts`],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(new TextDecoder().decode(out.stderr), "");
+    assert.equal(new TextDecoder().decode(out.stdout).trim(), '{"a":[1]}');
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
