@@ -1,2 +1,35 @@
-import { notBuilt } from "./_stub.ts";
-export const spec = notBuilt("checklist sync");
+/** `prompt_runner checklist sync [TARGET]` (cli.md §3.10, packet.md §8): write checklist files next to prompts. */
+import { basename, relative } from "node:path";
+import type { CommandContext, CommandSpec } from "./frame.ts";
+import { resolveTarget } from "./target.ts";
+import { TARGET_FLAGS } from "./selection_flags.ts";
+import { loadPacket } from "../packet/load.ts";
+import { checklistItems, checklistPath, checklistText } from "../contract/checklist.ts";
+
+/** The `checklist sync` command. */
+export const spec: CommandSpec = {
+  usage: "[TARGET] [flags]",
+  description: "Write `<prompt>.checklist.md` next to every prompt file: a human-readable view of its packet " +
+    "contract. The runner never reads these files back and amendments do not change them.",
+  flags: { ...TARGET_FLAGS },
+  async run(ctx: CommandContext): Promise<number> {
+    const target = await resolveTarget(ctx.positionals, ctx.flags, { idsFollow: false });
+    const packet = await loadPacket(target.packetDir);
+    const written: string[] = [];
+    const warnings: string[] = [];
+    for (const prompt of packet.prompts) {
+      const path = checklistPath(prompt.file);
+      await Deno.writeTextFile(path, checklistText(prompt, packet));
+      const rel = relative(packet.dir, path);
+      written.push(rel);
+      if (!ctx.json) ctx.stdout.write(`wrote ${rel}\n`);
+      if (checklistItems(prompt, packet).length === 0) {
+        const msg = `prompt ${prompt.id} (${basename(prompt.file)}) has no verification items`;
+        warnings.push(msg);
+        ctx.stderr.write(`warning: ${msg}\n`);
+      }
+    }
+    if (ctx.json) ctx.stdout.write(JSON.stringify({ packet: packet.dir, written, warnings }) + "\n");
+    return 0;
+  },
+};

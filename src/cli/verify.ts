@@ -1,2 +1,91 @@
-import { notBuilt } from "./_stub.ts";
-export const spec = notBuilt("verify");
+/**
+ * `prompt_runner verify [TARGET] [IDS…] [--json]` (cli.md §3.3): evaluate the enforced contracts of the selected
+ * prompts now, without a provider and without touching progress.log; every verification is appended to the
+ * history with source `manual`.
+ */
+import type { CommandContext, CommandSpec } from "./frame.ts";
+import { resolveTarget } from "./target.ts";
+import { TARGET_FLAGS } from "./selection_flags.ts";
+import { loadPacket } from "../packet/load.ts";
+import { ALL, selectPrompts } from "../packet/select.ts";
+import type { Packet, Prompt } from "../packet/types.ts";
+import { enforcedContract } from "../contract/enforced.ts";
+import { verifyContextFor } from "../contract/context.ts";
+import { verifyContract } from "../contract/verify.ts";
+import { appendVerification } from "../contract/history.ts";
+import { itemLine } from "../contract/report.ts";
+import { GitCache } from "../contract/git.ts";
+import type { VerifyReport } from "../contract/types.ts";
+
+/** The `--json` document of `verify`. */
+export interface VerifyOutput {
+  schema: "prompt_runner.verify/v1";
+  pass: boolean;
+  prompts: number;
+  failed: string[];
+  faulted: string[];
+  reports: VerifyReport[];
+}
+
+/**
+ * Verify prompts one after another, appending each report to the history. Nothing but command items changes the
+ * work trees in between, so the prompts share one git memo (command items clear it).
+ */
+export async function verifyPrompts(packet: Packet, prompts: Prompt[], storeRoot: string): Promise<VerifyReport[]> {
+  const reports: VerifyReport[] = [];
+  const gitCache = new GitCache();
+  for (const prompt of prompts) {
+    const { contract, amendments } = await enforcedContract(prompt, storeRoot);
+    const ctx = {
+      ...verifyContextFor(packet, prompt, storeRoot, { runId: null, source: "manual", attempt: null }),
+      gitCache,
+    };
+    const report = await verifyContract(contract, ctx, amendments);
+    await appendVerification(storeRoot, report);
+    reports.push(report);
+  }
+  return reports;
+}
+
+/** The summary document of a set of reports. */
+export function verifyOutput(reports: VerifyReport[]): VerifyOutput {
+  const failed = reports.filter((r) => r.status === "fail").map((r) => r.prompt_id);
+  const faulted = reports.filter((r) => r.status === "fault").map((r) => r.prompt_id);
+  return {
+    schema: "prompt_runner.verify/v1",
+    pass: failed.length === 0 && faulted.length === 0,
+    prompts: reports.length,
+    failed,
+    faulted,
+    reports,
+  };
+}
+
+/** Human output: one `✗` line per failing or faulted item, then the count line. */
+export function renderVerify(out: VerifyOutput, color: boolean): string {
+  const cross = color ? "\x1b[31m✗\x1b[0m" : "✗";
+  const lines: string[] = [];
+  for (const r of out.reports) {
+    for (const item of r.items) if (item.status !== "pass") lines.push(`  ${cross} ${r.prompt_id} ${itemLine(item)}`);
+  }
+  lines.push(`Verified ${out.prompts} prompt(s): ${out.failed.length} failed, ${out.faulted.length} faulted`);
+  return lines.join("\n") + "\n";
+}
+
+/** The `verify` command. */
+export const spec: CommandSpec = {
+  usage: "[TARGET] [IDS…] [flags]",
+  description: "Evaluate the enforced contracts (amendments folded) of the selected prompts (all by default) now, " +
+    "without a provider and without touching progress.log. Exit 0 when all pass, 1 on any failure or fault.",
+  flags: { ...TARGET_FLAGS },
+  async run(ctx: CommandContext): Promise<number> {
+    const target = await resolveTarget(ctx.positionals, ctx.flags, { idsFollow: true });
+    const packet = await loadPacket(target.packetDir);
+    const prompts = target.rest.length > 0
+      ? selectPrompts(packet, { ...ALL, ids: target.rest }, new Map())
+      : packet.prompts;
+    const out = verifyOutput(await verifyPrompts(packet, prompts, target.storeRoot));
+    ctx.stdout.write(ctx.json ? JSON.stringify(out) + "\n" : renderVerify(out, ctx.color));
+    return out.pass ? 0 : 1;
+  },
+};

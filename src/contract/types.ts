@@ -1,4 +1,5 @@
 /** Contract, verifier report and amendment types (contract.md, control-plane.md §5.4 and §9). */
+import type { GitCache } from "./git.ts";
 
 /** The twelve clauses in evaluation order (contract.md §1). */
 export const CLAUSES = [
@@ -98,4 +99,9 @@ export interface VerifyContext {
   attempt: number | null;
   /** Extra environment for commands (runner env is inherited). */
   env?: Record<string, string>;
+  /**
+   * Optional memo of read-only git queries shared across several verifications that run back to back with nothing
+   * changing the work trees in between (`prompt_runner verify`). Command items clear it. Absent → one per call.
+   */
+  gitCache?: GitCache;
 }

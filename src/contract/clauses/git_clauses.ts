@@ -1,0 +1,186 @@
+/** `changed_paths_only` (contract.md §5) and `repos_clean` (§6): judgements on the git state of target repos. */
+import { join, normalize, relative } from "node:path";
+import picomatch from "picomatch";
+import { type ClauseEnv, fail, fault, makeItem, pass, refOf, type Verdict } from "./_common.ts";
+import { hasGlobChars } from "./glob.ts";
+import { isRecord } from "../entries.ts";
+import { isWithin } from "../paths.ts";
+import { branchStatus, gitBounded, type GitCache, gitIn, gitStatus, type StatusEntry } from "../git.ts";
+import type { ReportItem } from "../types.ts";
+
+/** Default `remote_timeout_ms` of `repos_clean` with `network: true`. */
+export const DEFAULT_REMOTE_TIMEOUT_MS = 90_000;
+
+/** Changed paths of a status listing: both sides of renames and copies, store-root paths excluded, sorted. */
+export function changedPaths(entries: StatusEntry[], storeRel: string | null): string[] {
+  const out = new Set<string>();
+  for (const e of entries) {
+    for (const p of [e.path, e.orig]) {
+      if (p === undefined) continue;
+      if (storeRel !== null && (p === storeRel || p.startsWith(storeRel + "/"))) continue;
+      out.add(p);
+    }
+  }
+  return [...out].sort();
+}
+
+/** Whether an allow-list entry allows a changed path (§5: equal, `dir/` prefix, or [P2] a glob). */
+export function pathAllowed(allowed: string, path: string): boolean {
+  const a = allowed.replace(/^(\.\/)+/, "");
+  const p = path.replace(/^(\.\/)+/, "");
+  if (a === p) return true;
+  if (a.endsWith("/") && p.startsWith(a)) return true;
+  if (a === "" || a === ".") return false;
+  if (hasGlobChars(a)) {
+    try {
+      return picomatch(a, { dot: true })(p);
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+/** `disallowed: a, b` with the first 20 and `and <n> more`. */
+export function disallowedDetails(paths: string[]): string {
+  const shown = paths.slice(0, 20).join(", ");
+  return `disallowed: ${shown}${paths.length > 20 ? `, and ${paths.length - 20} more` : ""}`;
+}
+
+/** `changed_paths_only`: one item per repo named by the entries (default scope's repo for unnamed entries). */
+export async function checkChangedPathsOnly(entries: unknown[], env: ClauseEnv): Promise<ReportItem[]> {
+  const groups = new Map<string, string[]>();
+  const order: string[] = [];
+  for (const entry of entries) {
+    const ref = refOf(entry, env.repos);
+    const repo = ref?.repo ?? env.scopeRepo ?? "packet";
+    let allowed = ref?.path ?? "";
+    if (ref !== null && ref.repo === null) {
+      // Paths written against the default scope become relative to that repo's root.
+      const root = env.repos[repo];
+      if (root !== undefined && root !== env.scope) {
+        const trailing = allowed.endsWith("/") ? "/" : "";
+        allowed = relative(root, normalize(join(env.scope, allowed))) + trailing;
+      }
+    }
+    if (!groups.has(repo)) {
+      groups.set(repo, []);
+      order.push(repo);
+    }
+    if (ref !== null) groups.get(repo)!.push(allowed);
+  }
+  const items: ReportItem[] = [];
+  for (const repo of order) {
+    const allowed = groups.get(repo)!;
+    const head = {
+      id: `changed_paths_only@${repo}`,
+      clause: "changed_paths_only" as const,
+      kind: "changed_paths_only",
+      repo,
+    };
+    const root = env.repos[repo];
+    if (root === undefined) {
+      items.push(makeItem(head, fail(`missing repo: ${repo}`), { allowed_paths: allowed, changed_paths: [] }));
+      continue;
+    }
+    const st = await gitStatus(root, env.git);
+    if (!st.ok) {
+      items.push(
+        makeItem(head, fault(`git status failed: ${st.error}`), { allowed_paths: allowed, changed_paths: [] }),
+      );
+      continue;
+    }
+    const store = env.ctx.storeRoot;
+    const storeRel = store && isWithin(root, store) && store !== root ? relative(root, store) : null;
+    const changed = changedPaths(st.entries, storeRel);
+    const bad = changed.filter((p) => !allowed.some((a) => pathAllowed(a, p)));
+    const verdict = bad.length ? fail(disallowedDetails(bad)) : pass();
+    items.push(makeItem(head, verdict, { allowed_paths: allowed, changed_paths: changed }));
+  }
+  return items;
+}
+
+function porcelainLine(e: StatusEntry): string {
+  return e.orig !== undefined ? `${e.xy} ${e.orig} -> ${e.path}` : `${e.xy} ${e.path}`;
+}
+
+/** `repos_clean`: the repo has no uncommitted changes; optionally HEAD is pushed. */
+export async function checkReposClean(entry: unknown, env: ClauseEnv, id: string): Promise<ReportItem> {
+  const obj = isRecord(entry) ? entry : {};
+  const repo = typeof entry === "string" ? entry : typeof obj.repo === "string" ? obj.repo : env.scopeRepo ?? "packet";
+  const pushed = obj.pushed === true;
+  const network = obj.network === true;
+  const t = obj.remote_timeout_ms ?? obj.fetch_timeout_ms;
+  const remoteTimeout = typeof t === "number" && Number.isInteger(t) && t > 0 ? t : DEFAULT_REMOTE_TIMEOUT_MS;
+  const head = { id, clause: "repos_clean" as const, kind: "repos_clean", repo };
+  const root = env.repos[repo];
+  const fields: Record<string, unknown> = {
+    path: root ?? null,
+    pushed,
+    branch: null,
+    head: null,
+    upstream: null,
+    dirty_count: 0,
+  };
+  if (root === undefined) return makeItem(head, fail(`missing repo: ${repo}`), fields);
+  const bs = await branchStatus(root, env.git);
+  if (!bs.ok) {
+    return makeItem(
+      head,
+      bs.notRepo ? fail(`not a git repository: ${root}`) : fault(`git status failed: ${bs.error}`),
+      fields,
+    );
+  }
+  const { oid, branch, upstream, entries } = bs.status;
+  const short = oid ? oid.slice(0, 7) : "(no commits)";
+  Object.assign(fields, { branch, head: short, upstream, dirty_count: entries.length });
+  if (entries.length) {
+    const lines = entries.map(porcelainLine);
+    const more = lines.length > 10 ? `, and ${lines.length - 10} more` : "";
+    return makeItem(
+      head,
+      fail(`uncommitted changes (${lines.length}): ${lines.slice(0, 10).join(", ")}${more}`),
+      fields,
+    );
+  }
+  let verdict: Verdict;
+  if (upstream === null) {
+    verdict = pushed
+      ? fail(`no upstream for branch ${branch} at ${short}; pushed: true requires one`)
+      : pass(`ok: ${branch} at ${short} (local only, no upstream)`);
+  } else if (!pushed) {
+    verdict = pass(`ok: ${branch} at ${short} (upstream ${upstream}, push not asserted)`);
+  } else {
+    const { sha, note } = await upstreamSha(root, branch, network, remoteTimeout, env.git);
+    verdict = sha !== null && sha === oid ? pass(`ok: ${branch} at ${short} (pushed to ${upstream})${note}`) : fail(
+      `not pushed: ${branch} HEAD ${short} does not match ${upstream} ${sha ? sha.slice(0, 7) : "(unresolved)"}${note}`,
+    );
+  }
+  return makeItem(head, verdict, fields);
+}
+
+async function upstreamSha(
+  root: string,
+  branch: string,
+  network: boolean,
+  timeoutMs: number,
+  cache: GitCache,
+): Promise<{ sha: string | null; note: string }> {
+  const cached = async () => {
+    const r = await cache.run(root, ["rev-parse", "@{u}"]);
+    return r.ok ? r.stdout.trim() : null;
+  };
+  if (!network) return { sha: await cached(), note: " [compared with cached upstream; network disabled]" };
+  const remote = (await gitIn(root, ["config", `branch.${branch}.remote`])).stdout.trim() || "origin";
+  const r = await gitBounded(root, ["ls-remote", "--exit-code", remote, `refs/heads/${branch}`], timeoutMs);
+  if (r.ok) {
+    const sha = r.stdout.trim().split(/\s+/)[0] ?? "";
+    return { sha: /^[0-9a-f]{40,64}$/.test(sha) ? sha : null, note: "" };
+  }
+  if (!r.timedOut && r.code === 2) return { sha: null, note: ` [refs/heads/${branch} is absent from ${remote}]` };
+  const why = r.timedOut ? `timed out after ${timeoutMs} ms` : `failed (exit ${r.code})`;
+  return {
+    sha: await cached(),
+    note: ` [ls-remote ${why}; compared with cached upstream, which can only be behind]`,
+  };
+}

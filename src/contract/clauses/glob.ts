@@ -1,0 +1,58 @@
+/** `glob` (contract.md §3): the number (and non-emptiness) of glob matches under a root. */
+import { glob } from "tinyglobby";
+import picomatch from "picomatch";
+import { join } from "node:path";
+import { type ClauseEnv, errorMessage, fail, makeItem, pass, resolveEntry } from "./_common.ts";
+import { isRecord } from "../entries.ts";
+import type { ReportItem } from "../types.ts";
+
+/** The problem with a glob pattern (unbalanced brackets, braces, parentheses), or null when it compiles. */
+export function globProblem(pattern: string): string | null {
+  if (pattern.trim() === "") return "empty glob";
+  try {
+    picomatch.makeRe(pattern, { strictBrackets: true });
+    return null;
+  } catch (e) {
+    return errorMessage(e);
+  }
+}
+
+/** Whether a string contains glob syntax. */
+export function hasGlobChars(s: string): boolean {
+  return /[*?[\]{}]/.test(s);
+}
+
+/** `glob`: match count within `[min_matches, max_matches]`; with `non_empty`, every match a non-empty file. */
+export async function checkGlob(entry: unknown, env: ClauseEnv, id: string): Promise<ReportItem> {
+  const r = resolveEntry("glob", "glob", entry, env, id);
+  if (!r.ok) return r.item;
+  const obj = isRecord(entry) ? entry : {};
+  const min = typeof obj.min_matches === "number" ? obj.min_matches : 1;
+  const max = typeof obj.max_matches === "number" ? obj.max_matches : null;
+  const nonEmpty = obj.non_empty === true;
+  const problem = globProblem(r.ref.path);
+  if (problem !== null) return makeItem(r.head, fail(`invalid glob: ${problem}`), { matches: [] });
+  let matches: string[];
+  try {
+    matches = (await glob(r.ref.path, { cwd: r.ref.root, onlyFiles: false, dot: false, expandDirectories: false }))
+      .map((m) => m.replace(/\/$/, ""))
+      .sort();
+  } catch (e) {
+    return makeItem(r.head, fail(`invalid glob: ${errorMessage(e)}`), { matches: [] });
+  }
+  let bad = 0;
+  if (nonEmpty) {
+    for (const m of matches) {
+      try {
+        const st = await Deno.stat(join(r.ref.root, m));
+        if (!st.isFile || st.size === 0) bad++;
+      } catch {
+        bad++;
+      }
+    }
+  }
+  const n = matches.length;
+  const ok = n >= min && (max === null || n <= max) && bad === 0;
+  const details = nonEmpty && bad > 0 ? `${n} match(es); ${bad} empty/non-file` : `${n} match(es)`;
+  return makeItem(r.head, ok ? pass(details) : fail(details), { matches });
+}

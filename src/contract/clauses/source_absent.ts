@@ -1,0 +1,98 @@
+/** `source_absent` (contract.md §3.3): no line of the scanned source files matches a forbidden pattern. */
+import { join, relative } from "node:path";
+import { type ClauseEnv, fail, makeItem, pass, resolveEntry } from "./_common.ts";
+import { compilePattern } from "./text.ts";
+import { isRecord, pick } from "../entries.ts";
+import type { ReportItem } from "../types.ts";
+
+/** Directory names skipped at any depth unless an entry adds more. */
+export const DEFAULT_PRUNE = [".git", "_build", "deps", "node_modules", ".elixir_ls", "cover"];
+
+/** One forbidden match. */
+export interface SourceFinding {
+  file: string;
+  line: number;
+  pattern: string;
+  text: string;
+}
+
+const MAX_FINDINGS = 50;
+
+async function* walk(dir: string, prune: Set<string>, exts: string[] | null): AsyncGenerator<string> {
+  const entries: Deno.DirEntry[] = [];
+  for await (const e of Deno.readDir(dir)) entries.push(e);
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
+    if (prune.has(e.name)) continue;
+    const full = join(dir, e.name);
+    if (e.isDirectory) yield* walk(full, prune, exts);
+    else if (e.isFile || (e.isSymlink && (await Deno.stat(full).then((s) => s.isFile, () => false)))) {
+      if (exts === null || exts.some((x) => e.name.endsWith(x))) yield full;
+    }
+  }
+}
+
+/** The patterns of an entry as a list (bare string entries have none). */
+export function sourcePatterns(entry: unknown): string[] {
+  if (!isRecord(entry)) return [];
+  const p = pick(entry, "patterns", "pattern");
+  if (typeof p === "string") return [p];
+  return Array.isArray(p) ? p.map(String) : [];
+}
+
+/** `source_absent`: scan a file or a directory tree for forbidden lines. */
+export async function checkSourceAbsent(entry: unknown, env: ClauseEnv, id: string): Promise<ReportItem> {
+  const r = resolveEntry("source_absent", "source_absent", entry, env, id);
+  if (!r.ok) return r.item;
+  const patterns = sourcePatterns(entry);
+  const empty = { files_checked: 0, findings: [] };
+  if (patterns.length === 0) return makeItem(r.head, fail("source_absent requires at least one pattern"), empty);
+  const regs: RegExp[] = [];
+  for (const p of patterns) {
+    const re = compilePattern(p);
+    if (typeof re === "string") return makeItem(r.head, fail(`invalid source_absent pattern: ${re}`), empty);
+    regs.push(re);
+  }
+  const obj = isRecord(entry) ? entry : {};
+  const prune = new Set([...DEFAULT_PRUNE, ...(Array.isArray(obj.prune) ? obj.prune.map(String) : [])]);
+  const exts = Array.isArray(obj.extensions) ? obj.extensions.map(String) : null;
+  const target = r.ref.resolved_path;
+  let st: Deno.FileInfo;
+  try {
+    st = await Deno.stat(target);
+  } catch {
+    return makeItem(r.head, fail("source path is missing"), empty);
+  }
+  const files: string[] = [];
+  if (st.isDirectory) { for await (const f of walk(target, prune, exts)) files.push(f); }
+  else files.push(target);
+  const findings: SourceFinding[] = [];
+  let total = 0;
+  const dec = new TextDecoder();
+  for (const file of files) {
+    let text: string;
+    try {
+      text = dec.decode(await Deno.readFile(file));
+    } catch {
+      continue;
+    }
+    const lines = text.split(/\r?\n/);
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      for (let k = 0; k < regs.length; k++) {
+        if (!regs[k]!.test(line)) continue;
+        total++;
+        if (findings.length < MAX_FINDINGS) {
+          findings.push({
+            file: relative(r.ref.root, file),
+            line: i + 1,
+            pattern: patterns[k]!,
+            text: line.trim().slice(0, 200),
+          });
+        }
+      }
+    }
+  }
+  const extra = { files_checked: files.length, findings };
+  return makeItem(r.head, total ? fail(`${total} forbidden source match(es)`) : pass(), extra);
+}

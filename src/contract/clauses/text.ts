@@ -1,0 +1,40 @@
+/** `contains` and `matches` (contract.md §3): literal text and regular-expression checks on one file. */
+import { Buffer } from "node:buffer";
+import { type ClauseEnv, errorMessage, fail, makeItem, pass, readBytes, resolveEntry } from "./_common.ts";
+import { isRecord, pick } from "../entries.ts";
+import type { ReportItem } from "../types.ts";
+
+/** `contains`: file readable and contains `text` byte-for-byte. A bare string means `text: ""`. */
+export async function checkContains(entry: unknown, env: ClauseEnv, id: string): Promise<ReportItem> {
+  const r = resolveEntry("contains", "contains", entry, env, id);
+  if (!r.ok) return r.item;
+  const raw = isRecord(entry) ? pick(entry, "text", "contains") : "";
+  const text = typeof raw === "string" ? raw : "";
+  const read = await readBytes(r.ref.resolved_path);
+  if (!read.ok) return makeItem(r.head, read.verdict);
+  const found = text === "" || Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength)
+        .indexOf(Buffer.from(text, "utf8")) >= 0;
+  return makeItem(r.head, found ? pass() : fail(`missing text ${JSON.stringify(text.slice(0, 80))}`));
+}
+
+/** Compile an ECMAScript pattern with the `u` flag; returns the error message on failure. */
+export function compilePattern(pattern: string, flags = "u"): RegExp | string {
+  try {
+    return new RegExp(pattern, flags);
+  } catch (e) {
+    return errorMessage(e);
+  }
+}
+
+/** `matches`: file readable and the pattern (`u` flag) matches anywhere. */
+export async function checkMatches(entry: unknown, env: ClauseEnv, id: string): Promise<ReportItem> {
+  const r = resolveEntry("matches", "matches", entry, env, id);
+  if (!r.ok) return r.item;
+  const pattern = String(isRecord(entry) ? pick(entry, "pattern", "matches") : "");
+  const re = compilePattern(pattern);
+  if (typeof re === "string") return makeItem(r.head, fail(`invalid pattern: ${re}`));
+  const read = await readBytes(r.ref.resolved_path);
+  if (!read.ok) return makeItem(r.head, read.verdict);
+  const text = new TextDecoder().decode(read.bytes);
+  return makeItem(r.head, re.test(text) ? pass() : fail(`no match for /${pattern}/`));
+}

@@ -1,0 +1,119 @@
+/** The enforced contract: amendment records folded over the packet contract, and the contract diff (§10). */
+import { parseJsonLines, readTextOrNull } from "../util/fs.ts";
+import { storePaths } from "../control/store.ts";
+import { canonicalJson } from "./canonical.ts";
+import { isRecord } from "./entries.ts";
+import type { AmendmentRecord, Contract } from "./types.ts";
+import type { Prompt } from "../packet/types.ts";
+
+/** Read `<store>/amendments/<prompt>.jsonl`; lines without a known operation or a clause are skipped. */
+export async function readAmendments(storeRoot: string, promptId: string): Promise<AmendmentRecord[]> {
+  const text = await readTextOrNull(storePaths(storeRoot).amendmentsFile(promptId));
+  if (text === null) return [];
+  return parseJsonLines<AmendmentRecord>(text).filter((r) =>
+    typeof r.clause === "string" && ["add", "drop", "replace", "remove"].includes(r.operation)
+  );
+}
+
+function wrap(v: unknown): unknown[] {
+  return v === undefined || v === null ? [] : Array.isArray(v) ? [...v] : [v];
+}
+
+/** Fold amendment records over a contract in file order; persisted records are skipped (pure). */
+export function foldAmendments(contract: Contract, records: AmendmentRecord[]): Contract {
+  const out: Contract = {};
+  for (const [k, v] of Object.entries(contract)) out[String(k)] = wrap(v);
+  for (const r of records) {
+    if (r.persisted === true) continue;
+    const entries = Array.isArray(r.entries) ? r.entries : [];
+    switch (r.operation) {
+      case "add":
+        out[r.clause] = [...(out[r.clause] ?? []), ...entries];
+        break;
+      case "drop":
+        delete out[r.clause];
+        break;
+      case "replace":
+        out[r.clause] = [...entries];
+        break;
+      case "remove": {
+        const current = out[r.clause];
+        if (current === undefined) break;
+        const drop = entries.map(canonicalJson);
+        out[r.clause] = current.filter((e) => {
+          const i = drop.indexOf(canonicalJson(e));
+          if (i < 0) return true;
+          drop.splice(i, 1);
+          return false;
+        });
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** The label of a contract entry: strings as written; objects as sorted `key=<json value>` pairs. */
+export function entryLabel(entry: unknown): string {
+  if (typeof entry === "string") return entry;
+  if (isRecord(entry)) {
+    return Object.keys(entry).sort().map((k) => `${k}=${canonicalJson(entry[k])}`).join(" ");
+  }
+  return canonicalJson(entry);
+}
+
+function multisetMinus(a: unknown[], b: unknown[]): unknown[] {
+  const pool = b.map(canonicalJson);
+  const out: unknown[] = [];
+  for (const e of a) {
+    const i = pool.indexOf(canonicalJson(e));
+    if (i >= 0) pool.splice(i, 1);
+    else out.push(e);
+  }
+  return out;
+}
+
+/** One line of the contract diff. */
+export interface ContractDiffLine {
+  change: "same" | "removed" | "added";
+  clause: string;
+  entry: string;
+}
+
+/** The contract diff of §10: per clause (alphabetical) `same`, then `removed`, then `added` entries. */
+export function contractDiff(packet: Contract, enforced: Contract): ContractDiffLine[] {
+  const clauses = [...new Set([...Object.keys(packet), ...Object.keys(enforced)])].sort();
+  const out: ContractDiffLine[] = [];
+  for (const clause of clauses) {
+    const p = wrap(packet[clause]);
+    const e = wrap(enforced[clause]);
+    const removed = multisetMinus(p, e);
+    const added = multisetMinus(e, p);
+    const same = multisetMinus(p, removed);
+    for (const x of same) out.push({ change: "same", clause, entry: entryLabel(x) });
+    for (const x of removed) out.push({ change: "removed", clause, entry: entryLabel(x) });
+    for (const x of added) out.push({ change: "added", clause, entry: entryLabel(x) });
+  }
+  return out;
+}
+
+/**
+ * The packet contract of a prompt as the verifier sees it: `verify:` with single values wrapped, plus the legacy
+ * commands (`validation:` / `## Validation Commands`) as `commands` when `verify.commands` is absent.
+ */
+export function packetContract(prompt: Prompt): Contract {
+  const out: Contract = {};
+  for (const [k, v] of Object.entries(prompt.verify ?? {})) out[String(k)] = wrap(v);
+  if (out.commands === undefined && prompt.legacyCommands.length > 0) out.commands = [...prompt.legacyCommands];
+  return out;
+}
+
+/** The enforced contract of a prompt on a store root, with the amendment records that were applied. */
+export async function enforcedContract(
+  prompt: Prompt,
+  storeRoot: string,
+): Promise<{ contract: Contract; amendments: AmendmentRecord[] }> {
+  const records = await readAmendments(storeRoot, prompt.id);
+  const applied = records.filter((r) => r.persisted !== true);
+  return { contract: foldAmendments(packetContract(prompt), records), amendments: applied };
+}

@@ -1,0 +1,174 @@
+/** Read-only git queries used by the verifier (never writes the index: `GIT_OPTIONAL_LOCKS=0`). */
+import { runBounded } from "./bounded_process.ts";
+
+/** Result of one git invocation. */
+export interface GitResult {
+  ok: boolean;
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const GIT_ENV = { GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
+
+/** Run `git -C root …args` and capture its output. */
+export async function gitIn(root: string, args: string[]): Promise<GitResult> {
+  try {
+    const out = await new Deno.Command("git", {
+      args: ["-C", root, ...args],
+      env: GIT_ENV,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const dec = new TextDecoder();
+    return { ok: out.success, code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  } catch (e) {
+    return { ok: false, code: -1, stdout: "", stderr: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** Run git under a deadline (used for `ls-remote`); `timedOut` when the deadline fired. */
+export async function gitBounded(
+  root: string,
+  args: string[],
+  timeoutMs: number,
+): Promise<GitResult & { timedOut: boolean }> {
+  const res = await runBounded({
+    argv: ["git", "-C", root, ...args],
+    cwd: root,
+    env: GIT_ENV,
+    timeoutMs,
+    killGraceMs: 500,
+  });
+  return {
+    ok: res.outcome === "exited" && res.code === 0,
+    code: res.code ?? -1,
+    stdout: res.output,
+    stderr: res.error ?? res.output,
+    timedOut: res.outcome === "timeout",
+  };
+}
+
+/** One entry of `git status --porcelain=v1 -z`: its status letters and path(s). */
+export interface StatusEntry {
+  xy: string;
+  path: string;
+  /** The original path of a rename or copy. */
+  orig?: string;
+}
+
+/** Parse `git status --porcelain=v1 -z` output (renames and copies carry their source as the next field). */
+export function parsePorcelainZ(out: string): StatusEntry[] {
+  const fields = out.split("\0");
+  const entries: StatusEntry[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
+    if (f.length < 4) continue;
+    const xy = f.slice(0, 2);
+    const entry: StatusEntry = { xy, path: f.slice(3) };
+    if (xy.includes("R") || xy.includes("C")) {
+      const orig = fields[i + 1];
+      if (orig !== undefined) entry.orig = orig;
+      i++;
+    }
+    entries.push(entry);
+  }
+  return entries;
+}
+
+/**
+ * Memo of read-only git queries keyed by root and argv. One verification owns one cache (so two clauses on the
+ * same repo share a `git status`); `verify` over many prompts shares one across prompts. Anything that may change
+ * a work tree (a `commands` item) must {@link GitCache.clear} it.
+ */
+export class GitCache {
+  #memo = new Map<string, Promise<GitResult>>();
+
+  /** Run (or reuse) `git -C root …args`. */
+  run(root: string, args: string[]): Promise<GitResult> {
+    const key = JSON.stringify([root, ...args]);
+    let p = this.#memo.get(key);
+    if (!p) {
+      p = gitIn(root, args);
+      this.#memo.set(key, p);
+    }
+    return p;
+  }
+
+  /** Forget everything (the work trees may have changed). */
+  clear(): void {
+    this.#memo.clear();
+  }
+}
+
+/** `git status --porcelain=v1 -z --untracked-files=all` of a work tree. */
+export async function gitStatus(
+  root: string,
+  cache: GitCache = new GitCache(),
+): Promise<{ ok: true; entries: StatusEntry[] } | { ok: false; error: string }> {
+  const r = await cache.run(root, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
+  if (!r.ok) return { ok: false, error: r.stderr.trim() || `exit ${r.code}` };
+  return { ok: true, entries: parsePorcelainZ(r.stdout) };
+}
+
+/** Branch facts and changes from `git status --porcelain=v2 --branch -z`. */
+export interface BranchStatus {
+  /** Full HEAD sha, or null before the first commit. */
+  oid: string | null;
+  /** Branch name, `HEAD` when detached. */
+  branch: string;
+  /** Upstream such as `origin/main`, or null. */
+  upstream: string | null;
+  /** Changes as v1-style entries (`XY` with spaces for unmodified). */
+  entries: StatusEntry[];
+}
+
+/** Parse `git status --porcelain=v2 --branch -z --untracked-files=all` output. */
+export function parsePorcelainV2(out: string): BranchStatus {
+  const fields = out.split("\0");
+  const res: BranchStatus = { oid: null, branch: "HEAD", upstream: null, entries: [] };
+  const xyOf = (s: string) => s.replaceAll(".", " ");
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
+    if (f.startsWith("# branch.oid ")) {
+      const v = f.slice(13);
+      res.oid = v === "(initial)" ? null : v;
+    } else if (f.startsWith("# branch.head ")) {
+      const v = f.slice(14);
+      res.branch = v === "(detached)" ? "HEAD" : v;
+    } else if (f.startsWith("# branch.upstream ")) res.upstream = f.slice(18);
+    else if (f.startsWith("1 ")) {
+      const parts = f.split(" ");
+      res.entries.push({ xy: xyOf(parts[1]!), path: parts.slice(8).join(" ") });
+    } else if (f.startsWith("2 ")) {
+      const parts = f.split(" ");
+      const orig = fields[++i];
+      res.entries.push({
+        xy: xyOf(parts[1]!),
+        path: parts.slice(9).join(" "),
+        ...(orig !== undefined ? { orig } : {}),
+      });
+    } else if (f.startsWith("u ")) {
+      const parts = f.split(" ");
+      res.entries.push({ xy: parts[1]!, path: parts.slice(10).join(" ") });
+    } else if (f.startsWith("? ")) res.entries.push({ xy: "??", path: f.slice(2) });
+  }
+  return res;
+}
+
+/** Branch status of a work tree; `notRepo` when `root` is missing or not inside a work tree. */
+export async function branchStatus(
+  root: string,
+  cache: GitCache = new GitCache(),
+): Promise<{ ok: true; status: BranchStatus } | { ok: false; notRepo: boolean; error: string }> {
+  try {
+    if (!(await Deno.stat(root)).isDirectory) return { ok: false, notRepo: true, error: "not a directory" };
+  } catch {
+    return { ok: false, notRepo: true, error: "missing" };
+  }
+  const r = await cache.run(root, ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all"]);
+  if (r.ok) return { ok: true, status: parsePorcelainV2(r.stdout) };
+  const error = r.stderr.trim() || `exit ${r.code}`;
+  return { ok: false, notRepo: /not a git repository/i.test(error), error };
+}

@@ -1,0 +1,205 @@
+/** Contract lint rules (contract.md §11) with the message formats of cli.md §3.8. Static: no git, no commands. */
+import { CLAUSES, type Contract } from "./types.ts";
+import type { Finding, Packet, Prompt } from "../packet/types.ts";
+import { isLegacyCommand, isRecord, pick, validateEntry } from "./entries.ts";
+import { packetContract } from "./enforced.ts";
+import { canonicalJoin, canonicalPath, isWithin, parsePathString, repoForScope } from "./paths.ts";
+import { compilePattern } from "./clauses/text.ts";
+import { sourcePatterns } from "./clauses/source_absent.ts";
+import { globProblem, hasGlobChars } from "./clauses/glob.ts";
+import { repoIndex } from "./context.ts";
+
+const KNOWN = new Set<string>(CLAUSES);
+const CONTENT_CLAUSES = ["commands", "contains", "matches", "doc"];
+const PATH_CLAUSES = new Set([
+  "files_exist",
+  "files_absent",
+  "contains",
+  "matches",
+  "doc",
+  "yaml",
+  "json",
+  "glob",
+  "source_absent",
+  "changed_paths_only",
+]);
+
+/** Levenshtein distance (small strings only). */
+export function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = prev[j]!;
+      prev[j] = Math.min(up + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return prev[b.length]!;
+}
+
+/** The closest clause name to a misspelling, or null when none is close. */
+export function suggestClause(name: string): string | null {
+  let best: string | null = null;
+  let bestD = Infinity;
+  for (const c of CLAUSES) {
+    const d = editDistance(name, c);
+    if (d < bestD) {
+      best = c;
+      bestD = d;
+    }
+  }
+  return bestD <= Math.max(2, Math.floor(name.length / 3)) ? best : null;
+}
+
+/** The repo an entry names explicitly (for `unknown_verify_repo`), or null. */
+function namedRepo(clause: string, entry: unknown, repoNames: Set<string>): string | null {
+  if (clause === "repos_clean" && typeof entry === "string") return entry;
+  if (isRecord(entry) && typeof entry.repo === "string") return entry.repo;
+  if (typeof entry === "string" && PATH_CLAUSES.has(clause)) {
+    const colon = entry.indexOf(":");
+    // `name:rel` only names a repo when `name` is a key; otherwise the string is an ordinary path.
+    if (colon > 0 && repoNames.has(entry.slice(0, colon))) return entry.slice(0, colon);
+  }
+  return null;
+}
+
+function regexProblems(clause: string, entry: unknown): { what: string; source: string; error: string }[] {
+  const out: { what: string; source: string; error: string }[] = [];
+  const check = (what: string, source: string, flags: string) => {
+    const r = compilePattern(source, flags);
+    if (typeof r === "string") out.push({ what, source, error: r });
+  };
+  if (clause === "matches" && isRecord(entry)) check("pattern", String(pick(entry, "pattern", "matches")), "u");
+  if (clause === "source_absent") { for (const p of sourcePatterns(entry)) check("pattern", p, "u"); }
+  if (clause === "commands" && isRecord(entry) && typeof entry.stdout_matches === "string") {
+    check("stdout_matches", entry.stdout_matches, "iu");
+  }
+  return out;
+}
+
+function countItems(contract: Contract): number {
+  let n = 0;
+  for (const c of CLAUSES) n += (contract[c] ?? []).length;
+  return n;
+}
+
+/** Every contract lint finding of one prompt (errors and warnings of contract.md §11). */
+export function lintContract(prompt: Prompt, packet: Packet): Finding[] {
+  const findings: Finding[] = [];
+  const add = (kind: string, severity: Finding["severity"], key: string | null, message: string) =>
+    findings.push({ kind, severity, prompt_id: prompt.id, file: prompt.relFile, key, message });
+  const repos = repoIndex(packet);
+  const repoNames = new Set(Object.keys(repos));
+  const scope = canonicalPath(prompt.cwd);
+  const canonRepos: Record<string, string> = {};
+  for (const [k, v] of Object.entries(repos)) canonRepos[k] = canonicalPath(v);
+  const scopeRepo = repoForScope(scope, canonRepos);
+  const verify: Record<string, unknown> = isRecord(prompt.verify) ? prompt.verify : {};
+
+  for (const [clause, value] of Object.entries(verify)) {
+    if (!KNOWN.has(clause)) {
+      const hint = suggestClause(clause);
+      add(
+        "unknown_verify_clause",
+        "error",
+        `verify.${clause}`,
+        hint
+          ? `"${clause}" is not a verify clause; did you mean "${hint}"?`
+          : `"${clause}" is not a verify clause; expected one of: ${CLAUSES.join(", ")}`,
+      );
+      continue;
+    }
+    const entries = value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];
+    entries.forEach((entry, i) => {
+      const at = `${clause}[${i + 1}]`;
+      const key = `verify.${at}`;
+      const problem = validateEntry(clause, entry);
+      if (problem === "source_absent requires at least one pattern") {
+        add(
+          "source_absent_without_patterns",
+          "error",
+          key,
+          `${at} has no patterns; source_absent requires at least one`,
+        );
+        return;
+      }
+      if (problem !== null) {
+        add("invalid_verify_entry", "error", key, `${at}: ${problem}`);
+        return;
+      }
+      const repo = namedRepo(clause, entry, repoNames);
+      if (repo !== null && !repoNames.has(repo)) {
+        add(
+          "unknown_verify_repo",
+          "error",
+          key,
+          `${at} names unknown repo "${repo}"; known: ${[...repoNames].sort().join(", ")}`,
+        );
+        return;
+      }
+      for (const r of regexProblems(clause, entry)) {
+        add("invalid_regex", "error", key, `${at} ${r.what} /${r.source}/ is invalid: ${r.error}`);
+      }
+      const pathStr = PATH_CLAUSES.has(clause)
+        ? typeof entry === "string" ? parsePathString(entry, repos).path : isRecord(entry) ? String(entry.path) : null
+        : null;
+      const isGlob = clause === "glob" ||
+        (clause === "changed_paths_only" && pathStr !== null && hasGlobChars(pathStr));
+      if (isGlob && pathStr !== null) {
+        const g = globProblem(pathStr);
+        if (g !== null) add("invalid_glob", "error", key, `${at} glob "${pathStr}" is invalid: ${g}`);
+      }
+      if (clause === "contains") {
+        const text = isRecord(entry) ? pick(entry, "text", "contains") : "";
+        if (text === "") {
+          add("contains_without_text", "warning", key, `${at} has no text; it passes whenever the file is readable`);
+        }
+      }
+      if (clause === "commands") {
+        if (isLegacyCommand(entry)) {
+          add("legacy_shell_command", "warning", key, `${at} is a shell string run with bash -c; prefer {exec, args}`);
+        } else if (isRecord(entry) && entry.timeout_ms === undefined) {
+          add("verify_command_without_timeout", "warning", key, `${at} relies on the 10-minute default timeout`);
+        }
+      }
+      if (pathStr !== null && !isGlob) {
+        const explicit = repo !== null ? canonRepos[repo] : undefined;
+        const base = explicit ?? scope;
+        const root = explicit ?? (scopeRepo !== null ? canonRepos[scopeRepo]! : scope);
+        const rel = pathStr.replace(/\/+$/, "") || ".";
+        if (!isWithin(root, canonicalJoin(base, rel))) {
+          add(
+            "verify_path_escapes_repo",
+            "warning",
+            key,
+            `${at} path "${pathStr}" resolves outside its repo root ${root}`,
+          );
+        }
+      }
+    });
+  }
+
+  const contract = packetContract(prompt);
+  const items = countItems(contract);
+  if (items === 0) {
+    add("prompt_without_verify", "warning", "verify", "prompt has no verification items; nothing checks its work");
+  } else if (!CONTENT_CLAUSES.some((c) => (contract[c] ?? []).length > 0)) {
+    add(
+      "contract_without_commands",
+      "warning",
+      "verify",
+      "contract checks only presence and git state; add commands, contains, matches or doc to check content",
+    );
+  }
+  if ((contract.changed_paths_only ?? []).length > 0 && (contract.repos_clean ?? []).length > 0) {
+    add(
+      "changed_paths_only_vacuous",
+      "warning",
+      "verify.changed_paths_only",
+      "changed_paths_only passes vacuously when the session commits its own work, which repos_clean requires",
+    );
+  }
+  return findings;
+}

@@ -1,0 +1,97 @@
+/** Path resolution for contract entries (contract.md §2): the repo index, entry forms and canonical paths. */
+import { existsSync } from "node:fs";
+import { isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
+
+/** Repo index: name → canonical root (includes `packet`). */
+export type RepoIndex = Record<string, string>;
+
+/** Where an entry points before resolution: an explicit repo name (or null for the default scope) and a path. */
+export interface EntryRef {
+  /** Explicit repo name from `name:rel` or `{repo}`; null means the default scope. */
+  repo: string | null;
+  path: string;
+}
+
+/** A resolved entry path. `error` is set (and `resolved_path` absent) for an unknown repo. */
+export interface ResolvedRef {
+  repo: string | null;
+  path: string;
+  root: string;
+  resolved_path?: string;
+  error?: string;
+}
+
+/** Split a string entry into `name:rel` when `name` is a repo-index key; otherwise it is an ordinary path. */
+export function parsePathString(s: string, repos: RepoIndex): EntryRef {
+  const colon = s.indexOf(":");
+  if (colon > 0) {
+    const name = s.slice(0, colon);
+    if (Object.hasOwn(repos, name)) return { repo: name, path: s.slice(colon + 1) };
+  }
+  return { repo: null, path: s };
+}
+
+/** The repo whose root equals or contains `scope` (the deepest such root), or null. */
+export function repoForScope(scope: string, repos: RepoIndex): string | null {
+  let best: string | null = null;
+  let bestLen = -1;
+  for (const [name, root] of Object.entries(repos)) {
+    if (isWithin(root, scope) && root.length > bestLen) {
+      best = name;
+      bestLen = root.length;
+    }
+  }
+  return best;
+}
+
+/** Whether `path` equals `root` or lies beneath it (both normalised absolute paths). */
+export function isWithin(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+/**
+ * Join `rel` onto `base`, normalise, and resolve symlinks in the longest existing prefix, so that a path through a
+ * symlinked directory is reported where it really lives. Missing tails are appended verbatim.
+ */
+export function canonicalJoin(base: string, rel: string): string {
+  const joined = normalize(isAbsolute(rel) ? rel : join(base, rel)).replace(/(.)\/+$/, "$1");
+  return canonicalPath(joined);
+}
+
+/** Resolve symlinks of the longest existing prefix of an absolute, normalised path. */
+export function canonicalPath(abs: string): string {
+  const parts = abs.split(sep);
+  for (let i = parts.length; i > 0; i--) {
+    const prefix = parts.slice(0, i).join(sep) || sep;
+    if (!existsSync(prefix)) continue;
+    try {
+      const real = Deno.realPathSync(prefix);
+      const rest = parts.slice(i);
+      return rest.length ? join(real, ...rest) : real;
+    } catch {
+      return abs;
+    }
+  }
+  return abs;
+}
+
+/** Resolve an entry reference against the repo index and default scope (contract.md §2 table). */
+export function resolveRef(ref: EntryRef, repos: RepoIndex, scope: string): ResolvedRef {
+  if (ref.repo !== null) {
+    const root = repos[ref.repo];
+    if (root === undefined) return { repo: ref.repo, path: ref.path, root: scope, error: `unknown repo: ${ref.repo}` };
+    return { repo: ref.repo, path: ref.path, root, resolved_path: canonicalJoin(root, ref.path) };
+  }
+  return {
+    repo: repoForScope(scope, repos),
+    path: ref.path,
+    root: scope,
+    resolved_path: canonicalJoin(scope, ref.path),
+  };
+}
+
+/** Absolute path from a root and a relative (or absolute) path, without symlink resolution. */
+export function absoluteFrom(root: string, rel: string): string {
+  return resolve(root, rel);
+}

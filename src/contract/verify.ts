@@ -1,0 +1,116 @@
+/** The verifier: evaluate an enforced contract against the workspace into the report of contract.md §7. */
+import {
+  type AmendmentRecord,
+  type Clause,
+  CLAUSES,
+  type Contract,
+  type ReportItem,
+  type VerifyContext,
+  type VerifyReport,
+} from "./types.ts";
+import { canonicalPath, repoForScope, type RepoIndex } from "./paths.ts";
+import type { ClauseEnv, EntryEvaluator } from "./clauses/_common.ts";
+import { checkFileAbsent, checkFileExists } from "./clauses/files.ts";
+import { checkContains, checkMatches } from "./clauses/text.ts";
+import { checkDoc } from "./clauses/doc.ts";
+import { checkJson, checkYaml } from "./clauses/data.ts";
+import { checkGlob } from "./clauses/glob.ts";
+import { checkSourceAbsent } from "./clauses/source_absent.ts";
+import { checkCommand } from "./clauses/commands.ts";
+import { checkChangedPathsOnly, checkReposClean } from "./clauses/git_clauses.ts";
+import { sha256Digest } from "./canonical.ts";
+import { GitCache } from "./git.ts";
+import { nowIso } from "../util/time.ts";
+
+const EVALUATORS: Record<Exclude<Clause, "changed_paths_only">, EntryEvaluator> = {
+  files_exist: checkFileExists,
+  files_absent: checkFileAbsent,
+  contains: checkContains,
+  matches: checkMatches,
+  doc: checkDoc,
+  yaml: checkYaml,
+  json: checkJson,
+  glob: checkGlob,
+  source_absent: checkSourceAbsent,
+  commands: checkCommand,
+  repos_clean: checkReposClean,
+};
+
+/** A clause value as a list (a single non-list value is a one-element list; null/absent is empty). */
+export function clauseEntries(value: unknown): unknown[] {
+  if (value === undefined || value === null) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+/** Build the clause environment: canonical repo roots and default scope. */
+export function clauseEnv(ctx: VerifyContext): ClauseEnv {
+  const repos: RepoIndex = {};
+  for (const [name, root] of Object.entries(ctx.repos)) repos[name] = canonicalPath(root);
+  if (repos.packet === undefined) repos.packet = canonicalPath(ctx.packetDir);
+  const scope = canonicalPath(ctx.defaultScope);
+  return { ctx, repos, scope, scopeRepo: repoForScope(scope, repos), git: ctx.gitCache ?? new GitCache() };
+}
+
+/** Evaluate every item of a contract, in clause order then entry order (no report envelope). */
+export async function evaluateItems(contract: Contract, ctx: VerifyContext): Promise<ReportItem[]> {
+  const env = clauseEnv(ctx);
+  const items: ReportItem[] = [];
+  for (const clause of CLAUSES) {
+    if (!Object.hasOwn(contract, clause)) continue;
+    const entries = clauseEntries(contract[clause]);
+    if (clause === "changed_paths_only") {
+      if (entries.length) items.push(...(await checkChangedPathsOnly(entries, env)));
+      continue;
+    }
+    const evaluate = EVALUATORS[clause];
+    for (let i = 0; i < entries.length; i++) items.push(await evaluate(entries[i], env, `${clause}#${i + 1}`));
+  }
+  return items;
+}
+
+/** Assemble the report envelope around evaluated items (pure apart from the digest). */
+export async function buildReport(
+  items: ReportItem[],
+  contract: Contract,
+  ctx: VerifyContext,
+  amendments: AmendmentRecord[],
+  verifiedAt: string = nowIso(),
+): Promise<VerifyReport> {
+  const failures = items.filter((i) => i.status === "fail").map((i) => i.id);
+  const faults = items.filter((i) => i.status === "fault").map((i) => i.id);
+  const status = faults.length ? "fault" : failures.length ? "fail" : "pass";
+  return {
+    schema: "prompt_runner.verify_report/v1",
+    prompt_id: ctx.promptId,
+    run_id: ctx.runId,
+    source: ctx.source,
+    attempt: ctx.attempt,
+    verified_at: verifiedAt,
+    status,
+    pass: status === "pass",
+    counts: {
+      items: items.length,
+      passed: items.filter((i) => i.status === "pass").length,
+      failed: failures.length,
+      faulted: faults.length,
+    },
+    items,
+    failures,
+    faults,
+    amendments,
+    contract_digest: await sha256Digest(contract),
+  };
+}
+
+/**
+ * Verify an (already enforced) contract against the workspace. Unknown clause names are skipped; an empty contract
+ * passes with zero items. `amendments` are the records folded into `contract`, listed in the report.
+ */
+export async function verifyContract(
+  contract: Contract,
+  ctx: VerifyContext,
+  amendments: AmendmentRecord[],
+): Promise<VerifyReport> {
+  const items = await evaluateItems(contract, ctx);
+  return await buildReport(items, contract, ctx, amendments);
+}

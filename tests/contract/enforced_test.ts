@@ -1,0 +1,109 @@
+import assert from "node:assert/strict";
+import { tempDir } from "../support/fs.ts";
+import { promptFixture } from "./_helpers.ts";
+import {
+  contractDiff,
+  enforcedContract,
+  entryLabel,
+  foldAmendments,
+  readAmendments,
+} from "../../src/contract/enforced.ts";
+import type { AmendmentRecord } from "../../src/contract/types.ts";
+
+function rec(over: Partial<AmendmentRecord>): AmendmentRecord {
+  return {
+    id: "am-x",
+    at: "2026-11-30T12:10:03.201Z",
+    prompt: "03",
+    author: "ada",
+    reason: "because",
+    phase: "pre_verify",
+    direction: "add",
+    clause: "files_exist",
+    operation: "add",
+    entries: [],
+    run_id: null,
+    persisted: false,
+    prompt_file: "prompts/03_write_guide.prompt.md",
+    ...over,
+  };
+}
+
+Deno.test("foldAmendments() applies add, drop, replace and remove in file order", () => {
+  const packet = {
+    files_exist: ["README.md"],
+    contains: [{ path: "g.md", text: "## Usage" }],
+    doc: ["a.md", "b.md", "a.md"],
+  };
+  const out = foldAmendments(packet, [
+    rec({ operation: "add", clause: "files_exist", entries: ["lib/report.ex"] }),
+    rec({ operation: "add", clause: "glob", entries: ["lib/*.ex"] }),
+    rec({ operation: "drop", clause: "contains", direction: "relax" }),
+    rec({ operation: "remove", clause: "doc", direction: "relax", entries: ["a.md"] }),
+    rec({ operation: "replace", clause: "json", direction: "relax", entries: [] }),
+    rec({ operation: "drop", clause: "yaml", direction: "relax" }),
+  ]);
+  assert.deepEqual(out, {
+    files_exist: ["README.md", "lib/report.ex"],
+    glob: ["lib/*.ex"],
+    doc: ["b.md", "a.md"],
+    json: [],
+  });
+  assert.deepEqual(packet.files_exist, ["README.md"], "the packet contract is not mutated");
+});
+
+Deno.test("foldAmendments() skips persisted records and returns the packet contract when nothing applies", () => {
+  const packet = { files_exist: ["README.md", "lib/report.ex"] };
+  const out = foldAmendments(packet, [rec({ operation: "add", entries: ["lib/report.ex"], persisted: true })]);
+  assert.deepEqual(out, packet);
+});
+
+Deno.test("foldAmendments() removes entries by deep equality regardless of key order", () => {
+  const out = foldAmendments({ contains: [{ path: "a", text: "x" }, { path: "b", text: "y" }] }, [
+    rec({ operation: "remove", clause: "contains", entries: [{ text: "x", path: "a" }] }),
+  ]);
+  assert.deepEqual(out, { contains: [{ path: "b", text: "y" }] });
+});
+
+Deno.test("contractDiff() emits same, removed, added per clause alphabetically with entry labels", () => {
+  const packet = { files_exist: ["README.md"], contains: [{ path: "docs/guide.md", text: "## Usage" }] };
+  const enforced = { files_exist: ["README.md", "lib/demo/report.ex"] };
+  assert.deepEqual(contractDiff(packet, enforced), [
+    { change: "removed", clause: "contains", entry: 'path="docs/guide.md" text="## Usage"' },
+    { change: "same", clause: "files_exist", entry: "README.md" },
+    { change: "added", clause: "files_exist", entry: "lib/demo/report.ex" },
+  ]);
+  assert.equal(entryLabel({ text: "x", path: "NOTES.md", n: 2 }), 'n=2 path="NOTES.md" text="x"');
+});
+
+Deno.test("contractDiff() treats duplicates as a multiset", () => {
+  assert.deepEqual(contractDiff({ doc: ["a", "a", "b"] }, { doc: ["a", "b", "c"] }), [
+    { change: "same", clause: "doc", entry: "a" },
+    { change: "same", clause: "doc", entry: "b" },
+    { change: "removed", clause: "doc", entry: "a" },
+    { change: "added", clause: "doc", entry: "c" },
+  ]);
+});
+
+Deno.test("readAmendments() and enforcedContract() read the store root's records and legacy commands", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/amendments`, { recursive: true });
+  const lines = [
+    JSON.stringify(rec({ operation: "add", clause: "files_exist", entries: ["lib/a.ex"] })),
+    "{torn",
+    JSON.stringify(rec({ operation: "add", clause: "files_exist", entries: ["lib/b.ex"], persisted: true })),
+    JSON.stringify({ foo: 1 }),
+  ];
+  await Deno.writeTextFile(`${dir.path}/amendments/03.jsonl`, lines.join("\n") + "\n");
+  assert.equal((await readAmendments(dir.path, "03")).length, 2);
+  assert.deepEqual(await readAmendments(dir.path, "04"), []);
+  const prompt = promptFixture({ verify: { files_exist: ["README.md"] }, legacyCommands: ["mix test"] });
+  const { contract, amendments } = await enforcedContract(prompt, dir.path);
+  assert.deepEqual(contract, { files_exist: ["README.md", "lib/a.ex"], commands: ["mix test"] });
+  assert.equal(amendments.length, 1);
+  const withCommands = promptFixture({ verify: { commands: [{ exec: "true" }] }, legacyCommands: ["mix test"] });
+  assert.deepEqual((await enforcedContract(withCommands, dir.path)).contract, {
+    commands: [{ exec: "true" }],
+    files_exist: ["lib/a.ex"],
+  });
+});

@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { tempDir, writeFiles } from "../support/fs.ts";
+import { itemsOf, oneItem } from "./_helpers.ts";
+
+Deno.test("verifyContract() files_exist passes for an existing file or directory and fails with 'missing'", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, { "hello.txt": "hi\n", "lib/a.ts": "x" });
+  const items = await itemsOf(dir.path, { files_exist: ["hello.txt", "lib", "nope.txt"] });
+  assert.deepEqual(items.map((i) => [i.id, i.status, i.details]), [
+    ["files_exist#1", "pass", "ok"],
+    ["files_exist#2", "pass", "ok"],
+    ["files_exist#3", "fail", "missing"],
+  ]);
+  assert.equal(items[0]!.kind, "file_exists");
+  assert.equal(items[0]!.repo, "app");
+  assert.equal(items[0]!.path, "hello.txt");
+  assert.equal(items[0]!.resolved_path, `${dir.path}/hello.txt`);
+  assert.equal(items[2]!.pass, false);
+  assert.equal(items[2]!.fault, null);
+});
+
+Deno.test("verifyContract() files_absent fails with 'present' and passes when the path is gone", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, { "tmp.log": "x" });
+  const items = await itemsOf(dir.path, { files_absent: ["tmp.log", { path: "gone.log" }] });
+  assert.deepEqual(items.map((i) => [i.kind, i.status, i.details]), [
+    ["file_absent", "fail", "present"],
+    ["file_absent", "pass", "ok"],
+  ]);
+});
+
+Deno.test("verifyContract() entries resolve through name:rel, {repo, path} and the packet alias", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, { "other/x.md": "x", "packet/notes.md": "n" });
+  const items = await itemsOf(dir.path, {
+    files_exist: ["lib:x.md", "other:x.md", { repo: "other", path: "x.md" }, "packet:notes.md", "nope:y"],
+  }, { repos: { app: dir.path, other: `${dir.path}/other`, packet: `${dir.path}/packet` } });
+  assert.deepEqual(items.map((i) => [i.repo, i.path, i.status]), [
+    ["app", "lib:x.md", "fail"],
+    ["other", "x.md", "pass"],
+    ["other", "x.md", "pass"],
+    ["packet", "notes.md", "pass"],
+    ["app", "nope:y", "fail"],
+  ]);
+  assert.equal(items[1]!.resolved_path, `${dir.path}/other/x.md`);
+});
+
+Deno.test("verifyContract() an entry naming an unknown repo fails with 'unknown repo: <name>'", async () => {
+  await using dir = await tempDir();
+  const item = await oneItem(dir.path, { files_exist: [{ repo: "ghost", path: "a.txt" }] });
+  assert.equal(item.status, "fail");
+  assert.equal(item.details, "unknown repo: ghost");
+  assert.equal(item.repo, "ghost");
+  assert.equal(item.resolved_path, undefined);
+});
+
+Deno.test("verifyContract() resolved_path resolves symlinked components of the existing prefix", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, { "real/inner/a.txt": "a" });
+  await Deno.symlink(`${dir.path}/real`, `${dir.path}/link`);
+  const items = await itemsOf(dir.path, { files_exist: ["link/inner/a.txt", "link/missing/b.txt"] });
+  assert.equal(items[0]!.resolved_path, `${dir.path}/real/inner/a.txt`);
+  assert.equal(items[0]!.status, "pass");
+  assert.equal(items[1]!.resolved_path, `${dir.path}/real/missing/b.txt`);
+});
+
+Deno.test("verifyContract() the default scope's repo is the deepest repo containing it", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, { "sub/a.txt": "a" });
+  const item = await oneItem(dir.path, { files_exist: "a.txt" }, {
+    defaultScope: `${dir.path}/sub`,
+    repos: { app: dir.path, sub: `${dir.path}/sub`, packet: `${dir.path}/packet` },
+  });
+  assert.equal(item.repo, "sub");
+  assert.equal(item.status, "pass");
+});
+
+Deno.test("verifyContract() a malformed entry fails its item naming the problem", async () => {
+  await using dir = await tempDir();
+  const item = await oneItem(dir.path, { files_exist: [{ repo: "app" }] });
+  assert.equal(item.status, "fail");
+  assert.match(item.details, /missing "path"/);
+});

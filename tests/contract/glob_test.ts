@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { tempDir, writeFiles } from "../support/fs.ts";
+import { itemsOf } from "./_helpers.ts";
+import { globProblem } from "../../src/contract/clauses/glob.ts";
+
+Deno.test("verifyContract() glob counts matches against min and max", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, { "lib/a.ex": "a", "lib/b.ex": "b", "lib/c.txt": "c" });
+  const items = await itemsOf(dir.path, {
+    glob: [
+      "lib/*.ex",
+      { path: "lib/*.ex", max_matches: 1 },
+      { path: "test/*.exs" },
+      { path: "test/*.exs", min_matches: 0 },
+    ],
+  });
+  assert.deepEqual(items.map((i) => [i.status, i.details]), [
+    ["pass", "2 match(es)"],
+    ["fail", "2 match(es)"],
+    ["fail", "0 match(es)"],
+    ["pass", "0 match(es)"],
+  ]);
+  assert.deepEqual(items[0]!.matches, ["lib/a.ex", "lib/b.ex"]);
+});
+
+Deno.test("verifyContract() glob non_empty fails on empty files and directories", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, { "out/a.txt": "a", "out/b.txt": "" });
+  await Deno.mkdir(`${dir.path}/out/sub`);
+  const items = await itemsOf(dir.path, {
+    glob: [{ path: "out/*", non_empty: true }, { path: "out/a.txt", non_empty: true }],
+  });
+  assert.equal(items[0]!.status, "fail");
+  assert.equal(items[0]!.details, "3 match(es); 2 empty/non-file");
+  assert.equal(items[1]!.status, "pass");
+  assert.equal(items[1]!.details, "1 match(es)");
+});
+
+Deno.test("verifyContract() glob with an unbalanced pattern fails as invalid", async () => {
+  await using dir = await tempDir();
+  const items = await itemsOf(dir.path, { glob: ["lib/[a.ex"] });
+  assert.equal(items[0]!.status, "fail");
+  assert.match(items[0]!.details, /^invalid glob: /);
+  assert.equal(globProblem("src/**/*.ts"), null);
+});

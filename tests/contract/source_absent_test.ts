@@ -1,0 +1,51 @@
+import assert from "node:assert/strict";
+import { tempDir, writeFiles } from "../support/fs.ts";
+import { itemsOf, oneItem } from "./_helpers.ts";
+
+Deno.test("verifyContract() source_absent finds forbidden lines and prunes default directories", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, {
+    "lib/a.ts": "const x = 1;\nconsole.log(x);\n",
+    "lib/b.ts": "// ok\n",
+    "lib/c.md": "console.log in docs\n",
+    "lib/node_modules/dep.ts": "console.log(1)\n",
+    "lib/gen/skip.ts": "console.log(2)\n",
+  });
+  const item = await oneItem(dir.path, {
+    source_absent: { path: "lib", patterns: ["console\\.log", "debugger"], extensions: [".ts"], prune: ["gen"] },
+  });
+  assert.equal(item.status, "fail");
+  assert.equal(item.details, "1 forbidden source match(es)");
+  assert.equal(item.files_checked, 2);
+  assert.deepEqual(item.findings, [{ file: "lib/a.ts", line: 2, pattern: "console\\.log", text: "console.log(x);" }]);
+});
+
+Deno.test("verifyContract() source_absent passes clean sources and accepts a single file and `pattern`", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, { "main.ts": "export const a = 1;\n" });
+  const item = await oneItem(dir.path, { source_absent: { path: "main.ts", pattern: "TODO" } });
+  assert.equal(item.status, "pass");
+  assert.equal(item.details, "ok");
+  assert.equal(item.files_checked, 1);
+});
+
+Deno.test("verifyContract() source_absent fails on a missing path, no patterns, or an invalid pattern", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, { "main.ts": "x\n" });
+  const items = await itemsOf(dir.path, {
+    source_absent: [{ path: "gone", patterns: ["x"] }, "main.ts", { path: "main.ts", patterns: ["("] }],
+  });
+  assert.deepEqual(items.map((i) => i.status), ["fail", "fail", "fail"]);
+  assert.equal(items[0]!.details, "source path is missing");
+  assert.equal(items[1]!.details, "source_absent requires at least one pattern");
+  assert.match(items[2]!.details, /^invalid source_absent pattern: /);
+});
+
+Deno.test("verifyContract() source_absent does not follow symlinked directories", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, { "outside/bad.ts": "FORBIDDEN\n", "src/ok.ts": "fine\n" });
+  await Deno.symlink(`${dir.path}/outside`, `${dir.path}/src/linked`);
+  const item = await oneItem(dir.path, { source_absent: { path: "src", patterns: ["FORBIDDEN"] } });
+  assert.equal(item.status, "pass");
+  assert.equal(item.files_checked, 1);
+});
