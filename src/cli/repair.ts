@@ -1,2 +1,51 @@
-import { notBuilt } from "./_stub.ts";
-export const spec = notBuilt("repair");
+/**
+ * `prompt_runner repair [TARGET] <id>`: one repair attempt for a prompt, built from its last recorded verification
+ * (runner.md §8), then the usual decision table (further repairs while budget remains).
+ */
+import { UsageError } from "../errors.ts";
+import type { CommandContext, CommandSpec } from "./frame.ts";
+import { resolveTarget } from "./target.ts";
+import { OVERRIDE_FLAGS, parseOverrides, TARGET_FLAGS } from "./selection_flags.ts";
+import { commitPolicy } from "./run.ts";
+import { runPacket } from "../run/runner.ts";
+
+/** The `repair` command. */
+export const spec: CommandSpec = {
+  usage: "[TARGET] <ID> [flags]",
+  description: "Run a repair attempt for one prompt: the original body plus the unmet checks of its last recorded " +
+    "verification. The result is verified and committed like any attempt.",
+  flags: {
+    "no-commit": { type: "boolean", description: "do not commit" },
+    committer: { type: "string", value: "git|noop", description: "how completed work is committed (default git)" },
+    "skip-preflight": { type: "boolean", description: "skip repo and lane checks" },
+    "new-run": { type: "boolean", description: "always mint a new run id" },
+    ...OVERRIDE_FLAGS,
+    ...TARGET_FLAGS,
+  },
+  async run(ctx: CommandContext): Promise<number> {
+    const f = ctx.flags;
+    const overrides = parseOverrides(f);
+    const commit = commitPolicy(f);
+    const target = await resolveTarget(ctx.positionals, f);
+    if (target.rest.length !== 1) {
+      throw new UsageError("missing_argument", "repair takes exactly one prompt id");
+    }
+    return await runPacket({
+      packetDir: target.packetDir,
+      storeRoot: target.storeRoot,
+      label: target.label,
+      kind: target.kind,
+      selection: { ids: target.rest, phase: null, remaining: false, from: null, through: null },
+      overrides,
+      newRun: f["new-run"] === true,
+      verifyFirst: false,
+      keepGoing: false,
+      commit,
+      skipPreflight: f["skip-preflight"] === true,
+      dryRun: false,
+      repairFirst: true,
+      io: { stdout: ctx.stdout, stderr: ctx.stderr, json: ctx.json, color: ctx.color },
+      argv: ctx.argv,
+    });
+  },
+};

@@ -1,2 +1,66 @@
-import { notBuilt } from "./_stub.ts";
-export const spec = notBuilt("run");
+/** `prompt_runner run [TARGET] [IDS…]` (cli.md §3.1, runner.md §1): execute prompts. */
+import { UsageError } from "../errors.ts";
+import type { CommandContext, CommandSpec } from "./frame.ts";
+import { resolveTarget } from "./target.ts";
+import { OVERRIDE_FLAGS, parseOverrides, parseSelection, SELECTION_FLAGS, TARGET_FLAGS } from "./selection_flags.ts";
+import type { CommitPolicy } from "../run/context.ts";
+import { runPacket } from "../run/runner.ts";
+
+/** Commit policy from `--no-commit` / `--committer`. */
+export function commitPolicy(flags: CommandContext["flags"]): CommitPolicy {
+  const committer = typeof flags.committer === "string" ? flags.committer : null;
+  if (committer !== null && committer !== "git" && committer !== "noop") {
+    throw new UsageError("invalid_value", `--committer does not take "${committer}"; allowed: git, noop`);
+  }
+  if (flags["no-commit"] === true) {
+    if (committer !== null) throw new UsageError("conflicting_flags", "--no-commit conflicts with --committer");
+    return "none";
+  }
+  return committer === "noop" ? "noop" : "git";
+}
+
+/** The `run` command. */
+export const spec: CommandSpec = {
+  usage: "[TARGET] [IDS…] [flags]",
+  description:
+    "Run the selected prompts of a packet through their provider, verify each against its contract, recover from " +
+    "failures with retry, repair and session resume, and commit the work prompt by prompt.",
+  flags: {
+    ...SELECTION_FLAGS,
+    "verify-first": { type: "boolean", description: "verify each prompt before starting a provider" },
+    "no-verify-first": { type: "boolean", description: "never verify before starting a provider" },
+    "keep-going": { type: "boolean", description: "continue past failed and blocked prompts" },
+    "no-commit": { type: "boolean", description: "do not commit (sessions commit their own work)" },
+    committer: { type: "string", value: "git|noop", description: "how completed work is committed (default git)" },
+    "dry-run": { type: "boolean", description: "print the plan details and exit" },
+    "skip-preflight": { type: "boolean", description: "skip repo and lane checks" },
+    ...OVERRIDE_FLAGS,
+    ...TARGET_FLAGS,
+  },
+  async run(ctx: CommandContext): Promise<number> {
+    const f = ctx.flags;
+    if (f["verify-first"] === true && f["no-verify-first"] === true) {
+      throw new UsageError("conflicting_flags", "--verify-first conflicts with --no-verify-first");
+    }
+    const overrides = parseOverrides(f);
+    const commit = commitPolicy(f);
+    const target = await resolveTarget(ctx.positionals, f);
+    const selection = parseSelection(f, target.rest);
+    return await runPacket({
+      packetDir: target.packetDir,
+      storeRoot: target.storeRoot,
+      label: target.label,
+      kind: target.kind,
+      selection,
+      overrides,
+      newRun: f["new-run"] === true,
+      verifyFirst: f["verify-first"] === true ? true : f["no-verify-first"] === true ? false : null,
+      keepGoing: f["keep-going"] === true,
+      commit,
+      skipPreflight: f["skip-preflight"] === true,
+      dryRun: f["dry-run"] === true,
+      io: { stdout: ctx.stdout, stderr: ctx.stderr, json: ctx.json, color: ctx.color },
+      argv: ctx.argv,
+    });
+  },
+};

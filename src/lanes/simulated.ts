@@ -1,0 +1,482 @@
+/**
+ * The simulated lane (packet.md §7): plays a prompt's `simulate:` script in-process — no executable, no network —
+ * so every recovery and control path can be exercised deterministically. The error-kind table and the default
+ * failure envelopes live here, not in the runner.
+ */
+import type { ProviderErrorInfo, ProviderEvent } from "../events/types.ts";
+import type { ExecutionOptions } from "../packet/types.ts";
+import type { Lane, LaneSession, ProbeResult, SessionSpec, StreamEnd } from "./types.ts";
+
+/** Default envelope facts of one simulated error kind (packet.md §7 table). */
+export interface SimulatedKindFacts {
+  class: string;
+  retryable: boolean;
+  resumeable: boolean;
+}
+
+const KIND_TABLE: Record<string, SimulatedKindFacts> = {
+  provider_capacity: { class: "provider_capacity", retryable: true, resumeable: false },
+  provider_rate_limit: { class: "provider_rate_limit", retryable: true, resumeable: false },
+  rate_limit: { class: "provider_rate_limit", retryable: true, resumeable: false },
+  provider_auth_claim: { class: "provider_auth_claim", retryable: true, resumeable: false },
+  auth_error: { class: "provider_auth_claim", retryable: true, resumeable: false },
+  provider_config_claim: { class: "provider_config_claim", retryable: true, resumeable: false },
+  config_invalid: { class: "provider_config_claim", retryable: true, resumeable: false },
+  model_unavailable: { class: "provider_config_claim", retryable: true, resumeable: false },
+  provider_runtime_claim: { class: "provider_runtime_claim", retryable: true, resumeable: false },
+  runtime_error: { class: "provider_runtime_claim", retryable: true, resumeable: false },
+  protocol_error: { class: "protocol_error", retryable: true, resumeable: true },
+  transport_error: { class: "transport_disconnect", retryable: true, resumeable: true },
+  transport_exit: { class: "transport_disconnect", retryable: true, resumeable: true },
+  transport_timeout: { class: "transport_timeout", retryable: true, resumeable: true },
+  user_cancelled: { class: "user_cancelled", retryable: false, resumeable: false },
+  approval_denied: { class: "approval_denied", retryable: false, resumeable: false },
+  guardrail_blocked: { class: "guardrail_blocked", retryable: false, resumeable: false },
+};
+
+/** Facts of a simulated error kind; unknown kinds are runtime claims. */
+export function simulatedKindFacts(kind: string): SimulatedKindFacts {
+  return KIND_TABLE[kind] ?? KIND_TABLE.provider_runtime_claim!;
+}
+
+/** Booleans are true only for `true`, `"true"`, `"TRUE"`, `"1"`, `1` (packet.md §7). */
+export function simBool(v: unknown): boolean {
+  return v === true || v === "true" || v === "TRUE" || v === "1" || v === 1;
+}
+
+const RECOVERY_BOOL_KEYS = ["retryable", "repairable", "resumeable", "local_deterministic", "remote_claim"] as const;
+const RECOVERY_OTHER_KEYS = [
+  "class",
+  "severity",
+  "phase",
+  "provider_code",
+  "suggested_delay_ms",
+  "suggested_max_attempts",
+] as const;
+
+function intOrNull(v: unknown): number | null {
+  if (typeof v === "number" && Number.isFinite(v) && v >= 0) return Math.floor(v);
+  if (typeof v === "string" && /^\d+$/.test(v.trim())) return Number(v.trim());
+  return null;
+}
+
+/**
+ * The full recovery map of a simulated error: the kind's default envelope with the `error.recovery` overrides
+ * (plain or `?`-suffixed keys) applied on top.
+ */
+export function simulatedRecovery(kind: string, overrides: Record<string, unknown> | null): Record<string, unknown> {
+  const facts = simulatedKindFacts(kind);
+  const out: Record<string, unknown> = {
+    class: facts.class,
+    retryable: facts.retryable,
+    repairable: true,
+    resumeable: facts.resumeable,
+    local_deterministic: false,
+    remote_claim: true,
+    severity: "error",
+    phase: "session",
+    provider_code: kind,
+    suggested_delay_ms: null,
+    suggested_max_attempts: null,
+  };
+  if (!overrides) return out;
+  const pick = (key: string): [boolean, unknown] => {
+    if (key in overrides) return [true, overrides[key]];
+    if (`${key}?` in overrides) return [true, overrides[`${key}?`]];
+    return [false, undefined];
+  };
+  for (const key of RECOVERY_BOOL_KEYS) {
+    const [has, v] = pick(key);
+    if (has) out[key] = simBool(v);
+  }
+  for (const key of RECOVERY_OTHER_KEYS) {
+    const [has, v] = pick(key);
+    if (!has) continue;
+    if (key === "suggested_delay_ms" || key === "suggested_max_attempts") out[key] = intOrNull(v);
+    else if (v !== null && v !== undefined) out[key] = String(v);
+  }
+  return out;
+}
+
+function asMap(v: unknown): Record<string, unknown> | null {
+  return v !== null && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : null;
+}
+
+function asList(v: unknown): unknown[] {
+  if (v === undefined || v === null) return [];
+  return Array.isArray(v) ? v : [v];
+}
+
+function delayOf(v: unknown): number {
+  return intOrNull(v) ?? 0;
+}
+
+/** Pick the step map a stream plays (attempt k, resume, steer). Missing → an empty successful step. */
+export function simulatedStep(spec: Pick<SessionSpec, "simulate" | "simulatedStep" | "attempt">): Record<
+  string,
+  unknown
+> {
+  const sim = spec.simulate ?? {};
+  const first = (v: unknown) => asMap(Array.isArray(v) ? v[0] : v);
+  if (spec.simulatedStep === "resume") return first(sim.resume) ?? {};
+  if (spec.simulatedStep === "steer") return first(sim.steer) ?? first(sim.resume) ?? {};
+  const attempts = asList(sim.attempts);
+  return asMap(attempts[spec.attempt - 1]) ?? {};
+}
+
+function resolveWritePath(w: Record<string, unknown>, spec: SessionSpec): string {
+  const rel = typeof w.path === "string" && w.path !== "" ? w.path : "simulated.out";
+  if (rel.startsWith("/")) return rel;
+  const repo = typeof w.repo === "string" ? spec.repos[w.repo] : undefined;
+  const base = repo ?? spec.cwd;
+  return `${base.replace(/\/+$/, "")}/${rel}`;
+}
+
+async function applyWrites(list: unknown, spec: SessionSpec): Promise<void> {
+  for (const item of asList(list)) {
+    const w = asMap(item);
+    if (!w) continue;
+    const path = resolveWritePath(w, spec);
+    const text = w.text === undefined || w.text === null ? "" : String(w.text);
+    const slash = path.lastIndexOf("/");
+    if (slash > 0) await Deno.mkdir(path.slice(0, slash), { recursive: true });
+    await Deno.writeTextFile(path, text, { append: simBool(w.append) });
+  }
+}
+
+function usageData(v: unknown): ProviderEvent {
+  const u = asMap(v) ?? {};
+  const n = (x: unknown) => (typeof x === "number" ? x : Number(x) || 0);
+  return {
+    type: "token_usage_updated",
+    data: {
+      input_tokens: n(u.input_tokens),
+      output_tokens: n(u.output_tokens),
+      ...(u.cached_input_tokens !== undefined ? { cached_input_tokens: n(u.cached_input_tokens) } : {}),
+      ...(u.cost_usd !== undefined ? { cost_usd: n(u.cost_usd) } : {}),
+    },
+  };
+}
+
+/** One scripted action: an event to emit, a write, or a pause. */
+type Action =
+  | { kind: "event"; event: ProviderEvent }
+  | { kind: "tool"; tool: Record<string, unknown> }
+  | { kind: "write"; write: unknown }
+  | { kind: "wait"; ms: number };
+
+function stepActions(step: Record<string, unknown>): Action[] {
+  const out: Action[] = [];
+  const explicit = step.events;
+  if (Array.isArray(explicit)) {
+    for (const raw of explicit) {
+      const item = asMap(raw);
+      if (!item) continue;
+      if ("message" in item) {
+        out.push({ kind: "event", event: { type: "message_streamed", data: { delta: String(item.message ?? "") } } });
+      } else if ("thinking" in item) {
+        out.push({
+          kind: "event",
+          event: { type: "message_streamed", data: { delta: String(item.thinking ?? ""), kind: "thinking" } },
+        });
+      } else if ("tool" in item) out.push({ kind: "tool", tool: asMap(item.tool) ?? {} });
+      else if ("write" in item) out.push({ kind: "write", write: item.write });
+      else if ("usage" in item) out.push({ kind: "event", event: usageData(item.usage) });
+      else if ("wait_ms" in item) out.push({ kind: "wait", ms: delayOf(item.wait_ms) });
+      else if ("notice" in item) {
+        out.push({
+          kind: "event",
+          event: { type: "notice", data: { level: "info", code: "simulated", message: String(item.notice ?? "") } },
+        });
+      }
+    }
+    return out;
+  }
+  for (const t of asList(step.thinking)) {
+    out.push({ kind: "event", event: { type: "message_streamed", data: { delta: String(t), kind: "thinking" } } });
+  }
+  for (const m of asList(step.messages)) {
+    out.push({ kind: "event", event: { type: "message_streamed", data: { delta: String(m) } } });
+  }
+  for (const t of asList(step.tools)) out.push({ kind: "tool", tool: asMap(t) ?? {} });
+  if (step.usage !== undefined && step.usage !== null) out.push({ kind: "event", event: usageData(step.usage) });
+  return out;
+}
+
+/** A sleep that an interrupt can cut short. */
+class Sleeper {
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #wake: (() => void) | null = null;
+  sleep(ms: number): Promise<void> {
+    if (ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#wake = resolve;
+      this.#timer = setTimeout(() => {
+        this.#timer = null;
+        this.#wake = null;
+        resolve();
+      }, ms);
+    });
+  }
+  cancel(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    const w = this.#wake;
+    this.#wake = null;
+    w?.();
+  }
+}
+
+class SimulatedSession implements LaneSession {
+  readonly process = null;
+  #sessionId: string;
+  #ready = false;
+  #readyWaiters: (() => void)[] = [];
+  #cancel: "interrupted_for_steer" | "operator_stop" | null = null;
+  #doneWaiters: (() => void)[] = [];
+  #done = false;
+  #end: StreamEnd = { kind: "ok" };
+  #sleeper = new Sleeper();
+  readonly events: AsyncIterable<ProviderEvent>;
+
+  constructor(private readonly spec: SessionSpec) {
+    this.#sessionId = spec.resumeSessionId ?? `simulated-${spec.promptId}-${spec.attempt}`;
+    this.events = this.#play();
+  }
+
+  get sessionId(): string | null {
+    return this.#sessionId;
+  }
+
+  isReady(): boolean {
+    return this.#ready && !this.#done;
+  }
+
+  whenReady(): Promise<void> {
+    if (this.#ready || this.#done) return Promise.resolve();
+    return new Promise((r) => this.#readyWaiters.push(r));
+  }
+
+  interrupt(reason: "interrupted_for_steer" | "operator_stop", _graceMs: number): Promise<void> {
+    if (this.#done) return Promise.resolve();
+    if (this.#cancel === null) this.#cancel = reason;
+    this.#sleeper.cancel();
+    return new Promise((r) => this.#doneWaiters.push(r));
+  }
+
+  kill(): void {
+    if (this.#cancel === null) this.#cancel = "operator_stop";
+    this.#sleeper.cancel();
+  }
+
+  end(): StreamEnd {
+    return this.#end;
+  }
+
+  #markReady(): void {
+    this.#ready = true;
+    for (const r of this.#readyWaiters.splice(0)) r();
+  }
+
+  #finish(): void {
+    this.#done = true;
+    for (const r of this.#readyWaiters.splice(0)) r();
+    for (const r of this.#doneWaiters.splice(0)) r();
+  }
+
+  async *#play(): AsyncGenerator<ProviderEvent> {
+    try {
+      yield* this.#script();
+    } finally {
+      this.#finish();
+    }
+  }
+
+  #cancelled(): ProviderEvent {
+    const reason = this.#cancel ?? "operator_stop";
+    this.#end = { kind: "cancelled", reason, interrupted: true };
+    return { type: "run_cancelled", data: { reason } };
+  }
+
+  async *#script(): AsyncGenerator<ProviderEvent> {
+    const spec = this.spec;
+    const sim = spec.simulate ?? {};
+    const step = simulatedStep(spec);
+    const delay = delayOf(step.delay_ms);
+    const sent: ProviderEvent = { type: "message_sent", hidden: true, data: { content: spec.prompt, role: "user" } };
+    if (spec.resumeSessionId !== null && asMap(sim.session) && !simBool(asMap(sim.session)!.resumable ?? true)) {
+      yield sent;
+      const message = `session not found: ${spec.resumeSessionId}`;
+      const providerError: ProviderErrorInfo = {
+        provider: "simulated",
+        kind: "session_not_found",
+        message,
+        session_id: spec.resumeSessionId,
+      };
+      this.#end = {
+        kind: "error",
+        code: "session_not_found",
+        message,
+        providerError,
+        hintClass: "provider_runtime_claim",
+        recovery: null,
+        exitCode: null,
+        stderrTail: "",
+        sessionNotFound: true,
+      };
+      yield {
+        type: "error_occurred",
+        data: {
+          error_code: "session_not_found",
+          error_message: message,
+          severity: "error",
+          provider_error: providerError,
+        },
+      };
+      yield {
+        type: "run_failed",
+        data: { error_code: "session_not_found", error_message: message, provider_error: providerError },
+      };
+      return;
+    }
+    await applyWrites(step.writes, spec);
+    yield sent;
+    if (this.#cancel) {
+      yield this.#cancelled();
+      return;
+    }
+    yield {
+      type: "run_started",
+      data: {
+        provider_session_id: this.#sessionId,
+        model: spec.options.model,
+        cwd: spec.cwd,
+        command: "simulated",
+        args: [],
+        ...(typeof step.label === "string" ? { simulation_label: step.label } : {}),
+        ...(spec.options.permission_mode ? { permission_mode: spec.options.permission_mode } : {}),
+      },
+    };
+    this.#markReady();
+    let toolSeq = 0;
+    // Emit one event after the step's delay; false when an interrupt arrived.
+    const pause = async (ms: number): Promise<boolean> => {
+      if (this.#cancel) return false;
+      if (ms > 0) await this.#sleeper.sleep(ms);
+      return this.#cancel === null;
+    };
+    for (const action of stepActions(step)) {
+      if (action.kind === "write") {
+        await applyWrites(action.write, spec);
+        continue;
+      }
+      if (action.kind === "wait") {
+        if (!(await pause(action.ms))) break;
+        continue;
+      }
+      if (!(await pause(delay))) break;
+      if (action.kind === "event") {
+        yield action.event;
+        continue;
+      }
+      const tool = action.tool;
+      const id = `sim-tool-${++toolSeq}`;
+      const name = typeof tool.name === "string" ? tool.name : "Tool";
+      const input = asMap(tool.input) ?? {};
+      yield { type: "tool_call_started", data: { tool_call_id: id, tool_name: name, tool_input: input } };
+      if (!(await pause(delayOf(tool.delay_ms)))) break;
+      await applyWrites(tool.writes, spec);
+      const output = tool.output === undefined || tool.output === null ? "" : String(tool.output);
+      if (simBool(tool.is_error)) {
+        yield {
+          type: "tool_call_failed",
+          data: { tool_call_id: id, tool_name: name, tool_output: output, is_error: true },
+        };
+      } else {
+        yield {
+          type: "tool_call_completed",
+          data: { tool_call_id: id, tool_name: name, tool_output: output, is_error: false },
+        };
+      }
+    }
+    if (this.#cancel || !(await pause(delay))) {
+      yield this.#cancelled();
+      return;
+    }
+    const error = asMap(step.error);
+    if (error) {
+      const kind = typeof error.kind === "string" && error.kind !== "" ? error.kind : "provider_runtime_claim";
+      const message = typeof error.message === "string" && error.message !== "" ? error.message : "simulated failure";
+      const stderr = typeof error.stderr === "string" ? error.stderr : "";
+      const recovery = simulatedRecovery(kind, asMap(error.recovery));
+      const providerError: ProviderErrorInfo = {
+        provider: "simulated",
+        kind,
+        message,
+        session_id: this.#sessionId,
+        recovery,
+        ...(stderr ? { stderr_tail: stderr } : {}),
+      };
+      this.#end = {
+        kind: "error",
+        code: kind,
+        message,
+        providerError,
+        hintClass: String(recovery.class),
+        recovery,
+        exitCode: null,
+        stderrTail: stderr,
+        sessionNotFound: false,
+      };
+      yield {
+        type: "error_occurred",
+        data: {
+          error_code: kind,
+          error_message: message,
+          severity: String(recovery.severity),
+          provider_error: providerError,
+        },
+      };
+      if (this.#cancel) {
+        yield this.#cancelled();
+        return;
+      }
+      yield {
+        type: "run_failed",
+        data: {
+          error_code: kind,
+          error_message: message,
+          provider_error: providerError,
+          ...(stderr ? { stderr_tail: stderr } : {}),
+        },
+      };
+      return;
+    }
+    this.#end = { kind: "ok" };
+    yield { type: "run_completed", data: { stop_reason: "end_turn" } };
+  }
+}
+
+/** The simulated lane: in-process, always available, never accepts input after start. */
+export const simulatedLane: Lane = {
+  profile: {
+    name: "simulated",
+    executable: null,
+    executableEnv: null,
+    acceptsInputAfterStart: false,
+    installHint: "built in",
+  },
+  start(spec: SessionSpec): LaneSession {
+    return new SimulatedSession(spec);
+  },
+  probe(_options: ExecutionOptions): Promise<ProbeResult> {
+    return Promise.resolve({
+      name: "simulated",
+      executable: null,
+      path: null,
+      version: "built-in",
+      available: true,
+      error: null,
+    });
+  },
+};

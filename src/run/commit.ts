@@ -1,0 +1,96 @@
+/**
+ * Per-prompt commits (runner.md §9): one commit per target repo with changes, the prompt's message plus trailers,
+ * never pushing, amending or rewriting. Returns the commit record and the progress suffix.
+ */
+import type { CommitRecord } from "./state.ts";
+import { porcelain, runGit } from "./git.ts";
+
+/** A repo to commit in. */
+export interface CommitRepo {
+  name: string;
+  path: string;
+}
+
+/** Trailer inputs. */
+export interface TrailerInfo {
+  runId: string;
+  promptId: string;
+  steerCount: number;
+  amendmentClasses: string[];
+}
+
+/** The commit message: the prompt's message, a blank line, then the trailers (runner.md §9). */
+export function commitMessage(message: string, t: TrailerInfo): string {
+  const trailers = [`Prompt-Runner-Run: ${t.runId}`, `Prompt-Runner-Prompt: ${t.promptId}`];
+  if (t.steerCount > 0) {
+    trailers.push(`Prompt-Runner-Steered: ${t.steerCount} (interventions/${t.promptId}.jsonl)`);
+  }
+  if (t.amendmentClasses.length > 0) {
+    const classes = [...new Set(t.amendmentClasses)].join(", ");
+    trailers.push(`Prompt-Runner-Amended: ${t.amendmentClasses.length} (${classes})`);
+  }
+  return `${message.replace(/\s+$/, "")}\n\n${trailers.join("\n")}\n`;
+}
+
+/** The progress suffix for per-repo results (single repo → sha; several → `name=sha,…`; none → no_changes). */
+export function commitSuffix(repos: { repo: string; status: string; sha?: string }[]): string {
+  const committed = repos.filter((r) => r.status === "ok" && r.sha);
+  if (committed.length === 0) return "no_changes";
+  if (repos.length === 1) return committed[0]!.sha!;
+  return committed.map((r) => `${r.repo}=${r.sha}`).join(",");
+}
+
+/** Outcome of {@link commitPrompt}. */
+export interface CommitOutcome {
+  ok: boolean;
+  record: CommitRecord;
+  suffix: string;
+  /** First error message when not ok. */
+  error: string | null;
+}
+
+/** Commit the work of a prompt in each repo, printing one line per repo through `say`. */
+export async function commitPrompt(
+  repos: CommitRepo[],
+  message: string,
+  say: (line: string) => void,
+): Promise<CommitOutcome> {
+  const results: NonNullable<CommitRecord["repos"]> = [];
+  let error: string | null = null;
+  const tmp = await Deno.makeTempFile({ prefix: "prompt-runner-commit-" });
+  try {
+    await Deno.writeTextFile(tmp, message);
+    for (const repo of repos) {
+      const status = await porcelain(repo.path);
+      if (status === null) {
+        error ??= `git status failed in ${repo.name}`;
+        results.push({ repo: repo.name, status: "failed", error: "git_status_failed" });
+        break;
+      }
+      if (status.length === 0) {
+        say(`No changes in ${repo.name}`);
+        results.push({ repo: repo.name, status: "skip" });
+        continue;
+      }
+      const add = await runGit(repo.path, ["add", "-A"]);
+      const commit = add.ok ? await runGit(repo.path, ["commit", "-q", "--file", tmp]) : add;
+      if (!commit.ok) {
+        const msg = (commit.stderr || commit.stdout).trim().split("\n")[0] ?? "git commit failed";
+        error ??= `commit failed in ${repo.name}: ${msg}`;
+        results.push({ repo: repo.name, status: "failed", error: msg });
+        break;
+      }
+      const head = await runGit(repo.path, ["rev-parse", "HEAD"]);
+      const sha = head.stdout.trim();
+      say(`Committed to ${repo.name}: ${sha.slice(0, 8)}`);
+      results.push({ repo: repo.name, status: "ok", sha });
+    }
+  } finally {
+    await Deno.remove(tmp).catch(() => {});
+  }
+  const ok = error === null;
+  const record: CommitRecord = ok
+    ? { status: results.some((r) => r.status === "ok") ? "ok" : "skip", repos: results }
+    : { status: "failed", reason: error!, repos: results };
+  return { ok, record, suffix: commitSuffix(results), error };
+}

@@ -1,0 +1,56 @@
+/** The runner's exact human output lines (runner.md §3, §6, contract.md §8–§9). Pure string builders. */
+import { formatDelay } from "./budgets.ts";
+
+/** `✓ Prompt 03 completed`. */
+export function completedLine(id: string): string {
+  return `✓ Prompt ${id} completed`;
+}
+
+/** The override notice of the decision table. */
+export const OVERRIDE_LINE = "Provider reported an error, but the contract passes.";
+
+/** `Retrying prompt 03 after provider_capacity (attempt 2, in 1.8s)…`. */
+export function retryLine(id: string, cls: string, nextAttempt: number, delayMs: number): string {
+  return `Retrying prompt ${id} after ${cls} (attempt ${nextAttempt}, in ${formatDelay(delayMs)})…`;
+}
+
+/** `Repairing prompt 03 (repair 1 of 2)…`. */
+export function repairLine(id: string, n: number, max: number): string {
+  return `Repairing prompt ${id} (repair ${n} of ${max})…`;
+}
+
+/** `Verification failed for prompt 03`. */
+export function verificationFailedLine(id: string): string {
+  return `Verification failed for prompt ${id}`;
+}
+
+/** `✓ Prompt 03 already satisfies its contract; no session was started`. */
+export function preflightCompletedLine(id: string): string {
+  return `✓ Prompt ${id} already satisfies its contract; no session was started`;
+}
+
+/** Nothing-to-run line of `--remaining`. */
+export const NOTHING_TO_RUN = "Nothing to run: every selected prompt is already completed.";
+
+/** The stderr block of a verifier fault (contract.md §8); `faults` are the fault lines without indentation. */
+export function faultBlock(id: string, faults: string[]): string[] {
+  return [
+    `error: the verifier could not run for prompt ${id}`,
+    ...faults.map((l) => `  ${l.replace(/^\s+/, "")}`),
+    "  This is an infrastructure fault, not a failed check; no repair was attempted. Fix the command or its",
+    "  environment, then run again with --remaining.",
+  ];
+}
+
+/** The keep-going summary (runner.md §3). */
+export function keepGoingSummary(failed: { id: string; reason: string }[]): string[] {
+  return [
+    `${failed.length} selected prompt(s) failed; all others were attempted:`,
+    ...failed.map((f) => `  ${f.id}: ${f.reason}`),
+  ];
+}
+
+/** Ensure a verification summary starts with `verification failed: `. */
+export function verificationReason(summary: string): string {
+  return summary.startsWith("verification failed") ? summary : `verification failed: ${summary}`;
+}

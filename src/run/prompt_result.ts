@@ -1,0 +1,158 @@
+/**
+ * Final prompt states (runner.md §6 effects, §10.2 results, contract.md §8–§9): the replaced `result` with its
+ * steer/amendment flags, `prompt_finished`, commits per policy, verifier-fault halts and pre-flight completions.
+ */
+import type { VerifyReport } from "../contract/types.ts";
+import { faultLines, reportSummary } from "../contract/report.ts";
+import type { Prompt } from "../packet/types.ts";
+import { nowIso } from "../util/time.ts";
+import type { FailureEnvelope } from "./classify.ts";
+import { commitMessage, commitPrompt } from "./commit.ts";
+import type { RunContext } from "./context.ts";
+import { faultBlock, preflightCompletedLine } from "./output.ts";
+import { appendProgress } from "./progress.ts";
+import type { CommitRecord, FailureRecord, PromptResult, PromptStatus } from "./state.ts";
+import type { SteerDesk } from "./steering.ts";
+import { hasChangedPathsOnly, preflightSatisfied, verifyNow } from "./verify_step.ts";
+
+/** How a prompt ended in this run. */
+export interface PromptOutcome {
+  id: string;
+  status: PromptStatus;
+  reason: string | null;
+  failureClass: string | null;
+  attempts: number;
+  commit: CommitRecord | null;
+  /** Stop the whole run (verifier fault, interrupt). */
+  halt: boolean;
+}
+
+/** The recorded failure: the envelope without `raw` and `stderr_tail`. */
+export function failureRecord(env: FailureEnvelope | null): FailureRecord | null {
+  if (!env) return null;
+  const { raw: _raw, stderr_tail: _tail, ...rest } = env;
+  return rest;
+}
+
+/** Result flags for steering and amendments (control-plane.md §8.8, §9.8). */
+export function flags(desk: SteerDesk, prompt: Prompt, report: VerifyReport | null) {
+  const n = desk.count(prompt.id);
+  const amendments = report?.amendments ?? [];
+  return {
+    ...(n > 0 ? { steered: true, steer_count: n, interventions_file: `interventions/${prompt.id}.jsonl` } : {
+      steered: false,
+    }),
+    ...(amendments.length > 0
+      ? { amended: true, amendments, amendments_file: `amendments/${prompt.id}.jsonl` }
+      : { amended: false }),
+  } as Pick<
+    PromptResult,
+    "steered" | "steer_count" | "interventions_file" | "amended" | "amendments" | "amendments_file"
+  >;
+}
+
+/** Write the prompt's final result (replaced, never merged) and emit `prompt_finished`. */
+export async function finish(
+  ctx: RunContext,
+  desk: SteerDesk,
+  prompt: Prompt,
+  result: Omit<PromptResult, "steered" | "amended" | "run_id" | "finished_at">,
+  decision: string | null,
+): Promise<void> {
+  const full: PromptResult = {
+    ...result,
+    run_id: ctx.runId,
+    finished_at: nowIso(),
+    ...flags(desk, prompt, result.last_verifier),
+  };
+  await ctx.state.updatePrompt(prompt.id, (p) => {
+    p.status = full.status;
+    p.result = full; // replaced, never merged
+    delete p.retry_delay_ms;
+    if (full.blocked_by) p.blocked_by = full.blocked_by;
+    else delete p.blocked_by;
+  });
+  ctx.record(
+    {
+      type: "prompt_finished",
+      data: {
+        status: full.status,
+        decision,
+        attempts: full.attempts,
+        steered: full.steered,
+        amended: full.amended,
+        commit: full.commit,
+      },
+    },
+    { prompt_id: prompt.id, attempt: ctx.attempt, stream: null, provider: prompt.options.provider, session_id: null },
+  );
+}
+
+/** Commit per policy; returns the record, the progress suffix and an error. */
+export async function commitWork(
+  ctx: RunContext,
+  desk: SteerDesk,
+  prompt: Prompt,
+  report: VerifyReport | null,
+): Promise<{ record: CommitRecord; suffix: string; error: string | null }> {
+  if (ctx.opts.commit === "none") {
+    return { record: { status: "skip", reason: "no_commit" }, suffix: "no_commit", error: null };
+  }
+  if (ctx.opts.commit === "noop") return { record: { status: "skip", reason: "noop" }, suffix: "noop", error: null };
+  ctx.plane.transition({ stage: "committing" });
+  const message = commitMessage(prompt.commit, {
+    runId: ctx.runId,
+    promptId: prompt.id,
+    steerCount: desk.count(prompt.id),
+    amendmentClasses: (report?.amendments ?? []).map((a) => a.phase),
+  });
+  const out = await ctx.withBoundaries(commitPrompt(ctx.reposFor(prompt), message, (l) => ctx.say(l)));
+  return { record: out.record, suffix: out.suffix, error: out.error };
+}
+
+/** Pre-flight verification (contract.md §9); returns an outcome when the prompt completed or faulted. */
+export async function preflight(ctx: RunContext, desk: SteerDesk, prompt: Prompt): Promise<PromptOutcome | null> {
+  if (await hasChangedPathsOnly(ctx, prompt)) return null;
+  const report = await verifyNow(ctx, prompt, "preflight", null);
+  if (report.status === "fault") return await halted(ctx, desk, prompt, report, "preflight", 0);
+  if (!(await preflightSatisfied(ctx, prompt, report))) return null;
+  const commit: CommitRecord = { status: "skip", reason: "no_session" };
+  await appendProgress(ctx.storeRoot, prompt.id, "completed", "no_session");
+  await finish(ctx, desk, prompt, {
+    status: "completed",
+    source: "preflight_verify",
+    session_ran: false,
+    attempts: 0,
+    commit,
+    failure_class: null,
+    reason: null,
+    last_verifier: report,
+  }, "complete");
+  ctx.say(preflightCompletedLine(prompt.id), "green");
+  return { id: prompt.id, status: "completed", reason: null, failureClass: null, attempts: 0, commit, halt: false };
+}
+
+/** A verifier fault: print the contract.md §8 block, record `verifier_fault`, and halt the run. */
+export async function halted(
+  ctx: RunContext,
+  desk: SteerDesk,
+  prompt: Prompt,
+  report: VerifyReport,
+  stage: "preflight" | "post_session",
+  attempts: number,
+): Promise<PromptOutcome> {
+  for (const line of faultBlock(prompt.id, faultLines(report))) ctx.err(line);
+  const reason = `verifier fault in prompt ${prompt.id}`;
+  await finish(ctx, desk, prompt, {
+    status: "verifier_fault",
+    source: "session",
+    session_ran: stage === "post_session",
+    attempts,
+    commit: null,
+    failure_class: null,
+    reason: reportSummary(report),
+    last_verifier: report,
+    stage,
+  }, "halt");
+  return { id: prompt.id, status: "verifier_fault", reason, failureClass: null, attempts, commit: null, halt: true };
+}

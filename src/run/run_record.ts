@@ -1,0 +1,189 @@
+/**
+ * Run ids and run records (runner.md §10.5): `runs/<run_id>/run.json`, the `runs/current.json` pointer, the resume
+ * rule, `--new-run` superseding, and the fingerprint-change notice.
+ */
+import { storePaths } from "../control/store.ts";
+import { atomicWriteJson, ensureDir, readTextOrNull } from "../util/fs.ts";
+import { newRunId, nowIso } from "../util/time.ts";
+
+/** Schema tag of `run.json`. */
+export const RUN_SCHEMA = "prompt_runner.run/v1";
+
+/** Run record states. */
+export type RunState = "running" | "completed" | "failed" | "abandoned" | "superseded";
+
+/** `runs/<run_id>/run.json`. */
+export interface RunRecord {
+  schema: typeof RUN_SCHEMA;
+  run_id: string;
+  state: RunState;
+  packet_fingerprint: string;
+  selection: { ids: string[]; selectors: Record<string, unknown> };
+  created_at: string;
+  updated_at: string;
+  resumed_at: string[];
+  reason: string | null;
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+/** Read one run record; null when missing or unreadable. */
+export async function readRunRecord(storeRoot: string, runId: string): Promise<RunRecord | null> {
+  const text = await readTextOrNull(`${storePaths(storeRoot).runDir(runId)}/run.json`).catch(() => null);
+  if (text === null) return null;
+  try {
+    const v: unknown = JSON.parse(text);
+    if (!isObj(v) || typeof v.run_id !== "string") return null;
+    const sel = isObj(v.selection) ? v.selection : {};
+    return {
+      schema: RUN_SCHEMA,
+      run_id: v.run_id,
+      state: (typeof v.state === "string" ? v.state : "abandoned") as RunState,
+      packet_fingerprint: typeof v.packet_fingerprint === "string" ? v.packet_fingerprint : "",
+      selection: {
+        ids: Array.isArray(sel.ids) ? sel.ids.map(String) : [],
+        selectors: isObj(sel.selectors) ? sel.selectors : {},
+      },
+      created_at: typeof v.created_at === "string" ? v.created_at : nowIso(),
+      updated_at: typeof v.updated_at === "string" ? v.updated_at : nowIso(),
+      resumed_at: Array.isArray(v.resumed_at) ? v.resumed_at.map(String) : [],
+      reason: typeof v.reason === "string" ? v.reason : null,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** The run named by `runs/current.json`, or null. */
+export async function readCurrentRun(storeRoot: string): Promise<RunRecord | null> {
+  const text = await readTextOrNull(storePaths(storeRoot).currentRun).catch(() => null);
+  if (text === null) return null;
+  try {
+    const v: unknown = JSON.parse(text);
+    if (!isObj(v) || typeof v.run_id !== "string") return null;
+    return await readRunRecord(storeRoot, v.run_id);
+  } catch {
+    return null;
+  }
+}
+
+/** Write a run record atomically. */
+export async function writeRunRecord(storeRoot: string, rec: RunRecord): Promise<void> {
+  const dir = storePaths(storeRoot).runDir(rec.run_id);
+  await ensureDir(dir);
+  rec.updated_at = nowIso();
+  await atomicWriteJson(`${dir}/run.json`, rec);
+}
+
+async function writeCurrent(storeRoot: string, runId: string): Promise<void> {
+  const p = storePaths(storeRoot);
+  await ensureDir(p.runs);
+  await atomicWriteJson(p.currentRun, { run_id: runId, path: `runs/${runId}/run.json` });
+}
+
+/** What the resume rule needs. */
+export interface RunDecisionInput {
+  previous: RunRecord | null;
+  remaining: boolean;
+  newRun: boolean;
+  fingerprint: string;
+  ids: string[];
+}
+
+/** Outcome of the resume rule. */
+export type RunDecision =
+  | { action: "resume"; runId: string }
+  | { action: "new"; supersede: string | null; fingerprintChangedFrom: string | null };
+
+/**
+ * The resume rule (pure): `--remaining` resumes a `failed`/`abandoned`/`running` (dead lease — the caller holds the
+ * lease) predecessor with the same fingerprint whose selection covers the remaining ids. `--new-run` supersedes a
+ * resumable predecessor. Completed runs are never resumed.
+ */
+export function decideRun(input: RunDecisionInput): RunDecision {
+  const prev = input.previous;
+  const resumable = prev !== null &&
+    (prev.state === "failed" || prev.state === "abandoned" || prev.state === "running");
+  if (input.newRun) {
+    return { action: "new", supersede: resumable ? prev!.run_id : null, fingerprintChangedFrom: null };
+  }
+  if (!prev || !resumable || !input.remaining) return { action: "new", supersede: null, fingerprintChangedFrom: null };
+  if (prev.packet_fingerprint !== input.fingerprint) {
+    return { action: "new", supersede: null, fingerprintChangedFrom: prev.run_id };
+  }
+  const covered = new Set(prev.selection.ids);
+  if (!input.ids.every((id) => covered.has(id))) {
+    return { action: "new", supersede: null, fingerprintChangedFrom: null };
+  }
+  return { action: "resume", runId: prev.run_id };
+}
+
+/** The run this invocation works under. */
+export interface OpenedRun {
+  runId: string;
+  resumed: boolean;
+  record: RunRecord;
+  /** A line for stderr (`packet changed since run <old>; starting run <new>`), or null. */
+  notice: string | null;
+}
+
+/** Apply the resume rule and write the run record and `current.json`. */
+export async function openRunRecord(
+  storeRoot: string,
+  opts: {
+    remaining: boolean;
+    newRun: boolean;
+    fingerprint: string;
+    ids: string[];
+    selectors: Record<string, unknown>;
+    runId?: string;
+  },
+): Promise<OpenedRun> {
+  const previous = await readCurrentRun(storeRoot);
+  const d = decideRun({ previous, ...opts });
+  const now = nowIso();
+  if (d.action === "resume" && previous) {
+    const record: RunRecord = {
+      ...previous,
+      state: "running",
+      resumed_at: [...previous.resumed_at, now],
+      reason: null,
+    };
+    await writeRunRecord(storeRoot, record);
+    await writeCurrent(storeRoot, record.run_id);
+    return { runId: record.run_id, resumed: true, record, notice: null };
+  }
+  if (d.action === "new" && d.supersede && previous) {
+    await writeRunRecord(storeRoot, { ...previous, state: "superseded", reason: "superseded by --new-run" });
+  }
+  const runId = opts.runId ?? newRunId();
+  const record: RunRecord = {
+    schema: RUN_SCHEMA,
+    run_id: runId,
+    state: "running",
+    packet_fingerprint: opts.fingerprint,
+    selection: { ids: opts.ids, selectors: opts.selectors },
+    created_at: now,
+    updated_at: now,
+    resumed_at: [],
+    reason: null,
+  };
+  await writeRunRecord(storeRoot, record);
+  await writeCurrent(storeRoot, runId);
+  const notice = d.action === "new" && d.fingerprintChangedFrom
+    ? `packet changed since run ${d.fingerprintChangedFrom}; starting run ${runId}`
+    : null;
+  return { runId, resumed: false, record, notice };
+}
+
+/** Close a run record (`completed` or `failed` with a reason). */
+export async function closeRunRecord(
+  storeRoot: string,
+  record: RunRecord,
+  state: "completed" | "failed",
+  reason: string | null,
+): Promise<void> {
+  await writeRunRecord(storeRoot, { ...record, state, reason });
+}

@@ -1,0 +1,325 @@
+/**
+ * The run pipeline (runner.md §1): plan, dry-run, preflight, select, lease, run record, control plane, the prompt
+ * loop with dependency blocking, fail-fast or keep-going, signals, and closing. Returns the exit code.
+ */
+import { acquireLease, type Lease } from "../control/lease.ts";
+import { ensureStoreRoot } from "../control/layout.ts";
+import { openPlane } from "../control/plane.ts";
+import { steerCountsForRun } from "../control/interventions.ts";
+import type { PlaneHooks } from "../control/plane_types.ts";
+import { RunFailedError } from "../errors.ts";
+import type { View } from "../events/types.ts";
+import { loadPacket } from "../packet/load.ts";
+import { packetFingerprint } from "../packet/fingerprint.ts";
+import { type Selection, selectPrompts } from "../packet/select.ts";
+import type { OptionOverrides, Packet, Prompt } from "../packet/types.ts";
+import { storePaths } from "../control/store.ts";
+import { newRunId } from "../util/time.ts";
+import { readTextOrNull } from "../util/fs.ts";
+import { newRenderer } from "./attempt.ts";
+import { type CommitPolicy, RunContext, type RunIo } from "./context.ts";
+import { printDryRun } from "./dry_run.ts";
+import { keepGoingSummary, NOTHING_TO_RUN } from "./output.ts";
+import { runPreflightChecks } from "./preflight_checks.ts";
+import { preflight, type PromptOutcome, runPromptChain } from "./prompt_chain.ts";
+import { readProgress } from "./progress.ts";
+import { closeRunRecord, openRunRecord } from "./run_record.ts";
+import { StateStore } from "./state.ts";
+import { SteerDesk } from "./steering.ts";
+
+/** Everything `run` (and `repair`) decide from the command line. */
+export interface RunRequest {
+  packetDir: string;
+  storeRoot: string;
+  label: string;
+  kind: "packet" | "workspace";
+  selection: Selection;
+  overrides: OptionOverrides;
+  newRun: boolean;
+  /** `--verify-first` (true), `--no-verify-first` (false), or default (null). */
+  verifyFirst: boolean | null;
+  keepGoing: boolean;
+  commit: CommitPolicy;
+  skipPreflight: boolean;
+  dryRun: boolean;
+  /** The `repair` command: the first attempt is a repair built from the last recorded verification. */
+  repairFirst?: boolean;
+  io: RunIo;
+  argv: string[];
+  /** Random source for retry jitter (tests). */
+  random?: () => number;
+}
+
+/** Per-prompt line of the final `run_summary`. */
+interface SummaryPrompt {
+  id: string;
+  status: string;
+  attempts: number;
+  reason: string | null;
+  failure_class: string | null;
+  commit: unknown;
+}
+
+function maxSteersFor(packet: Packet): (id: string) => number {
+  const byId = new Map(packet.prompts.map((p) => [p.id, p.options.recovery.max_steers]));
+  return (id) => byId.get(id) ?? packet.options.recovery.max_steers;
+}
+
+/** Execute a packet run; returns the exit code (cli.md §3.1). */
+export async function runPacket(req: RunRequest): Promise<number> {
+  const { io } = req;
+  const packet = await loadPacket(req.packetDir, { overrides: req.overrides });
+  const progress = await readProgress(req.storeRoot);
+  const prompts = selectPrompts(packet, req.selection, progress);
+  if (req.dryRun) {
+    await printDryRun(packet, prompts, req.storeRoot, req.commit, io);
+    return 0;
+  }
+  if (!req.skipPreflight) {
+    const problems = await runPreflightChecks(packet, prompts);
+    if (problems.length) {
+      throw new RunFailedError("preflight_failed", "preflight failed", { hints: problems });
+    }
+  }
+  if (req.selection.remaining && prompts.length === 0) {
+    if (!io.json) io.stdout.write(NOTHING_TO_RUN + "\n");
+    else {io.stdout.write(
+        JSON.stringify({ type: "run_summary", run_id: null, status: "completed", prompts: [] }) + "\n",
+      );}
+    return 0;
+  }
+  const state = await StateStore.open(req.storeRoot);
+  ensureStoreRoot(req.storeRoot, { kind: req.kind, packetDir: packet.dir });
+  const lease = await acquireLease(req.storeRoot, {
+    runId: newRunId(),
+    packetDir: packet.dir,
+    argv: req.argv,
+    label: packet.name,
+  });
+  try {
+    return await runLeased(req, packet, prompts, state, lease);
+  } finally {
+    await lease.release();
+  }
+}
+
+async function runLeased(
+  req: RunRequest,
+  packet: Packet,
+  prompts: Prompt[],
+  state: StateStore,
+  lease: Lease,
+): Promise<number> {
+  const { io } = req;
+  const ids = prompts.map((p) => p.id);
+  const fingerprint = await packetFingerprint(packet);
+  const opened = await openRunRecord(req.storeRoot, {
+    // `repair` continues a failed run that selected the prompt (same id, attempt numbering goes on).
+    remaining: req.selection.remaining || req.repairFirst === true,
+    newRun: req.newRun,
+    fingerprint,
+    ids,
+    selectors: {
+      ids: req.selection.ids,
+      phase: req.selection.phase,
+      remaining: req.selection.remaining,
+      from: req.selection.from,
+      through: req.selection.through,
+    },
+  });
+  if (opened.notice) io.stderr.write(opened.notice + "\n");
+  await lease.setRunId(opened.runId);
+  const progress = await readProgress(req.storeRoot);
+  const ctx = new RunContext(packet, req.storeRoot, opened.runId, state, progress, lease, io, {
+    commit: req.commit,
+    keepGoing: req.keepGoing,
+    repairFirst: req.repairFirst ?? false,
+    random: req.random ?? Math.random,
+  });
+  const desk = new SteerDesk(ctx, maxSteersFor(packet));
+  // A resumed run continues its steer counts (rebuilt from interventions/ records of the same run id).
+  if (opened.resumed) {
+    for (const [id, n] of steerCountsForRun(req.storeRoot, opened.runId)) {
+      desk.delivered.set(id, n);
+    }
+  }
+  const hooks: PlaneHooks = {
+    applyView(view: View, changed: Partial<View>) {
+      const before = ctx.view.log_mode;
+      ctx.view = { ...view };
+      const live = ctx.live;
+      if (!live) return;
+      const prompt = packet.prompts.find((p) => p.id === live.promptId);
+      if (changed.log_mode !== undefined && changed.log_mode !== before && prompt) {
+        live.renderer = newRenderer(ctx, prompt);
+      } else {
+        const { log_mode: _m, ...rest } = changed;
+        live.renderer.setView(rest);
+      }
+    },
+    steerGate: () => desk.gate(),
+    steerAccepted: (steer) => desk.accepted(steer),
+    notice(text, level) {
+      ctx.say(text, level === "error" ? "red" : level === "warning" ? "yellow" : undefined);
+    },
+  };
+  const plane = await openPlane({
+    storeRoot: req.storeRoot,
+    runId: opened.runId,
+    resumed: opened.resumed,
+    packet: { name: packet.name, dir: packet.dir },
+    workspace: req.kind === "workspace" ? req.label : null,
+    view: ctx.view,
+    selectedCount: prompts.length,
+    maxSteers: packet.options.recovery.max_steers,
+    hooks,
+    selection: ids,
+  });
+  ctx.plane = plane;
+
+  // Signals: the first interrupts the live provider and closes the run as failed; a second kills at once.
+  let signals = 0;
+  const onSignal = () => {
+    signals++;
+    if (signals === 1) {
+      ctx.interrupted = true;
+      const live = ctx.live;
+      if (live) {
+        const prompt = packet.prompts.find((p) => p.id === live.promptId);
+        void live.session.interrupt("operator_stop", prompt?.options.recovery.interrupt_grace_ms ?? 5000);
+      }
+    } else {
+      ctx.live?.session.kill();
+      Deno.exit(1);
+    }
+  };
+  const sigs: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  for (const s of sigs) {
+    try {
+      Deno.addSignalListener(s, onSignal);
+    } catch { /* signals unsupported */ }
+  }
+
+  const outcomes: PromptOutcome[] = [];
+  const failed: { id: string; reason: string }[] = [];
+  let haltReason: string | null = null;
+  const preflightOn = req.verifyFirst ?? (req.selection.remaining && req.selection.ids.length === 0);
+  try {
+    let position = 0;
+    for (const prompt of prompts) {
+      position++;
+      if (ctx.interrupted) {
+        haltReason = "interrupted";
+        break;
+      }
+      plane.transition({ stage: "between_prompts", prompt_position: position });
+      plane.boundary();
+      // Blocking check: dependencies completed earlier in this run or in progress.log.
+      const latest = await readProgress(req.storeRoot);
+      const blockers = prompt.dependsOn.filter((d) =>
+        !ctx.completedThisRun.has(d) && latest.get(d)?.status !== "completed"
+      );
+      if (blockers.length) {
+        const reason = `blocked by ${blockers.join(", ")}`;
+        await state.updatePrompt(prompt.id, (p) => {
+          p.status = "blocked_by_dependency";
+          p.blocked_by = blockers;
+          p.result = {
+            status: "blocked_by_dependency",
+            run_id: ctx.runId,
+            finished_at: new Date().toISOString(),
+            source: "session",
+            session_ran: false,
+            attempts: 0,
+            commit: null,
+            failure_class: null,
+            reason,
+            last_verifier: null,
+            steered: false,
+            amended: false,
+            blocked_by: blockers,
+          };
+        });
+        io.stderr.write(`error: prompt ${prompt.id} is ${reason}\n`);
+        outcomes.push({
+          id: prompt.id,
+          status: "blocked_by_dependency",
+          reason,
+          failureClass: null,
+          attempts: 0,
+          commit: null,
+          halt: false,
+        });
+        failed.push({ id: prompt.id, reason });
+        if (!req.keepGoing) {
+          haltReason = `prompt ${prompt.id} ${reason}`;
+          break;
+        }
+        continue;
+      }
+      ctx.promptId = prompt.id;
+      ctx.attempt = null;
+      let outcome: PromptOutcome | null = null;
+      if (preflightOn && !req.repairFirst) outcome = await preflight(ctx, desk, prompt);
+      outcome ??= await runPromptChain(ctx, desk, prompt);
+      outcomes.push(outcome);
+      await plane.sync();
+      if (outcome.status === "completed") {
+        ctx.completedThisRun.add(prompt.id);
+        plane.transition({ completed_count: ctx.completedThisRun.size });
+        continue;
+      }
+      failed.push({ id: prompt.id, reason: outcome.reason ?? outcome.status });
+      if (outcome.halt) {
+        haltReason = outcome.status === "interrupted" ? "interrupted" : (outcome.reason ?? outcome.status);
+        break;
+      }
+      if (!req.keepGoing) {
+        haltReason = `prompt ${prompt.id}: ${outcome.reason ?? outcome.status.replaceAll("_", " ")}`;
+        break;
+      }
+    }
+  } finally {
+    for (const s of sigs) {
+      try {
+        Deno.removeSignalListener(s, onSignal);
+      } catch { /* ignore */ }
+    }
+  }
+
+  const ok = failed.length === 0 && haltReason === null;
+  let reason: string | null = null;
+  if (!ok) {
+    if (req.keepGoing && haltReason === null) {
+      for (const l of keepGoingSummary(failed)) io.stderr.write(l + "\n");
+      reason = `${failed.length} selected prompt(s) failed`;
+    } else {
+      reason = haltReason ?? `${failed.length} selected prompt(s) failed`;
+    }
+  }
+  await plane.close(ok ? "completed" : "failed", reason);
+  await closeRunRecord(req.storeRoot, opened.record, ok ? "completed" : "failed", reason);
+  if (io.json) {
+    ctx.jsonBacklog(await readTextOrNull(storePaths(req.storeRoot).events) ?? "");
+    const summary: SummaryPrompt[] = outcomes.map((o) => ({
+      id: o.id,
+      status: o.status,
+      attempts: o.attempts,
+      reason: o.reason,
+      failure_class: o.failureClass,
+      commit: o.commit,
+    }));
+    io.stdout.write(
+      JSON.stringify({
+        type: "run_summary",
+        run_id: ctx.runId,
+        status: ok ? "completed" : "failed",
+        reason,
+        store_root: req.storeRoot,
+        prompts: summary,
+      }) + "\n",
+    );
+  }
+  if (!ok) io.stderr.write(`error: run failed: ${reason}\n`);
+  return ok ? 0 : 1;
+}

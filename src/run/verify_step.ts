@@ -1,0 +1,101 @@
+/**
+ * Verification inside a run (runner.md §4 step 8, contract.md §9): evaluate the enforced contract, append it to
+ * the verification history, emit `verification_finished`, and compute `workspace_changed` for the decision table.
+ */
+import type { VerifyReport, VerifySource } from "../contract/types.ts";
+import { enforcedContract } from "../contract/enforced.ts";
+import { verifyContract } from "../contract/verify.ts";
+import { verifyContextFor } from "../contract/context.ts";
+import { appendVerification } from "../contract/history.ts";
+import type { Prompt } from "../packet/types.ts";
+import type { RunContext } from "./context.ts";
+import { porcelain } from "./git.ts";
+
+/** Verify a prompt's enforced contract now and record the result. */
+export async function verifyNow(
+  ctx: RunContext,
+  prompt: Prompt,
+  source: VerifySource,
+  attempt: number | null,
+): Promise<VerifyReport> {
+  ctx.plane.transition({ stage: "verifying" });
+  ctx.plane.boundary();
+  const { contract, amendments } = await enforcedContract(prompt, ctx.storeRoot);
+  const vctx = verifyContextFor(ctx.packet, prompt, ctx.storeRoot, {
+    runId: ctx.runId,
+    source,
+    attempt,
+    env: {
+      PROMPT_RUNNER_RUN_ID: ctx.runId,
+      PROMPT_RUNNER_PROMPT_ID: prompt.id,
+      PROMPT_RUNNER_PACKET_DIR: ctx.packet.dir,
+    },
+  });
+  const report = await ctx.withBoundaries(verifyContract(contract, vctx, amendments));
+  await appendVerification(ctx.storeRoot, report);
+  ctx.record(
+    {
+      type: "verification_finished",
+      data: {
+        source,
+        status: report.status,
+        counts: report.counts,
+        failures: report.failures,
+        faults: report.faults,
+      },
+    },
+    { prompt_id: prompt.id, attempt, stream: null, provider: prompt.options.provider, session_id: null },
+  );
+  ctx.plane.transition({
+    last_verification: { status: report.status, failures: report.failures, at: report.verified_at },
+  });
+  ctx.plane.boundary();
+  return report;
+}
+
+/** Whether the contract has a `changed_paths_only` clause (pre-flight is skipped for it). */
+export async function hasChangedPathsOnly(ctx: RunContext, prompt: Prompt): Promise<boolean> {
+  const { contract } = await enforcedContract(prompt, ctx.storeRoot);
+  return (contract.changed_paths_only ?? []).length > 0;
+}
+
+const FILE_KINDS = new Set(["file_exists", "contains", "matches"]);
+
+/**
+ * `workspace_changed` (runner.md §6): any target repo with a non-empty porcelain status, any
+ * files_exist/contains/matches item whose file exists, or any item with non-empty `changed_paths`.
+ */
+export async function workspaceChanged(ctx: RunContext, prompt: Prompt, report: VerifyReport): Promise<boolean> {
+  for (const item of report.items) {
+    if (Array.isArray(item.changed_paths) && item.changed_paths.length > 0) return true;
+    if (FILE_KINDS.has(item.kind) && typeof item.resolved_path === "string") {
+      try {
+        await Deno.lstat(item.resolved_path);
+        return true;
+      } catch { /* absent */ }
+    }
+  }
+  for (const repo of ctx.reposFor(prompt)) {
+    const lines = await porcelain(repo.path);
+    if (lines && lines.length > 0) return true;
+  }
+  return false;
+}
+
+/**
+ * Pre-flight completion rule (contract.md §9): a passing report with at least one item whose passing items with a
+ * resolved path inside a target repo are all clean in git.
+ */
+export async function preflightSatisfied(ctx: RunContext, prompt: Prompt, report: VerifyReport): Promise<boolean> {
+  if (!report.pass || report.counts.items < 1) return false;
+  const roots = ctx.reposFor(prompt).map((r) => r.path);
+  for (const item of report.items) {
+    const path = item.resolved_path;
+    if (item.status !== "pass" || typeof path !== "string") continue;
+    const root = roots.find((r) => path === r || path.startsWith(r.endsWith("/") ? r : `${r}/`));
+    if (!root) continue;
+    const lines = await porcelain(root, [path]);
+    if (lines === null || lines.length > 0) return false;
+  }
+  return true;
+}
