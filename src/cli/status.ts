@@ -1,2 +1,125 @@
-import { notBuilt } from "./_stub.ts";
-export const spec = notBuilt("status");
+/** `status [TARGET] [--json] [--watch]` (control-plane.md §13, workspace.md §8): the rollup report. */
+import type { CommandContext, CommandSpec } from "./frame.ts";
+import { resolveTarget } from "./target.ts";
+import { type StatusRollup, statusRollup, watchStatus } from "../control/mod.ts";
+import { UsageError } from "../errors.ts";
+import { type Paint, painter } from "../render/ansi.ts";
+import { formatAge, formatDuration, parseDuration } from "../util/time.ts";
+
+function wrap(text: string, width: number, indent: string): string {
+  const words = text.split(/\s+/);
+  const lines: string[] = [];
+  let cur = "";
+  for (const w of words) {
+    if (cur && cur.length + 1 + w.length > width) {
+      lines.push(cur);
+      cur = w;
+    } else cur = cur ? `${cur} ${w}` : w;
+  }
+  if (cur) lines.push(cur);
+  return lines.join(`\n${indent}`);
+}
+
+/** The human report (workspace.md §8.1). */
+export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()): string {
+  const stateColor = r.state === "running" || r.state === "completed"
+    ? "green"
+    : r.state === "failed" || r.state === "abandoned"
+    ? "red"
+    : "yellow";
+  const lines = [`  ${paint(stateColor, `${r.target} — ${r.state.replace("_", " ").toUpperCase()} · ${r.health}`)}`];
+  const row = (label: string, value: string) => lines.push(`  ${paint("dim", label.padEnd(11))}${value}`);
+  const p = r.progress;
+  if (p.selected > 1) {
+    const parts = [`${p.completed}/${p.selected} prompts complete`];
+    for (const k of ["running", "failed", "blocked", "pending"] as const) if (p[k] > 0) parts.push(`${p[k]} ${k}`);
+    row("progress", parts.join(" · "));
+  }
+  const c = r.current;
+  if (c) {
+    const label = r.state === "running" ? "current" : r.state === "completed" ? "last prompt" : "stopped at";
+    const pos = p.current_position !== null && p.selected > 0 ? ` · ${p.current_position} of ${p.selected}` : "";
+    row(label, `${c.prompt_id}${c.prompt_name ? ` — ${c.prompt_name}` : ""}${pos}`);
+    if (c.attempt !== null && (c.attempt > 1 || (c.mode !== null && c.mode !== "run"))) {
+      row("attempt", `${c.mode ?? "run"} ${c.attempt}`);
+    }
+    if (c.provider) row("provider", `${c.provider}${c.model ? ` / ${c.model}` : ""}`);
+  }
+  const a = r.activity;
+  if (a && r.state !== "not_started") {
+    const parts = [`${formatDuration(a.prompt_elapsed_ms)} this prompt`];
+    if (a.updated_at) parts.push(`updated ${formatAge(nowMs - Date.parse(a.updated_at))} ago`);
+    if (a.tool_count > 0) parts.push(`${a.tool_count} tools`);
+    if (a.event_count > 0) parts.push(`${a.event_count} events`);
+    row("activity", parts.join(" · "));
+    if (a.input_tokens > 0 || a.output_tokens > 0) row("tokens", `${a.input_tokens} in / ${a.output_tokens} out`);
+  }
+  const s = r.steering;
+  if (s && s.used > 0) {
+    row("steering", `${s.used} of ${s.max} steers used on ${s.prompt_id}${s.pending ? ` · ${s.pending} pending` : ""}`);
+  }
+  for (const am of r.amendments) {
+    row(
+      "contract",
+      `${am.prompt_id} amended ${am.count} ${am.count === 1 ? "time" : "times"} (${am.phases.join(", ")})`,
+    );
+  }
+  if ((r.state === "failed" || r.state === "abandoned") && p.reason) row("reason", wrap(p.reason, 88, " ".repeat(13)));
+  if (p.last_verification) row("last check", p.last_verification);
+  if (p.error) row("error", p.error);
+  const l = r.lease;
+  const who = l.pid !== null && l.state !== "down" ? ` (pid ${l.pid}${l.hostname ? ` on ${l.hostname}` : ""})` : "";
+  row("service", `${r.service.mode} · process ${l.state}${who}`);
+  return lines.join("\n") + "\n";
+}
+
+/** The command. */
+export const spec: CommandSpec = {
+  usage: "[TARGET] [--json] [--watch [--interval DUR]]",
+  description:
+    "The rollup report: run state and health, selected-prompt progress, the current attempt, last verification, " +
+    "provider activity, steering, amendments and the process lease. Exit 0 even when unhealthy or not started.",
+  flags: {
+    workspace: { type: "string", value: "M", description: "a workspace manifest or prepared workspace id" },
+    packet: { type: "string", value: "DIR", description: "the packet directory" },
+    watch: { type: "boolean", description: "print the report again on every change until the run ends" },
+    interval: { type: "string", value: "DUR", description: "polling interval for --watch (default 1s)" },
+  },
+  async run(ctx: CommandContext): Promise<number> {
+    const t = await resolveTarget(ctx.positionals, ctx.flags, { idsFollow: false });
+    const opts = { target: t.label, packetDir: t.packetDir, storeRoot: t.storeRoot, kind: t.kind };
+    const paint = painter(ctx.color);
+    if (ctx.flags.watch !== true) {
+      const r = await statusRollup(opts);
+      ctx.stdout.write(ctx.json ? JSON.stringify(r) + "\n" : formatStatus(r, paint));
+      return 0;
+    }
+    const intervalText = typeof ctx.flags.interval === "string" ? ctx.flags.interval : "1s";
+    const intervalMs = parseDuration(intervalText);
+    if (intervalMs === null || intervalMs <= 0) {
+      throw new UsageError("invalid_value", `--interval does not take "${intervalText}"; expected e.g. 500ms, 2s`);
+    }
+    const ac = new AbortController();
+    const stop = () => ac.abort();
+    try {
+      Deno.addSignalListener("SIGINT", stop);
+    } catch { /* no signal support */ }
+    try {
+      let first = true;
+      for await (const r of watchStatus(opts, { intervalMs, signal: ac.signal })) {
+        if (ctx.json) ctx.stdout.write(JSON.stringify(r) + "\n");
+        else {
+          // A TTY redraws in place; elsewhere reports are separated by a blank line.
+          const clear = ctx.stdout.isTerminal && ctx.color && !first ? "\x1b[H\x1b[2J" : first ? "" : "\n";
+          ctx.stdout.write(clear + formatStatus(r, paint));
+        }
+        first = false;
+      }
+    } finally {
+      try {
+        Deno.removeSignalListener("SIGINT", stop);
+      } catch { /* none */ }
+    }
+    return 0;
+  },
+};

@@ -1,2 +1,173 @@
-import { notBuilt } from "../_stub.ts";
-export const spec = notBuilt("control events");
+/**
+ * `control events [TARGET] [--from start|current|<seq>|<run_id>:<seq>] [--run RUN_ID] [--no-follow] [--json]`
+ * (control-plane.md §13): replay and follow a run's events.
+ */
+import type { CommandContext, CommandSpec } from "../frame.ts";
+import { UsageError } from "../../errors.ts";
+import { type Cursor, subscribe } from "../../control/mod.ts";
+import { controlTarget, localClock, paintFor, runRef, str, TARGET_FLAGS } from "./_common.ts";
+
+/** Parse `--from`. */
+export function parseCursor(text: string | undefined): Cursor {
+  if (text === undefined || text === "start") return "start";
+  if (text === "current") return "current";
+  if (/^\d+$/.test(text)) return Number(text);
+  const m = /^(.+):(\d+)$/.exec(text);
+  if (m) return { runId: m[1]!, seq: Number(m[2]) };
+  throw new UsageError(
+    "invalid_value",
+    `--from does not take "${text}"; expected start, current, <seq> or <run_id>:<seq>`,
+  );
+}
+
+function chars(n: number): string {
+  return n >= 1000 ? `${(n / 1000).toFixed(1)}k chars` : `${n} chars`;
+}
+
+function oneLine(text: unknown): string {
+  return String(text ?? "").replace(/\s+/g, " ").trim();
+}
+
+/** A one-line summary of an envelope's data (≤ 120 chars). */
+export function summarize(e: Record<string, unknown>): string {
+  const d = (e.data !== null && typeof e.data === "object" ? e.data : {}) as Record<string, unknown>;
+  const input = (d.tool_input !== null && typeof d.tool_input === "object" ? d.tool_input : {}) as Record<
+    string,
+    unknown
+  >;
+  let s: string;
+  switch (e.type) {
+    case "tool_call_started": {
+      const arg = input.command ?? input.file_path ?? input.path ?? input.pattern ?? input.url;
+      s = `${d.tool_name}${arg !== undefined ? `: ${oneLine(Array.isArray(arg) ? arg.join(" ") : arg)}` : ""}`;
+      break;
+    }
+    case "tool_call_completed":
+    case "tool_call_failed": {
+      const out = typeof d.tool_output === "string" ? d.tool_output.length : 0;
+      const how = e.type === "tool_call_failed" ? " failed" : "";
+      const exit = typeof d.exit_code === "number" ? ` exit ${d.exit_code}` : "";
+      s = `${d.tool_name}${how}${exit} (${chars(out)})`;
+      break;
+    }
+    case "message_streamed":
+      s = oneLine(d.delta);
+      break;
+    case "message_received":
+    case "message_sent":
+      s = oneLine(d.content);
+      break;
+    case "run_opened":
+      s = `${d.packet} · ${Array.isArray(d.selection) ? d.selection.length : 0} prompts${
+        d.resumed ? " (resumed)" : ""
+      }`;
+      break;
+    case "run_started":
+      s = `${d.model ?? "model ?"}${d.cwd ? ` in ${d.cwd}` : ""}`;
+      break;
+    case "run_completed":
+      s = String(d.stop_reason ?? "");
+      break;
+    case "run_cancelled":
+      s = String(d.reason ?? "");
+      break;
+    case "prompt_started":
+      s = `${d.prompt_name} (${d.mode} ${d.attempt}) ${d.provider}${d.model ? ` / ${d.model}` : ""}`;
+      break;
+    case "prompt_finished":
+      s = `${d.status}${d.decision ? ` (${d.decision})` : ""} after ${d.attempts} attempt(s)${
+        d.steered ? " · steered" : ""
+      }${d.amended ? " · amended" : ""}`;
+      break;
+    case "verification_finished": {
+      const c = (d.counts ?? {}) as Record<string, number>;
+      const bad = [...(Array.isArray(d.failures) ? d.failures : []), ...(Array.isArray(d.faults) ? d.faults : [])];
+      s = `${d.status} ${c.passed ?? 0}/${c.items ?? 0} passed${bad.length ? ` · ${bad.join(", ")}` : ""}`;
+      break;
+    }
+    case "view_changed": {
+      const v = (d.view ?? {}) as Record<string, string>;
+      s = Object.keys(v).sort().map((k) => `${k}=${v[k]}`).join(" ") + ` by ${d.author}`;
+      break;
+    }
+    case "steer_accepted":
+      s = `by ${d.author} (${d.text_chars} chars, ${d.pending} pending)`;
+      break;
+    case "steer_delivered":
+      s = `by ${d.author} via ${d.delivery} (#${d.count})`;
+      break;
+    case "steer_refused":
+      s = `by ${d.author}: ${d.reason}`;
+      break;
+    case "session_resumed":
+      s = `${d.reason} (resume ${d.resume_number})`;
+      break;
+    case "token_usage_updated":
+      s = `${d.input_tokens} in / ${d.output_tokens} out`;
+      break;
+    case "run_finished":
+      s = `${d.status}${d.reason ? ` (${d.reason})` : ""}`;
+      break;
+    case "error_occurred":
+    case "run_failed":
+      s = `${d.error_code}: ${oneLine(d.error_message)}`;
+      break;
+    case "notice":
+      s = `${d.level} ${d.code}: ${oneLine(d.message)}`;
+      break;
+    default:
+      s = JSON.stringify(d);
+  }
+  return s.length > 120 ? s.slice(0, 119) + "…" : s;
+}
+
+/** One human line of an item. */
+export function eventLine(e: Record<string, unknown>): string {
+  const seq = typeof e.seq === "number" ? String(e.seq) : "";
+  return `${seq.padStart(5)}  ${localClock(e.at)}  ${String(e.type).padEnd(22)} ${summarize(e)}`;
+}
+
+/** The command. */
+export const spec: CommandSpec = {
+  usage: "[TARGET] [--from start|current|<seq>|<run_id>:<seq>] [--run RUN_ID] [--no-follow] [--json]",
+  description: "Replay a run's events from the cursor, then follow them until the run ends.",
+  flags: {
+    ...TARGET_FLAGS,
+    from: { type: "string", value: "CURSOR", description: "start (default), current, <seq> or <run_id>:<seq>" },
+    run: { type: "string", value: "RUN_ID", description: "address an earlier run (replayed from its archive)" },
+    "no-follow": { type: "boolean", description: "print what exists and exit" },
+  },
+  async run(ctx: CommandContext): Promise<number> {
+    const from = parseCursor(str(ctx, "from"));
+    const target = await controlTarget(ctx, { idsFollow: false });
+    const ref = await runRef(target, str(ctx, "run"));
+    const paint = paintFor(ctx);
+    const ac = new AbortController();
+    const stop = () => ac.abort();
+    try {
+      Deno.addSignalListener("SIGINT", stop);
+    } catch { /* no signal support */ }
+    try {
+      for await (
+        const item of subscribe(ref, { from, signal: ac.signal, follow: ctx.flags["no-follow"] !== true })
+      ) {
+        if (ctx.json) {
+          ctx.stdout.write(JSON.stringify(item) + "\n");
+          continue;
+        }
+        if (item.type === "resync") {
+          const d = item.data as { reason: string; run_id: string };
+          ctx.stdout.write(paint("dim", `-- resync (${d.reason}): following run ${d.run_id} from seq 1 --`) + "\n");
+        } else if (item.type === "run_finished") {
+          const d = item.data as { status?: string };
+          ctx.stdout.write(paint("dim", `-- run ${d.status ?? "finished"} --`) + "\n");
+        } else ctx.stdout.write(eventLine(item) + "\n");
+      }
+    } finally {
+      try {
+        Deno.removeSignalListener("SIGINT", stop);
+      } catch { /* none */ }
+    }
+    return 0;
+  },
+};

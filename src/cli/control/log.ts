@@ -1,2 +1,57 @@
-import { notBuilt } from "../_stub.ts";
-export const spec = notBuilt("control log");
+/** `control log [TARGET] [--follow] [--all-runs] [--json]` (control-plane.md §13): the control audit log. */
+import type { CommandContext, CommandSpec } from "../frame.ts";
+import { followLog, log, type LogEntry } from "../../control/mod.ts";
+import type { Color, Paint } from "../../render/ansi.ts";
+import { controlTarget, paintFor, runRef, TARGET_FLAGS } from "./_common.ts";
+
+const OUTCOME_COLOR: Record<string, Color> = { applied: "green", rejected: "red", accepted: "yellow", received: "dim" };
+
+/** The params shown for an entry: amendment bookkeeping (`persisted`, `amendment_id`) is left out. */
+function shownParams(e: LogEntry): Record<string, unknown> {
+  if (e.command !== "amend" && e.command !== "relax") return e.params;
+  const { persisted: _p, amendment_id: _a, ...rest } = e.params;
+  return rest;
+}
+
+/** One human line of a log entry. */
+export function logLine(e: LogEntry, paint: Paint): string {
+  const outcome = paint(OUTCOME_COLOR[e.outcome] ?? "dim", e.outcome.padEnd(8));
+  const where = e.prompt_id !== null ? ` on ${e.prompt_id}${e.attempt !== null ? `/${e.attempt}` : ""}` : "";
+  const reason = e.reason !== null ? ` — ${e.reason}` : "";
+  return `${e.at}  ${outcome}  ${e.command} ${JSON.stringify(shownParams(e))}  by ${e.author}${where}${reason}`;
+}
+
+/** The command. */
+export const spec: CommandSpec = {
+  usage: "[TARGET] [--follow] [--all-runs] [--json]",
+  description: "The control audit log of the current run: every request's outcome, refusals included.",
+  flags: {
+    ...TARGET_FLAGS,
+    follow: { type: "boolean", description: "keep printing new entries until the run ends" },
+    "all-runs": { type: "boolean", description: "include entries of earlier runs of this store root" },
+  },
+  async run(ctx: CommandContext): Promise<number> {
+    const target = await controlTarget(ctx, { idsFollow: false });
+    const ref = await runRef(target);
+    const allRuns = ctx.flags["all-runs"] === true;
+    const paint = paintFor(ctx);
+    const print = (e: LogEntry) => ctx.stdout.write((ctx.json ? JSON.stringify(e) : logLine(e, paint)) + "\n");
+    if (ctx.flags.follow !== true) {
+      for (const e of await log(ref, { allRuns })) print(e);
+      return 0;
+    }
+    const ac = new AbortController();
+    const stop = () => ac.abort();
+    try {
+      Deno.addSignalListener("SIGINT", stop);
+    } catch { /* no signal support */ }
+    try {
+      for await (const e of followLog(ref, { allRuns, signal: ac.signal })) print(e);
+    } finally {
+      try {
+        Deno.removeSignalListener("SIGINT", stop);
+      } catch { /* none */ }
+    }
+    return 0;
+  },
+};

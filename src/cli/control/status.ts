@@ -1,2 +1,66 @@
-import { notBuilt } from "../_stub.ts";
-export const spec = notBuilt("control status");
+/** `control status [TARGET] [--json]` (control-plane.md §13): the live snapshot of the current run. */
+import type { CommandContext, CommandSpec } from "../frame.ts";
+import { type Snapshot, snapshot } from "../../control/mod.ts";
+import { formatDuration } from "../../util/time.ts";
+import { controlTarget, paintFor, printJson, runRef, TARGET_FLAGS } from "./_common.ts";
+import type { Paint } from "../../render/ansi.ts";
+
+/** The lease phrase of the status line: `lease up (pid 4242 on build-01)`. */
+export function leasePhrase(lease: Snapshot["lease"]): string {
+  const who = lease.pid !== null ? ` (pid ${lease.pid}${lease.hostname ? ` on ${lease.hostname}` : ""})` : "";
+  return `lease ${lease.state}${lease.state === "down" ? "" : who}`;
+}
+
+/** The human report of a snapshot (control-plane.md §13). */
+export function formatControlStatus(s: Snapshot, paint: Paint, nowMs = Date.now()): string {
+  // A live run's clocks keep going between snapshot writes.
+  const since = (iso: string | null, stored: number) => {
+    const t = iso ? Date.parse(iso) : NaN;
+    return s.status === "running" && Number.isFinite(t) ? Math.max(stored, nowMs - t) : stored;
+  };
+  const rows: [string, string][] = [];
+  rows.push(["status", `${s.status} · ${leasePhrase(s.lease)}`]);
+  rows.push(["stage", s.stage]);
+  if (s.prompt_id !== null) {
+    const pos = s.prompt_position > 0 && s.selected_count > 0 ? ` (${s.prompt_position} of ${s.selected_count})` : "";
+    rows.push(["prompt", `${s.prompt_id}${s.prompt_name ? ` — ${s.prompt_name}` : ""}${pos}`]);
+  }
+  if (s.attempt !== null) {
+    rows.push(["attempt", `${s.attempt}${s.mode ? ` (${s.mode})` : ""}${s.stream ? `, stream ${s.stream}` : ""}`]);
+  }
+  if (s.provider) rows.push(["provider", `${s.provider}${s.model ? ` / ${s.model}` : ""}`]);
+  rows.push([
+    "elapsed",
+    `${formatDuration(since(s.run_started_at, s.elapsed_ms))} run${
+      s.prompt_id !== null ? `, ${formatDuration(since(s.prompt_started_at, s.prompt_elapsed_ms))} this prompt` : ""
+    }`,
+  ]);
+  rows.push(["tools", String(s.tool_count)]);
+  rows.push(["tokens", `${s.input_tokens} in / ${s.output_tokens} out`]);
+  rows.push(["steers", `${s.steer_count} of ${s.max_steers} used, ${s.steers_pending} pending`]);
+  rows.push(["events", String(s.event_count)]);
+  rows.push([
+    "view",
+    `log_mode=${s.view.log_mode} tool_output=${s.view.tool_output} thinking=${s.view.thinking} diff=${s.view.diff}`,
+  ]);
+  if (s.reason) rows.push(["reason", s.reason]);
+  if (s.updated_at) rows.push(["updated", s.updated_at]);
+  const lines = ["", `  ${paint("bold", s.packet || "run")}  ${s.run_id}`, ""];
+  for (const [label, value] of rows) lines.push(`  ${paint("dim", label.padEnd(10))}${value}`);
+  lines.push("");
+  return lines.join("\n") + "\n";
+}
+
+/** The command. */
+export const spec: CommandSpec = {
+  usage: "[TARGET] [--json]",
+  description: "The live snapshot of the current run: status, lease, prompt, attempt, counters and view.",
+  flags: { ...TARGET_FLAGS },
+  async run(ctx: CommandContext): Promise<number> {
+    const target = await controlTarget(ctx, { idsFollow: false });
+    const snap = await snapshot(await runRef(target));
+    if (ctx.json) printJson(ctx, snap);
+    else ctx.stdout.write(formatControlStatus(snap, paintFor(ctx)));
+    return 0;
+  },
+};

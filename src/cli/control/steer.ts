@@ -1,2 +1,55 @@
-import { notBuilt } from "../_stub.ts";
-export const spec = notBuilt("control steer");
+/** `control steer [TARGET] [--] TEXT… [--author A] [--wait]` (control-plane.md §13): guidance for the live agent. */
+import type { CommandContext, CommandSpec } from "../frame.ts";
+import { UsageError } from "../../errors.ts";
+import { snapshot, steer } from "../../control/mod.ts";
+import { AUTHOR_FLAG, controlTarget, paintFor, printJson, runRef, str, TARGET_FLAGS } from "./_common.ts";
+import { waitForOutcome } from "./_wait.ts";
+
+/** The command. */
+export const spec: CommandSpec = {
+  usage: "[TARGET] [--] TEXT… [--author A] [--wait]",
+  description:
+    "Send guidance to the live agent: the run interrupts the turn and resumes the same session with it. The words " +
+    "are joined with single spaces. The contract does not change.",
+  flags: {
+    ...TARGET_FLAGS,
+    ...AUTHOR_FLAG,
+    wait: { type: "boolean", description: "wait up to 60 s for the final applied/rejected entry" },
+  },
+  async run(ctx: CommandContext): Promise<number> {
+    // Words after `--` are always text, never a target.
+    const dd = ctx.argv.indexOf("--");
+    const tailCount = dd >= 0 ? ctx.argv.length - dd - 1 : 0;
+    const head = ctx.positionals.slice(0, ctx.positionals.length - tailCount);
+    const tail = ctx.positionals.slice(ctx.positionals.length - tailCount);
+    const target = await controlTarget({ ...ctx, positionals: head }, { idsFollow: true });
+    const text = [...target.rest, ...tail].join(" ").trim();
+    if (text === "") {
+      throw new UsageError("missing_argument", "no steer text given", {
+        hints: ["usage: prompt_runner control steer [TARGET] [--] TEXT…"],
+      });
+    }
+    const ref = await runRef(target);
+    const author = str(ctx, "author");
+    const handle = await steer(ref, text, author !== undefined ? { author } : {});
+    const snap = await snapshot(ref).catch(() => null);
+    const waited = ctx.flags.wait === true ? await waitForOutcome(ref, handle.request, 60_000) : null;
+    if (ctx.json) {
+      printJson(ctx, { request: handle.request, run_id: handle.runId, outcome: waited?.outcome ?? null });
+    } else {
+      const prompt = snap?.prompt_id ? `prompt ${snap.prompt_id} of ` : "";
+      ctx.stdout.write(
+        `Steer queued for ${prompt}run ${handle.runId}; it is delivered at the next boundary (see control log).\n`,
+      );
+      if (waited) {
+        const paint = paintFor(ctx);
+        ctx.stdout.write(
+          waited.outcome === "rejected"
+            ? paint("red", `rejected — ${waited.reason ?? ""}`) + "\n"
+            : paint("green", waited.outcome) + "\n",
+        );
+      }
+    }
+    return waited?.outcome === "rejected" ? 1 : 0;
+  },
+};

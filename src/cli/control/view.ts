@@ -1,2 +1,63 @@
-import { notBuilt } from "../_stub.ts";
-export const spec = notBuilt("control view");
+/**
+ * `control view [TARGET] [--log-mode M] [--tool-output T] [--thinking S] [--diff D] [--author A] [--wait]`
+ * (control-plane.md §13): ask the live run to change how it renders.
+ */
+import type { CommandContext, CommandSpec } from "../frame.ts";
+import { UsageError } from "../../errors.ts";
+import { setView } from "../../control/mod.ts";
+import { AUTHOR_FLAG, controlTarget, paintFor, printJson, runRef, str, TARGET_FLAGS } from "./_common.ts";
+import { waitForOutcome } from "./_wait.ts";
+
+const SETTINGS = [["log-mode", "log_mode"], ["tool-output", "tool_output"], ["thinking", "thinking"], [
+  "diff",
+  "diff",
+]] as const;
+
+/** The command. */
+export const spec: CommandSpec = {
+  usage: "[TARGET] [--log-mode M] [--tool-output T] [--thinking S] [--diff D] [--author A] [--wait]",
+  description: "Change how the live run renders; applied at the run's next boundary (see control log).",
+  flags: {
+    ...TARGET_FLAGS,
+    ...AUTHOR_FLAG,
+    "log-mode": { type: "string", value: "M", description: "compact, verbose or studio" },
+    "tool-output": { type: "string", value: "T", description: "none, summary, preview or full" },
+    thinking: { type: "string", value: "S", description: "show or hide" },
+    diff: { type: "string", value: "D", description: "none, stat or full" },
+    wait: { type: "boolean", description: "wait up to 10 s for the outcome and print it" },
+  },
+  async run(ctx: CommandContext): Promise<number> {
+    const view: Record<string, string> = {};
+    for (const [flag, key] of SETTINGS) {
+      const v = str(ctx, flag);
+      if (v !== undefined) view[key] = v;
+    }
+    if (Object.keys(view).length === 0) {
+      throw new UsageError("missing_argument", "no view setting given", {
+        hints: ["pass at least one of --log-mode, --tool-output, --thinking, --diff"],
+      });
+    }
+    const target = await controlTarget(ctx, { idsFollow: false });
+    const ref = await runRef(target);
+    const author = str(ctx, "author");
+    const handle = await setView(ref, view, author !== undefined ? { author } : {});
+    const waited = ctx.flags.wait === true ? await waitForOutcome(ref, handle.request, 10_000) : null;
+    if (ctx.json) {
+      printJson(ctx, { request: handle.request, run_id: handle.runId, outcome: waited?.outcome ?? null });
+    } else {
+      const shown = Object.keys(view).sort().map((k) => `${k}=${view[k]}`).join(", ");
+      ctx.stdout.write(
+        `Requested ${shown} for run ${handle.runId}; it applies at the next boundary (see control log).\n`,
+      );
+      if (waited) {
+        const paint = paintFor(ctx);
+        ctx.stdout.write(
+          waited.outcome === "rejected"
+            ? paint("red", `rejected — ${waited.reason ?? ""}`) + "\n"
+            : paint("green", waited.outcome) + "\n",
+        );
+      }
+    }
+    return waited?.outcome === "rejected" ? 1 : 0;
+  },
+};

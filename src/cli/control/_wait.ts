@@ -1,0 +1,17 @@
+/** `--wait` for `control view|steer` [P2]: poll the request's outcome until it is final or the time is up. */
+import { outcome, type RunRef } from "../../control/mod.ts";
+
+/** The final outcome of a request, or null when `timeoutMs` passed first. */
+export async function waitForOutcome(
+  ref: RunRef,
+  request: string,
+  timeoutMs: number,
+): Promise<{ outcome: string; reason: string | null } | null> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const o = await outcome(ref, request);
+    if (o) return { outcome: o.entry.outcome, reason: o.entry.reason };
+    if (Date.now() >= deadline) return null;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

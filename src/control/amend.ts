@@ -1,0 +1,341 @@
+/**
+ * Amendment (control-plane.md §9): `contract` shows the packet and enforced contracts with their diff, `amend`
+ * adds requirements, `relax` removes them (with `confirm`). Validation happens first, in the §9.2 order, and nothing
+ * is written on any error. Records go to `amendments/<prompt>.jsonl` and the audit log, each with one write + fsync.
+ */
+import { loadPacket } from "../packet/load.ts";
+import type { Packet, Prompt } from "../packet/types.ts";
+import { type AmendmentRecord, CLAUSES, type Contract } from "../contract/types.ts";
+import { contractDiff, foldAmendments, readAmendments } from "../contract/enforced.ts";
+import { isRecord as isEntryRecord, pathEscapes, validateEntry } from "../contract/entries.ts";
+import { parsePathString } from "../contract/paths.ts";
+import { latestVerification, timingClass } from "../contract/history.ts";
+import { appendLine, DIR_MODE } from "../util/fs.ts";
+import { normalizePromptId } from "../util/ids.ts";
+import { nowIso } from "../util/time.ts";
+import { storePaths, storeRootForPacket } from "./store.ts";
+import { readStoreInfo } from "./layout.ts";
+import { ControlError } from "./errors.ts";
+import { defaultAuthor } from "./_internal.ts";
+import { persistVerify } from "./persist.ts";
+import type { LogEntry } from "./log.ts";
+
+/** What `contract`, `amend` and `relax` address: a packet dir, a run ref, an explicit pair, or a workspace. */
+export type Target =
+  | string
+  | { storeRoot: string; runId: string }
+  | { packetDir: string; storeRoot: string }
+  | { workspace: string; packet?: string };
+
+/** Options of {@link amend}. */
+export interface AmendOptions {
+  clause: string;
+  entries: unknown[];
+  reason: string;
+  author?: string;
+  persist?: boolean;
+  /** Provenance: the current run id, when known. */
+  runId?: string | null;
+}
+
+/** Options of {@link relax}. */
+export interface RelaxOptions {
+  clause: string;
+  reason: string;
+  confirm: boolean;
+  operation?: "drop" | "replace" | "remove";
+  entries?: unknown[];
+  author?: string;
+  persist?: boolean;
+  runId?: string | null;
+}
+
+/** What `contract` returns (control-plane.md §13 `--json`). */
+export interface ContractView {
+  prompt_id: string;
+  packet: Contract;
+  enforced: Contract;
+  amendments: AmendmentRecord[];
+  diff: { change: "same" | "removed" | "added"; clause: string; entry: string }[];
+}
+
+interface Resolved {
+  packetDir: string;
+  storeRoot: string;
+  runId: string | null;
+}
+
+async function resolveTarget(target: Target): Promise<Resolved> {
+  if (typeof target === "string") {
+    const dir = await Deno.realPath(target).catch(() => target);
+    return { packetDir: dir, storeRoot: storeRootForPacket(dir), runId: null };
+  }
+  if ("workspace" in target) {
+    throw new ControlError("workspace_packet_binding_required", "workspace targets need an explicit packet", {
+      hints: ["use the explicit form: --workspace <manifest.yml> --packet <path>"],
+    });
+  }
+  if ("packetDir" in target) return { packetDir: target.packetDir, storeRoot: target.storeRoot, runId: null };
+  const info = await readStoreInfo(target.storeRoot);
+  if (!info) {
+    throw new ControlError("target_not_found", `${storePaths(target.storeRoot).storeJson} does not name a packet`);
+  }
+  return { packetDir: info.packet_dir, storeRoot: target.storeRoot, runId: target.runId };
+}
+
+function findPrompt(packet: Packet, promptId: string): Prompt {
+  const id = normalizePromptId(promptId);
+  const prompt = id === null ? undefined : packet.prompts.find((p) => p.id === id);
+  if (!prompt) {
+    throw new ControlError("prompt_not_found", `prompt "${promptId}" is not in packet ${packet.name}`, {
+      details: { prompt_id: promptId },
+    });
+  }
+  return prompt;
+}
+
+function packetContract(prompt: Prompt): Contract {
+  const out: Contract = {};
+  for (const [k, v] of Object.entries(prompt.verify)) out[k] = Array.isArray(v) ? [...v] : [v];
+  if (out.commands === undefined && prompt.legacyCommands.length > 0) out.commands = [...prompt.legacyCommands];
+  return out;
+}
+
+/**
+ * The packet contract, the enforced contract, the amendments applied and their diff for one prompt.
+ *
+ * @example
+ * ```ts ignore
+ * import { contract } from "./mod.ts";
+ * const view = await contract("examples/demo", "3");
+ * console.log(view.diff);
+ * ```
+ */
+export async function contract(target: Target, promptId: string): Promise<ContractView> {
+  const t = await resolveTarget(target);
+  const packet = await loadPacket(t.packetDir);
+  const prompt = findPrompt(packet, promptId);
+  const records = await readAmendments(t.storeRoot, prompt.id);
+  const base = packetContract(prompt);
+  const enforced = foldAmendments(base, records);
+  return {
+    prompt_id: prompt.id,
+    packet: base,
+    enforced,
+    amendments: records.filter((r) => r.persisted !== true),
+    diff: contractDiff(base, enforced),
+  };
+}
+
+function requireReason(reason: unknown): string {
+  if (typeof reason !== "string" || reason.trim() === "") {
+    throw new ControlError("reason_required", "an amendment needs a reason (--reason)");
+  }
+  return reason.trim();
+}
+
+function requireClause(clause: string): void {
+  if (!(CLAUSES as readonly string[]).includes(clause)) {
+    throw new ControlError("unknown_clause", `"${clause}" is not a verify clause; known: ${CLAUSES.join(", ")}`, {
+      details: { clause },
+    });
+  }
+}
+
+/** Where an entry points: an explicit repo name or null (the prompt's cwd), and a path when it has one. */
+function entryTarget(
+  clause: string,
+  entry: unknown,
+  repos: Record<string, string>,
+): { repo: string | null; path: string | null } {
+  if (clause === "repos_clean") {
+    if (typeof entry === "string") return { repo: entry, path: null };
+    return { repo: isEntryRecord(entry) && typeof entry.repo === "string" ? entry.repo : null, path: null };
+  }
+  if (clause === "commands") {
+    return { repo: isEntryRecord(entry) && typeof entry.repo === "string" ? entry.repo : null, path: null };
+  }
+  if (typeof entry === "string") {
+    const ref = parsePathString(entry, repos);
+    return { repo: ref.repo, path: ref.path };
+  }
+  if (isEntryRecord(entry)) {
+    return {
+      repo: typeof entry.repo === "string" ? entry.repo : null,
+      path: typeof entry.path === "string" ? entry.path : null,
+    };
+  }
+  return { repo: null, path: null };
+}
+
+async function checkEntries(packet: Packet, prompt: Prompt, clause: string, entries: unknown[]): Promise<void> {
+  for (const [index, entry] of entries.entries()) {
+    const problem = validateEntry(clause, entry);
+    if (problem) {
+      throw new ControlError("invalid_entry", `entry ${index + 1}: ${problem}`, {
+        details: { index, message: problem },
+      });
+    }
+  }
+  const repos: Record<string, string> = { packet: packet.dir };
+  for (const r of packet.repos) repos[r.name] = r.path;
+  for (const [index, entry] of entries.entries()) {
+    const { repo, path } = entryTarget(clause, entry, repos);
+    if (repo !== null && repos[repo] === undefined) {
+      throw new ControlError(
+        "unknown_repo",
+        `entry ${index + 1} names repo "${repo}", which the packet does not have`,
+        {
+          details: { index, repo, known: Object.keys(repos).sort() },
+        },
+      );
+    }
+    if (path === null) continue;
+    const root = repo !== null ? repos[repo]! : prompt.cwd;
+    if (await pathEscapes(root, path)) {
+      throw new ControlError("path_escapes_repo", `entry ${index + 1}: "${path}" resolves outside ${root}`, {
+        details: { index, path, root },
+      });
+    }
+  }
+}
+
+async function record(
+  t: Resolved,
+  packet: Packet,
+  prompt: Prompt,
+  r: Omit<AmendmentRecord, "id" | "at" | "prompt" | "phase" | "prompt_file">,
+  persist: boolean,
+): Promise<AmendmentRecord> {
+  const at = nowIso();
+  const rand = crypto.getRandomValues(new Uint16Array(1))[0]!.toString(16).padStart(4, "0");
+  const latest = await latestVerification(t.storeRoot, prompt.id);
+  const full: AmendmentRecord = {
+    id: `am-${at.replaceAll("-", "").replaceAll(":", "")}-${rand}`,
+    at,
+    prompt: prompt.id,
+    author: r.author,
+    reason: r.reason,
+    phase: timingClass(latest),
+    direction: r.direction,
+    clause: r.clause,
+    operation: r.operation,
+    entries: r.entries,
+    run_id: r.run_id,
+    persisted: persist,
+    prompt_file: prompt.relFile,
+  };
+  if (persist) {
+    const next = foldAmendments({ ...prompt.verify }, [{ ...full, persisted: false }]);
+    await persistVerify(prompt.file, next);
+  }
+  const paths = storePaths(t.storeRoot);
+  await Deno.mkdir(paths.amendments, { recursive: true, mode: DIR_MODE });
+  await appendLine(paths.amendmentsFile(prompt.id), JSON.stringify(full), { fsync: true });
+  const entry: LogEntry = {
+    at: nowIso(),
+    key: `amendment:${full.id}`,
+    request: null,
+    run_id: full.run_id,
+    command: full.direction === "add" ? "amend" : "relax",
+    params: {
+      clause: full.clause,
+      operation: full.operation,
+      entries: full.entries,
+      phase: full.phase,
+      persisted: full.persisted,
+      amendment_id: full.id,
+    },
+    author: full.author,
+    outcome: "applied",
+    reason: full.reason,
+    prompt_id: full.prompt,
+    attempt: null,
+  };
+  await Deno.mkdir(paths.control, { recursive: true, mode: DIR_MODE });
+  await appendLine(paths.log, JSON.stringify(entry), { fsync: true });
+  void packet;
+  return full;
+}
+
+async function currentRunId(storeRoot: string): Promise<string | null> {
+  try {
+    const v: unknown = JSON.parse(await Deno.readTextFile(storePaths(storeRoot).snapshot));
+    return isEntryRecord(v) && typeof v.run_id === "string" ? v.run_id : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Add entries to a prompt's contract clause (§9). Validation order: `reason_required`, `unknown_clause`,
+ * `prompt_not_found`, `no_entries`, `invalid_entry`, `unknown_repo`, `path_escapes_repo`. With `persist` the prompt
+ * file's `verify` block is rewritten first (every other byte kept); if that fails nothing is recorded.
+ *
+ * @example
+ * ```ts ignore
+ * import { amend } from "./mod.ts";
+ * const rec = await amend("examples/demo", "3", { clause: "files_exist", entries: ["NOTES.md"], reason: "scope fix" });
+ * console.log(rec.phase); // "pre_verify" when nothing was verified yet
+ * ```
+ */
+export async function amend(target: Target, promptId: string, opts: AmendOptions): Promise<AmendmentRecord> {
+  const reason = requireReason(opts.reason);
+  requireClause(opts.clause);
+  const t = await resolveTarget(target);
+  const packet = await loadPacket(t.packetDir);
+  const prompt = findPrompt(packet, promptId);
+  if (!Array.isArray(opts.entries) || opts.entries.length === 0) {
+    throw new ControlError("no_entries", `amend needs at least one entry for ${opts.clause}`);
+  }
+  await checkEntries(packet, prompt, opts.clause, opts.entries);
+  return await record(t, packet, prompt, {
+    author: opts.author?.trim() || defaultAuthor(),
+    reason,
+    direction: "add",
+    clause: opts.clause,
+    operation: "add",
+    entries: [...opts.entries],
+    run_id: opts.runId !== undefined ? opts.runId : t.runId ?? await currentRunId(t.storeRoot),
+    persisted: !!opts.persist,
+  }, !!opts.persist);
+}
+
+/**
+ * Remove or weaken a prompt's contract clause (§9). Validation order: `confirmation_required`, `reason_required`,
+ * `unknown_clause`, `prompt_not_found`, then for `replace`/`remove` the entries. Relaxing a clause the contract does
+ * not have is allowed and recorded.
+ *
+ * @example
+ * ```ts ignore
+ * import { relax } from "./mod.ts";
+ * const rec = await relax("examples/demo", "3", { clause: "contains", reason: "wrong requirement", confirm: true });
+ * console.log(rec.operation); // "drop"
+ * ```
+ */
+export async function relax(target: Target, promptId: string, opts: RelaxOptions): Promise<AmendmentRecord> {
+  if (opts.confirm !== true) {
+    throw new ControlError("confirmation_required", "relaxing a contract needs explicit confirmation (--confirm)");
+  }
+  const reason = requireReason(opts.reason);
+  requireClause(opts.clause);
+  const t = await resolveTarget(target);
+  const packet = await loadPacket(t.packetDir);
+  const prompt = findPrompt(packet, promptId);
+  const operation = opts.operation ?? "drop";
+  const entries = operation === "drop" ? [] : [...(opts.entries ?? [])];
+  if (operation === "remove" && entries.length === 0) {
+    throw new ControlError("no_entries", `relax --remove needs at least one entry for ${opts.clause}`);
+  }
+  if (operation !== "drop") await checkEntries(packet, prompt, opts.clause, entries);
+  return await record(t, packet, prompt, {
+    author: opts.author?.trim() || defaultAuthor(),
+    reason,
+    direction: "relax",
+    clause: opts.clause,
+    operation,
+    entries,
+    run_id: opts.runId !== undefined ? opts.runId : t.runId ?? await currentRunId(t.storeRoot),
+    persisted: !!opts.persist,
+  }, !!opts.persist);
+}

@@ -1,0 +1,92 @@
+/**
+ * The runner's audit writer (control-plane.md §3.2–§3.3, §6.4): appends to `log.jsonl` with single writes on an
+ * O_APPEND descriptor, skipping keys already present (indexed at open), and writes receipts only if absent.
+ */
+import { FILE_MODE, parseJsonLines, prettyJson } from "../util/fs.ts";
+import type { LogEntry, Receipt } from "./log.ts";
+import { storePaths } from "./store.ts";
+
+/** Synchronous writer of log entries and receipts. */
+export class AuditWriter {
+  readonly #paths;
+  readonly #keys = new Set<string>();
+  #file: Deno.FsFile | null = null;
+  readonly #enc = new TextEncoder();
+  /** Test seam: called before each receipt write; throwing simulates a failed write. */
+  beforeReceipt: ((name: string) => void) | null = null;
+
+  constructor(storeRoot: string) {
+    this.#paths = storePaths(storeRoot);
+  }
+
+  /** Read existing entries, index their keys, and return them (for reconciliation). */
+  open(): Record<string, unknown>[] {
+    let entries: Record<string, unknown>[] = [];
+    try {
+      entries = parseJsonLines(Deno.readTextFileSync(this.#paths.log));
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+    for (const e of entries) if (typeof e.key === "string") this.#keys.add(e.key);
+    this.#file = Deno.openSync(this.#paths.log, { append: true, create: true, mode: FILE_MODE });
+    return entries;
+  }
+
+  /** Whether an entry with this key is already in the log. */
+  has(key: string): boolean {
+    return this.#keys.has(key);
+  }
+
+  /** Append an entry unless its key exists. Throws when the write fails (the request then stays pending). */
+  append(entry: LogEntry): void {
+    if (this.#keys.has(entry.key)) return;
+    if (!this.#file) throw new Error("audit log is not open");
+    const bytes = this.#enc.encode(JSON.stringify(entry) + "\n");
+    const n = this.#file.writeSync(bytes);
+    if (n !== bytes.length) throw new Error(`short append to ${this.#paths.log}: ${n} of ${bytes.length} bytes`);
+    this.#keys.add(entry.key);
+  }
+
+  /** Whether a receipt exists for a request name. */
+  hasReceipt(name: string): boolean {
+    try {
+      Deno.lstatSync(`${this.#paths.outcomes}/${name}`);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Write `outcomes/<name>` atomically if absent (temp in `.tmp/`, then hard link, which fails when taken). */
+  writeReceipt(receipt: Receipt): void {
+    this.beforeReceipt?.(receipt.request);
+    const dest = `${this.#paths.outcomes}/${receipt.request}`;
+    const tmp = `${this.#paths.controlTmp}/.receipt-${Deno.pid}-${receipt.request}`;
+    Deno.writeTextFileSync(tmp, prettyJson(receipt), { mode: FILE_MODE });
+    try {
+      Deno.linkSync(tmp, dest);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    } finally {
+      try {
+        Deno.removeSync(tmp);
+      } catch { /* gone */ }
+    }
+  }
+
+  /** fsync the log. */
+  sync(): void {
+    this.#file?.syncSync();
+  }
+
+  /** fsync and close. */
+  close(): void {
+    if (!this.#file) return;
+    try {
+      this.#file.syncSync();
+    } finally {
+      this.#file.close();
+      this.#file = null;
+    }
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * Following a run's event stream (control-plane.md §11): replay, cursors, `resync` items, archives, and the end
+ * conditions — the run's `run_finished` line, a finished snapshot, a dead runner (synthetic `run_finished` with
+ * status `abandoned`), rotation — so a follower never hangs on a dead run. Also follows `log.jsonl`.
+ */
+import { nowIso } from "../util/time.ts";
+import { storePaths } from "./store.ts";
+import { LineReader, Wakeup } from "./tail.ts";
+import { lastCompleteSeq } from "./event_log.ts";
+import { readLease } from "./lease.ts";
+import { isRecord } from "./_internal.ts";
+import { ControlError } from "./errors.ts";
+
+/** Where a subscription starts (§11.2). */
+export type Cursor = "start" | "current" | number | { runId: string; seq: number };
+
+/** Options of {@link followRun}. */
+export interface FollowOptions {
+  from?: Cursor;
+  signal?: AbortSignal;
+  /** Poll interval in ms (default 1000). */
+  pollMs?: number;
+  /** false: deliver what exists and end without waiting or a synthetic end item. */
+  follow?: boolean;
+  /** Wake on `Deno.watchFs` as well as the poll (default true; false is the polling baseline of benchmarks). */
+  watch?: boolean;
+}
+
+/** An item of a subscription: an envelope as written, or a synthetic `resync` / `run_finished`. */
+export type StreamItem = Record<string, unknown>;
+
+function readSnapshotRaw(path: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(Deno.readTextFileSync(path));
+    return isRecord(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The archive of an earlier run's stream, or null. */
+export function archivePath(storeRoot: string, runId: string): string | null {
+  const p = storePaths(storeRoot);
+  try {
+    Deno.statSync(p.archivedEvents(runId));
+    return p.archivedEvents(runId);
+  } catch {
+    return null;
+  }
+}
+
+function synthetic(runId: string, status: string, reason: string | null): StreamItem {
+  return {
+    type: "run_finished",
+    seq: null,
+    at: nowIso(),
+    run_id: runId,
+    origin: "runner",
+    synthetic: true,
+    data: { status, reason },
+  };
+}
+
+/**
+ * Follow the events of run `runId` in a store root. Yields envelopes exactly as written and ends with one
+ * `run_finished` item (real or synthetic). Throws `ControlError("no_run")` when neither the current stream nor an
+ * archive holds the run.
+ */
+export async function* followRun(
+  storeRoot: string,
+  runId: string,
+  opts: FollowOptions = {},
+): AsyncGenerator<StreamItem> {
+  const p = storePaths(storeRoot);
+  const pollMs = opts.pollMs ?? 1000;
+  const follow = opts.follow ?? true;
+  const snap = readSnapshotRaw(p.snapshot);
+  const live = snap?.run_id === runId;
+  const path = live ? p.events : archivePath(storeRoot, runId);
+  if (path === null) throw new ControlError("no_run", `run ${runId} has no event stream in ${storeRoot}`);
+  const from = opts.from ?? "start";
+  let minSeq = 1;
+  let start: "start" | "end" = "start";
+  if (from === "current") start = "end";
+  else if (from !== "start") {
+    const cursorRun = typeof from === "number" ? runId : from.runId;
+    const seq = typeof from === "number" ? from : from.seq;
+    if (cursorRun !== runId) {
+      yield { type: "resync", data: { reason: "rotated", cursor: from, run_id: runId, first_seq: 1 } };
+    } else if (seq > lastCompleteSeq(path).seq + 1) {
+      yield { type: "resync", data: { reason: "cursor_ahead", cursor: from, run_id: runId, first_seq: 1 } };
+    } else minSeq = seq;
+  }
+  const reader = LineReader.open(path, start);
+  if (reader === null) throw new ControlError("no_run", `run ${runId} has no event stream in ${storeRoot}`);
+  const wake = live && follow ? new Wakeup(opts.watch === false ? null : p.control) : null;
+  let lastLease = 0;
+  try {
+    // Drain what is available; true when the run's run_finished line was delivered.
+    const drain = async function* (): AsyncGenerator<StreamItem, boolean> {
+      for (;;) {
+        const { items, eof } = reader!.readChunk();
+        for (const item of items) {
+          if (typeof item.seq === "number" && item.seq < minSeq) continue;
+          yield item;
+          if (item.type === "run_finished" && item.run_id === runId) return true;
+        }
+        if (eof) return false;
+      }
+    };
+    for (;;) {
+      if (opts.signal?.aborted) return;
+      if (yield* drain()) return;
+      if (!follow) return;
+      if (!live) {
+        yield synthetic(runId, "abandoned", null);
+        return;
+      }
+      // Idle: decide whether the run is over.
+      if (reader.replaced(path)) {
+        if (yield* drain()) return;
+        yield synthetic(runId, "abandoned", null);
+        return;
+      }
+      const now = readSnapshotRaw(p.snapshot);
+      if (now && now.run_id === runId && (now.status === "completed" || now.status === "failed")) {
+        if (yield* drain()) return;
+        yield synthetic(runId, String(now.status), typeof now.reason === "string" ? now.reason : null);
+        return;
+      }
+      if (Date.now() - lastLease >= Math.min(500, pollMs)) {
+        lastLease = Date.now();
+        if ((await readLease(storeRoot)).state === "down") {
+          if (yield* drain()) return;
+          yield synthetic(runId, "abandoned", null);
+          return;
+        }
+      }
+      await wake!.wait(pollMs, opts.signal);
+    }
+  } finally {
+    reader.close();
+    await wake?.close();
+  }
+}
+
+/**
+ * Follow `log.jsonl` from its current end (or start), yielding decodable entries until `until()` says the run is
+ * over (checked when idle), the signal aborts, or the consumer stops.
+ */
+export async function* followLines(
+  path: string,
+  watchDir: string,
+  opts: { fromStart: boolean; pollMs?: number; signal?: AbortSignal; until: () => Promise<boolean> },
+): AsyncGenerator<StreamItem> {
+  const pollMs = opts.pollMs ?? 1000;
+  let reader = LineReader.open(path, opts.fromStart ? "start" : "end");
+  const wake = new Wakeup(watchDir);
+  try {
+    for (;;) {
+      if (opts.signal?.aborted) return;
+      if (reader === null) reader = LineReader.open(path, "start");
+      if (reader) {
+        for (;;) {
+          const { items, eof } = reader.readChunk();
+          for (const item of items) yield item;
+          if (eof) break;
+        }
+      }
+      if (await opts.until()) {
+        if (reader) { for (const item of reader.readChunk().items) yield item; }
+        return;
+      }
+      await wake.wait(pollMs, opts.signal);
+    }
+  } finally {
+    reader?.close();
+    await wake.close();
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Intervention records `interventions/<prompt>.jsonl` (control-plane.md §5.3): the record shape and the rebuild of
+ * per-prompt steer counts for one run, so a resumed run continues its budgets.
+ */
+import { parseJsonLines, readTextOrNull } from "../util/fs.ts";
+import { storePaths } from "./store.ts";
+
+/** One delivered steer. */
+export interface InterventionRecord {
+  at: string;
+  run_id: string;
+  prompt: string;
+  attempt: number;
+  author: string;
+  text: string;
+  lane: string;
+  delivery: "interrupt_and_resume" | "restart_with_steer" | "send_input";
+  interrupted: boolean;
+  batch: number;
+  request: string;
+  accepted_at: string;
+  session_id: string | null;
+}
+
+/** Count the steers of a run from a decoded list of intervention records. */
+export function countSteers(records: Record<string, unknown>[], runId: string): number {
+  return records.filter((r) => r.run_id === runId).length;
+}
+
+/** Read the intervention records of one prompt (missing file → empty). */
+export async function readInterventions(storeRoot: string, promptId: string): Promise<InterventionRecord[]> {
+  const text = await readTextOrNull(storePaths(storeRoot).interventionsFile(promptId));
+  return text === null ? [] : parseJsonLines<InterventionRecord>(text);
+}
+
+/**
+ * Steers delivered per prompt in one run, rebuilt from every `interventions/*.jsonl` (a resumed run continues its
+ * counts from here). Synchronous: the plane calls it while opening.
+ */
+export function steerCountsForRun(storeRoot: string, runId: string): Map<string, number> {
+  const dir = storePaths(storeRoot).interventions;
+  const counts = new Map<string, number>();
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(dir)];
+  } catch {
+    return counts;
+  }
+  for (const entry of entries) {
+    if (!entry.isFile || !entry.name.endsWith(".jsonl")) continue;
+    let text: string;
+    try {
+      text = Deno.readTextFileSync(`${dir}/${entry.name}`);
+    } catch {
+      continue;
+    }
+    for (const r of parseJsonLines(text)) {
+      if (r.run_id !== runId || typeof r.prompt !== "string") continue;
+      counts.set(r.prompt, (counts.get(r.prompt) ?? 0) + 1);
+    }
+  }
+  return counts;
+}

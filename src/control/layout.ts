@@ -1,0 +1,80 @@
+/**
+ * Creating a store root and its control directory (control-plane.md §2, runner.md §10.1): directories 0700,
+ * files 0600, `store.json` naming the packet, and a `.gitignore` of `*` so runtime state never shows in git.
+ */
+import { atomicWriteJsonSync, DIR_MODE, FILE_MODE, readTextOrNull } from "../util/fs.ts";
+import { storePaths } from "./store.ts";
+import { isRecord } from "./_internal.ts";
+
+/** Schema tag of `store.json`. */
+export const STORE_SCHEMA = "prompt_runner.store/v1";
+
+/** The `store.json` document. */
+export interface StoreInfo {
+  schema: typeof STORE_SCHEMA;
+  kind: "packet" | "workspace";
+  packet_dir: string;
+  workspace_id?: string;
+  manifest?: string;
+}
+
+function mkdirPrivate(path: string): void {
+  Deno.mkdirSync(path, { recursive: true, mode: DIR_MODE });
+  try {
+    // mkdir honours the umask and leaves existing directories alone; the mode is part of the contract.
+    if ((Deno.statSync(path).mode ?? 0) & 0o077) Deno.chmodSync(path, DIR_MODE);
+  } catch { /* best effort on filesystems without modes */ }
+}
+
+/**
+ * Create the store root (0700) with `.gitignore` and `store.json` (rewritten only when its content differs).
+ * Synchronous: the runner calls it while opening the plane.
+ */
+export function ensureStoreRoot(
+  storeRoot: string,
+  info: { kind: "packet" | "workspace"; packetDir: string; workspaceId?: string | null; manifest?: string | null },
+): void {
+  const p = storePaths(storeRoot);
+  mkdirPrivate(p.root);
+  try {
+    Deno.writeTextFileSync(p.gitignore, "*\n", { createNew: true, mode: FILE_MODE });
+  } catch (e) {
+    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+  }
+  const doc: StoreInfo = { schema: STORE_SCHEMA, kind: info.kind, packet_dir: info.packetDir };
+  if (info.workspaceId) doc.workspace_id = info.workspaceId;
+  if (info.manifest) doc.manifest = info.manifest;
+  let current: string | null = null;
+  try {
+    current = Deno.readTextFileSync(p.storeJson);
+  } catch { /* absent */ }
+  if (current === null || current !== JSON.stringify(doc, null, 2) + "\n") atomicWriteJsonSync(p.storeJson, doc);
+}
+
+/** Create every directory of the control plane (0700). Throws when the control directory cannot be created. */
+export function ensureControlDirs(storeRoot: string): void {
+  const p = storePaths(storeRoot);
+  for (const dir of [p.control, p.controlTmp, p.requests, p.outcomes, p.rejected, p.eventsArchive, p.interventions]) {
+    mkdirPrivate(dir);
+  }
+}
+
+/** Read `store.json`; null when absent or not an object with a string `packet_dir`. */
+export async function readStoreInfo(storeRoot: string): Promise<StoreInfo | null> {
+  const text = await readTextOrNull(storePaths(storeRoot).storeJson);
+  if (text === null) return null;
+  try {
+    const v: unknown = JSON.parse(text);
+    if (!isRecord(v) || typeof v.packet_dir !== "string") return null;
+    const out: StoreInfo = {
+      schema: STORE_SCHEMA,
+      kind: v.kind === "workspace" ? "workspace" : "packet",
+      packet_dir: v.packet_dir,
+    };
+    if (typeof v.workspace_id === "string") out.workspace_id = v.workspace_id;
+    if (typeof v.manifest === "string") out.manifest = v.manifest;
+    return out;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * The run lease (runner.md §10.6): an exclusive non-blocking lock on `run.lock` held for the whole run, plus an
+ * atomically written `run.pid` naming the holder, so readers can tell a live run from an abandoned one.
+ */
+import { LeaseHeldError } from "../errors.ts";
+import { atomicWriteJson, DIR_MODE, FILE_MODE, readTextOrNull } from "../util/fs.ts";
+import { nowIso } from "../util/time.ts";
+import { storePaths } from "./store.ts";
+import { isRecord, localHostname } from "./_internal.ts";
+
+/** A process group the runner started (a provider), with its start time in clock ticks. */
+export interface ProcessIdentity {
+  pid: number;
+  pgid: number;
+  start_ticks: number;
+}
+
+/** A held lease. */
+export interface Lease {
+  readonly storeRoot: string;
+  /** Record the live provider group (null when none); rewrites `run.pid` atomically. */
+  setProvider(p: ProcessIdentity | null): Promise<void>;
+  /** Record the run id once known (or changed by a resume decision). */
+  setRunId(id: string): Promise<void>;
+  /** Delete `run.pid` if it still names this process, then unlock. Idempotent. */
+  release(): Promise<void>;
+}
+
+/** What a reader learns from the lease. */
+export interface LeaseState {
+  state: "up" | "down" | "unknown";
+  pid: number | null;
+  hostname: string | null;
+  info: Record<string, unknown> | null;
+}
+
+const RETRY_MS = 250;
+
+function hhmmss(iso: unknown): string {
+  return typeof iso === "string" && iso.length >= 19 ? `${iso.slice(11, 19)}Z` : "an unknown time";
+}
+
+/** The exact message of a held lease (runner.md §10.6). */
+export function leaseHeldMessage(label: string, info: Record<string, unknown> | null): string {
+  const pid = info && typeof info.pid === "number" ? info.pid : "?";
+  const host = info && typeof info.hostname === "string" ? info.hostname : "an unknown host";
+  const run = info && typeof info.run_id === "string" ? info.run_id : "unknown";
+  return `${label} is already being run by pid ${pid} on ${host} (run ${run}, since ${hhmmss(info?.started_at)})`;
+}
+
+async function readPidFile(path: string): Promise<Record<string, unknown> | null> {
+  const text = await readTextOrNull(path);
+  if (text === null) return null;
+  try {
+    const v: unknown = JSON.parse(text);
+    return isRecord(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Start time (clock ticks since boot) of a process from `/proc/<pid>/stat`, or null when it is gone. */
+export function processStartTicks(pid: number): number | null {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[19]);
+    return Number.isFinite(ticks) ? ticks : null;
+  } catch {
+    return null;
+  }
+}
+
+async function reapOrphan(provider: unknown): Promise<void> {
+  if (!isRecord(provider)) return;
+  const { pid, pgid, start_ticks } = provider;
+  if (typeof pid !== "number" || typeof pgid !== "number" || typeof start_ticks !== "number") return;
+  if (processStartTicks(pid) !== start_ticks) return;
+  const kill = (sig: Deno.Signal) => {
+    try {
+      Deno.kill(-pgid, sig);
+    } catch { /* already gone */ }
+  };
+  kill("SIGTERM");
+  for (let waited = 0; waited < 3000; waited += 100) {
+    await new Promise((r) => setTimeout(r, 100));
+    if (processStartTicks(pid) !== start_ticks) return;
+  }
+  kill("SIGKILL");
+}
+
+/**
+ * Take the store root's lease: lock `run.lock` (retrying up to 250 ms), reap a stale provider group left by a dead
+ * holder, and write `run.pid`. Throws {@link LeaseHeldError} (`lease_held`, exit 5) when another runner holds it.
+ */
+export async function acquireLease(
+  storeRoot: string,
+  info: { runId: string; packetDir: string; argv: string[]; label?: string },
+): Promise<Lease> {
+  const p = storePaths(storeRoot);
+  await Deno.mkdir(p.root, { recursive: true, mode: DIR_MODE });
+  const file = await Deno.open(p.runLock, { read: true, write: true, create: true, mode: FILE_MODE });
+  const deadline = Date.now() + RETRY_MS;
+  let locked = await file.tryLock(true);
+  while (!locked && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 25));
+    locked = await file.tryLock(true);
+  }
+  if (!locked) {
+    file.close();
+    const holder = await readPidFile(p.runPid);
+    const label = info.label ?? (info.packetDir.split("/").filter(Boolean).pop() ?? info.packetDir);
+    throw new LeaseHeldError("lease_held", leaseHeldMessage(label, holder), {
+      details: { pid: holder?.pid ?? null, hostname: holder?.hostname ?? null, run_id: holder?.run_id ?? null },
+    });
+  }
+  const stale = await readPidFile(p.runPid);
+  if (stale && stale.hostname === localHostname()) await reapOrphan(stale.provider);
+  const doc: Record<string, unknown> = {
+    pid: Deno.pid,
+    hostname: localHostname(),
+    started_at: nowIso(),
+    run_id: info.runId,
+    packet_dir: info.packetDir,
+    argv: info.argv,
+    provider: null,
+  };
+  const write = () => atomicWriteJson(p.runPid, doc);
+  try {
+    await write();
+  } catch (e) {
+    file.close();
+    throw e;
+  }
+  let released = false;
+  return {
+    storeRoot: p.root,
+    async setProvider(provider) {
+      if (released) return;
+      doc.provider = provider;
+      await write();
+    },
+    async setRunId(id) {
+      if (released) return;
+      doc.run_id = id;
+      await write();
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      const current = await readPidFile(p.runPid);
+      if (current && current.pid === Deno.pid && current.hostname === doc.hostname) {
+        await Deno.remove(p.runPid).catch(() => {});
+      }
+      try {
+        await file.unlock();
+      } catch { /* closing drops the lock anyway */ }
+      file.close();
+    },
+  };
+}
+
+/**
+ * Liveness for readers: no `run.pid` → down; another host → unknown; lock acquirable (released at once) → down;
+ * busy → up. Never creates files.
+ */
+export async function readLease(storeRoot: string): Promise<LeaseState> {
+  const p = storePaths(storeRoot);
+  const info = await readPidFile(p.runPid);
+  if (!info) return { state: "down", pid: null, hostname: null, info: null };
+  const pid = typeof info.pid === "number" ? info.pid : null;
+  const hostname = typeof info.hostname === "string" ? info.hostname : null;
+  const local = localHostname();
+  if (hostname !== null && local !== null && hostname !== local) return { state: "unknown", pid, hostname, info };
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(p.runLock, { read: true });
+  } catch {
+    return { state: "down", pid, hostname, info };
+  }
+  try {
+    const got = await file.tryLock(true);
+    if (got) await file.unlock();
+    return { state: got ? "down" : "up", pid, hostname, info };
+  } catch {
+    return { state: "unknown", pid, hostname, info };
+  } finally {
+    file.close();
+  }
+}

@@ -1,0 +1,357 @@
+/**
+ * The Control API (control-plane.md §12): the one typed surface through which the CLI's `control` commands, the
+ * dashboard and scripts read a run's state, follow its events, change its view, steer it and amend contracts.
+ * No function writes to stdout, reads a terminal, or talks to the runner process: reads open files, writes drop
+ * request files that the runner consumes at its next boundary.
+ *
+ * @module
+ */
+import { DEFAULT_VIEW, type View } from "../events/types.ts";
+import { readTextOrNull } from "../util/fs.ts";
+import { nowIso } from "../util/time.ts";
+import { storePaths, storeRootForPacket } from "./store.ts";
+import { ControlError } from "./errors.ts";
+import { readLease } from "./lease.ts";
+import { readLogEntries } from "./log.ts";
+import type { LogEntry, Receipt } from "./log.ts";
+import { readSnapshotTotal, type SnapshotRead } from "./snapshot.ts";
+import { validateView } from "./view.ts";
+import { MAX_STEER_BYTES } from "./steer.ts";
+import { REQUEST_SCHEMA, writeRequest } from "./request.ts";
+import { type Cursor, followLines, followRun, type StreamItem } from "./follow.ts";
+import { normalizeEntry } from "./log.ts";
+import { defaultAuthor, isRecord, utf8Length } from "./_internal.ts";
+
+export { ControlError } from "./errors.ts";
+export type { LogEntry, Receipt } from "./log.ts";
+export type { Cursor, StreamItem } from "./follow.ts";
+export { amend, contract, relax } from "./amend.ts";
+export type { AmendOptions, ContractView, RelaxOptions, Target } from "./amend.ts";
+export { statusRollup, watchStatus } from "./rollup.ts";
+export type { RollupState, StatusRollup } from "./rollup.ts";
+
+/** A store root named by its form (§2.1), or a plain packet directory path. */
+export type StoreRoot = { kind: "packet"; packetDir: string } | { kind: "state"; stateRoot: string };
+
+/** The address of a run: `{storeRoot, runId}` (§2.2). `storeRoot` is canonical. */
+export interface RunRef {
+  storeRoot: string;
+  runId: string;
+}
+
+/** A snapshot as reported by the API: total (§4.3), with the lease and the derived `abandoned` status. */
+export interface Snapshot extends SnapshotRead {
+  lease: { state: "up" | "down" | "unknown"; pid: number | null; hostname: string | null };
+}
+
+/** What `setView` and `steer` return: the request was accepted for delivery, not yet applied. */
+export interface RequestHandle {
+  request: string;
+  runId: string;
+}
+
+function canonical(path: string): string {
+  const abs = path.startsWith("/") ? path : `${Deno.cwd()}/${path}`;
+  const parts = abs.split("/").filter((s) => s !== "" && s !== ".");
+  const stack: string[] = [];
+  for (const s of parts) s === ".." ? stack.pop() : stack.push(s);
+  // Resolve symlinks of the longest existing prefix; keep the rest as written.
+  for (let i = stack.length; i >= 0; i--) {
+    const head = "/" + stack.slice(0, i).join("/");
+    try {
+      const real = Deno.realPathSync(head);
+      const tail = stack.slice(i).join("/");
+      return tail ? `${real === "/" ? "" : real}/${tail}` : real;
+    } catch { /* try a shorter prefix */ }
+  }
+  return "/" + stack.join("/");
+}
+
+/**
+ * The canonical store root directory for a packet path or a {@link StoreRoot}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveStoreRoot } from "./mod.ts";
+ * const root = resolveStoreRoot({ kind: "state", stateRoot: "/nonexistent/state/demo" });
+ * assert.ok(root === "/nonexistent/state/demo");
+ * ```
+ */
+export function resolveStoreRoot(root: string | StoreRoot): string {
+  if (typeof root === "string") return storeRootForPacket(canonical(root));
+  return root.kind === "packet" ? storeRootForPacket(canonical(root.packetDir)) : canonical(root.stateRoot);
+}
+
+type RawSnapshot = { kind: "none" } | { kind: "invalid"; message: string } | { kind: "ok"; value: SnapshotRead };
+
+async function readRawSnapshot(storeRoot: string): Promise<RawSnapshot> {
+  const text = await readTextOrNull(storePaths(storeRoot).snapshot);
+  if (text === null) return { kind: "none" };
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    return { kind: "invalid", message: e instanceof Error ? e.message : String(e) };
+  }
+  if (!isRecord(v)) return { kind: "invalid", message: "not a JSON object" };
+  const read = readSnapshotTotal(v);
+  return read ? { kind: "ok", value: read } : { kind: "none" };
+}
+
+function noRun(storeRoot: string): ControlError {
+  return new ControlError("no_run", `no run has started in ${storeRoot}`, {
+    hints: ["start one with: prompt_runner run"],
+  });
+}
+
+/**
+ * The newest run of a store root, running or finished (the run named by `control/snapshot.json`).
+ * Throws `no_run` for a packet that never ran.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ControlError, currentRun } from "./mod.ts";
+ * const dir = await Deno.makeTempDir();
+ * await assert.rejects(currentRun(dir), (e) => e instanceof ControlError && e.code === "no_run");
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function currentRun(root: string | StoreRoot): Promise<RunRef> {
+  const storeRoot = resolveStoreRoot(root);
+  const raw = await readRawSnapshot(storeRoot);
+  if (raw.kind === "invalid") {
+    throw new ControlError("invalid_snapshot", `${storePaths(storeRoot).snapshot} is not valid: ${raw.message}`);
+  }
+  if (raw.kind === "none") throw noRun(storeRoot);
+  return { storeRoot, runId: raw.value.run_id };
+}
+
+/**
+ * The live snapshot of a run (§4): total reading, the lease, and `abandoned` when the snapshot says `running` but
+ * no runner holds the lease. Errors: `no_run`, `stale_run` (details `current`), `invalid_snapshot`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { snapshot } from "./mod.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.mkdir(`${dir}/control`);
+ * await Deno.writeTextFile(`${dir}/control/snapshot.json`, JSON.stringify({ run_id: "20261130T120501Z-7QK2MD", status: "running" }));
+ * const snap = await snapshot({ storeRoot: dir, runId: "20261130T120501Z-7QK2MD" });
+ * assert.ok(snap.status === "abandoned" && snap.lease.state === "down"); // no runner holds the lease
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function snapshot(ref: RunRef): Promise<Snapshot> {
+  const raw = await readRawSnapshot(ref.storeRoot);
+  if (raw.kind === "invalid") {
+    throw new ControlError("invalid_snapshot", `${storePaths(ref.storeRoot).snapshot} is not valid: ${raw.message}`);
+  }
+  if (raw.kind === "none") throw noRun(ref.storeRoot);
+  if (raw.value.run_id !== ref.runId) {
+    throw new ControlError("stale_run", `run ${ref.runId} is not the current run (current: ${raw.value.run_id})`, {
+      details: { current: raw.value.run_id },
+    });
+  }
+  const lease = await readLease(ref.storeRoot);
+  const status = raw.value.status === "running" && lease.state === "down" ? "abandoned" : raw.value.status;
+  return { ...raw.value, status, lease: { state: lease.state, pid: lease.pid, hostname: lease.hostname } };
+}
+
+/**
+ * The audit log, oldest first, refusals included: entries of this run plus run-less ones, or every run with
+ * `allRuns`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { log } from "./mod.ts";
+ * const dir = await Deno.makeTempDir();
+ * const entries = await log({ storeRoot: dir, runId: "20261130T120501Z-7QK2MD" });
+ * assert.ok(entries.length === 0);
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function log(ref: RunRef, opts: { allRuns?: boolean } = {}): Promise<LogEntry[]> {
+  const entries = await readLogEntries(ref.storeRoot);
+  return opts.allRuns ? entries : entries.filter((e) => e.run_id === ref.runId || e.run_id === null);
+}
+
+/**
+ * Follow a run's events (§11): replays from the cursor, then follows, and ends with one `run_finished` item (real,
+ * or synthetic with status `abandoned` when the runner died). Breaking out of the loop or aborting `signal`
+ * unsubscribes. `follow: false` delivers what exists and ends.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { subscribe } from "./mod.ts";
+ * const dir = await Deno.makeTempDir();
+ * const follow = async () => {
+ *   for await (const _ of subscribe({ storeRoot: dir, runId: "20261130T120501Z-7QK2MD" })) break;
+ * };
+ * await assert.rejects(follow(), (e) => (e as { code?: string }).code === "no_run");
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export function subscribe(
+  ref: RunRef,
+  opts: { from?: Cursor; signal?: AbortSignal; pollMs?: number; follow?: boolean } = {},
+): AsyncIterable<StreamItem> {
+  return followRun(ref.storeRoot, ref.runId, opts);
+}
+
+/**
+ * Follow the audit log (`control log --follow`): yields the entries already written (of this run plus run-less
+ * ones, or all with `allRuns`), then new ones, and ends when the run is no longer running — finished, abandoned
+ * (lease down) or replaced by a newer run — after draining what was written.
+ *
+ * @example
+ * ```ts ignore
+ * import { currentRun, followLog } from "./mod.ts";
+ * for await (const entry of followLog(await currentRun("examples/demo"))) console.log(entry.outcome);
+ * ```
+ */
+export async function* followLog(
+  ref: RunRef,
+  opts: { allRuns?: boolean; signal?: AbortSignal; pollMs?: number } = {},
+): AsyncGenerator<LogEntry> {
+  const p = storePaths(ref.storeRoot);
+  const until = async (): Promise<boolean> => {
+    const raw = await readRawSnapshot(ref.storeRoot);
+    if (raw.kind !== "ok" || raw.value.run_id !== ref.runId || raw.value.status !== "running") return true;
+    return (await readLease(ref.storeRoot)).state === "down";
+  };
+  const lines = followLines(p.log, p.control, {
+    fromStart: true,
+    until,
+    ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  for await (const line of lines) {
+    if (typeof line.key !== "string" || typeof line.command !== "string" || typeof line.outcome !== "string") continue;
+    const entry = normalizeEntry(line);
+    if (opts.allRuns || entry.run_id === ref.runId || entry.run_id === null) yield entry;
+  }
+}
+
+async function requireRunning(ref: RunRef): Promise<void> {
+  const snap = await snapshot(ref);
+  if (snap.status !== "running") {
+    throw new ControlError("run_not_running", `run ${ref.runId} is ${snap.status}; nothing will answer a request`, {
+      details: { status: snap.status },
+    });
+  }
+}
+
+async function dropRequest(
+  ref: RunRef,
+  command: "set_view" | "steer",
+  params: Record<string, unknown>,
+  author: string | undefined,
+): Promise<RequestHandle> {
+  try {
+    const request = await writeRequest(ref.storeRoot, {
+      schema: REQUEST_SCHEMA,
+      command,
+      params,
+      run_id: ref.runId,
+      author: author?.trim() || defaultAuthor(),
+      issued_at: nowIso(),
+    });
+    return { request, runId: ref.runId };
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) throw noRun(ref.storeRoot);
+    throw e;
+  }
+}
+
+/**
+ * Ask the live run to change its view (§7). Validated here first — nothing is written on error
+ * (`unknown_view_key`, `invalid_view_value`, `empty_view`); refuses a run that is not running
+ * (`run_not_running`). Returns once the request file exists; the runner applies it at its next boundary.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { setView } from "./mod.ts";
+ * await assert.rejects(
+ *   setView({ storeRoot: "/nonexistent", runId: "x" }, { tool_output: "everything" }),
+ *   (e) => (e as { code?: string }).code === "invalid_view_value", // nothing was written
+ * );
+ * ```
+ */
+export async function setView(
+  ref: RunRef,
+  view: Partial<Record<keyof View, string>>,
+  opts: { author?: string } = {},
+): Promise<RequestHandle> {
+  const v = validateView(view);
+  if (!v.ok) {
+    const details: Record<string, unknown> = v.code === "empty_view" ? {} : { key: v.key };
+    if (v.code === "invalid_view_value") details.value = v.value;
+    throw new ControlError(v.code, v.reason, { details });
+  }
+  await requireRunning(ref);
+  return await dropRequest(ref, "set_view", { ...v.changed }, opts.author);
+}
+
+/**
+ * Send guidance to the live agent (§8). The text is trimmed; `empty_steer` and `steer_too_long` (over 8192 UTF-8
+ * bytes) are refused with nothing written, as is a run that is not running (`run_not_running`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { steer } from "./mod.ts";
+ * await assert.rejects(
+ *   steer({ storeRoot: "/nonexistent", runId: "x" }, "   "),
+ *   (e) => (e as { code?: string }).code === "empty_steer",
+ * );
+ * ```
+ */
+export async function steer(ref: RunRef, text: string, opts: { author?: string } = {}): Promise<RequestHandle> {
+  const trimmed = text.trim();
+  if (trimmed === "") throw new ControlError("empty_steer", "steer text is empty");
+  if (utf8Length(trimmed) > MAX_STEER_BYTES) {
+    throw new ControlError("steer_too_long", `steer text exceeds ${MAX_STEER_BYTES} bytes`);
+  }
+  await requireRunning(ref);
+  return await dropRequest(ref, "steer", { text: trimmed }, opts.author);
+}
+
+/**
+ * The outcome of a request: its receipt and the final log entry for it, or null while it is pending (a steer is
+ * final once `applied` or `rejected` is logged).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { outcome } from "./mod.ts";
+ * const dir = await Deno.makeTempDir();
+ * assert.ok(await outcome({ storeRoot: dir, runId: "r" }, "nothing.json") === null);
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function outcome(
+  ref: RunRef,
+  request: string,
+): Promise<{ receipt: Receipt; entry: LogEntry } | null> {
+  const text = await readTextOrNull(`${storePaths(ref.storeRoot).outcomes}/${request}`);
+  if (text === null) return null;
+  let receipt: Receipt;
+  try {
+    receipt = JSON.parse(text) as Receipt;
+  } catch {
+    return null;
+  }
+  const entries = (await readLogEntries(ref.storeRoot)).filter((e) => e.request === request);
+  const final = entries.filter((e) => e.outcome === "applied" || e.outcome === "rejected").pop();
+  if (!final) return null;
+  return { receipt, entry: final };
+}
+
+/** The default view, for callers that render one. */
+export const defaultView: Readonly<View> = DEFAULT_VIEW;

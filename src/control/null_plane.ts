@@ -1,0 +1,42 @@
+/** The plane of a run without a store root (control-plane.md §1): it writes no control directory at all. */
+import type { Envelope } from "../events/types.ts";
+import { isProviderEventType, type View } from "../events/types.ts";
+import { nowIso } from "../util/time.ts";
+import type { PlaneHooks, RunnerPlane } from "./plane_types.ts";
+
+/** A plane for runs without a store root: stamps envelopes and tracks the view, but writes nothing at all. */
+export function nullPlane(runId: string, view: View, hooks: PlaneHooks): RunnerPlane {
+  let seq = 0;
+  let live: View = { ...view };
+  void hooks;
+  return {
+    runId,
+    get view() {
+      return { ...live };
+    },
+    record(event, ctx) {
+      return {
+        seq: ++seq,
+        at: nowIso(),
+        run_id: runId,
+        origin: isProviderEventType(event.type) ? "provider" : "runner",
+        type: event.type,
+        ...ctx,
+        timestamp: "timestamp" in event && typeof event.timestamp === "string" ? event.timestamp : null,
+        ...(event.hidden ? { hidden: true as const } : {}),
+        data: event.data,
+      } as Envelope;
+    },
+    transition() {},
+    boundary() {},
+    wake: () => new Promise<void>(() => {}),
+    steersDelivered() {},
+    steerRejected() {},
+    guardrail() {},
+    sync: () => Promise.resolve(),
+    close: () => {
+      live = { ...live };
+      return Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,520 @@
+/**
+ * The runner side of the control plane (control-plane.md §4–§8): records events into `events.jsonl` and the
+ * snapshot, and consumes request files at boundaries with the §6.3 algorithm and §6.4 idempotency order. A run
+ * without a store root uses {@link nullPlane}, which writes nothing at all.
+ */
+import type { Envelope, ProviderEvent, RunnerEvent, View } from "../events/types.ts";
+import { isProviderEventType } from "../events/types.ts";
+import { encodeEnvelope } from "../events/json.ts";
+import { appendLineSync, atomicWriteJsonSync } from "../util/fs.ts";
+import { nowIso } from "../util/time.ts";
+import type {
+  AcceptedSteer,
+  EventContext,
+  PlaneHooks,
+  RunnerPlane,
+  SnapshotPatch,
+  SteerDelivery,
+} from "./plane_types.ts";
+import { storePaths } from "./store.ts";
+import { ensureControlDirs, ensureStoreRoot } from "./layout.ts";
+import { EventAppender, firstRunId, lastCompleteSeq, rotateEvents } from "./event_log.ts";
+import { AuditWriter } from "./audit.ts";
+import type { LogEntry } from "./log.ts";
+import { type Decision, RequestInbox } from "./inbox.ts";
+import { validateView } from "./view.ts";
+import { steerAcceptance, steerFirstLine } from "./steer.ts";
+import { initialSnapshot, type SnapshotDoc } from "./snapshot.ts";
+import { steerCountsForRun } from "./interventions.ts";
+import type { InterventionRecord } from "./interventions.ts";
+import { elapsedSince, errorMessage, isRecord, localHostname } from "./_internal.ts";
+import { PlaneWaker } from "./waker.ts";
+import { RunFailedError } from "../errors.ts";
+
+/** Options of {@link openPlane}. */
+export interface OpenPlaneOptions {
+  storeRoot: string;
+  runId: string;
+  resumed: boolean;
+  packet: { name: string; dir: string };
+  workspace: string | null;
+  view: View;
+  selectedCount: number;
+  maxSteers: number;
+  hooks: PlaneHooks;
+  /** Selected prompt ids for the `run_opened` event. */
+  selection?: string[];
+  /** Poll fallback interval (default 1000 ms). */
+  pollMs?: number;
+  /** Watcher debounce (default 5 ms). */
+  debounceMs?: number;
+  /** Use `Deno.watchFs` (default true). */
+  watch?: boolean;
+}
+
+const SNAPSHOT_COALESCE_MS = 50;
+const RECEIPT_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
+
+/** Remove receipts last modified before `cutoffMs` (control-plane.md §2.3, receipts older than 7 days). */
+export function pruneReceipts(dir: string, cutoffMs: number): number {
+  let removed = 0;
+  try {
+    for (const e of Deno.readDirSync(dir)) {
+      if (!e.isFile) continue;
+      try {
+        const m = Deno.lstatSync(`${dir}/${e.name}`).mtime?.getTime();
+        if (m !== undefined && m < cutoffMs) {
+          Deno.removeSync(`${dir}/${e.name}`);
+          removed++;
+        }
+      } catch { /* raced with another remover */ }
+    }
+  } catch { /* no outcomes yet */ }
+  return removed;
+}
+
+class FilePlane implements RunnerPlane {
+  readonly runId: string;
+  #view: View;
+  readonly #opts: OpenPlaneOptions;
+  readonly #paths;
+  readonly #hooks: PlaneHooks;
+  readonly #audit: AuditWriter;
+  #events!: EventAppender;
+  readonly #waker: PlaneWaker;
+  #seq = 0;
+  #snap!: SnapshotDoc;
+  #snapTimer: ReturnType<typeof setTimeout> | null = null;
+  #snapDirty = false;
+  #closed = false;
+  #closing = false;
+  #ctx: EventContext = { prompt_id: null, attempt: null, stream: null, provider: null, session_id: null };
+  #tokens = { closedIn: 0, closedOut: 0, curIn: 0, curOut: 0 };
+  readonly #delivered: Map<string, number>;
+  readonly #pending = new Map<string, AcceptedSteer>();
+  readonly #inbox: RequestInbox;
+  #lastScan = 0;
+  #snapshotError = false;
+
+  constructor(opts: OpenPlaneOptions) {
+    this.runId = opts.runId;
+    this.#view = { ...opts.view };
+    this.#opts = opts;
+    this.#paths = storePaths(opts.storeRoot);
+    this.#hooks = opts.hooks;
+    this.#audit = new AuditWriter(opts.storeRoot);
+    this.#delivered = new Map();
+    this.#inbox = new RequestInbox({
+      paths: this.#paths,
+      runId: opts.runId,
+      audit: this.#audit,
+      entry: (e) => this.#entry(e),
+      closing: () => this.#closing,
+      dispatch: (name, command, params, author) =>
+        command === "set_view" ? this.#decideView(name, params, author) : this.#decideSteer(name, params, author),
+    });
+    this.#waker = new PlaneWaker(this.#paths.requests, {
+      pollMs: opts.pollMs ?? 1000,
+      debounceMs: opts.debounceMs ?? 5,
+      watch: opts.watch ?? true,
+    });
+  }
+
+  get view(): View {
+    return { ...this.#view };
+  }
+
+  /** §6.5 open: dirs, rotation, seq, log index, reconciliation, snapshot, run_opened, watcher. */
+  open(): void {
+    const o = this.#opts;
+    ensureStoreRoot(o.storeRoot, {
+      kind: o.workspace ? "workspace" : "packet",
+      packetDir: o.packet.dir,
+      workspaceId: o.workspace,
+    });
+    try {
+      ensureControlDirs(o.storeRoot);
+    } catch (e) {
+      throw new RunFailedError("control_dir_failed", `cannot create the control directory ${this.#paths.control}`, {
+        cause: e,
+        hints: [errorMessage(e)],
+      });
+    }
+    let previous: Record<string, unknown> | null = null;
+    try {
+      const v: unknown = JSON.parse(Deno.readTextFileSync(this.#paths.snapshot));
+      if (isRecord(v)) previous = v;
+    } catch { /* no snapshot */ }
+    const oldId = typeof previous?.run_id === "string" ? previous.run_id : firstRunId(this.#paths.events);
+    let eventsExist = true;
+    try {
+      eventsExist = Deno.statSync(this.#paths.events).size > 0;
+    } catch {
+      eventsExist = false;
+    }
+    if (eventsExist && oldId !== this.runId) rotateEvents(o.storeRoot, oldId ?? "unknown");
+    const last = lastCompleteSeq(this.#paths.events);
+    this.#seq = last.seq;
+    this.#events = new EventAppender(this.#paths.events, last.torn);
+    const entries = this.#audit.open();
+    this.#inbox.index(entries);
+    pruneReceipts(this.#paths.outcomes, Date.now() - RECEIPT_MAX_AGE_MS);
+    for (const [k, v] of steerCountsForRun(o.storeRoot, this.runId)) this.#delivered.set(k, v);
+    this.#reconcile(entries);
+    const now = nowIso();
+    const sameRun = previous?.run_id === this.runId;
+    this.#snap = initialSnapshot({
+      runId: this.runId,
+      packet: o.packet,
+      storeRoot: this.#paths.root,
+      workspace: o.workspace,
+      selectedCount: o.selectedCount,
+      maxSteers: o.maxSteers,
+      view: this.#view,
+      startedAt: sameRun && typeof previous?.run_started_at === "string" ? previous.run_started_at : now,
+      lastSeq: this.#seq,
+      eventCount: sameRun ? this.#seq : 0,
+      hostname: localHostname(),
+    });
+    this.#writeSnapshot();
+    this.record(
+      {
+        type: "run_opened",
+        data: { packet: o.packet.name, selection: o.selection ?? [], resumed: o.resumed, view: { ...this.#view } },
+      },
+      this.#ctx,
+    );
+    this.#events.flush();
+    this.#waker.start();
+  }
+
+  /** Steers left `accepted` by a dead runner of this run id each get a final `rejected` entry. */
+  #reconcile(entries: Record<string, unknown>[]): void {
+    const open = new Map<string, Record<string, unknown>>();
+    for (const e of entries) {
+      if (e.run_id !== this.runId || e.command !== "steer" || typeof e.request !== "string") continue;
+      if (e.outcome === "accepted") open.set(e.request, e);
+      else if (e.outcome === "applied" || e.outcome === "rejected") open.delete(e.request);
+    }
+    for (const [request, e] of open) {
+      this.#audit.append(this.#entry({
+        key: `${request}:rejected`,
+        request,
+        command: "steer",
+        params: isRecord(e.params) ? e.params : {},
+        author: typeof e.author === "string" ? e.author : "unknown",
+        outcome: "rejected",
+        reason: "runner stopped before the steer was delivered",
+        prompt_id: typeof e.prompt_id === "string" ? e.prompt_id : null,
+        attempt: typeof e.attempt === "number" ? e.attempt : null,
+      }));
+    }
+  }
+
+  #entry(e: Omit<LogEntry, "at" | "run_id" | "prompt_id" | "attempt"> & Partial<LogEntry>): LogEntry {
+    return {
+      at: nowIso(),
+      key: e.key,
+      request: e.request,
+      run_id: this.runId,
+      command: e.command,
+      params: e.params,
+      author: e.author,
+      outcome: e.outcome,
+      reason: e.reason,
+      prompt_id: e.prompt_id !== undefined ? e.prompt_id : this.#snap?.prompt_id ?? null,
+      attempt: e.attempt !== undefined ? e.attempt : this.#snap?.attempt ?? null,
+    };
+  }
+
+  record(event: ProviderEvent | RunnerEvent, ctx: EventContext): Envelope {
+    this.#ctx = ctx;
+    const envelope = {
+      seq: ++this.#seq,
+      at: nowIso(),
+      run_id: this.runId,
+      origin: isProviderEventType(event.type) ? "provider" : "runner",
+      type: event.type,
+      prompt_id: ctx.prompt_id,
+      attempt: ctx.attempt,
+      stream: ctx.stream,
+      provider: ctx.provider,
+      session_id: ctx.session_id,
+      timestamp: "timestamp" in event && typeof event.timestamp === "string" ? event.timestamp : null,
+      ...(event.hidden ? { hidden: true as const } : {}),
+      data: event.data,
+    } as Envelope;
+    if (this.#closed) return envelope;
+    this.#events.push(encodeEnvelope(envelope));
+    this.#fold(envelope);
+    this.#scheduleSnapshot();
+    return envelope;
+  }
+
+  #fold(e: Envelope): void {
+    const s = this.#snap;
+    s.event_count += 1;
+    s.last_seq = e.seq;
+    if (e.session_id) s.session_id = e.session_id;
+    const t = this.#tokens;
+    if (e.type === "tool_call_started") s.tool_count += 1;
+    else if (e.type === "run_started") {
+      t.closedIn += t.curIn;
+      t.closedOut += t.curOut;
+      t.curIn = 0;
+      t.curOut = 0;
+    } else if (e.type === "token_usage_updated") {
+      t.curIn = Number(e.data.input_tokens) || 0;
+      t.curOut = Number(e.data.output_tokens) || 0;
+    }
+    s.input_tokens = t.closedIn + t.curIn;
+    s.output_tokens = t.closedOut + t.curOut;
+  }
+
+  transition(patch: SnapshotPatch): void {
+    if (this.#closed) return;
+    const s = this.#snap;
+    const promptChanged = patch.prompt_id !== undefined && patch.prompt_id !== s.prompt_id;
+    const attemptChanged = promptChanged || (patch.attempt !== undefined && patch.attempt !== s.attempt) ||
+      (patch.attempt_started_at !== undefined && patch.attempt_started_at !== s.attempt_started_at);
+    if (attemptChanged) {
+      this.#tokens = { closedIn: 0, closedOut: 0, curIn: 0, curOut: 0 };
+      s.tool_count = 0;
+      s.input_tokens = 0;
+      s.output_tokens = 0;
+    }
+    if (promptChanged) {
+      s.steer_count = this.#delivered.get(patch.prompt_id ?? "") ?? 0;
+      s.steers_pending = 0;
+      s.last_verification = null;
+    }
+    for (const [k, v] of Object.entries(patch)) {
+      if (v !== undefined) (s as unknown as Record<string, unknown>)[k] = v;
+    }
+    this.#writeSnapshot();
+  }
+
+  #scheduleSnapshot(): void {
+    this.#snapDirty = true;
+    if (this.#snapTimer !== null) return;
+    this.#snapTimer = setTimeout(() => {
+      this.#snapTimer = null;
+      if (this.#snapDirty && !this.#closed) this.#writeSnapshot();
+    }, SNAPSHOT_COALESCE_MS);
+  }
+
+  #writeSnapshot(opts: { fsync?: boolean } = {}): void {
+    const s = this.#snap;
+    const now = Date.now();
+    s.updated_at = new Date(now).toISOString();
+    s.elapsed_ms = elapsedSince(s.run_started_at, now);
+    s.prompt_elapsed_ms = elapsedSince(s.prompt_started_at, now);
+    s.attempt_elapsed_ms = elapsedSince(s.attempt_started_at, now);
+    s.view = { ...this.#view };
+    this.#snapDirty = false;
+    try {
+      atomicWriteJsonSync(this.#paths.snapshot, s, opts);
+    } catch (e) {
+      if (!this.#snapshotError) this.#hooks.notice(`control snapshot not written: ${errorMessage(e)}`, "warning");
+      this.#snapshotError = true;
+    }
+  }
+
+  wake(): Promise<void> {
+    return this.#closed ? Promise.resolve() : this.#waker.wait();
+  }
+
+  boundary(): void {
+    if (this.#closed) return;
+    this.#events.flush();
+    const now = Date.now();
+    if (!this.#waker.takeDirty() && now - this.#lastScan < this.#waker.pollMs) return;
+    this.#lastScan = now;
+    this.#inbox.scan();
+  }
+
+  #decideView(name: string, params: Record<string, unknown>, author: string): Decision {
+    const v = validateView(params);
+    if (!v.ok) return { command: "set_view", params, author, outcome: "rejected", reason: v.reason };
+    return {
+      command: "set_view",
+      params,
+      author,
+      outcome: "applied",
+      reason: null,
+      apply: () => {
+        this.#view = { ...this.#view, ...v.changed };
+        this.#hooks.applyView({ ...this.#view }, { ...v.changed });
+        this.record({ type: "view_changed", data: { view: { ...this.#view }, author, request: name } }, this.#ctx);
+        this.#writeSnapshot();
+      },
+    };
+  }
+
+  #decideSteer(name: string, params: Record<string, unknown>, author: string): Decision {
+    const gate = this.#hooks.steerGate();
+    const own = (this.#delivered.get(this.#snap.prompt_id ?? "") ?? 0) + this.#pending.size;
+    const acc = steerAcceptance(params.text, { ...gate, used: Math.max(gate.used, own) });
+    if (!acc.ok) {
+      return {
+        command: "steer",
+        params,
+        author,
+        outcome: "rejected",
+        reason: acc.reason,
+        apply: () => this.#refused(name, author, acc.reason),
+      };
+    }
+    return {
+      command: "steer",
+      params,
+      author,
+      outcome: "accepted",
+      reason: null,
+      apply: () => {
+        const steer: AcceptedSteer = { request: name, author, text: acc.text, accepted_at: nowIso() };
+        this.#pending.set(name, steer);
+        this.#snap.steers_pending = this.#pending.size;
+        this.#hooks.steerAccepted(steer);
+        this.record({
+          type: "steer_accepted",
+          data: { request: name, author, text_chars: acc.text.length, pending: this.#pending.size },
+        }, this.#ctx);
+        this.#hooks.notice(`↳ steer accepted: ${steerFirstLine(acc.text)}`, "warning");
+        this.#writeSnapshot();
+      },
+    };
+  }
+
+  #refused(request: string, author: string, reason: string): void {
+    if (!this.#closing) this.record({ type: "steer_refused", data: { request, author, reason } }, this.#ctx);
+    this.#hooks.notice(`↳ steer refused: ${reason}`, "error");
+    this.#writeSnapshot();
+  }
+
+  steersDelivered(steers: AcceptedSteer[], info: SteerDelivery): void {
+    if (this.#closed) return;
+    for (const steer of steers) {
+      const count = (this.#delivered.get(info.prompt_id) ?? 0) + 1;
+      this.#delivered.set(info.prompt_id, count);
+      this.#pending.delete(steer.request);
+      const record: InterventionRecord = {
+        at: nowIso(),
+        run_id: this.runId,
+        prompt: info.prompt_id,
+        attempt: info.attempt,
+        author: steer.author,
+        text: steer.text,
+        lane: info.lane,
+        delivery: info.delivery,
+        interrupted: info.interrupted,
+        batch: steers.length,
+        request: steer.request,
+        accepted_at: steer.accepted_at,
+        session_id: info.session_id,
+      };
+      try {
+        appendLineSync(this.#paths.interventionsFile(info.prompt_id), JSON.stringify(record), { fsync: true });
+        this.#audit.append(this.#entry({
+          key: `${steer.request}:applied`,
+          request: steer.request,
+          command: "steer",
+          params: { text: steer.text, delivery: info.delivery },
+          author: steer.author,
+          outcome: "applied",
+          reason: null,
+          prompt_id: info.prompt_id,
+          attempt: info.attempt,
+        }));
+      } catch (e) {
+        this.#hooks.notice(`steer record not written: ${errorMessage(e)}`, "warning");
+      }
+      this.record({
+        type: "steer_delivered",
+        data: { request: steer.request, author: steer.author, delivery: info.delivery, count },
+      }, this.#ctx);
+    }
+    if (this.#snap.prompt_id === info.prompt_id) this.#snap.steer_count = this.#delivered.get(info.prompt_id) ?? 0;
+    this.#snap.steers_pending = this.#pending.size;
+    this.#writeSnapshot();
+  }
+
+  steerRejected(steer: AcceptedSteer, reason: string): void {
+    if (this.#closed) return;
+    this.#pending.delete(steer.request);
+    this.#snap.steers_pending = this.#pending.size;
+    try {
+      this.#audit.append(this.#entry({
+        key: `${steer.request}:rejected`,
+        request: steer.request,
+        command: "steer",
+        params: { text: steer.text },
+        author: steer.author,
+        outcome: "rejected",
+        reason,
+      }));
+    } catch (e) {
+      this.#hooks.notice(`steer refusal not logged: ${errorMessage(e)}`, "warning");
+    }
+    this.#refused(steer.request, steer.author, reason);
+  }
+
+  guardrail(params: { tool: string; allowed_tools: string[]; rule: string }): void {
+    if (this.#closed) return;
+    try {
+      this.#audit.append(this.#entry({
+        key: `guardrail:${this.#seq}`,
+        request: null,
+        command: "guardrail",
+        params: { ...params },
+        author: "runner",
+        outcome: "received",
+        reason: params.rule,
+      }));
+    } catch (e) {
+      this.#hooks.notice(`guardrail not logged: ${errorMessage(e)}`, "warning");
+    }
+  }
+
+  sync(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#events.sync();
+    this.#audit.sync();
+    return Promise.resolve();
+  }
+
+  async close(status: "completed" | "failed", reason: string | null): Promise<void> {
+    if (this.#closed || this.#closing) return;
+    for (const steer of [...this.#pending.values()]) this.steerRejected(steer, "run has finished");
+    this.record({ type: "run_finished", data: { status, reason } }, this.#ctx);
+    this.#closing = true;
+    if (this.#snapTimer !== null) clearTimeout(this.#snapTimer);
+    this.#snapTimer = null;
+    Object.assign(this.#snap, { status, stage: "closed", reason, session_live: false });
+    this.#events.flush();
+    this.#writeSnapshot({ fsync: true });
+    this.#inbox.scan();
+    this.#closed = true;
+    this.#events.close();
+    this.#audit.close();
+    await this.#waker.stop();
+  }
+
+  /** Test seam: the audit writer (to simulate failed receipt writes). */
+  get audit(): AuditWriter {
+    return this.#audit;
+  }
+}
+
+/**
+ * Open the control plane of a run (control-plane.md §6.5). Throws when the control directory cannot be created
+ * (the run then aborts with exit 1).
+ */
+export function openPlane(opts: OpenPlaneOptions): Promise<RunnerPlane & { readonly audit: AuditWriter }> {
+  const plane = new FilePlane(opts);
+  plane.open();
+  return Promise.resolve(plane);
+}
+
+/** A plane for runs without a store root: stamps envelopes and tracks the view, but writes nothing at all. */
+export { nullPlane } from "./null_plane.ts";

@@ -1,0 +1,87 @@
+/**
+ * Request files (control-plane.md §3.1): unique, time-ordered names and the write protocol — exclusive create in
+ * `control/.tmp/`, write, fsync, close, rename into `control/requests/` — so the runner only ever sees complete files.
+ */
+import { FILE_MODE } from "../util/fs.ts";
+import { storePaths } from "./store.ts";
+
+/** Schema tag of a request body. */
+export const REQUEST_SCHEMA = "prompt_runner.control_request/v1";
+/** Largest accepted request file. */
+export const MAX_REQUEST_BYTES = 65536;
+
+/** The body of a request file. */
+export interface RequestBody {
+  schema: typeof REQUEST_SCHEMA;
+  command: "set_view" | "steer";
+  params: Record<string, unknown>;
+  run_id: string | null;
+  author: string;
+  issued_at: string;
+}
+
+let seq = 0;
+let lastMicros = 0;
+
+/** Wall-clock microseconds since the epoch, strictly increasing within this process. */
+function nowMicros(): number {
+  // Date has millisecond resolution; the high-resolution clock fills the last three digits.
+  const micros = Math.floor((performance.timeOrigin + performance.now()) * 1000);
+  lastMicros = Math.max(micros, lastMicros + 1);
+  return lastMicros;
+}
+
+/** Format microseconds since the epoch as `YYYYMMDDTHHMMSS.ffffffZ`. */
+export function microStamp(micros: number): string {
+  const ms = Math.floor(micros / 1000);
+  const iso = new Date(ms).toISOString(); // 2026-11-30T12:07:01.123Z
+  const base = iso.slice(0, 19).replaceAll("-", "").replaceAll(":", "");
+  const frac = String(micros % 1_000_000).padStart(6, "0");
+  return `${base}.${frac}Z`;
+}
+
+/**
+ * A new request file name: `<YYYYMMDDTHHMMSS.ffffffZ>-<pid>-<seq 6 digits>-<4 hex>.json`. Byte order equals time
+ * order; pid, per-process sequence and random suffix keep concurrent writers apart.
+ */
+export function requestName(): string {
+  seq += 1;
+  const rand = crypto.getRandomValues(new Uint16Array(1))[0]!.toString(16).padStart(4, "0");
+  return `${microStamp(nowMicros())}-${Deno.pid}-${String(seq).padStart(6, "0")}-${rand}.json`;
+}
+
+/** Whether a file name has the request name shape. */
+export function isRequestName(name: string): boolean {
+  return /^\d{8}T\d{6}\.\d{6}Z-\d+-\d{6,}-[0-9a-f]{4}\.json$/.test(name);
+}
+
+/**
+ * Write a request into an existing control directory and return its file name. Throws `NotFound` when the
+ * control directory does not exist (it is never created here).
+ */
+export async function writeRequest(storeRoot: string, body: RequestBody): Promise<string> {
+  const p = storePaths(storeRoot);
+  const name = requestName();
+  const bytes = new TextEncoder().encode(JSON.stringify(body));
+  if (bytes.length > MAX_REQUEST_BYTES) throw new RangeError(`request larger than ${MAX_REQUEST_BYTES} bytes`);
+  await Deno.stat(p.requests); // NotFound when the run never opened a control directory
+  const tmp = `${p.controlTmp}/${name}`;
+  const file = await Deno.open(tmp, { write: true, createNew: true, mode: FILE_MODE });
+  try {
+    let off = 0;
+    while (off < bytes.length) off += await file.write(bytes.subarray(off));
+    await file.sync();
+  } catch (e) {
+    file.close();
+    await Deno.remove(tmp).catch(() => {});
+    throw e;
+  }
+  file.close();
+  try {
+    await Deno.rename(tmp, `${p.requests}/${name}`);
+  } catch (e) {
+    await Deno.remove(tmp).catch(() => {});
+    throw e;
+  }
+  return name;
+}

@@ -1,0 +1,66 @@
+/**
+ * Steering decisions and texts (control-plane.md §8): the acceptance checks with their exact reasons, and the exact
+ * prompts used to deliver steers by resuming the session or restarting it.
+ */
+import { utf8Length } from "./_internal.ts";
+
+/** Largest steer text in UTF-8 bytes (control-plane.md §6.6). */
+export const MAX_STEER_BYTES = 8192;
+
+/** What the acceptance check needs to know about the run. */
+export interface SteerGateState {
+  promptRunning: boolean;
+  sessionLive: boolean;
+  used: number;
+  max: number;
+}
+
+/** Outcome of {@link steerAcceptance}. */
+export type SteerAcceptance = { ok: true; text: string } | { ok: false; reason: string };
+
+/** The acceptance checks of control-plane.md §8.4, in order, with exact refusal reasons. */
+export function steerAcceptance(text: unknown, gate: SteerGateState): SteerAcceptance {
+  if (typeof text !== "string" || text.trim() === "") return { ok: false, reason: "steer has no text" };
+  const trimmed = text.trim();
+  if (utf8Length(trimmed) > MAX_STEER_BYTES) {
+    return { ok: false, reason: `steer text exceeds ${MAX_STEER_BYTES} bytes` };
+  }
+  if (!gate.promptRunning) return { ok: false, reason: "no prompt is running" };
+  if (!gate.sessionLive) return { ok: false, reason: "no provider session is live; nothing to steer" };
+  if (gate.used >= gate.max) {
+    return {
+      ok: false,
+      reason: `steer budget spent (${gate.used}/${gate.max} for this prompt); raise recovery.max_steers to allow more`,
+    };
+  }
+  return { ok: true, text: trimmed };
+}
+
+/** The first line of a steer, cut to `max` characters (for notices). */
+export function steerFirstLine(text: string, max = 100): string {
+  const line = text.split("\n", 1)[0] ?? "";
+  return line.length > max ? line.slice(0, max - 1) + "…" : line;
+}
+
+/** The resume prompt that delivers queued steers into the same session (control-plane.md §8.6, exact). */
+export function steerResumePrompt(texts: string[]): string {
+  return [
+    "Guidance from the operator, received while you were working:",
+    "",
+    ...texts.flatMap((t) => [t, ""]),
+    "Take this guidance into account and continue the same task from where you stopped. The task and its completion",
+    "criteria are unchanged: do not start over, and do not stop to acknowledge this message.",
+  ].join("\n");
+}
+
+/** The prompt of a fresh session when the old one is gone: original prompt plus the steer block (§8.6, exact). */
+export function restartWithSteerPrompt(original: string, texts: string[]): string {
+  return [
+    original,
+    "",
+    "## Operator guidance",
+    "",
+    ...texts.flatMap((t) => [t, ""]),
+    "Take this guidance into account while you do the task above.",
+  ].join("\n");
+}

@@ -1,0 +1,198 @@
+/**
+ * The one tailer behind every follower (control-plane.md §11.1): wakes on `Deno.watchFs` of a directory plus a
+ * poll, reads from a byte offset through one open descriptor (so a rotated file is drained from its archive),
+ * buffers an incomplete last line until its newline arrives, decodes only complete lines (a multi-byte character
+ * split across reads is never corrupted), and skips lines that do not decode to JSON objects. Memory stays flat.
+ */
+import { isRecord } from "./_internal.ts";
+
+/** Wake-ups for a follower: a directory watcher plus a poll timer, both optional hints. */
+export class Wakeup {
+  #watcher: Deno.FsWatcher | null = null;
+  #waiter: (() => void) | null = null;
+  #pending = false;
+  #loop: Promise<void> | null = null;
+  #stopped = false;
+
+  constructor(dir: string | null) {
+    if (dir) {
+      try {
+        this.#watcher = Deno.watchFs(dir, { recursive: false });
+        this.#loop = this.#run(this.#watcher);
+      } catch {
+        this.#watcher = null; // polling alone still works
+      }
+    }
+  }
+
+  async #run(w: Deno.FsWatcher): Promise<void> {
+    try {
+      for await (const _ of w) this.#fire();
+    } catch { /* closed or failed: the poll remains */ }
+  }
+
+  #fire(): void {
+    this.#pending = true;
+    const w = this.#waiter;
+    this.#waiter = null;
+    w?.();
+  }
+
+  /** Wait for a watch event, `pollMs`, or the abort signal, whichever comes first. */
+  wait(pollMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.#pending || this.#stopped || signal?.aborted) {
+      this.#pending = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        this.#waiter = null;
+        this.#pending = false;
+        resolve();
+      };
+      const timer = setTimeout(done, pollMs);
+      signal?.addEventListener("abort", done, { once: true });
+      this.#waiter = done;
+    });
+  }
+
+  /** Stop watching. */
+  async close(): Promise<void> {
+    this.#stopped = true;
+    try {
+      this.#watcher?.close();
+    } catch { /* closed */ }
+    await this.#loop;
+    this.#fire();
+  }
+}
+
+const NL = 0x0a;
+const CHUNK = 1 << 16;
+
+/** Reads complete JSON-object lines from an open file, starting at a byte offset. */
+export class LineReader {
+  readonly #file: Deno.FsFile;
+  readonly #ino: number | null;
+  #partial: Uint8Array = new Uint8Array(0);
+  #buf = new Uint8Array(CHUNK);
+  #fatal = new TextDecoder("utf-8", { fatal: true });
+  #skipFirst: boolean;
+  /** Bytes consumed so far (offset of the next unread byte). */
+  offset: number;
+
+  private constructor(file: Deno.FsFile, ino: number | null, offset: number, skipFirst: boolean) {
+    this.#file = file;
+    this.#ino = ino;
+    this.offset = offset;
+    this.#skipFirst = skipFirst;
+  }
+
+  /**
+   * Open a file at the start, or at its end (`"end"`: only lines appended later; a line being written at that
+   * moment is skipped whole). Null when the file does not exist.
+   */
+  static open(path: string, from: "start" | "end" | number = "start"): LineReader | null {
+    let file: Deno.FsFile;
+    try {
+      file = Deno.openSync(path, { read: true });
+    } catch {
+      return null;
+    }
+    const st = file.statSync();
+    let offset = 0;
+    let skipFirst = false;
+    if (from === "end") {
+      offset = st.size;
+      if (st.size > 0) {
+        const b = new Uint8Array(1);
+        file.seekSync(st.size - 1, Deno.SeekMode.Start);
+        file.readSync(b);
+        skipFirst = b[0] !== NL;
+      }
+    } else if (typeof from === "number") offset = from;
+    file.seekSync(offset, Deno.SeekMode.Start);
+    return new LineReader(file, st.ino, offset, skipFirst);
+  }
+
+  /** Whether `path` now names a different file than the one being read (rotated or replaced). */
+  replaced(path: string): boolean {
+    try {
+      const st = Deno.statSync(path);
+      return this.#ino !== null && st.ino !== null && st.ino !== this.#ino;
+    } catch {
+      return true;
+    }
+  }
+
+  /**
+   * Read one chunk (at most 64 KiB) and return the decoded objects of the lines it completed; `eof` is true when
+   * nothing more is available right now. Callers loop until `eof`, so memory stays bounded by one chunk.
+   */
+  readChunk(): { items: Record<string, unknown>[]; eof: boolean } {
+    const n = this.#file.readSync(this.#buf);
+    if (n === null || n === 0) return { items: [], eof: true };
+    this.offset += n;
+    const items: Record<string, unknown>[] = [];
+    this.#consume(this.#buf.subarray(0, n), items);
+    return { items, eof: false };
+  }
+
+  #consume(chunk: Uint8Array, out: Record<string, unknown>[]): void {
+    let data = chunk;
+    if (this.#partial.length) {
+      data = new Uint8Array(this.#partial.length + chunk.length);
+      data.set(this.#partial, 0);
+      data.set(chunk, this.#partial.length);
+    }
+    const lastNl = data.lastIndexOf(NL);
+    if (lastNl < 0) {
+      this.#partial = data.slice();
+      return;
+    }
+    let start = 0;
+    if (this.#skipFirst) {
+      start = data.indexOf(NL) + 1;
+      this.#skipFirst = false;
+    }
+    const complete = data.subarray(start, lastNl);
+    this.#partial = data.slice(lastNl + 1);
+    let text: string | null = null;
+    try {
+      text = this.#fatal.decode(complete);
+    } catch {
+      text = null;
+    }
+    if (text !== null) {
+      for (const line of text.split("\n")) pushLine(line, out);
+      return;
+    }
+    // Some line is not valid UTF-8: decode line by line and skip the bad ones.
+    let i = 0;
+    while (i <= complete.length) {
+      let j = complete.indexOf(NL, i);
+      if (j < 0) j = complete.length;
+      try {
+        pushLine(this.#fatal.decode(complete.subarray(i, j)), out);
+      } catch { /* undecodable line */ }
+      i = j + 1;
+    }
+  }
+
+  /** Close the descriptor. */
+  close(): void {
+    try {
+      this.#file.close();
+    } catch { /* closed */ }
+  }
+}
+
+function pushLine(line: string, out: Record<string, unknown>[]): void {
+  if (line.length === 0 || line.trim() === "") return;
+  try {
+    const v: unknown = JSON.parse(line);
+    if (isRecord(v)) out.push(v);
+  } catch { /* not JSON */ }
+}

@@ -1,0 +1,135 @@
+import assert from "node:assert/strict";
+import { parseJsonOut, runCli, spawnCli } from "../support/cli.ts";
+import { tempDir } from "../support/fs.ts";
+import { RUN_ID, startLivePlane, writeDemoPacket } from "../control/_harness.ts";
+import { storePaths, storeRootForPacket } from "../../src/control/store.ts";
+
+async function writeRunRecord(dir: string, state: string) {
+  const p = storePaths(storeRootForPacket(dir));
+  await Deno.mkdir(p.runDir(RUN_ID), { recursive: true });
+  const now = new Date().toISOString();
+  await Deno.writeTextFile(
+    `${p.runDir(RUN_ID)}/run.json`,
+    JSON.stringify({
+      schema: "prompt_runner.run/v1",
+      run_id: RUN_ID,
+      state,
+      packet_fingerprint: "x",
+      selection: { ids: ["01", "02"], selectors: {} },
+      created_at: now,
+      updated_at: now,
+      resumed_at: [],
+      reason: null,
+    }),
+  );
+  await Deno.writeTextFile(p.currentRun, JSON.stringify({ run_id: RUN_ID, path: `runs/${RUN_ID}/run.json` }));
+}
+
+Deno.test("status on a packet that never ran reports not started and exits 0", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  const r = await runCli(["status", dir]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "  demo — NOT STARTED · not started\n  service    none · process down\n");
+  const j = parseJsonOut(await runCli(["status", dir, "--json"]));
+  assert.equal(j.schema, "prompt_runner.status/v1");
+  assert.equal(j.state, "not_started");
+  assert.equal(j.healthy, null);
+});
+
+Deno.test("status reconciles a running run: progress, current prompt, activity, steering, amendments, lease", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  await writeRunRecord(dir, "running");
+  const live = await startLivePlane(dir);
+  try {
+    await runCli(["control", "steer", dir, "--wait", "--", "look", "here"]);
+    await runCli(["control", "amend", dir, "1", "--add-file", "x.md", "--reason", "r"]);
+    const j = parseJsonOut(await runCli(["status", dir, "--json"]));
+    assert.equal(j.state, "running");
+    assert.equal(j.healthy, true);
+    assert.equal(j.run_id_agrees, true);
+    assert.deepEqual(
+      { ...(j.progress as Record<string, unknown>) },
+      {
+        selected: 2,
+        completed: 0,
+        running: 1,
+        failed: 0,
+        blocked: 0,
+        pending: 1,
+        current_position: 1,
+        last_verification: null,
+        reason: null,
+        error: null,
+      },
+    );
+    assert.deepEqual(j.steering, { prompt_id: "01", used: 1, max: 3, pending: 0, delivered_this_run: 1 });
+    assert.deepEqual(j.amendments, [{ prompt_id: "01", count: 1, phases: ["pre_verify"] }]);
+    assert.equal((j.lease as { state: string }).state, "up");
+    const r = await runCli(["status", dir]);
+    assert.equal(r.code, 0);
+    const lines = r.stdout.trimEnd().split("\n");
+    assert.equal(lines[0], "  demo — RUNNING · healthy");
+    assert.equal(lines[1], "  progress   0/2 prompts complete · 1 running · 1 pending");
+    assert.equal(lines[2], "  current    01 — First · 1 of 2");
+    assert.equal(lines[3], "  provider   simulated / simulated-demo");
+    assert.match(lines[4]!, /^ {2}activity {3}[\d.]+m?s this prompt · updated \d+s ago · 1 tools · \d+ events$/);
+    assert.equal(lines[5], "  tokens     120 in / 30 out");
+    assert.equal(lines[6], "  steering   1 of 3 steers used on 01");
+    assert.equal(lines[7], "  contract   01 amended 1 time (pre_verify)");
+    assert.match(lines[8]!, /^ {2}service {4}attached · process up \(pid \d+ on .+\)$/);
+  } finally {
+    await live.stop();
+  }
+});
+
+Deno.test("status of a crashed run is abandoned and needs attention", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  await writeRunRecord(dir, "running");
+  const live = await startLivePlane(dir, RUN_ID, "crash");
+  await live.stop();
+  const j = parseJsonOut(await runCli(["status", dir, "--json"]));
+  assert.equal(j.state, "abandoned");
+  assert.equal(j.health, "needs attention");
+  assert.equal(j.healthy, false);
+  const r = await runCli(["status", dir]);
+  assert.match(r.stdout, /^ {2}demo — ABANDONED · needs attention\n/);
+  assert.match(r.stdout, /\n {2}stopped at 01 — First · 1 of 2\n/);
+});
+
+Deno.test("status exits 4 when the target does not exist", async () => {
+  await using tmp = await tempDir();
+  const r = await runCli(["status", `${tmp.path}/nope/`]);
+  assert.equal(r.code, 4);
+});
+
+Deno.test("status --watch --json prints one line per change and ends when the run ends", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  await writeRunRecord(dir, "running");
+  const live = await startLivePlane(dir);
+  const child = spawnCli(["status", dir, "--watch", "--json", "--interval", "100ms"]);
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  await runCli(["control", "view", dir, "--diff", "full", "--wait"]);
+  await live.stop();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  const status = await child.status;
+  assert.equal(status.code, 0);
+  const docs = text.trimEnd().split("\n").map((l) => JSON.parse(l));
+  assert.ok(docs.length >= 2, `several reports: ${docs.length}`);
+  assert.equal(docs[0].state, "running");
+  assert.equal(docs.at(-1).state, "completed");
+  assert.ok(docs.some((d) => d.control?.view?.diff === "full"), "the view change was reported");
+});

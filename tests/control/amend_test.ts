@@ -1,0 +1,167 @@
+import assert from "node:assert/strict";
+import { tempDir } from "../support/fs.ts";
+import { lines, PROMPT_01, writeDemoPacket } from "./_harness.ts";
+import { amend, contract, ControlError, relax } from "../../src/control/mod.ts";
+import { replaceVerifyBlock } from "../../src/control/persist.ts";
+import { storePaths, storeRootForPacket } from "../../src/control/store.ts";
+import { exists } from "../../src/util/fs.ts";
+
+async function code(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ControlError) return e.code;
+    throw e;
+  }
+  return "ok";
+}
+
+async function verified(store: string, status: "pass" | "fail" | "fault") {
+  await Deno.mkdir(store, { recursive: true });
+  const rec = {
+    at: new Date().toISOString(),
+    run_id: null,
+    prompt: "01",
+    source: "manual",
+    attempt: null,
+    status,
+    failures: [],
+    contract_digest: "x",
+  };
+  await Deno.writeTextFile(`${store}/verifications.jsonl`, JSON.stringify(rec) + "\n", { append: true });
+}
+
+Deno.test("amend() records each timing class from the latest verification", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  const store = storeRootForPacket(dir);
+  const a = await amend(dir, "1", { clause: "files_exist", entries: ["lib/a.ts"], reason: "scope fix", author: "ada" });
+  assert.equal(a.phase, "pre_verify");
+  assert.equal(a.prompt, "01");
+  assert.equal(a.direction, "add");
+  assert.equal(a.prompt_file, "prompts/01_first.prompt.md");
+  assert.match(a.id, /^am-\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4}$/);
+  await verified(store, "fail");
+  assert.equal((await amend(dir, "01", { clause: "files_exist", entries: ["b"], reason: "r" })).phase, "post_failure");
+  await verified(store, "fault");
+  assert.equal((await relax(dir, "01", { clause: "contains", reason: "wrong", confirm: true })).phase, "post_failure");
+  await verified(store, "pass");
+  assert.equal((await amend(dir, "01", { clause: "files_exist", entries: ["c"], reason: "r" })).phase, "post_success");
+  const p = storePaths(store);
+  const recs = await lines(p.amendmentsFile("01"));
+  assert.deepEqual(recs.map((r) => r.phase), ["pre_verify", "post_failure", "post_failure", "post_success"]);
+  const log = await lines(p.log);
+  assert.equal(log.length, 4);
+  assert.equal(log[0]!.key, `amendment:${a.id}`);
+  assert.equal(log[0]!.command, "amend");
+  assert.equal(log[0]!.outcome, "applied");
+  assert.equal(log[0]!.reason, "scope fix");
+  assert.deepEqual(log[0]!.params, {
+    clause: "files_exist",
+    operation: "add",
+    entries: ["lib/a.ts"],
+    phase: "pre_verify",
+    persisted: false,
+    amendment_id: a.id,
+  });
+  assert.equal(log[2]!.command, "relax");
+  // The enforced contract folds them; the packet file is untouched.
+  const view = await contract(dir, "1");
+  assert.deepEqual(view.enforced.files_exist, ["README.md", "lib/a.ts", "b", "c"]);
+  assert.equal(view.enforced.contains, undefined);
+  assert.deepEqual(view.diff.filter((d) => d.change !== "same").map((d) => `${d.change} ${d.clause}: ${d.entry}`), [
+    'removed contains: path="docs/guide.md" text="## Usage"',
+    "added files_exist: lib/a.ts",
+    "added files_exist: b",
+    "added files_exist: c",
+  ]);
+  assert.equal(await Deno.readTextFile(`${dir}/prompts/01_first.prompt.md`), PROMPT_01);
+});
+
+Deno.test("amend()/relax() validate in the §9.2 order and write nothing on error", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  const store = storeRootForPacket(dir);
+  assert.equal(await code(relax(dir, "99", { clause: "nope", reason: "", confirm: false })), "confirmation_required");
+  assert.equal(await code(relax(dir, "99", { clause: "nope", reason: " ", confirm: true })), "reason_required");
+  assert.equal(await code(amend(dir, "99", { clause: "nope", entries: [], reason: "" })), "reason_required");
+  assert.equal(await code(amend(dir, "99", { clause: "nope", entries: [], reason: "r" })), "unknown_clause");
+  assert.equal(await code(amend(dir, "99", { clause: "files_exist", entries: [], reason: "r" })), "prompt_not_found");
+  assert.equal(await code(amend(dir, "1", { clause: "files_exist", entries: [], reason: "r" })), "no_entries");
+  const bad = amend(dir, "1", { clause: "contains", entries: [{ path: "a" }, { nope: 1 }], reason: "r" });
+  await assert.rejects(bad, (e: ControlError) => e.code === "invalid_entry" && e.details.index === 0);
+  assert.equal(await code(amend(dir, "1", { clause: "files_exist", entries: ["ghost:x"], reason: "r" })), "ok");
+  assert.equal(
+    await code(amend(dir, "1", { clause: "files_exist", entries: [{ repo: "ghost", path: "x" }], reason: "r" })),
+    "unknown_repo",
+  );
+  assert.equal(
+    await code(amend(dir, "1", { clause: "files_exist", entries: ["../x"], reason: "r" })),
+    "path_escapes_repo",
+  );
+  assert.equal(
+    await code(amend(dir, "1", { clause: "files_exist", entries: [`${tmp.path}/x`], reason: "r" })),
+    "path_escapes_repo",
+  );
+  await Deno.symlink(tmp.path, `${dir}/app/out`);
+  assert.equal(
+    await code(amend(dir, "1", { clause: "files_exist", entries: ["out/x"], reason: "r" })),
+    "path_escapes_repo",
+  );
+  // Only the one valid call above wrote anything.
+  assert.equal((await lines(storePaths(store).amendmentsFile("01"))).length, 1);
+  assert.equal((await lines(storePaths(store).log)).length, 1);
+  assert.equal(await exists(storePaths(store).amendmentsFile("99")), false);
+});
+
+Deno.test("amend({persist}) rewrites only the verify block, keeps every other byte, and the fold skips it", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  const file = `${dir}/prompts/01_first.prompt.md`;
+  await Deno.chmod(file, 0o644);
+  const r = await amend(dir, "1", { clause: "files_exist", entries: ["lib/new.ts"], reason: "r", persist: true });
+  assert.equal(r.persisted, true);
+  const text = await Deno.readTextFile(file);
+  assert.equal(
+    text,
+    `---
+id: 1
+name: First
+# a comment before verify
+verify:
+  files_exist:
+    - README.md
+    - lib/new.ts
+  contains:
+    - path: docs/guide.md
+      text: "## Usage"
+
+# a comment that belongs to commit
+commit: "feat: first"
+---
+# First
+
+Body text with verify: in it.
+`,
+  );
+  assert.equal((await Deno.stat(file)).mode! & 0o777, 0o644);
+  const view = await contract(dir, "1");
+  assert.deepEqual(view.enforced.files_exist, ["README.md", "lib/new.ts"], "applied exactly once");
+  assert.deepEqual(view.amendments, []);
+  // Relax with persist drops the clause from the file.
+  await relax(dir, "1", { clause: "contains", reason: "r", confirm: true, persist: true });
+  assert.ok(!(await Deno.readTextFile(file)).includes("contains"));
+  assert.ok((await Deno.readTextFile(file)).includes("# a comment that belongs to commit\ncommit:"));
+});
+
+Deno.test("replaceVerifyBlock() inserts a block before the closing --- when absent", () => {
+  const out = replaceVerifyBlock("---\nid: 2\n---\nbody\n", { files_exist: ["a"] });
+  assert.equal(out, "---\nid: 2\nverify:\n  files_exist:\n    - a\n---\nbody\n");
+  assert.throws(() => replaceVerifyBlock("no front matter\n", {}), SyntaxError);
+});
+
+Deno.test("contract() reports prompt_not_found for an unknown id", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  assert.equal(await code(contract(dir, "7")), "prompt_not_found");
+});
