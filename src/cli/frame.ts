@@ -2,7 +2,6 @@
  * The command frame: typed flag specs, help text, the command context, and permission scoping. Every subcommand is
  * a {@link CommandSpec} in its own module under src/cli/; src/cli/registry.ts lists them with their permissions.
  */
-import { parseArgs } from "node:util";
 import { UsageError } from "../errors.ts";
 
 /** A Deno permission a subcommand may keep (cli.md §6). */
@@ -70,34 +69,68 @@ export const GLOBAL_FLAGS: Record<string, FlagSpec> = {
   verbose: { type: "boolean", description: "add the cause chain to errors" },
 };
 
-/** Parse argv for one command; unknown flags and bad values are usage errors (exit 2). */
+/**
+ * Parse argv for one command; unknown flags and bad values are usage errors (exit 2). Supports `--name value`,
+ * `--name=value`, `-x`, repeatable flags, and `--` (everything after it is positional). A small strict parser of
+ * our own: `node:util` would pull Node compatibility into every cold start.
+ */
 export function parseCommandArgs(
   spec: CommandSpec,
   argv: string[],
 ): { flags: FlagValues; positionals: string[] } {
-  const all = { ...GLOBAL_FLAGS, ...spec.flags };
-  const options: Record<string, { type: "boolean" | "string"; short?: string; multiple?: boolean }> = {};
-  for (const [name, f] of Object.entries(all)) {
-    options[name] = { type: f.type, ...(f.short ? { short: f.short } : {}), ...(f.multiple ? { multiple: true } : {}) };
-  }
-  // Everything after `--` is positional (steer text, ids).
-  const dd = argv.indexOf("--");
-  const head = dd >= 0 ? argv.slice(0, dd) : argv;
-  const tail = dd >= 0 ? argv.slice(dd + 1) : [];
-  try {
-    const parsed = parseArgs({ args: head, options, allowPositionals: true, strict: true });
-    const flags = parsed.values as FlagValues;
-    const color = flags.color;
-    if (color !== undefined && color !== "auto" && color !== "always" && color !== "never") {
-      throw new UsageError("invalid_value", `--color does not take "${color}"; allowed: always, auto, never`);
+  const all: Record<string, FlagSpec> = { ...GLOBAL_FLAGS, ...spec.flags };
+  const byShort = new Map<string, string>();
+  for (const [name, f] of Object.entries(all)) if (f.short) byShort.set(f.short, name);
+  const flags: FlagValues = {};
+  const positionals: string[] = [];
+  const set = (name: string, f: FlagSpec, value: string | boolean) => {
+    if (f.multiple) {
+      const prev = flags[name];
+      flags[name] = [...(Array.isArray(prev) ? prev : []), String(value)];
+    } else flags[name] = value;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
     }
-    return { flags, positionals: [...parsed.positionals, ...tail] };
-  } catch (e) {
-    if (e instanceof UsageError) throw e;
-    const msg = e instanceof Error ? e.message : String(e);
-    const code = /Unknown option/i.test(msg) ? "unknown_flag" : "invalid_value";
-    throw new UsageError(code, msg.replace(/\. To specify a positional argument.*$/s, ""));
+    let name: string | undefined;
+    let inline: string | undefined;
+    if (arg.startsWith("--")) {
+      const eq = arg.indexOf("=");
+      name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
+      if (eq >= 0) inline = arg.slice(eq + 1);
+    } else if (arg.startsWith("-") && arg.length === 2 && arg !== "-") {
+      name = byShort.get(arg.slice(1));
+      if (name === undefined) throw new UsageError("unknown_flag", `unknown flag "${arg}"`);
+    } else {
+      positionals.push(arg);
+      continue;
+    }
+    const f = all[name];
+    if (!f) throw new UsageError("unknown_flag", `unknown flag "--${name}"`);
+    if (f.type === "boolean") {
+      if (inline !== undefined) throw new UsageError("invalid_value", `--${name} takes no value`);
+      set(name, f, true);
+      continue;
+    }
+    let value = inline;
+    if (value === undefined) {
+      const next = argv[i + 1];
+      if (next === undefined || (next.startsWith("-") && next.length > 1 && !/^-\d/.test(next))) {
+        throw new UsageError("missing_argument", `--${name} needs a value${f.value ? ` (${f.value})` : ""}`);
+      }
+      value = next;
+      i++;
+    }
+    set(name, f, value);
   }
+  const color = flags.color;
+  if (color !== undefined && color !== "auto" && color !== "always" && color !== "never") {
+    throw new UsageError("invalid_value", `--color does not take "${color}"; allowed: always, auto, never`);
+  }
+  return { flags, positionals };
 }
 
 /** Help text for one command. */

@@ -25,10 +25,44 @@ import { defaultAuthor, isRecord, utf8Length } from "./_internal.ts";
 export { ControlError } from "./errors.ts";
 export type { LogEntry, Receipt } from "./log.ts";
 export type { Cursor, StreamItem } from "./follow.ts";
-export { amend, contract, relax } from "./amend.ts";
 export type { AmendOptions, ContractView, RelaxOptions, Target } from "./amend.ts";
-export { statusRollup, watchStatus } from "./rollup.ts";
 export type { RollupState, StatusRollup } from "./rollup.ts";
+import type { AmendOptions, ContractView, RelaxOptions, Target } from "./amend.ts";
+import type { AmendmentRecord } from "../contract/types.ts";
+import type { StatusRollup } from "./rollup.ts";
+
+// The packet- and contract-reading functions load lazily: readers such as `control status` never pay for the packet
+// loader and the verifier at start-up.
+
+/** The packet contract, the enforced contract, the amendments and their diff for one prompt (§9.7). */
+export async function contract(target: Target, promptId: string): Promise<ContractView> {
+  return (await import("./amend.ts")).contract(target, promptId);
+}
+
+/** Add entries to a clause (`amend`, §9); see `./amend.ts` for the validation order. */
+export async function amend(target: Target, promptId: string, opts: AmendOptions): Promise<AmendmentRecord> {
+  return (await import("./amend.ts")).amend(target, promptId, opts);
+}
+
+/** Remove or weaken a clause (`relax`, needs `confirm: true`, §9). */
+export async function relax(target: Target, promptId: string, opts: RelaxOptions): Promise<AmendmentRecord> {
+  return (await import("./amend.ts")).relax(target, promptId, opts);
+}
+
+/** The status rollup of a store root (workspace.md §8). */
+export async function statusRollup(
+  opts: { target: string; packetDir: string; storeRoot: string; kind?: "packet" | "workspace" },
+): Promise<StatusRollup> {
+  return (await import("./rollup.ts")).statusRollup(opts);
+}
+
+/** Rollups on every change until the run stops (`status --watch`). */
+export async function* watchStatus(
+  opts: { target: string; packetDir: string; storeRoot: string; kind?: "packet" | "workspace" },
+  watch: { intervalMs?: number; signal?: AbortSignal } = {},
+): AsyncGenerator<StatusRollup> {
+  yield* (await import("./rollup.ts")).watchStatus(opts, watch);
+}
 
 /** A store root named by its form (§2.1), or a plain packet directory path. */
 export type StoreRoot = { kind: "packet"; packetDir: string } | { kind: "state"; stateRoot: string };

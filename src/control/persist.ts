@@ -3,13 +3,13 @@
  * matter — from its key line to the next top-level key or the closing `---` (inserted before the closing `---` when
  * absent) — keeping every other byte, comment and the body unchanged. The write is atomic.
  */
-import { stringify } from "yaml";
+import { stringifyYaml } from "../util/yaml.ts";
 import { atomicWriteText } from "../util/fs.ts";
 
 /** The `verify:` block text (with trailing newline) for a contract map. */
 export function verifyBlock(verify: Record<string, unknown[]>, eol = "\n"): string {
   if (Object.keys(verify).length === 0) return `verify: {}${eol}`;
-  const text = stringify({ verify }, { lineWidth: 0 });
+  const text = stringifyYaml({ verify });
   return eol === "\n" ? text : text.replaceAll("\n", eol);
 }
 

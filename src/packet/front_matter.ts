@@ -2,7 +2,7 @@
  * The shared front-matter file format of manifests, prompts and profiles (packet.md §2): a `---` line, a YAML
  * mapping, a closing `---` line, then the markdown body.
  */
-import { parseDocument } from "yaml";
+import { parseYaml, YamlSyntaxError } from "../util/yaml.ts";
 
 /** A parsed front-matter file. */
 export interface FrontMatterFile {
@@ -68,16 +68,14 @@ export function stringKeys(value: unknown): unknown {
 export function parseFrontMatter(text: string): FrontMatterFile {
   const { yaml, body, yamlStartLine } = splitFrontMatter(text);
   if (yaml === null) return { data: {}, body, hasFrontMatter: false };
-  const doc = parseDocument(yaml, { prettyErrors: true, uniqueKeys: true });
-  const err = doc.errors[0];
-  if (err) {
-    const pos = err.linePos?.[0];
-    const line = (pos?.line ?? 1) + yamlStartLine - 1;
-    const column = pos?.col ?? 1;
-    const reason = err.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
-    throw new FrontMatterSyntaxError(reason, line, column);
+  let decoded: unknown;
+  try {
+    decoded = parseYaml(yaml);
+  } catch (e) {
+    if (e instanceof YamlSyntaxError) throw new FrontMatterSyntaxError(e.reason, e.line + yamlStartLine - 1, e.column);
+    throw e;
   }
-  const value = stringKeys(doc.toJS({ mapAsMap: true, maxAliasCount: 1000 }));
+  const value = stringKeys(decoded);
   if (value === null || value === undefined) return { data: {}, body, hasFrontMatter: true };
   if (typeof value !== "object" || Array.isArray(value)) {
     throw new FrontMatterSyntaxError(

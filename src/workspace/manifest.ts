@@ -1,5 +1,5 @@
 /** The workspace manifest (workspace.md §1): strictly validated, unknown keys refused with the key named. */
-import { parse as parseYaml, YAMLParseError } from "yaml";
+import { parseYaml, YamlSyntaxError } from "../util/yaml.ts";
 import { PacketError } from "../errors.ts";
 
 /** Schema id of workspace manifests. */
@@ -67,11 +67,10 @@ export function parseWorkspaceManifest(text: string, path: string): WorkspaceMan
   try {
     doc = parseYaml(text);
   } catch (e) {
-    if (e instanceof YAMLParseError) {
-      const pos = e.linePos?.[0];
+    if (e instanceof YamlSyntaxError) {
       throw new PacketError(
         "workspace_manifest_invalid",
-        `${path}:${pos?.line ?? "?"}:${pos?.col ?? "?"}: invalid YAML: ${e.message.split("\n")[0]}`,
+        `${path}:${e.line}:${e.column}: invalid YAML: ${e.reason}`,
         { file: path },
       );
     }

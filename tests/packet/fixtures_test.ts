@@ -76,7 +76,7 @@ Deno.test("loadPacket() reports a manifest YAML error with file, line and column
   assert.equal(e.code, "manifest_yaml_invalid");
   assert.equal(
     e.message,
-    "invalid YAML in prompt_runner_packet.md at line 6, column 1: All mapping items must start at the same column",
+    "invalid YAML in prompt_runner_packet.md at line 6, column 4: bad indentation of a mapping entry",
   );
   assert.equal(e.file, "prompt_runner_packet.md");
 });

@@ -1,5 +1,5 @@
 /** `yaml` and `json` (contract.md §3, §3.2): parse checks and structural assertions on data files. */
-import { parse as parseYaml } from "yaml";
+import { parseYaml } from "../../util/yaml.ts";
 import { type ClauseEnv, errorMessage, fail, firstLine, makeItem, pass, readText, resolveEntry } from "./_common.ts";
 import { isRecord } from "../entries.ts";
 import type { ReportItem } from "../types.ts";
