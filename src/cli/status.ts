@@ -28,7 +28,8 @@ export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()):
     ? "red"
     : "yellow";
   const lines = [`  ${paint(stateColor, `${r.target} — ${r.state.replace("_", " ").toUpperCase()} · ${r.health}`)}`];
-  const row = (label: string, value: string) => lines.push(`  ${paint("dim", label.padEnd(11))}${value}`);
+  // Labels pad to 11 columns; the longest ("last prompt") still gets one separating space.
+  const row = (label: string, value: string) => lines.push(`  ${paint("dim", label.padEnd(10) + " ")}${value}`);
   const p = r.progress;
   if (p.selected > 1) {
     const parts = [`${p.completed}/${p.selected} prompts complete`];

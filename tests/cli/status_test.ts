@@ -133,3 +133,21 @@ Deno.test("status --watch --json prints one line per change and ends when the ru
   assert.equal(docs.at(-1).state, "completed");
   assert.ok(docs.some((d) => d.control?.view?.diff === "full"), "the view change was reported");
 });
+
+Deno.test("status after a real completed run reports the last prompt, the lease down and healthy", async () => {
+  const { setupExample } = await import("../../examples/setup.ts");
+  const root = await Deno.makeTempDir({ prefix: "pr-status-" });
+  try {
+    const packet = await setupExample("recovery", root);
+    const run = await runCli(["run", packet]);
+    assert.equal(run.code, 0, run.stderr);
+    const r = await runCli(["status", packet]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^ {2}recovery — COMPLETED · healthy\n/);
+    assert.match(r.stdout, /\n {2}progress {3}9\/9 prompts complete\n/);
+    assert.match(r.stdout, /\n {2}last prompt 09 — Transport timeout · 9 of 9\n/);
+    assert.match(r.stdout, /\n {2}service {4}none · process down\n/);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
