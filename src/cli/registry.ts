@@ -106,10 +106,35 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import("./checklist_sync.ts"),
   },
   {
+    path: ["stop"],
+    summary: "stop the live run gracefully",
+    // env: workspace ids resolve through $XDG_DATA_HOME (workspace.md §5).
+    permissions: ["read", "run", "env", "sys"],
+    load: () => import("./stop.ts"),
+  },
+  {
     path: ["workspace", "prepare"],
     summary: "create or update a workspace's clones and state root",
     permissions: ["read", "write", "run", "env", "sys"],
     load: () => import("./workspace/prepare.ts"),
+  },
+  {
+    path: ["start"],
+    summary: "start a run in the background and print its run id",
+    permissions: RUNNER,
+    load: () => import("./start.ts"),
+  },
+  {
+    path: ["watch"],
+    summary: "periodic health samples for unattended runs",
+    permissions: ["read", "write", "env", "sys"],
+    load: () => import("./watch.ts"),
+  },
+  {
+    path: ["workspace", "status"],
+    summary: "the status rollup plus one line per clone",
+    permissions: ["read", "run", "env", "sys"],
+    load: () => import("./workspace/status.ts"),
   },
   {
     path: ["workspace", "list"],

@@ -1,9 +1,13 @@
 /**
- * Target resolution (cli.md §2): which packet (or, later, workspace) a command addresses, its store root, and the
- * positionals left for the command (ids, steer text).
+ * Target resolution (cli.md §2): which packet or workspace a command addresses, its store root, and the positionals
+ * left for the command (ids, steer text). Workspaces resolve through src/workspace/resolve.ts, installed as the
+ * workspace hook when this module loads, so every command's resolution path knows them.
  */
 import { NotFoundError, UsageError } from "../errors.ts";
 import { storeRootForPacket } from "../control/store.ts";
+import { type LoadOptions, loadPacket, registerRepoRemap, type RepoRemap } from "../packet/load.ts";
+import type { Packet } from "../packet/types.ts";
+import { resolveWorkspaceTarget } from "../workspace/resolve.ts";
 import type { FlagValues } from "./frame.ts";
 
 /** The manifest file that makes a directory a packet. */
@@ -20,6 +24,21 @@ export interface ResolvedTarget {
   rest: string[];
   /** Display label (the packet dir's base name, or the workspace id). */
   label: string;
+  /** Workspace facts (kind `workspace` only). */
+  workspace?: {
+    id: string;
+    /** Absolute manifest path. */
+    manifest: string;
+    /** The workspace repository whose clone holds the packet, and the packet's path inside it. */
+    repo: string;
+    packetPath: string;
+    /** Whether the packet is the manifest's default binding. */
+    bound: boolean;
+    /** `failure_policy: continue_independent` (= `run --keep-going`). */
+    keepGoing: boolean;
+  };
+  /** Repo mapping onto the clones (workspace.md §6.2); pass it to the loader (see {@link loadTargetPacket}). */
+  repoRemap?: RepoRemap;
 }
 
 /** Options of {@link resolveTarget}. */
@@ -31,22 +50,89 @@ export interface ResolveTargetOptions {
   idsFollow?: boolean;
   /** Working directory used when no target is given (default `Deno.cwd()`). */
   cwd?: string;
+  /**
+   * `control contract|amend|relax`: a workspace without `--packet` and without a default binding is a usage error
+   * (`workspace_packet_binding_required`, exit 2) instead of falling back to its most recent packet store root.
+   */
+  requirePacketBinding?: boolean;
+  /**
+   * Create a workspace store root's `store.json` and `.gitignore` when missing. Default: whether the process may
+   * write there (writing commands keep the write permission, read-only ones do not).
+   */
+  createStore?: boolean;
 }
 
 /**
- * WORKSPACE HOOK (workspace.md §5): the workspace engineer replaces this with real resolution of `--workspace M`,
- * `.yml`/`.yaml` manifest positionals, registered workspace ids, and discovery from the cwd. It returns null when
- * `value` does not name a workspace (then packet rules apply), or a target.
+ * Workspace hook (workspace.md §5): resolves `--workspace M`, `.yml`/`.yaml` manifest positionals, registered
+ * workspace ids, and discovery from the cwd. It returns null when `value` does not name a workspace (then packet
+ * rules apply), or a target. {@link defaultWorkspaceResolver} is installed by default.
  */
 export type WorkspaceResolver = (
-  input: { kind: "flag" | "manifest" | "id" | "discover"; value: string; packetFlag: string | null; rest: string[] },
+  input: {
+    kind: "flag" | "manifest" | "id" | "discover";
+    value: string;
+    packetFlag: string | null;
+    rest: string[];
+    cwd?: string;
+    requirePacketBinding?: boolean;
+    createStore?: boolean;
+  },
 ) => Promise<ResolvedTarget | null>;
 
 let workspaceResolver: WorkspaceResolver | null = null;
 
-/** Install the workspace resolver (called once by the workspace module; tests may reset it with null). */
+/** Install the workspace resolver (installed below at module load; tests may reset it with null). */
 export function setWorkspaceResolver(r: WorkspaceResolver | null): void {
   workspaceResolver = r;
+}
+
+function mayWrite(path: string): boolean {
+  try {
+    return Deno.permissions.querySync({ name: "write", path }).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
+/** The workspace resolver of src/workspace/resolve.ts adapted to {@link ResolvedTarget}. */
+export const defaultWorkspaceResolver: WorkspaceResolver = async (input) => {
+  const w = await resolveWorkspaceTarget({
+    kind: input.kind,
+    value: input.value,
+    packetFlag: input.packetFlag,
+    cwd: input.cwd ?? Deno.cwd(),
+    requirePacketBinding: input.requirePacketBinding ?? false,
+    // Writing commands create the store root on first use (workspace.md §3).
+    createStore: input.createStore ?? mayWrite,
+  });
+  if (!w) return null;
+  registerRepoRemap(w.packetDir, w.remap);
+  return {
+    kind: "workspace",
+    packetDir: w.packetDir,
+    storeRoot: w.storeRoot,
+    rest: input.rest,
+    label: w.manifest.id,
+    workspace: {
+      id: w.manifest.id,
+      manifest: w.manifest.path,
+      repo: w.repo,
+      packetPath: w.packetPath,
+      bound: w.bound,
+      keepGoing: w.keepGoing,
+    },
+    repoRemap: w.remap,
+  };
+};
+
+workspaceResolver = defaultWorkspaceResolver;
+
+/**
+ * Load the packet a target addresses, with the workspace repo mapping applied (workspace.md §6.2). Commands call
+ * this instead of `loadPacket(target.packetDir, …)`.
+ */
+export async function loadTargetPacket(target: ResolvedTarget, opts: LoadOptions = {}): Promise<Packet> {
+  return await loadPacket(target.packetDir, target.repoRemap ? { ...opts, repoRemap: target.repoRemap } : opts);
 }
 
 async function statOrNull(path: string): Promise<Deno.FileInfo | null> {
@@ -98,6 +184,11 @@ export async function resolveTarget(
   const cwd = opts.cwd ?? Deno.cwd();
   const packetFlag = typeof flags.packet === "string" ? flags.packet : null;
   const workspaceFlag = typeof flags.workspace === "string" ? flags.workspace : null;
+  const extra = {
+    cwd,
+    ...(opts.requirePacketBinding !== undefined ? { requirePacketBinding: opts.requirePacketBinding } : {}),
+    ...(opts.createStore !== undefined ? { createStore: opts.createStore } : {}),
+  };
   const finish = (t: ResolvedTarget): ResolvedTarget => {
     if (opts.idsFollow === false && t.rest.length > 0) {
       throw new UsageError("unexpected_argument", `unexpected argument "${t.rest[0]}"`);
@@ -107,7 +198,7 @@ export async function resolveTarget(
 
   if (workspaceFlag !== null) {
     const t = workspaceResolver
-      ? await workspaceResolver({ kind: "flag", value: workspaceFlag, packetFlag, rest: positionals })
+      ? await workspaceResolver({ kind: "flag", value: workspaceFlag, packetFlag, rest: positionals, ...extra })
       : null;
     if (!t) throw workspaceUnsupported(workspaceFlag);
     return finish(t);
@@ -123,13 +214,19 @@ export async function resolveTarget(
     const looksManifest = /\.ya?ml$/i.test(first);
     if (info?.isFile && looksManifest) {
       const t = workspaceResolver
-        ? await workspaceResolver({ kind: "manifest", value: path, packetFlag, rest: positionals.slice(1) })
+        ? await workspaceResolver({ kind: "manifest", value: path, packetFlag, rest: positionals.slice(1), ...extra })
         : null;
       if (!t) throw workspaceUnsupported(first);
       return finish(t);
     }
     if (workspaceResolver && !first.includes("/") && !looksManifest) {
-      const t = await workspaceResolver({ kind: "id", value: first, packetFlag, rest: positionals.slice(1) });
+      const t = await workspaceResolver({
+        kind: "id",
+        value: first,
+        packetFlag,
+        rest: positionals.slice(1),
+        ...extra,
+      });
       if (t) return finish(t);
     }
     if (first.includes("/") || looksManifest) {
@@ -139,7 +236,7 @@ export async function resolveTarget(
     }
   }
   if (workspaceResolver) {
-    const t = await workspaceResolver({ kind: "discover", value: cwd, packetFlag, rest: positionals });
+    const t = await workspaceResolver({ kind: "discover", value: cwd, packetFlag, rest: positionals, ...extra });
     if (t) return finish(t);
   }
   const info = await statOrNull(`${cwd}/${MANIFEST}`);

@@ -48,6 +48,14 @@ export function ensureStoreRoot(
   try {
     current = Deno.readTextFileSync(p.storeJson);
   } catch { /* absent */ }
+  // Keep the workspace facts that target resolution recorded when a caller (the plane) does not know them.
+  try {
+    const prev: unknown = current === null ? null : JSON.parse(current);
+    if (isRecord(prev) && prev.kind === doc.kind && prev.packet_dir === doc.packet_dir) {
+      if (!doc.workspace_id && typeof prev.workspace_id === "string") doc.workspace_id = prev.workspace_id;
+      if (!doc.manifest && typeof prev.manifest === "string") doc.manifest = prev.manifest;
+    }
+  } catch { /* unreadable: rewritten below */ }
   if (current === null || current !== JSON.stringify(doc, null, 2) + "\n") atomicWriteJsonSync(p.storeJson, doc);
 }
 

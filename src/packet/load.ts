@@ -19,7 +19,7 @@ import { ProfileError, type ResolvedProfile, resolveProfile } from "./profiles.t
 import { defaultRepoOf, parseRepos } from "./repos.ts";
 import { parsePromptFile, type RawPrompt } from "./prompt_file.ts";
 import { dependencyCycle } from "./dependencies.ts";
-import type { Finding, OptionOverrides, Packet, Prompt, Repo } from "./types.ts";
+import type { ExecutionOptions, Finding, OptionOverrides, Packet, Prompt, Repo } from "./types.ts";
 
 /** The manifest file name. */
 export const MANIFEST_FILE = "prompt_runner_packet.md";
@@ -30,6 +30,30 @@ export interface LoadOptions {
   overrides?: OptionOverrides;
   /** Environment used for `PROMPT_RUNNER_*`, `XDG_CONFIG_HOME`, `HOME` (default: the process environment). */
   env?: Record<string, string>;
+  /**
+   * Workspace repo mapping (workspace.md §6.2): replaces each repo's path (a clone path) and rewrites author-machine
+   * paths in prompt bodies. Default: the remap registered for the packet dir with {@link registerRepoRemap}, if any.
+   */
+  repoRemap?: RepoRemap;
+}
+
+/** How a workspace maps a packet's repos onto its clones (workspace.md §6.2). */
+export interface RepoRemap {
+  /** The path the repo is used at; throws a `PacketError` (exit 3) when the repo has no workspace counterpart. */
+  repoPath(repo: Readonly<Repo>): string;
+  /** Rewrite author-machine paths appearing in a prompt body, system prompts and provider option strings. */
+  rewriteText(text: string): string;
+}
+
+const registeredRemaps = new Map<string, RepoRemap>();
+
+/**
+ * Register the repo remap of a canonical packet dir for this process, so loaders deep in the runner and the control
+ * API that only know the packet dir apply it too. Target resolution calls it for workspace targets; null removes.
+ */
+export function registerRepoRemap(packetDir: string, remap: RepoRemap | null): void {
+  if (remap) registeredRemaps.set(packetDir, remap);
+  else registeredRemaps.delete(packetDir);
 }
 
 /** What {@link inspectPacket} found. */
@@ -135,6 +159,27 @@ function overridesLayer(o: OptionOverrides): OptionLayer {
     );
   }
   return layer;
+}
+
+function rewriteDeep(v: unknown, rewrite: (text: string) => string): unknown {
+  if (typeof v === "string") return rewrite(v);
+  if (Array.isArray(v)) return v.map((x) => rewriteDeep(x, rewrite));
+  if (v !== null && typeof v === "object") {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, rewriteDeep(x, rewrite)]));
+  }
+  return v;
+}
+
+/** Workspace runs: author-machine paths in system prompts and provider option bags become clone paths (§6.2). */
+function withRewrittenPaths(o: ExecutionOptions, remap: RepoRemap | null): ExecutionOptions {
+  if (!remap) return o;
+  const r = (t: string | null) => (t === null ? null : remap.rewriteText(t));
+  return {
+    ...o,
+    system_prompt: r(o.system_prompt),
+    append_system_prompt: r(o.append_system_prompt),
+    provider_opts: rewriteDeep(o.provider_opts, (t) => remap.rewriteText(t)) as ExecutionOptions["provider_opts"],
+  };
 }
 
 /** Inspect a packet: load everything that can be loaded and collect every finding. Never throws for content. */
@@ -267,6 +312,8 @@ export async function inspectPacket(dir: string, opts: LoadOptions = {}): Promis
     repos = [...implied.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
     repos[0]!.default = true;
   }
+  const remap = opts.repoRemap ?? registeredRemaps.get(root) ?? null;
+  if (remap) repos = repos.map((r) => ({ ...r, path: remap.repoPath(r) }));
   const defaultRepo = defaultRepoOf(repos);
   const repoNames = new Set(repos.map((r) => r.name));
 
@@ -314,9 +361,9 @@ export async function inspectPacket(dir: string, opts: LoadOptions = {}): Promis
       dependsOn: raw.dependsOn,
       verify: raw.verify,
       simulate: raw.simulate,
-      body: raw.body,
+      body: remap ? remap.rewriteText(raw.body) : raw.body,
       frontMatter: raw.frontMatter,
-      options: resolveExecutionOptions(mergeLayers([...base, promptLayer, flags]), budgets),
+      options: withRewrittenPaths(resolveExecutionOptions(mergeLayers([...base, promptLayer, flags]), budgets), remap),
       cwd: cwdRepo && cwdRepo.path !== "" ? cwdRepo.path : root,
       legacyCommands: raw.legacyCommands,
     });

@@ -6,6 +6,7 @@ import { readLease } from "../control/lease.ts";
 import type { WorkspaceManifest, WorkspaceRepository } from "./manifest.ts";
 import { type EnvGet, workspacePaths } from "./paths.ts";
 import { gitOrThrow, runGit } from "./git.ts";
+import { assertNotInSource, sourceTrees } from "./guard.ts";
 import { VERSION } from "../version.ts";
 
 /** One repository's line in the lock record. */
@@ -111,6 +112,9 @@ async function cloneRepo(repo: WorkspaceRepository, clone: string): Promise<stri
 /** Prepare (or update) a workspace. Idempotent; refuses while any of its store roots has a live runner. */
 export async function prepareWorkspace(m: WorkspaceManifest, env?: EnvGet): Promise<PrepareResult> {
   const paths = workspacePaths(m, env);
+  const sources = sourceTrees(m.repositories);
+  assertNotInSource(paths.workspaceRoot, sources, "workspace root");
+  assertNotInSource(paths.runtimeRoot, sources, "runtime root");
   for (const root of await storeRootsOf(paths.runtimeRoot, paths.boundStoreRoot)) {
     const lease = await readLease(root);
     if (lease.state === "up") {

@@ -3,6 +3,7 @@ import { NotFoundError, UsageError } from "../errors.ts";
 import { exists } from "../util/fs.ts";
 import { loadWorkspaceManifest, type WorkspaceManifest } from "./manifest.ts";
 import { type EnvGet, registryDir, workspacePaths } from "./paths.ts";
+import { canonicalPath } from "./guard.ts";
 
 /** A registry entry `workspace-references/<id>.json`. */
 export interface RegistryEntry {
@@ -63,8 +64,9 @@ function related(a: string, b: string): boolean {
 }
 
 /**
- * Registered workspaces related to `cwd` (manifest directory, clones or sources are ancestors or descendants).
- * Exactly one → its id; none → null; several → usage error listing them (exit 2).
+ * Prepared registered workspaces related to `cwd` (manifest directory, clones or sources are ancestors or
+ * descendants; paths compared canonically). Exactly one → its id; none → null; several → usage error listing them
+ * (exit 2).
  */
 export async function discoverWorkspace(cwd: string, env?: EnvGet): Promise<string | null> {
   const hits: string[] = [];
@@ -80,8 +82,8 @@ export async function discoverWorkspace(cwd: string, env?: EnvGet): Promise<stri
       m.path.slice(0, m.path.lastIndexOf("/")),
       ...m.repositories.map((r) => p.clone(r.name)),
       ...m.repositories.flatMap((r) => (r.source ? [r.source] : [])),
-    ];
-    if (places.some((pl) => related(cwd, pl))) hits.push(m.id);
+    ].map(canonicalPath);
+    if (places.some((pl) => related(cwd, pl)) && await isPrepared(m, env)) hits.push(m.id);
   }
   if (hits.length > 1) {
     throw new UsageError(

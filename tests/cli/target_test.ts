@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { resolveTarget, setWorkspaceResolver } from "../../src/cli/target.ts";
-import { NotFoundError, UsageError } from "../../src/errors.ts";
+import { defaultWorkspaceResolver, resolveTarget, setWorkspaceResolver } from "../../src/cli/target.ts";
+import { NotFoundError, PacketError, UsageError } from "../../src/errors.ts";
 import { tempDir } from "../support/fs.ts";
 import { writePacket } from "../packet/_packet.ts";
 
@@ -62,12 +62,13 @@ Deno.test("resolveTarget() rejects leftover positionals when ids do not follow",
   await assert.rejects(() => resolveTarget([".", "extra"], {}, { cwd: t.path, idsFollow: false }), UsageError);
 });
 
-Deno.test("resolveTarget() routes workspaces through the hook, and refuses them without one", async () => {
+Deno.test("resolveTarget() routes workspaces through the hook; the default hook refuses unknown and invalid ones", async () => {
   await using t = await tempDir();
   await writePacket(`${t.path}/pk`, "name: pk\n", {});
   await Deno.writeTextFile(`${t.path}/ops.yml`, "id: ops\n");
   await assert.rejects(() => resolveTarget([], { workspace: "ops" }, { cwd: t.path }), NotFoundError);
-  await assert.rejects(() => resolveTarget(["ops.yml"], {}, { cwd: t.path }), NotFoundError);
+  // An existing .yml positional is a workspace manifest: an invalid one is exit 3, naming the key.
+  await assert.rejects(() => resolveTarget(["ops.yml"], {}, { cwd: t.path }), PacketError);
   const seen: string[] = [];
   setWorkspaceResolver((input) => {
     seen.push(`${input.kind}:${input.value}`);
@@ -86,6 +87,6 @@ Deno.test("resolveTarget() routes workspaces through the hook, and refuses them 
     assert.equal((await resolveTarget([], { workspace: "ops" }, { cwd: t.path })).label, "ops");
     assert.deepEqual(seen, [`manifest:${t.path}/ops.yml`, "id:ops", "flag:ops"]);
   } finally {
-    setWorkspaceResolver(null);
+    setWorkspaceResolver(defaultWorkspaceResolver);
   }
 });

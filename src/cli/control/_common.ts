@@ -25,7 +25,9 @@ export interface ControlTarget {
 
 /** Resolve TARGET (cli.md §2). */
 export async function controlTarget(ctx: CommandContext, opts: { idsFollow?: boolean } = {}): Promise<ControlTarget> {
-  const t = await resolveTarget(ctx.positionals, ctx.flags, opts);
+  // Contract commands need a packet: a workspace without a default binding needs --packet (workspace.md §7).
+  const requirePacketBinding = ["contract", "amend", "relax"].includes(ctx.path[1] ?? "");
+  const t = await resolveTarget(ctx.positionals, ctx.flags, { ...opts, requirePacketBinding });
   return { storeRoot: t.storeRoot, packetDir: t.packetDir, label: t.label, rest: t.rest };
 }
 

@@ -1,0 +1,92 @@
+/** `stop [TARGET] [--grace DUR] [--force] [--json]` (cli.md §3.6): stop the live run gracefully. */
+import type { CommandSpec } from "./frame.ts";
+import { LeaseHeldError, NotFoundError, RunFailedError, UsageError } from "../errors.ts";
+import { readLease } from "../control/lease.ts";
+import { storePaths } from "../control/store.ts";
+import { parseDuration } from "../util/time.ts";
+import { readTextOrNull } from "../util/fs.ts";
+import { resolveTarget } from "./target.ts";
+
+function signal(pid: number, sig: Deno.Signal): boolean {
+  try {
+    Deno.kill(pid, sig);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function snapshotFacts(storeRoot: string): Promise<{ prompt: string | null; attempt: number | null }> {
+  try {
+    const s = JSON.parse(await readTextOrNull(storePaths(storeRoot).snapshot) ?? "{}");
+    return {
+      prompt: typeof s.prompt_id === "string" ? s.prompt_id : null,
+      attempt: typeof s.attempt === "number" ? s.attempt : null,
+    };
+  } catch {
+    return { prompt: null, attempt: null };
+  }
+}
+
+/** The command. */
+export const spec: CommandSpec = {
+  usage: "[TARGET] [--grace DUR] [--force] [--json]",
+  description: "Send the live runner SIGINT (it interrupts its provider and closes the run as failed, reason " +
+    "interrupted) and wait for its lease to drop. --force sends SIGKILL to the runner and its provider group.",
+  flags: {
+    grace: { type: "string", value: "DUR", description: "how long to wait for the lease to drop (default 30s)" },
+    force: { type: "boolean", description: "SIGKILL the runner and the provider process group" },
+    workspace: { type: "string", value: "MANIFEST|ID", description: "workspace target" },
+    packet: { type: "string", value: "DIR", description: "packet directory" },
+  },
+  async run(ctx) {
+    const graceText = (ctx.flags.grace as string | undefined) ?? "30s";
+    const grace = parseDuration(graceText);
+    if (grace === null) {
+      throw new UsageError("invalid_value", `--grace does not take "${graceText}"; expected e.g. 30s`);
+    }
+    const target = await resolveTarget(ctx.positionals, ctx.flags);
+    const lease = await readLease(target.storeRoot);
+    if (lease.state === "down" || lease.pid === null) {
+      throw new NotFoundError("run_not_running", `no live run holds ${target.label}`);
+    }
+    if (lease.state === "unknown") {
+      throw new LeaseHeldError("lease_remote", `the run of ${target.label} is held on host ${lease.hostname}`, {
+        hints: ["stop it on that host"],
+      });
+    }
+    const runId = typeof lease.info?.run_id === "string" ? lease.info.run_id : "?";
+    const facts = await snapshotFacts(target.storeRoot);
+    const provider = lease.info?.provider as { pgid?: unknown } | null | undefined;
+    if (ctx.flags.force) {
+      signal(lease.pid, "SIGKILL");
+      if (provider && typeof provider.pgid === "number") signal(-provider.pgid, "SIGKILL");
+    } else if (!signal(lease.pid, "SIGINT")) {
+      throw new NotFoundError("run_not_running", `runner pid ${lease.pid} is gone`);
+    }
+    const deadline = Date.now() + grace;
+    while (Date.now() < deadline) {
+      if ((await readLease(target.storeRoot)).state !== "up") {
+        const where = facts.prompt
+          ? ` (prompt ${facts.prompt}${facts.attempt ? `, attempt ${facts.attempt}` : ""})`
+          : "";
+        if (ctx.json) {
+          ctx.stdout.write(
+            JSON.stringify({
+              stopped: true,
+              run_id: runId,
+              prompt_id: facts.prompt,
+              attempt: facts.attempt,
+              forced: !!ctx.flags.force,
+            }) + "\n",
+          );
+        } else ctx.stdout.write(`Stopped run ${runId}${where}.\n`);
+        return 0;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new RunFailedError("stop_timeout", `run ${runId} still holds its lease after ${graceText}`, {
+      hints: ["use --force to kill it"],
+    });
+  },
+};

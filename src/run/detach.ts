@@ -1,0 +1,158 @@
+/**
+ * Detached runs (`start`, `run --detach`; cli.md §3.1): start this same program's `run` in its own session with its
+ * output appended to `<store>/logs/runner-<ts>.log`, wait until it holds the store root's lease, and report
+ * `{run_id, pid, store_root}`. The caller exits 0 while the runner carries on.
+ */
+import { LeaseHeldError, NotFoundError, PacketError, RunFailedError, UsageError } from "../errors.ts";
+import { findCommand } from "../cli/registry.ts";
+import { denoFlagsFor } from "../cli/frame.ts";
+import { readLease } from "../control/lease.ts";
+import { storePaths } from "../control/store.ts";
+import { ensureDir, exists, readTextOrNull } from "../util/fs.ts";
+import { fileStamp } from "../util/time.ts";
+
+/** What a detached start reports. */
+export interface DetachedRun {
+  run_id: string;
+  pid: number;
+  store_root: string;
+  /** The runner's log file. */
+  log: string;
+}
+
+/** Options of {@link detachRun}. */
+export interface DetachOptions {
+  /** Working directory of the runner (default: this process's). */
+  cwd?: string;
+  /** Extra environment for the runner (it inherits this process's environment). */
+  env?: Record<string, string>;
+  /** How long to wait for the lease (default 60 s). */
+  timeoutMs?: number;
+}
+
+/** Flags that make no sense for the detached runner: its output is a log file. */
+const DROPPED = new Set(["--detach", "--json"]);
+
+/** Whether this process runs under the `deno` executable (not a compiled binary). */
+export function underDeno(execPath = Deno.execPath()): boolean {
+  const base = execPath.slice(execPath.lastIndexOf("/") + 1);
+  return base === "deno" || base === "deno.exe";
+}
+
+/**
+ * The command line that runs `prompt_runner run ARGS…`: under `deno run`, the executable with the `run`
+ * subcommand's permission flags and the main module; compiled, the binary itself.
+ */
+export function runnerCommand(args: string[], opts: { execPath?: string; mainModule?: string } = {}): string[] {
+  const execPath = opts.execPath ?? Deno.execPath();
+  const runArgs = ["run", ...args.filter((a) => !DROPPED.has(a))];
+  if (!underDeno(execPath)) return [execPath, ...runArgs];
+  const main = new URL(opts.mainModule ?? Deno.mainModule).pathname;
+  const perms = findCommand(["run"])?.entry.permissions ?? [];
+  const config = `${main.slice(0, main.lastIndexOf("/"))}/deno.json`;
+  const configFlags = (() => {
+    try {
+      return Deno.statSync(config).isFile ? ["--config", config] : [];
+    } catch {
+      return [];
+    }
+  })();
+  return [execPath, "run", "--quiet", "--no-prompt", ...configFlags, ...denoFlagsFor(perms), main, ...runArgs];
+}
+
+/** The human line printed after a detached start. */
+export function detachedLine(r: DetachedRun): string {
+  return `Started run ${r.run_id} in the background (pid ${r.pid}); store ${r.store_root}; log ${r.log}`;
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+async function logTail(path: string, lines = 15): Promise<string[]> {
+  const text = await readTextOrNull(path).catch(() => null);
+  return text ? text.trimEnd().split("\n").slice(-lines) : [];
+}
+
+function childFailure(code: number, log: string, tail: string[]): Error {
+  const message = `the detached runner exited with code ${code} before holding the lease`;
+  const hints = [...tail, `log: ${log}`];
+  switch (code) {
+    case 2:
+      return new UsageError("detached_run_failed", message, { hints });
+    case 3:
+      return new PacketError("detached_run_failed", message, { hints });
+    case 4:
+      return new NotFoundError("detached_run_failed", message, { hints });
+    case 5:
+      return new LeaseHeldError("lease_held", message, { hints });
+    default:
+      return new RunFailedError("detached_run_failed", message, { hints });
+  }
+}
+
+async function currentRunId(storeRoot: string): Promise<string | null> {
+  try {
+    const v = JSON.parse(await readTextOrNull(storePaths(storeRoot).currentRun) ?? "null");
+    return typeof v?.run_id === "string" ? v.run_id : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Start `prompt_runner run ARGS…` detached (own session, stdin null, stdout and stderr appended to
+ * `<store>/logs/runner-<ts>.log`) and wait until it holds the lease of `storeRoot`. A runner that exits first is
+ * reported with its exit code mapped back (5 lease held, 3 packet invalid, …) and the tail of its log; one that
+ * completed at once (exit 0) is reported from its run record.
+ */
+export async function detachRun(args: string[], storeRoot: string, opts: DetachOptions = {}): Promise<DetachedRun> {
+  const paths = storePaths(storeRoot);
+  await ensureDir(paths.logs);
+  const log = `${paths.logs}/runner-${fileStamp()}.log`;
+  await Deno.writeTextFile(log, "", { append: true, mode: 0o600 });
+  const cmd = runnerCommand(args);
+  // Deno cannot hand a file to a child's stdout; a shell opens the log and execs the runner (same pid).
+  const script = `exec ${cmd.map(shellQuote).join(" ")} >> ${shellQuote(log)} 2>&1`;
+  const child = new Deno.Command("/bin/sh", {
+    args: ["-c", script],
+    cwd: opts.cwd ?? Deno.cwd(),
+    env: { PROMPT_RUNNER_SERVICE_MODE: "detached", ...opts.env },
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+    detached: true,
+  }).spawn();
+  child.unref();
+  let exited: Deno.CommandStatus | null = null;
+  child.status.then((s) => (exited = s), () => {});
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  let settleUntil: number | null = null;
+  while (Date.now() < deadline) {
+    const lease = await readLease(storeRoot);
+    const leaseRun = typeof lease.info?.run_id === "string" ? lease.info.run_id : null;
+    if (lease.state === "up" && lease.pid === child.pid && leaseRun) {
+      // The runner writes run.pid with a fresh id, then settles it after its resume decision (runner.md §10.5).
+      settleUntil ??= Date.now() + 5_000;
+      if ((await currentRunId(storeRoot)) === leaseRun || Date.now() > settleUntil) {
+        return { run_id: leaseRun, pid: child.pid, store_root: paths.root, log };
+      }
+    }
+    const done = exited as Deno.CommandStatus | null;
+    if (done) {
+      const runId = await currentRunId(storeRoot);
+      if (done.code === 0 && runId && (await exists(paths.runDir(runId)))) {
+        return { run_id: runId, pid: child.pid, store_root: paths.root, log };
+      }
+      throw childFailure(done.code, log, await logTail(log));
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new RunFailedError(
+    "detach_timeout",
+    `the detached runner (pid ${child.pid}) did not take the lease of ${paths.root} within ${
+      Math.round((opts.timeoutMs ?? 60_000) / 1000)
+    }s`,
+    { hints: [...(await logTail(log)), `log: ${log}`, `it may still be starting; see: prompt_runner status`] },
+  );
+}

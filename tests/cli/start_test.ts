@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { parseJsonOut, runCli } from "../support/cli.ts";
+import { initRepo, tempDir } from "../support/fs.ts";
+import { runnerCommand, underDeno } from "../../src/run/detach.ts";
+import { slowStep } from "../workspace/fixture.ts";
+
+Deno.test("runnerCommand() runs main.ts with run's permissions under deno, the binary directly when compiled", () => {
+  const main = "file:///opt/pr/main.ts";
+  const deno = runnerCommand(["demo", "--json", "03", "--detach"], { execPath: "/usr/bin/deno", mainModule: main });
+  assert.deepEqual(deno.slice(0, 4), ["/usr/bin/deno", "run", "--quiet", "--no-prompt"]);
+  assert.ok(deno.includes("--allow-write") && deno.includes("--allow-run"));
+  assert.ok(!deno.some((a) => a.startsWith("--allow-net")), "run keeps no network permission");
+  assert.deepEqual(deno.slice(-4), ["/opt/pr/main.ts", "run", "demo", "03"]);
+  assert.deepEqual(runnerCommand(["demo"], { execPath: "/usr/local/bin/prompt_runner" }), [
+    "/usr/local/bin/prompt_runner",
+    "run",
+    "demo",
+  ]);
+  assert.equal(underDeno("/home/x/.deno/bin/deno"), true);
+  assert.equal(underDeno("/usr/local/bin/prompt_runner"), false);
+});
+
+Deno.test("start detaches a packet run, prints {run_id, pid, store_root} and refuses a second start with exit 5", async () => {
+  await using dir = await tempDir();
+  const repo = `${dir.path}/app`;
+  await initRepo(repo, {
+    "README.md": "# app\n",
+    "pk/prompt_runner_packet.md":
+      "---\nname: pk\nprofile: simulated-default\nrepos:\n  app: {path: .., default: true}\n---\n",
+    "pk/prompts/01_a.prompt.md": `---\nverify:\n  files_exist: [a.txt]\nsimulate:\n  attempts:\n    - ${
+      slowStep(60, 150, `, writes: [{path: a.txt, text: "a"}]`)
+    }\n---\n# A\n`,
+  });
+  const env = { HOME: `${dir.path}/home`, XDG_DATA_HOME: `${dir.path}/data`, XDG_STATE_HOME: `${dir.path}/state` };
+  const start = await runCli(["start", `${repo}/pk`], { env });
+  assert.equal(start.code, 0, start.stderr);
+  const m = /^Started run (\S+) in the background \(pid (\d+)\); store (\S+); log (\S+)$/m.exec(start.stdout);
+  assert.ok(m, start.stdout);
+  const [, runId, pid, store, log] = m;
+  assert.equal(store, `${repo}/pk/.prompt_runner`);
+  try {
+    assert.match(log!, new RegExp(`^${store}/logs/runner-\\d{8}-\\d{6}\\.log$`));
+    const again = await runCli(["start", `${repo}/pk`, "--json"], { env });
+    assert.equal(again.code, 5, again.stderr);
+    assert.match(again.stderr, new RegExp(`pk is already being run by pid ${pid}`));
+    assert.equal((parseJsonOut(again).error as { code: string }).code, "lease_held");
+    const stop = await runCli(["stop", `${repo}/pk`], { env });
+    assert.equal(stop.code, 0, stop.stderr);
+    assert.match(stop.stdout, new RegExp(`Stopped run ${runId}`));
+    assert.match(await Deno.readTextFile(log!), /Prompt 01/);
+  } finally {
+    try {
+      Deno.kill(Number(pid), "SIGKILL");
+    } catch { /* already stopped */ }
+  }
+});
+
+Deno.test("start reports a runner that fails before taking the lease with its exit code and log tail", async () => {
+  await using dir = await tempDir();
+  const repo = `${dir.path}/app`;
+  await initRepo(repo, {
+    "pk/prompt_runner_packet.md":
+      "---\nname: pk\nprofile: simulated-default\nrepos:\n  app: {path: .., default: true}\n---\n",
+    "pk/prompts/01_a.prompt.md": "---\nverify:\n  files_exist: [a.txt]\n---\n# A\n",
+  });
+  const r = await runCli(["start", `${repo}/pk`, "99"], { env: { HOME: `${dir.path}/home` } });
+  assert.equal(r.code, 4, r.stderr);
+  assert.match(r.stderr, /the detached runner exited with code 4 before holding the lease/);
+  assert.match(r.stderr, /log: .*\/pk\/\.prompt_runner\/logs\/runner-/);
+});

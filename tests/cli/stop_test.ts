@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { parseJsonOut, runCli, spawnCli } from "../support/cli.ts";
+import { initRepo, tempDir, writeFiles } from "../support/fs.ts";
+
+/** A simulated packet whose only prompt stays live for ~10 s. */
+async function slowPacket(root: string): Promise<string> {
+  const packet = `${root}/slow`;
+  await initRepo(`${packet}/app`);
+  const messages = Array.from({ length: 40 }, (_, i) => `step ${i}`);
+  await writeFiles(packet, {
+    "prompt_runner_packet.md": "---\nname: slow\nprofile: simulated-default\nrepos:\n  app: {path: app, default: true}\n---\n",
+    "prompts/01_slow.prompt.md": `---\nverify:\n  files_exist: [done.txt]\nsimulate:\n  attempts:\n    - delay_ms: 250\n      messages: ${
+      JSON.stringify(messages)
+    }\n      writes: [{path: done.txt, text: ok}]\n---\n# Slow\n`,
+  });
+  return packet;
+}
+
+async function waitFor(pred: () => Promise<boolean>, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await pred()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("condition not reached in time");
+}
+
+Deno.test("stop interrupts a live run: the run closes failed/interrupted, the lease drops, exit 0", async () => {
+  await using dir = await tempDir();
+  const packet = await slowPacket(dir.path);
+  const child = spawnCli(["run", packet]);
+  try {
+    await waitFor(async () => {
+      const s = await runCli(["control", "status", packet, "--json"]);
+      return s.code === 0 && (parseJsonOut(s) as { session_live?: boolean }).session_live === true;
+    });
+    const r = await runCli(["stop", packet, "--grace", "20s"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^Stopped run \d{8}T\d{6}Z-[A-Z2-7]{6} \(prompt 01, attempt 1\)\.\n$/);
+    const out = await child.output();
+    assert.equal(out.code, 1);
+    assert.match(new TextDecoder().decode(out.stderr), /error: run failed: interrupted/);
+    const snap = parseJsonOut(await runCli(["control", "status", packet, "--json"]));
+    assert.equal(snap.status, "failed");
+    assert.equal(snap.reason, "interrupted");
+    assert.equal((snap.lease as { state: string }).state, "down");
+    const state = JSON.parse(await Deno.readTextFile(`${packet}/.prompt_runner/state.json`));
+    assert.equal(state.prompts["01"].status, "interrupted");
+  } finally {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+    await child.status;
+  }
+});
+
+Deno.test("stop without a live run exits 4 and says so", async () => {
+  await using dir = await tempDir();
+  const packet = await slowPacket(dir.path);
+  const r = await runCli(["stop", packet]);
+  assert.equal(r.code, 4);
+  assert.match(r.stderr, /error: no live run holds /);
+  const j = await runCli(["stop", packet, "--json"]);
+  assert.equal(j.code, 4);
+  assert.equal((parseJsonOut(j).error as { code: string }).code, "run_not_running");
+});
+
+Deno.test("stop refuses a bad --grace with exit 2", async () => {
+  await using dir = await tempDir();
+  const packet = await slowPacket(dir.path);
+  const r = await runCli(["stop", packet, "--grace", "soon"]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--grace does not take "soon"/);
+});
