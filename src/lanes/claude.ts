@@ -1,0 +1,88 @@
+/** The claude lane (providers.md §2): `claude -p --output-format stream-json --verbose --include-partial-messages`. */
+import type { PermissionMode } from "../packet/types.ts";
+import { str } from "./_json.ts";
+import { createClaudeStreamParser } from "./claude_stream.ts";
+import { cliLane } from "./cli_lane.ts";
+import type { FailureHint } from "./hints.ts";
+import type { CliProfile } from "./profile.ts";
+import type { Lane, SessionSpec } from "./types.ts";
+
+/** `permission_mode` → `--permission-mode` value (providers.md §1). */
+export const CLAUDE_PERMISSION_MODES: Readonly<Record<PermissionMode, string>> = {
+  default: "default",
+  auto: "acceptEdits",
+  bypass: "bypassPermissions",
+  plan: "plan",
+};
+
+/** Failure hints of the claude lane, first match wins (providers.md §2). */
+export const CLAUDE_FAILURE_HINTS: readonly FailureHint[] = [
+  {
+    class: "launch_failed",
+    message: /cannot be used with root\/sudo privileges|--dangerously-skip-permissions cannot be used/i,
+    note: "running as root: set IS_SANDBOX=1 in adapter_opts.env to allow bypass mode",
+  },
+  { class: "provider_auth_claim", status: [401, 403] },
+  { class: "provider_auth_claim", message: /authentication|invalid api key|x-api-key/i },
+  { class: "provider_rate_limit", status: [429] },
+  { class: "provider_capacity", status: [529, 502, 503] },
+  { class: "provider_capacity", message: /overloaded_error/ },
+  { class: "provider_config_claim", status: [400, 404], message: /model/i },
+  { class: "provider_runtime_claim", statusRange: [500, 599] },
+  { class: "provider_runtime_claim", kind: /^error_max_turns$/ },
+];
+
+/** Options shared by fresh and resumed sessions, in the order the CLI documents them. */
+function sharedArgs(spec: SessionSpec): string[] {
+  const o = spec.options;
+  const args: string[] = [];
+  for (const d of spec.extraDirs) args.push("--add-dir", d);
+  args.push("--output-format", "stream-json", "--verbose", "--include-partial-messages");
+  if (o.model) args.push("--model", o.model);
+  if (o.reasoning_effort !== null) args.push("--effort", o.reasoning_effort);
+  if (o.permission_mode !== null) args.push("--permission-mode", CLAUDE_PERMISSION_MODES[o.permission_mode]);
+  if (o.allowed_tools !== null && o.allowed_tools.length > 0) args.push("--allowedTools", o.allowed_tools.join(" "));
+  if (o.append_system_prompt !== null) args.push("--append-system-prompt", o.append_system_prompt);
+  if (o.system_prompt !== null) args.push("--system-prompt", o.system_prompt);
+  if (o.max_turns !== null) args.push("--max-turns", String(o.max_turns));
+  return args;
+}
+
+/** The claude profile. */
+export const claudeProfile: CliProfile = {
+  lane: {
+    name: "claude",
+    executable: "claude",
+    executableEnv: "PROMPT_RUNNER_CLAUDE_CLI",
+    acceptsInputAfterStart: false,
+    installHint: "npm install -g @anthropic-ai/claude-code",
+  },
+  optsKey: "claude_opts",
+  // `--allowedTools` and `--add-dir` are variadic and would swallow the prompt: it always follows `--`.
+  buildCommand: (spec) => ["-p", ...sharedArgs(spec), "--", spec.prompt],
+  // Sessions are stored per cwd: the session spawns the resume in the same cwd (SessionSpec.cwd).
+  buildResume: (sessionId, spec) => ["-p", "--resume", sessionId, ...sharedArgs(spec), "--", spec.prompt],
+  createParser: (ctx) => createClaudeStreamParser(ctx, { provider: "claude", usage: "result" }),
+  readiness: [
+    {
+      description: "system/init + 100 ms",
+      match: (r) => str(r, "type") === "system" && str(r, "subtype") === "init",
+      delayMs: 100,
+    },
+    {
+      description: "first assistant or stream_event line",
+      match: (r) => str(r, "type") === "assistant" || str(r, "type") === "stream_event",
+      delayMs: 0,
+    },
+  ],
+  sessionNotFound: /No conversation found with session ID/i,
+  failureHints: CLAUDE_FAILURE_HINTS,
+  enforcesAllowedTools: true,
+  transport: {
+    patchInEvent: ["Edit", "MultiEdit", "NotebookEdit", "Write"],
+    usage: "result.usage (cumulative for the stream) and total_cost_usd; assistant usage is partial and ignored",
+  },
+};
+
+/** The claude lane. */
+export const claudeLane: Lane = cliLane(claudeProfile);

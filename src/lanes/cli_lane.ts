@@ -1,0 +1,97 @@
+/** Turns a {@link CliProfile} into a {@link Lane}: start = the generic CLI session, probe = `<bin> --version`. */
+import type { ExecutionOptions } from "../packet/types.ts";
+import { startCliSession } from "./cli_session.ts";
+import { type CliProfile, resolveExecutable } from "./profile.ts";
+import type { Lane, ProbeResult } from "./types.ts";
+
+/** Bound of a `--version` probe. */
+export const PROBE_TIMEOUT_MS = 15_000;
+
+function envGet(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+function isExecutableFile(path: string): boolean {
+  try {
+    const st = Deno.statSync(path);
+    return st.isFile && (st.mode === null || (st.mode & 0o111) !== 0);
+  } catch {
+    return false;
+  }
+}
+
+/** Where `exe` resolves: itself when it names a path, else the first executable match on PATH; null if none. */
+export function whichExecutable(exe: string, pathVar: string | undefined = envGet("PATH")): string | null {
+  if (exe.includes("/")) return isExecutableFile(exe) ? exe : null;
+  for (const dir of (pathVar ?? "").split(":")) {
+    if (dir === "") continue;
+    const candidate = `${dir.replace(/\/$/, "")}/${exe}`;
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  return null;
+}
+
+/** Run `<bin> --version` for preflight (providers.md §1). Never throws. */
+export async function probeCli(profile: CliProfile, options: ExecutionOptions): Promise<ProbeResult> {
+  const exe = resolveExecutable(profile, options, {});
+  const base = { name: profile.lane.name, executable: exe };
+  const path = whichExecutable(exe);
+  const install = `install with: ${profile.lane.installHint}`;
+  if (path === null) {
+    return {
+      ...base,
+      path: null,
+      version: null,
+      available: false,
+      error: `executable "${exe}" was not found; ${install}`,
+    };
+  }
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), PROBE_TIMEOUT_MS);
+  try {
+    const out = await new Deno.Command(path, {
+      args: ["--version"],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      signal: ac.signal,
+    }).output();
+    const text = new TextDecoder().decode(out.stdout).trim() || new TextDecoder().decode(out.stderr).trim();
+    const version = text.split("\n")[0]?.trim() || null;
+    if (!out.success) {
+      const why = out.signal ? `was killed by ${out.signal}` : `exited with code ${out.code}`;
+      return {
+        ...base,
+        path,
+        version: null,
+        available: false,
+        error: `"${exe} --version" ${why}: ${version ?? ""}`.trim(),
+      };
+    }
+    return { ...base, path, version, available: true, error: null };
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    return {
+      ...base,
+      path,
+      version: null,
+      available: false,
+      error: `"${exe} --version" could not run: ${msg}; ${install}`,
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A Lane over a CLI profile. */
+export function cliLane(profile: CliProfile): Lane {
+  return {
+    profile: profile.lane,
+    start: (spec) => startCliSession(profile, spec),
+    probe: (options) => probeCli(profile, options),
+  };
+}

@@ -1,0 +1,94 @@
+/** The codex lane (providers.md §3): `codex exec --json --skip-git-repo-check … <prompt>`. */
+import type { PermissionMode } from "../packet/types.ts";
+import { str } from "./_json.ts";
+import { cliLane } from "./cli_lane.ts";
+import { createCodexStreamParser } from "./codex_stream.ts";
+import type { FailureHint } from "./hints.ts";
+import { type CliProfile, promptArgs } from "./profile.ts";
+import type { Lane, SessionSpec } from "./types.ts";
+
+/** `permission_mode` → `sandbox_mode` value; `bypass` uses the bypass flag on fresh sessions (providers.md §1). */
+export const CODEX_SANDBOX_MODES: Readonly<Record<PermissionMode, string>> = {
+  default: "read-only",
+  auto: "workspace-write",
+  bypass: "danger-full-access",
+  plan: "read-only",
+};
+
+/** Failure hints of the codex lane, first match wins (providers.md §3). */
+export const CODEX_FAILURE_HINTS: readonly FailureHint[] = [
+  { class: "provider_auth_claim", kind: /invalid_api_key/ },
+  { class: "provider_auth_claim", status: [401] },
+  { class: "provider_auth_claim", message: /invalid_api_key|incorrect api key/i },
+  {
+    class: "provider_rate_limit",
+    kind: /insufficient_quota/,
+    recovery: { class: "provider_rate_limit", retryable: false },
+  },
+  {
+    class: "provider_rate_limit",
+    message: /insufficient_quota/,
+    recovery: { class: "provider_rate_limit", retryable: false },
+  },
+  { class: "provider_rate_limit", kind: /rate_limit_exceeded/ },
+  { class: "provider_rate_limit", status: [429] },
+  { class: "provider_rate_limit", message: /too many requests|rate limit/i },
+  { class: "provider_config_claim", kind: /model_not_found/ },
+  { class: "provider_config_claim", message: /model_not_found|does not exist/i },
+  { class: "provider_capacity", message: /high demand/i },
+  { class: "provider_capacity", status: [500, 503] },
+  { class: "transport_disconnect", message: /stream disconnected/i },
+];
+
+function commonConfig(spec: SessionSpec): string[] {
+  const o = spec.options;
+  const args: string[] = [];
+  if (o.model) args.push("-m", o.model);
+  if (o.reasoning_effort !== null) args.push("-c", `model_reasoning_effort="${o.reasoning_effort}"`);
+  args.push("-c", `approval_policy="never"`);
+  return args;
+}
+
+function buildCommand(spec: SessionSpec): string[] {
+  const o = spec.options;
+  const args = ["exec", "--json", "--skip-git-repo-check", ...commonConfig(spec)];
+  if (o.permission_mode === "bypass") args.push("--dangerously-bypass-approvals-and-sandbox");
+  else if (o.permission_mode !== null) args.push("-s", CODEX_SANDBOX_MODES[o.permission_mode]);
+  args.push("-C", spec.cwd);
+  for (const d of spec.extraDirs) args.push("--add-dir", d);
+  return [...args, ...promptArgs(spec.prompt)];
+}
+
+/** `exec resume` accepts no `-s`/`-C`: the sandbox goes through `-c sandbox_mode=…` and the cwd is the spawn cwd. */
+function buildResume(sessionId: string, spec: SessionSpec): string[] {
+  const o = spec.options;
+  const args = ["exec", "resume", "--json", "--skip-git-repo-check", ...commonConfig(spec)];
+  if (o.permission_mode !== null) args.push("-c", `sandbox_mode="${CODEX_SANDBOX_MODES[o.permission_mode]}"`);
+  return [...args, sessionId, ...promptArgs(spec.prompt)];
+}
+
+/** The codex profile. */
+export const codexProfile: CliProfile = {
+  lane: {
+    name: "codex",
+    executable: "codex",
+    executableEnv: "PROMPT_RUNNER_CODEX_CLI",
+    acceptsInputAfterStart: false,
+    installHint: "npm install -g @openai/codex",
+  },
+  optsKey: "codex_opts",
+  buildCommand,
+  buildResume,
+  createParser: createCodexStreamParser,
+  readiness: [{ description: "turn.started + 100 ms", match: (r) => str(r, "type") === "turn.started", delayMs: 100 }],
+  sessionNotFound: /no rollout found for thread id/i,
+  failureHints: CODEX_FAILURE_HINTS,
+  enforcesAllowedTools: false,
+  transport: {
+    patchInEvent: [],
+    usage: "turn.completed.usage (per turn; exec runs one turn per stream)",
+  },
+};
+
+/** The codex lane. */
+export const codexLane: Lane = cliLane(codexProfile);

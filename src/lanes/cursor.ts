@@ -1,0 +1,57 @@
+/** The cursor lane (providers.md §5, unverified): `agent -p --trust --output-format stream-json … <prompt>`. */
+import { cliLane } from "./cli_lane.ts";
+import { createCursorStreamParser } from "./cursor_stream.ts";
+import type { FailureHint } from "./hints.ts";
+import { type CliProfile, laneOpts, optString, promptArgs } from "./profile.ts";
+import type { Lane, SessionSpec } from "./types.ts";
+
+/** Failure hints of the cursor lane (providers.md §5, unverified). */
+export const CURSOR_FAILURE_HINTS: readonly FailureHint[] = [
+  { class: "provider_auth_claim", message: /\blog ?in\b|authenticat|api key/i },
+  { class: "provider_rate_limit", message: /rate limit|usage limit|too many requests/i },
+  {
+    class: "provider_config_claim",
+    message: /unknown model|model[^\n]*(not found|not available|invalid)|invalid model/i,
+  },
+];
+
+function sharedArgs(spec: SessionSpec): string[] {
+  const o = spec.options;
+  const bag = laneOpts(o, "cursor_opts");
+  const args = ["--trust", "--output-format", "stream-json", "--stream-partial-output"];
+  if (o.permission_mode === "bypass") args.push("--force");
+  if (o.model) args.push("--model", o.model);
+  const mode = o.permission_mode === "plan" ? "plan" : optString(bag, "mode");
+  if (mode !== null) args.push("--mode", mode);
+  const sandbox = optString(bag, "sandbox");
+  if (sandbox !== null) args.push("--sandbox", sandbox);
+  args.push("--workspace", spec.cwd);
+  return args;
+}
+
+/** The cursor profile. */
+export const cursorProfile: CliProfile = {
+  lane: {
+    name: "cursor",
+    executable: "agent",
+    executableEnv: "PROMPT_RUNNER_CURSOR_CLI",
+    acceptsInputAfterStart: false,
+    installHint: "curl https://cursor.com/install -fsS | bash",
+  },
+  optsKey: "cursor_opts",
+  // The prompt is the last argument.
+  buildCommand: (spec) => ["-p", ...sharedArgs(spec), ...promptArgs(spec.prompt)],
+  buildResume: (sessionId, spec) => ["-p", "--resume", sessionId, ...sharedArgs(spec), ...promptArgs(spec.prompt)],
+  createParser: createCursorStreamParser,
+  readiness: [{ description: "first event + 100 ms", match: () => true, delayMs: 100 }],
+  sessionNotFound: /(session|chat|conversation)[^\n]*(not found|does not exist)/i,
+  failureHints: CURSOR_FAILURE_HINTS,
+  enforcesAllowedTools: false,
+  transport: {
+    patchInEvent: ["edit"],
+    usage: "result.usage (inputTokens, outputTokens, cacheReadTokens)",
+  },
+};
+
+/** The cursor lane. */
+export const cursorLane: Lane = cliLane(cursorProfile);

@@ -1,0 +1,144 @@
+/**
+ * The data-driven shape of a CLI lane (providers.md §1): command and resume builders, a parser factory, readiness
+ * markers, the session-not-found pattern, failure hints and transport facts. One generic session
+ * (src/lanes/cli_session.ts) runs every profile over the shared process driver.
+ */
+import type { ProviderEvent } from "../events/types.ts";
+import type { ExecutionOptions } from "../packet/types.ts";
+import type { FailureHint } from "./hints.ts";
+import type { JsonObject } from "./_json.ts";
+import type { LaneProfile, SessionSpec } from "./types.ts";
+
+/** What a parser learns from one stdout line. */
+export interface ParsedLine {
+  events: ProviderEvent[];
+  /** Provider session id carried by this line. */
+  sessionId?: string;
+}
+
+/** Per-stream facts a parser may consult. */
+export interface ParseContext {
+  readonly spec: SessionSpec;
+  /** Set once the runner interrupted the stream; aborted results then map to `run_cancelled`. */
+  interruptReason(): "interrupted_for_steer" | "operator_stop" | null;
+}
+
+/** Raw stdout line → canonical events (events-and-rendering.md §4). Stateful per stream. */
+export interface LineParser {
+  /** A line that decoded as a JSON object. */
+  json(raw: JsonObject): ParsedLine;
+  /** A line that is not a JSON object; default: a hidden `unparsed_output` notice. */
+  text?(line: string): ParsedLine;
+}
+
+/** A raw line after which an interrupt becomes safe, `delayMs` later (control-plane.md §8.5 step 1). */
+export interface ReadinessMarker {
+  description: string;
+  match(raw: JsonObject): boolean;
+  delayMs: number;
+}
+
+/** Transport facts kept for documentation, preflight and renderers. */
+export interface TransportFacts {
+  /** Tool names whose events carry their own patch (events-and-rendering.md §8). */
+  patchInEvent: readonly string[];
+  /** Which events carry usage and whether it is cumulative. */
+  usage: string;
+}
+
+/** A CLI lane as data. */
+export interface CliProfile {
+  lane: LaneProfile;
+  /** The option bag of this lane (`claude_opts`, …) holding `cli_path` and lane-specific keys. */
+  optsKey: string;
+  /** Arguments (without the executable) for a fresh session. May throw LaunchError for unsupported options. */
+  buildCommand(spec: SessionSpec): string[];
+  /** Arguments for resuming `sessionId` with `spec.prompt` as the next prompt. */
+  buildResume(sessionId: string, spec: SessionSpec): string[];
+  createParser(ctx: ParseContext): LineParser;
+  readiness: readonly ReadinessMarker[];
+  /** stderr or error text meaning "the resume target does not exist" (→ restart_with_steer). */
+  sessionNotFound: RegExp;
+  failureHints: readonly FailureHint[];
+  transport: TransportFacts;
+  /**
+   * Whether the CLI itself enforces `allowed_tools` before a tool runs. When false, a started tool outside the list
+   * is only observed and its `tool_call_started` carries a `guardrail` record.
+   */
+  enforcesAllowedTools: boolean;
+  /** Exit 0 without a terminal event completes the stream (plain-text lanes); false for every JSON lane. */
+  cleanExitCompletes?: boolean;
+}
+
+/**
+ * The guardrail record for a tool outside `allowed_tools` (case-insensitive names), or null when it is allowed or
+ * no list is set. Pure.
+ */
+export function guardrailFor(
+  lane: string,
+  toolName: string,
+  allowed: readonly string[] | null,
+): { tool: string; allowed_tools: string[]; reason: string } | null {
+  if (allowed === null) return null;
+  const lower = toolName.toLowerCase();
+  if (allowed.some((t) => t.toLowerCase() === lower)) return null;
+  return {
+    tool: toolName,
+    allowed_tools: [...allowed],
+    reason: `tool "${toolName}" is not in allowed_tools; the ${lane} lane can only observe it after the fact`,
+  };
+}
+
+/** The lane's option bag from the merged provider options (empty when absent). */
+export function laneOpts(options: ExecutionOptions, key: string): Record<string, unknown> {
+  return options.provider_opts[key] ?? {};
+}
+
+function envGet(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The executable to run: `<lane>_opts.cli_path`, else `PROMPT_RUNNER_<LANE>_CLI` (session env, then process env),
+ * else the profile's binary name.
+ */
+export function resolveExecutable(profile: CliProfile, options: ExecutionOptions, env: Record<string, string>): string {
+  const fromOpts = laneOpts(options, profile.optsKey)["cli_path"];
+  if (typeof fromOpts === "string" && fromOpts.trim() !== "") return fromOpts;
+  const envName = profile.lane.executableEnv;
+  if (envName) {
+    const v = env[envName] ?? envGet(envName);
+    if (v !== undefined && v.trim() !== "") return v;
+  }
+  return profile.lane.executable ?? profile.lane.name;
+}
+
+/** Variables added to the provider environment: `adapter_opts.env` under the session's own additions. */
+export function providerEnv(spec: SessionSpec): Record<string, string> {
+  const out: Record<string, string> = {};
+  const adapterEnv = laneOpts(spec.options, "adapter_opts")["env"];
+  if (adapterEnv !== null && typeof adapterEnv === "object" && !Array.isArray(adapterEnv)) {
+    for (const [k, v] of Object.entries(adapterEnv)) {
+      if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") out[k] = String(v);
+    }
+  }
+  return { ...out, ...spec.env };
+}
+
+/**
+ * The prompt as the final positional argument. A prompt that starts with `-` would be read as an option, so it
+ * follows `--` (claude and codex both end option parsing there).
+ */
+export function promptArgs(prompt: string): string[] {
+  return prompt.startsWith("-") ? ["--", prompt] : [prompt];
+}
+
+/** A string option of a lane bag, or null. */
+export function optString(bag: Record<string, unknown>, key: string): string | null {
+  const v = bag[key];
+  return typeof v === "string" && v !== "" ? v : null;
+}
