@@ -4,7 +4,7 @@ import type { CommandContext, CommandSpec } from "./frame.ts";
 import { resolveTarget } from "./target.ts";
 import { OVERRIDE_FLAGS, parseOverrides, parseSelection, SELECTION_FLAGS, TARGET_FLAGS } from "./selection_flags.ts";
 import type { CommitPolicy } from "../run/context.ts";
-import { runPacket } from "../run/runner.ts";
+import { runPacket, type RuntimeStore } from "../run/runner.ts";
 
 /** Commit policy from `--no-commit` / `--committer`. */
 export function commitPolicy(flags: CommandContext["flags"]): CommitPolicy {
@@ -17,6 +17,14 @@ export function commitPolicy(flags: CommandContext["flags"]): CommitPolicy {
     return "none";
   }
   return committer === "noop" ? "noop" : "git";
+}
+
+/** `--runtime-store file|memory|noop` (cli.md §3.1); default `file`. */
+export function runtimeStore(flags: CommandContext["flags"]): RuntimeStore {
+  const v = flags["runtime-store"];
+  if (v === undefined || v === false) return "file";
+  if (v === "file" || v === "memory" || v === "noop") return v;
+  throw new UsageError("invalid_value", `--runtime-store does not take "${String(v)}"; allowed: file, memory, noop`);
 }
 
 /** The `run` command. */
@@ -34,6 +42,11 @@ export const spec: CommandSpec = {
     committer: { type: "string", value: "git|noop", description: "how completed work is committed (default git)" },
     "dry-run": { type: "boolean", description: "print the plan details and exit" },
     "skip-preflight": { type: "boolean", description: "skip repo and lane checks" },
+    "runtime-store": {
+      type: "string",
+      value: "file|memory|noop",
+      description: "where run state is kept; memory and noop write no store root at all (default file)",
+    },
     ...OVERRIDE_FLAGS,
     ...TARGET_FLAGS,
   },
@@ -44,6 +57,7 @@ export const spec: CommandSpec = {
     }
     const overrides = parseOverrides(f);
     const commit = commitPolicy(f);
+    const store = runtimeStore(f);
     const target = await resolveTarget(ctx.positionals, f);
     const selection = parseSelection(f, target.rest);
     return await runPacket({
@@ -61,6 +75,7 @@ export const spec: CommandSpec = {
       dryRun: f["dry-run"] === true,
       io: { stdout: ctx.stdout, stderr: ctx.stderr, json: ctx.json, color: ctx.color },
       argv: ctx.argv,
+      runtimeStore: store,
     });
   },
 };

@@ -7,6 +7,7 @@ import { atomicWriteJson, DIR_MODE, FILE_MODE, readTextOrNull } from "../util/fs
 import { nowIso } from "../util/time.ts";
 import { storePaths } from "./store.ts";
 import { isRecord, localHostname } from "./_internal.ts";
+import { readProcStat } from "../lanes/proc_tree.ts";
 
 /** A process group the runner started (a provider), with its start time in clock ticks. */
 export interface ProcessIdentity {
@@ -59,16 +60,12 @@ async function readPidFile(path: string): Promise<Record<string, unknown> | null
   }
 }
 
-/** Start time (clock ticks since boot) of a process from `/proc/<pid>/stat`, or null when it is gone. */
+/**
+ * Start time (clock ticks since boot) of a process from `/proc/<pid>/stat`, or null when it is gone. Goes through
+ * the lanes' /proc reader, because Deno only lets `--allow-all` read /proc directly.
+ */
 export function processStartTicks(pid: number): number | null {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ticks = Number(fields[19]);
-    return Number.isFinite(ticks) ? ticks : null;
-  } catch {
-    return null;
-  }
+  return readProcStat(pid)?.startTicks ?? null;
 }
 
 async function reapOrphan(provider: unknown): Promise<void> {

@@ -4,8 +4,16 @@ import { isProviderEventType, type View } from "../events/types.ts";
 import { nowIso } from "../util/time.ts";
 import type { PlaneHooks, RunnerPlane } from "./plane_types.ts";
 
-/** A plane for runs without a store root: stamps envelopes and tracks the view, but writes nothing at all. */
-export function nullPlane(runId: string, view: View, hooks: PlaneHooks): RunnerPlane {
+/**
+ * A plane for runs without a store root: stamps envelopes and tracks the view, but writes nothing at all.
+ * `onRecord` (optional) receives every stamped envelope in seq order (`run --json`).
+ */
+export function nullPlane(
+  runId: string,
+  view: View,
+  hooks: PlaneHooks,
+  onRecord?: (envelope: Envelope) => void,
+): RunnerPlane {
   let seq = 0;
   let live: View = { ...view };
   void hooks;
@@ -15,7 +23,7 @@ export function nullPlane(runId: string, view: View, hooks: PlaneHooks): RunnerP
       return { ...live };
     },
     record(event, ctx) {
-      return {
+      const envelope = {
         seq: ++seq,
         at: nowIso(),
         run_id: runId,
@@ -26,6 +34,8 @@ export function nullPlane(runId: string, view: View, hooks: PlaneHooks): RunnerP
         ...(event.hidden ? { hidden: true as const } : {}),
         data: event.data,
       } as Envelope;
+      onRecord?.(envelope);
+      return envelope;
     },
     transition() {},
     boundary() {},

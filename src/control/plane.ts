@@ -46,10 +46,15 @@ export interface OpenPlaneOptions {
   selection?: string[];
   /** Poll fallback interval (default 1000 ms). */
   pollMs?: number;
-  /** Watcher debounce (default 5 ms). */
+  /** Quiet window folding a burst of watcher events into at most two wake-ups (default 5 ms; see waker.ts). */
   debounceMs?: number;
   /** Use `Deno.watchFs` (default true). */
   watch?: boolean;
+  /**
+   * Called synchronously with every envelope the plane records (its own `run_opened`, `view_changed`, `steer_*`
+   * and `run_finished` included), in seq order, right after it is appended (`run --json`).
+   */
+  onRecord?: (envelope: Envelope) => void;
 }
 
 const SNAPSHOT_COALESCE_MS = 50;
@@ -95,6 +100,9 @@ class FilePlane implements RunnerPlane {
   readonly #inbox: RequestInbox;
   #lastScan = 0;
   #snapshotError = false;
+  /** Inside a request scan: transitions mark the snapshot due instead of writing it per request. */
+  #scanning = false;
+  #snapDue = false;
 
   constructor(opts: OpenPlaneOptions) {
     this.runId = opts.runId;
@@ -248,6 +256,7 @@ class FilePlane implements RunnerPlane {
     this.#events.push(encodeEnvelope(envelope));
     this.#fold(envelope);
     this.#scheduleSnapshot();
+    this.#opts.onRecord?.(envelope);
     return envelope;
   }
 
@@ -312,6 +321,7 @@ class FilePlane implements RunnerPlane {
     s.attempt_elapsed_ms = elapsedSince(s.attempt_started_at, now);
     s.view = { ...this.#view };
     this.#snapDirty = false;
+    this.#snapDue = false;
     try {
       atomicWriteJsonSync(this.#paths.snapshot, s, opts);
     } catch (e) {
@@ -330,7 +340,29 @@ class FilePlane implements RunnerPlane {
     const now = Date.now();
     if (!this.#waker.takeDirty() && now - this.#lastScan < this.#waker.pollMs) return;
     this.#lastScan = now;
-    this.#inbox.scan();
+    this.#scan();
+  }
+
+  /**
+   * One pass over `requests/`. Each applied request is a state transition, but a burst is written as one snapshot
+   * when the pass ends (still inside the boundary) rather than one per request, and the events the pass recorded
+   * (`view_changed`, `steer_*`) are flushed at once instead of waiting for the 20 ms timer.
+   */
+  #scan(): void {
+    this.#scanning = true;
+    try {
+      this.#inbox.scan();
+    } finally {
+      this.#scanning = false;
+      if (this.#snapDue && !this.#closed) this.#writeSnapshot();
+      this.#events.flush();
+    }
+  }
+
+  /** A transition caused by a request: written now, or once at the end of the current scan. */
+  #transitioned(): void {
+    if (this.#scanning) this.#snapDue = true;
+    else this.#writeSnapshot();
   }
 
   #decideView(name: string, params: Record<string, unknown>, author: string): Decision {
@@ -346,7 +378,7 @@ class FilePlane implements RunnerPlane {
         this.#view = { ...this.#view, ...v.changed };
         this.#hooks.applyView({ ...this.#view }, { ...v.changed });
         this.record({ type: "view_changed", data: { view: { ...this.#view }, author, request: name } }, this.#ctx);
-        this.#writeSnapshot();
+        this.#transitioned();
       },
     };
   }
@@ -381,7 +413,7 @@ class FilePlane implements RunnerPlane {
           data: { request: name, author, text_chars: acc.text.length, pending: this.#pending.size },
         }, this.#ctx);
         this.#hooks.notice(`↳ steer accepted: ${steerFirstLine(acc.text)}`, "warning");
-        this.#writeSnapshot();
+        this.#transitioned();
       },
     };
   }
@@ -389,7 +421,7 @@ class FilePlane implements RunnerPlane {
   #refused(request: string, author: string, reason: string): void {
     if (!this.#closing) this.record({ type: "steer_refused", data: { request, author, reason } }, this.#ctx);
     this.#hooks.notice(`↳ steer refused: ${reason}`, "error");
-    this.#writeSnapshot();
+    this.#transitioned();
   }
 
   steersDelivered(steers: AcceptedSteer[], info: SteerDelivery): void {
@@ -493,7 +525,7 @@ class FilePlane implements RunnerPlane {
     Object.assign(this.#snap, { status, stage: "closed", reason, session_live: false });
     this.#events.flush();
     this.#writeSnapshot({ fsync: true });
-    this.#inbox.scan();
+    this.#scan();
     this.#closed = true;
     this.#events.close();
     this.#audit.close();

@@ -10,7 +10,7 @@ import type { Prompt } from "../packet/types.ts";
 import { createRenderer, logHeader, renderHeader } from "../render/mod.ts";
 import { eventsFileSink, fileSink } from "../render/sinks.ts";
 import { gitPathDiff } from "../render/git_diff.ts";
-import type { EventSink, Renderer } from "../render/types.ts";
+import type { EventSink, Renderer, TextSink } from "../render/types.ts";
 import { restartWithSteerPrompt, steerResumePrompt } from "../control/steer.ts";
 import { storePaths } from "../control/store.ts";
 import { ensureDir, exists } from "../util/fs.ts";
@@ -21,8 +21,11 @@ import type { SteerDesk } from "./steering.ts";
 import type { StreamRecord } from "./state.ts";
 import { pumpStream, type StreamObservation } from "./stream.ts";
 
-/** The continuation prompt of session resumes (runner.md §4). */
+/** The continuation prompt of session resumes and crash resumes (runner.md §4). */
 export const CONTINUE_PROMPT = "Continue the task from where you stopped.";
+
+/** The `SESSION_RESUME` marker reason of a crash resume (attempt mode `resume`). */
+export const CRASH_RESUME_REASON = "interrupted";
 
 /** The result of an attempt's streams, before verification. */
 export interface AttemptRun {
@@ -32,6 +35,8 @@ export interface AttemptRun {
   logFile: string | null;
   eventsFile: string | null;
 }
+
+const NULL_TEXT_SINK: TextSink = { write() {}, flush() {}, close() {} };
 
 /** A renderer for the live view, bound to a session cwd. */
 export function newRenderer(ctx: RunContext, prompt: Prompt): Renderer {
@@ -96,13 +101,18 @@ export async function runAttemptStreams(
   attempt: number,
   mode: AttemptMode,
   body: string,
+  /** Crash resume (mode `resume`): the provider session to continue with the continuation prompt. */
+  resumeSessionId: string | null = null,
 ): Promise<AttemptRun> {
   const o = prompt.options;
   const lane = laneFor(o.provider);
-  const paths = await logPaths(ctx, prompt.id);
-  const log = fileSink(paths.log);
-  const eventsSink: EventSink | null = o.events_mode === "off" ? null : eventsFileSink(paths.events, o.events_mode);
-  ctx.attemptLog = log;
+  // A run without a store root (--runtime-store memory|noop) keeps no log and no events file.
+  const paths = ctx.persist ? await logPaths(ctx, prompt.id) : null;
+  const log = paths ? fileSink(paths.log) : NULL_TEXT_SINK;
+  const eventsSink: EventSink | null = paths && o.events_mode !== "off"
+    ? eventsFileSink(paths.events, o.events_mode)
+    : null;
+  ctx.attemptLog = paths ? log : null;
   log.write(logHeader({
     provider: o.provider,
     model: o.model,
@@ -124,7 +134,7 @@ export async function runAttemptStreams(
         project: prompt.cwd,
         provider: o.provider,
         model: o.model,
-        logFile: displayLog(ctx, `${paths.rel}.log`),
+        logFile: paths ? displayLog(ctx, `${paths.rel}.log`) : null,
         body,
       },
       ctx.view.log_mode,
@@ -133,17 +143,19 @@ export async function runAttemptStreams(
     ctx.io.stdout.write(header);
   }
   await ctx.state.updateAttempt(prompt.id, ctx.runId, attempt, (a) => {
-    a.log_file = `${paths.rel}.log`;
-    a.events_file = eventsSink ? `${paths.rel}.events.jsonl` : null;
+    a.log_file = paths ? `${paths.rel}.log` : null;
+    a.events_file = paths && eventsSink ? `${paths.rel}.events.jsonl` : null;
   });
 
   const repos = ctx.repoIndex();
   const others = ctx.reposFor(prompt).slice(1).map((r) => r.path);
-  let kind: StreamKind = "initial";
-  let text = body;
-  let resumeId: string | null = null;
-  let step: SimulatedStep = "attempt";
-  let sessionId: string | null = null;
+  const crashResume = mode === "resume" && resumeSessionId !== null;
+  let kind: StreamKind = crashResume ? "resume" : "initial";
+  let text = crashResume ? CONTINUE_PROMPT : body;
+  let resumeId: string | null = crashResume ? resumeSessionId : null;
+  let step: SimulatedStep = crashResume ? "resume" : "attempt";
+  let sessionId: string | null = resumeId;
+  if (crashResume) ctx.marker(`SESSION_RESUME action=started reason=${CRASH_RESUME_REASON}`);
   let resumesUsed = 0;
   let batch: ReturnType<SteerDesk["takeAll"]> = [];
   let batchInterrupted = false;
@@ -243,7 +255,18 @@ export async function runAttemptStreams(
         session,
         { promptId: prompt.id, attempt, kind, provider: o.provider, sessionId: resumeId },
         eventsSink,
-        { onRunStarted: deliver },
+        {
+          onRunStarted: (sid) => {
+            // Record the session id at once, so a runner killed mid-stream leaves it for a crash resume.
+            if (sid && sid !== sessionId) {
+              sessionId = sid;
+              ctx.state.updateAttempt(prompt.id, ctx.runId, attempt, (a) => {
+                a.session_id = sid;
+              }).catch(() => {/* written again when the stream ends */});
+            }
+            deliver(sid);
+          },
+        },
       );
     } catch (e) {
       thrown = e;
@@ -341,8 +364,8 @@ export async function runAttemptStreams(
     stream: result,
     envelope,
     sessionId,
-    logFile: `${paths.rel}.log`,
-    eventsFile: eventsSink ? `${paths.rel}.events.jsonl` : null,
+    logFile: paths ? `${paths.rel}.log` : null,
+    eventsFile: paths && eventsSink ? `${paths.rel}.events.jsonl` : null,
   };
 }
 

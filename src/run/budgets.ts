@@ -45,6 +45,26 @@ export function modeCounts(attempts: readonly CountableAttempt[], runId: string)
   return { retry, repair };
 }
 
+/** Minimal attempt shape for the crash-resume rule. */
+export interface ResumableAttempt {
+  run_id: string;
+  attempt: number;
+  status: string;
+  session_id: string | null;
+}
+
+/**
+ * Crash-resume rule (runner.md §4, attempt mode `resume`): when a run is being resumed, the prompt's last attempt
+ * under that run id continues its provider session if it was `interrupted`, or left `running` by a dead runner,
+ * and its session id is known. Returns that attempt, or null (the chain then starts with `run`).
+ */
+export function crashResumeTarget<T extends ResumableAttempt>(attempts: readonly T[], runId: string): T | null {
+  let last: T | null = null;
+  for (const a of attempts) if (a.run_id === runId) last = a;
+  if (!last || (last.status !== "interrupted" && last.status !== "running")) return null;
+  return typeof last.session_id === "string" && last.session_id !== "" ? last : null;
+}
+
 /** Format a delay for the retry line: `in 1.8s`, `in 0.0s`. */
 export function formatDelay(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;

@@ -6,13 +6,13 @@ import type { TextOut } from "../cli/frame.ts";
 import type { Lease } from "../control/lease.ts";
 import type { EventContext, RunnerPlane } from "../control/plane_types.ts";
 import type { Envelope, RunnerEvent, View } from "../events/types.ts";
-import { encodeEnvelope } from "../events/json.ts";
 import type { LaneSession } from "../lanes/types.ts";
 import type { Packet, Prompt } from "../packet/types.ts";
 import type { Renderer, TextSink } from "../render/types.ts";
 import { painter } from "../render/ansi.ts";
 import type { StateStore } from "./state.ts";
-import type { ProgressMap } from "./progress.ts";
+import { appendProgress, type ProgressMap, type ProgressStatus } from "./progress.ts";
+import { nowIso } from "../util/time.ts";
 
 /** Commit policy of a run (runner.md §9). */
 export type CommitPolicy = "git" | "noop" | "none";
@@ -68,6 +68,13 @@ export class RunContext {
       keepGoing: boolean;
       /** The first attempt of each prompt is a repair (the `repair` command). */
       repairFirst: boolean;
+      /** The run id was resumed (`run --remaining`): interrupted sessions continue in mode `resume`. */
+      resumed?: boolean;
+      /**
+       * False for `--runtime-store memory|noop` (runner.md §1): nothing is written under the store root — no
+       * progress, logs, events files or verification history.
+       */
+      persist?: boolean;
       /** Random source for jitter. */
       random: () => number;
     },
@@ -76,38 +83,20 @@ export class RunContext {
     this.paint = painter(io.color);
   }
 
-  /** Highest envelope seq printed under `--json`, and seqs skipped (recorded by the plane itself). */
-  jsonLast = 0;
-  jsonMissing = new Set<number>();
-
-  /** Print one envelope line under `--json`, remembering gaps for {@link RunContext.jsonBacklog}. */
-  jsonEmit(seq: number, line: string): void {
-    for (let s = this.jsonLast + 1; s < seq; s++) this.jsonMissing.add(s);
-    if (seq > this.jsonLast) this.jsonLast = seq;
-    this.jsonMissing.delete(seq);
-    this.io.stdout.write(line + "\n");
+  /** Whether this run writes its store root (false for `--runtime-store memory|noop`). */
+  get persist(): boolean {
+    return this.opts.persist !== false;
   }
 
-  /** Print envelopes recorded by the plane itself (not yet printed) from `events.jsonl` text. */
-  jsonBacklog(eventsText: string): void {
-    for (const line of eventsText.split("\n")) {
-      if (!line.trim()) continue;
-      let seq: unknown;
-      try {
-        seq = (JSON.parse(line) as { seq?: unknown }).seq;
-      } catch {
-        continue;
-      }
-      if (typeof seq !== "number") continue;
-      if (seq > this.jsonLast || this.jsonMissing.has(seq)) this.jsonEmit(seq, line);
-    }
+  /** Append a progress line (runner.md §10.3) and note it in {@link RunContext.progress}; memory-only runs skip the file. */
+  async appendProgress(id: string, status: ProgressStatus, suffix: string | null): Promise<void> {
+    if (this.persist) await appendProgress(this.storeRoot, id, status, suffix);
+    this.progress.set(id, { status, at: nowIso(), suffix });
   }
 
-  /** Record a runner event through the plane (and print it under `--json`). */
+  /** Record a runner event through the plane (printed under `--json` by the plane's `onRecord`). */
   record(event: RunnerEvent, stamp: EventContext): Envelope {
-    const env = this.plane.record(event, stamp);
-    if (this.io.json) this.jsonEmit(env.seq, encodeEnvelope(env));
-    return env;
+    return this.plane.record(event, stamp);
   }
 
   /**

@@ -7,8 +7,8 @@ import { reportSummary } from "../contract/report.ts";
 import type { AttemptMode } from "../events/types.ts";
 import type { Prompt } from "../packet/types.ts";
 import { nowIso } from "../util/time.ts";
-import { runAttemptStreams } from "./attempt.ts";
-import { modeCounts, retryDelayMs, retryLimit } from "./budgets.ts";
+import { CONTINUE_PROMPT, runAttemptStreams } from "./attempt.ts";
+import { crashResumeTarget, modeCounts, retryDelayMs, retryLimit } from "./budgets.ts";
 import { okEnvelope } from "./classify.ts";
 import type { RunContext } from "./context.ts";
 import { decide } from "./decide.ts";
@@ -20,7 +20,6 @@ import {
   verificationFailedLine,
   verificationReason,
 } from "./output.ts";
-import { appendProgress } from "./progress.ts";
 import { commitWork, failureRecord, finish, halted, type PromptOutcome } from "./prompt_result.ts";
 import { repairPrompt } from "./repair_prompt.ts";
 import type { AttemptRecord, CommitRecord, PromptStatus } from "./state.ts";
@@ -64,6 +63,23 @@ export async function runPromptChain(ctx: RunContext, desk: SteerDesk, prompt: P
       max: o.recovery.repair.max_attempts,
       lastError: last ? reportSummary(last) : null,
       report: last,
+    });
+  }
+  // Crash resume (runner.md §4): a resumed run continues the session its dead or stopped runner left behind.
+  let resumeSession: string | null = null;
+  const crashed = mode === "run" && ctx.opts.resumed ? crashResumeTarget(prior, ctx.runId) : null;
+  if (crashed) {
+    resumeSession = crashed.session_id;
+    mode = "resume";
+    body = CONTINUE_PROMPT;
+  }
+  const stale = ctx.opts.resumed ? prior.at(-1) : undefined;
+  if (stale?.status === "running") {
+    // Left `running` by a runner that died (we hold the lease now): it ended when its runner did.
+    await ctx.state.updateAttempt(prompt.id, ctx.runId, stale.attempt, (a) => {
+      a.status = "interrupted";
+      a.completed_at ??= nowIso();
+      if (crashed) a.decision ??= "resume";
     });
   }
   const promptStartedAt = nowIso();
@@ -120,7 +136,8 @@ export async function runPromptChain(ctx: RunContext, desk: SteerDesk, prompt: P
       max_steers: o.recovery.max_steers,
     });
 
-    const run = await runAttemptStreams(ctx, desk, prompt, attemptNo, mode, body);
+    const run = await runAttemptStreams(ctx, desk, prompt, attemptNo, mode, body, resumeSession);
+    resumeSession = null;
     if (run.stream === "interrupted") {
       await ctx.state.updateAttempt(prompt.id, ctx.runId, attemptNo, (a) => {
         a.status = "interrupted";
@@ -199,7 +216,7 @@ export async function runPromptChain(ctx: RunContext, desk: SteerDesk, prompt: P
         const c = await commitWork(ctx, desk, prompt, report);
         if (c.error) {
           ctx.err(`error: ${c.error}`);
-          await appendProgress(ctx.storeRoot, prompt.id, "failed", null);
+          await ctx.appendProgress(prompt.id, "failed", null);
           await finish(ctx, desk, prompt, {
             status: "commit_failed",
             source: "session",
@@ -212,7 +229,7 @@ export async function runPromptChain(ctx: RunContext, desk: SteerDesk, prompt: P
           }, decision.action);
           return done(ctx, prompt, "commit_failed", c.error, null, runAttempts, c.record);
         }
-        await appendProgress(ctx.storeRoot, prompt.id, "completed", c.suffix);
+        await ctx.appendProgress(prompt.id, "completed", c.suffix);
         await finish(ctx, desk, prompt, {
           status: "completed",
           source: "session",
@@ -227,7 +244,7 @@ export async function runPromptChain(ctx: RunContext, desk: SteerDesk, prompt: P
         return done(ctx, prompt, "completed", null, null, runAttempts, c.record);
       }
       case "fail_provider": {
-        await appendProgress(ctx.storeRoot, prompt.id, "failed", null);
+        await ctx.appendProgress(prompt.id, "failed", null);
         const message = env.message || "provider failed";
         ctx.err(`error: ${message}`);
         if (o.log_meta === "full" && env.stderr_tail) {
@@ -246,7 +263,7 @@ export async function runPromptChain(ctx: RunContext, desk: SteerDesk, prompt: P
         return done(ctx, prompt, "failed", message, env.class, runAttempts, null);
       }
       case "fail_verification": {
-        await appendProgress(ctx.storeRoot, prompt.id, "failed", null);
+        await ctx.appendProgress(prompt.id, "failed", null);
         ctx.say(verificationFailedLine(prompt.id), "red");
         ctx.err(`error: ${summary}`);
         await finish(ctx, desk, prompt, {
@@ -264,7 +281,7 @@ export async function runPromptChain(ctx: RunContext, desk: SteerDesk, prompt: P
       case "stop":
         return done(ctx, prompt, "interrupted", "interrupted", null, runAttempts, null, true);
       case "retry": {
-        await appendProgress(ctx.storeRoot, prompt.id, "failed", null);
+        await ctx.appendProgress(prompt.id, "failed", null);
         await ctx.state.updatePrompt(prompt.id, (p) => {
           p.status = "retry_scheduled";
           p.retry_delay_ms = delay;
@@ -286,7 +303,7 @@ export async function runPromptChain(ctx: RunContext, desk: SteerDesk, prompt: P
         continue;
       }
       case "repair": {
-        await appendProgress(ctx.storeRoot, prompt.id, "failed", null);
+        await ctx.appendProgress(prompt.id, "failed", null);
         await ctx.state.updatePrompt(prompt.id, (p) => {
           p.status = "repairing";
         });

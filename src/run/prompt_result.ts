@@ -10,7 +10,6 @@ import type { FailureEnvelope } from "./classify.ts";
 import { commitMessage, commitPrompt } from "./commit.ts";
 import type { RunContext } from "./context.ts";
 import { faultBlock, preflightCompletedLine } from "./output.ts";
-import { appendProgress } from "./progress.ts";
 import type { CommitRecord, FailureRecord, PromptResult, PromptStatus } from "./state.ts";
 import type { SteerDesk } from "./steering.ts";
 import { hasChangedPathsOnly, preflightSatisfied, verifyNow } from "./verify_step.ts";
@@ -117,7 +116,7 @@ export async function preflight(ctx: RunContext, desk: SteerDesk, prompt: Prompt
   if (report.status === "fault") return await halted(ctx, desk, prompt, report, "preflight", 0);
   if (!(await preflightSatisfied(ctx, prompt, report))) return null;
   const commit: CommitRecord = { status: "skip", reason: "no_session" };
-  await appendProgress(ctx.storeRoot, prompt.id, "completed", "no_session");
+  await ctx.appendProgress(prompt.id, "completed", "no_session");
   await finish(ctx, desk, prompt, {
     status: "completed",
     source: "preflight_verify",

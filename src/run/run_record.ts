@@ -1,10 +1,11 @@
 /**
  * Run ids and run records (runner.md §10.5): `runs/<run_id>/run.json`, the `runs/current.json` pointer, the resume
- * rule, `--new-run` superseding, and the fingerprint-change notice.
+ * rule, `--new-run` superseding, the fingerprint-change notice, and the run journal's lifecycle entries.
  */
 import { storePaths } from "../control/store.ts";
 import { atomicWriteJson, ensureDir, readTextOrNull } from "../util/fs.ts";
 import { newRunId, nowIso } from "../util/time.ts";
+import { appendJournal } from "./journal.ts";
 
 /** Schema tag of `run.json`. */
 export const RUN_SCHEMA = "prompt_runner.run/v1";
@@ -153,12 +154,14 @@ export async function openRunRecord(
     };
     await writeRunRecord(storeRoot, record);
     await writeCurrent(storeRoot, record.run_id);
+    await appendJournal(storeRoot, record.run_id, "run_resumed", { ids: opts.ids, resumed_at: now });
     return { runId: record.run_id, resumed: true, record, notice: null };
   }
+  const runId = opts.runId ?? newRunId();
   if (d.action === "new" && d.supersede && previous) {
     await writeRunRecord(storeRoot, { ...previous, state: "superseded", reason: "superseded by --new-run" });
+    await appendJournal(storeRoot, previous.run_id, "run_superseded", { by: runId, reason: "superseded by --new-run" });
   }
-  const runId = opts.runId ?? newRunId();
   const record: RunRecord = {
     schema: RUN_SCHEMA,
     run_id: runId,
@@ -172,6 +175,12 @@ export async function openRunRecord(
   };
   await writeRunRecord(storeRoot, record);
   await writeCurrent(storeRoot, runId);
+  await appendJournal(storeRoot, runId, "run_created", {
+    ids: opts.ids,
+    selectors: opts.selectors,
+    packet_fingerprint: opts.fingerprint,
+    ...(d.action === "new" && d.supersede ? { supersedes: d.supersede } : {}),
+  });
   const notice = d.action === "new" && d.fingerprintChangedFrom
     ? `packet changed since run ${d.fingerprintChangedFrom}; starting run ${runId}`
     : null;
@@ -186,4 +195,5 @@ export async function closeRunRecord(
   reason: string | null,
 ): Promise<void> {
   await writeRunRecord(storeRoot, { ...record, state, reason });
+  await appendJournal(storeRoot, record.run_id, state === "completed" ? "run_completed" : "run_failed", { reason });
 }

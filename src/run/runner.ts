@@ -4,18 +4,17 @@
  */
 import { acquireLease, type Lease } from "../control/lease.ts";
 import { ensureStoreRoot } from "../control/layout.ts";
-import { openPlane } from "../control/plane.ts";
+import { nullPlane, openPlane } from "../control/plane.ts";
 import { steerCountsForRun } from "../control/interventions.ts";
 import type { PlaneHooks } from "../control/plane_types.ts";
 import { RunFailedError } from "../errors.ts";
-import type { View } from "../events/types.ts";
+import type { Envelope, View } from "../events/types.ts";
+import { encodeEnvelope } from "../events/json.ts";
 import { loadPacket } from "../packet/load.ts";
 import { packetFingerprint } from "../packet/fingerprint.ts";
 import { type Selection, selectPrompts } from "../packet/select.ts";
 import type { OptionOverrides, Packet, Prompt } from "../packet/types.ts";
-import { storePaths } from "../control/store.ts";
 import { newRunId } from "../util/time.ts";
-import { readTextOrNull } from "../util/fs.ts";
 import { newRenderer } from "./attempt.ts";
 import { type CommitPolicy, RunContext, type RunIo } from "./context.ts";
 import { printDryRun } from "./dry_run.ts";
@@ -24,6 +23,7 @@ import { runPreflightChecks } from "./preflight_checks.ts";
 import { preflight, type PromptOutcome, runPromptChain } from "./prompt_chain.ts";
 import { readProgress } from "./progress.ts";
 import { closeRunRecord, openRunRecord } from "./run_record.ts";
+import { appendJournal } from "./journal.ts";
 import { StateStore } from "./state.ts";
 import { SteerDesk } from "./steering.ts";
 
@@ -48,6 +48,19 @@ export interface RunRequest {
   argv: string[];
   /** Random source for retry jitter (tests). */
   random?: () => number;
+  /**
+   * `--runtime-store` (runner.md §1, cli.md §3.1): `file` (default) keeps state under the store root; `memory`
+   * and `noop` write no store root at all — no control directory, lease, logs, progress or state.
+   */
+  runtimeStore?: RuntimeStore;
+}
+
+/** Where a run keeps its state (`--runtime-store`). */
+export type RuntimeStore = "file" | "memory" | "noop";
+
+/** Whether a runtime store writes the store root (pure). */
+export function writesStoreRoot(store: RuntimeStore | undefined): boolean {
+  return (store ?? "file") === "file";
 }
 
 /** Per-prompt line of the final `run_summary`. */
@@ -63,6 +76,18 @@ interface SummaryPrompt {
 function maxSteersFor(packet: Packet): (id: string) => number {
   const byId = new Map(packet.prompts.map((p) => [p.id, p.options.recovery.max_steers]));
   return (id) => byId.get(id) ?? packet.options.recovery.max_steers;
+}
+
+/** Journal a prompt's final state in this run (runner.md §10.5). */
+function journalPromptFinished(storeRoot: string, runId: string, o: PromptOutcome): Promise<unknown> {
+  return appendJournal(storeRoot, runId, "prompt_finished", {
+    prompt: o.id,
+    status: o.status,
+    attempts: o.attempts,
+    reason: o.reason,
+    failure_class: o.failureClass,
+    commit: o.commit,
+  });
 }
 
 /** Execute a packet run; returns the exit code (cli.md §3.1). */
@@ -88,6 +113,10 @@ export async function runPacket(req: RunRequest): Promise<number> {
       );}
     return 0;
   }
+  if (!writesStoreRoot(req.runtimeStore)) {
+    // No store root: in-memory state, no lease, no run record, a null plane.
+    return await runLeased(req, packet, prompts, StateStore.memory(), null);
+  }
   const state = await StateStore.open(req.storeRoot);
   ensureStoreRoot(req.storeRoot, { kind: req.kind, packetDir: packet.dir });
   const lease = await acquireLease(req.storeRoot, {
@@ -108,32 +137,37 @@ async function runLeased(
   packet: Packet,
   prompts: Prompt[],
   state: StateStore,
-  lease: Lease,
+  lease: Lease | null,
 ): Promise<number> {
   const { io } = req;
+  const persist = lease !== null;
   const ids = prompts.map((p) => p.id);
   const fingerprint = await packetFingerprint(packet);
-  const opened = await openRunRecord(req.storeRoot, {
-    // `repair` continues a failed run that selected the prompt (same id, attempt numbering goes on).
-    remaining: req.selection.remaining || req.repairFirst === true,
-    newRun: req.newRun,
-    fingerprint,
-    ids,
-    selectors: {
-      ids: req.selection.ids,
-      phase: req.selection.phase,
-      remaining: req.selection.remaining,
-      from: req.selection.from,
-      through: req.selection.through,
-    },
-  });
+  const opened = persist
+    ? await openRunRecord(req.storeRoot, {
+      // `repair` continues a failed run that selected the prompt (same id, attempt numbering goes on).
+      remaining: req.selection.remaining || req.repairFirst === true,
+      newRun: req.newRun,
+      fingerprint,
+      ids,
+      selectors: {
+        ids: req.selection.ids,
+        phase: req.selection.phase,
+        remaining: req.selection.remaining,
+        from: req.selection.from,
+        through: req.selection.through,
+      },
+    })
+    : { runId: newRunId(), resumed: false, record: null, notice: null };
   if (opened.notice) io.stderr.write(opened.notice + "\n");
-  await lease.setRunId(opened.runId);
+  await lease?.setRunId(opened.runId);
   const progress = await readProgress(req.storeRoot);
   const ctx = new RunContext(packet, req.storeRoot, opened.runId, state, progress, lease, io, {
     commit: req.commit,
     keepGoing: req.keepGoing,
     repairFirst: req.repairFirst ?? false,
+    resumed: opened.resumed,
+    persist,
     random: req.random ?? Math.random,
   });
   const desk = new SteerDesk(ctx, maxSteersFor(packet));
@@ -163,7 +197,9 @@ async function runLeased(
       ctx.say(text, level === "error" ? "red" : level === "warning" ? "yellow" : undefined);
     },
   };
-  const plane = await openPlane({
+  // `run --json`: every envelope the plane records, in seq order, the moment it is recorded.
+  const onRecord = io.json ? (env: Envelope) => io.stdout.write(encodeEnvelope(env) + "\n") : undefined;
+  const plane = !persist ? nullPlane(opened.runId, ctx.view, hooks, onRecord) : await openPlane({
     storeRoot: req.storeRoot,
     runId: opened.runId,
     resumed: opened.resumed,
@@ -174,8 +210,17 @@ async function runLeased(
     maxSteers: packet.options.recovery.max_steers,
     hooks,
     selection: ids,
+    ...(onRecord ? { onRecord } : {}),
   });
   ctx.plane = plane;
+  const noContext = { prompt_id: null, attempt: null, stream: null, provider: null, session_id: null };
+  if (!persist) {
+    // The null plane records nothing on its own: the runner opens (and below closes) the stream itself.
+    ctx.record(
+      { type: "run_opened", data: { packet: packet.name, selection: ids, resumed: false, view: { ...ctx.view } } },
+      noContext,
+    );
+  }
 
   // Signals: the first interrupts the live provider and closes the run as failed; a second kills at once.
   let signals = 0;
@@ -215,7 +260,7 @@ async function runLeased(
       plane.transition({ stage: "between_prompts", prompt_position: position });
       plane.boundary();
       // Blocking check: dependencies completed earlier in this run or in progress.log.
-      const latest = await readProgress(req.storeRoot);
+      const latest = persist ? await readProgress(req.storeRoot) : ctx.progress;
       const blockers = prompt.dependsOn.filter((d) =>
         !ctx.completedThisRun.has(d) && latest.get(d)?.status !== "completed"
       );
@@ -241,7 +286,7 @@ async function runLeased(
           };
         });
         io.stderr.write(`error: prompt ${prompt.id} is ${reason}\n`);
-        outcomes.push({
+        const blocked: PromptOutcome = {
           id: prompt.id,
           status: "blocked_by_dependency",
           reason,
@@ -249,7 +294,9 @@ async function runLeased(
           attempts: 0,
           commit: null,
           halt: false,
-        });
+        };
+        outcomes.push(blocked);
+        if (persist) await journalPromptFinished(req.storeRoot, ctx.runId, blocked);
         failed.push({ id: prompt.id, reason });
         if (!req.keepGoing) {
           haltReason = `prompt ${prompt.id} ${reason}`;
@@ -263,6 +310,7 @@ async function runLeased(
       if (preflightOn && !req.repairFirst) outcome = await preflight(ctx, desk, prompt);
       outcome ??= await runPromptChain(ctx, desk, prompt);
       outcomes.push(outcome);
+      if (persist) await journalPromptFinished(req.storeRoot, ctx.runId, outcome);
       await plane.sync();
       if (outcome.status === "completed") {
         ctx.completedThisRun.add(prompt.id);
@@ -297,10 +345,10 @@ async function runLeased(
       reason = haltReason ?? `${failed.length} selected prompt(s) failed`;
     }
   }
+  if (!persist) ctx.record({ type: "run_finished", data: { status: ok ? "completed" : "failed", reason } }, noContext);
   await plane.close(ok ? "completed" : "failed", reason);
-  await closeRunRecord(req.storeRoot, opened.record, ok ? "completed" : "failed", reason);
+  if (opened.record) await closeRunRecord(req.storeRoot, opened.record, ok ? "completed" : "failed", reason);
   if (io.json) {
-    ctx.jsonBacklog(await readTextOrNull(storePaths(req.storeRoot).events) ?? "");
     const summary: SummaryPrompt[] = outcomes.map((o) => ({
       id: o.id,
       status: o.status,
@@ -315,7 +363,7 @@ async function runLeased(
         run_id: ctx.runId,
         status: ok ? "completed" : "failed",
         reason,
-        store_root: req.storeRoot,
+        store_root: persist ? req.storeRoot : null,
         prompts: summary,
       }) + "\n",
     );

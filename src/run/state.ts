@@ -180,11 +180,27 @@ export async function readState(storeRoot: string): Promise<StateDoc> {
  */
 export class StateStore {
   #chain: Promise<unknown> = Promise.resolve();
-  private constructor(readonly storeRoot: string, private doc: StateDoc) {}
+  readonly #memory: boolean;
+  private constructor(readonly storeRoot: string, private doc: StateDoc, memory = false) {
+    this.#memory = memory;
+  }
 
   /** Open (and validate) the store's state file. */
   static async open(storeRoot: string): Promise<StateStore> {
     return new StateStore(storeRoot, await readState(storeRoot));
+  }
+
+  /**
+   * A state store kept in memory only (`--runtime-store memory|noop`, runner.md §1): starts empty and never
+   * touches a file, so attempt numbering and budgets still work within the run.
+   */
+  static memory(): StateStore {
+    return new StateStore("", emptyState(), true);
+  }
+
+  /** Whether this store writes `state.json` (false for {@link StateStore.memory}). */
+  get persistent(): boolean {
+    return !this.#memory;
   }
 
   /** The latest document as last written or read. */
@@ -200,6 +216,13 @@ export class StateStore {
   /** Read-modify-write of the whole document. */
   update(fn: (doc: StateDoc) => void): Promise<void> {
     const next = this.#chain.then(async () => {
+      if (this.#memory) {
+        const doc = structuredClone(this.doc);
+        fn(doc);
+        doc.updated_at = nowIso();
+        this.doc = doc;
+        return;
+      }
       const doc = await readState(this.storeRoot);
       fn(doc);
       doc.updated_at = nowIso();

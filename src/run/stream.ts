@@ -4,7 +4,6 @@
  * boundary. While the stream is silent, the next event is raced against `plane.wake()` so control requests are
  * still consumed (control-plane.md §6.1).
  */
-import { encodeEnvelope } from "../events/json.ts";
 import type { Envelope, ProviderEvent, StreamKind } from "../events/types.ts";
 import type { EventContext } from "../control/plane_types.ts";
 import type { LaneSession } from "../lanes/types.ts";
@@ -47,7 +46,6 @@ function handle(
   events: EventSink | null,
 ): Envelope {
   const env = ctx.plane.record(event, stamp);
-  if (ctx.io.json) ctx.jsonEmit(env.seq, encodeEnvelope(env));
   const live = ctx.live;
   if (live && !env.hidden) {
     const text = live.renderer.render(env);

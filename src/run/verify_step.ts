@@ -32,7 +32,7 @@ export async function verifyNow(
     },
   });
   const report = await ctx.withBoundaries(verifyContract(contract, vctx, amendments));
-  await appendVerification(ctx.storeRoot, report);
+  if (ctx.persist) await appendVerification(ctx.storeRoot, report);
   ctx.record(
     {
       type: "verification_finished",

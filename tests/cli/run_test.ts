@@ -213,14 +213,50 @@ Deno.test("run --json prints only JSON Lines envelopes and a final run_summary",
   assert.equal(last.status, "completed");
   assert.equal(last.prompts[0].id, "01");
   const envelopes = lines.slice(0, -1);
-  const seqs = envelopes.map((e) => e.seq).sort((a: number, b: number) => a - b);
-  assert.deepEqual(seqs, Array.from({ length: seqs.length }, (_, i) => i + 1), "every envelope exactly once");
+  const seqs = envelopes.map((e) => e.seq);
+  assert.deepEqual(seqs, Array.from({ length: seqs.length }, (_, i) => i + 1), "every envelope once, in seq order");
   const types = envelopes.map((e) => e.type);
+  assert.equal(types[0], "run_opened");
+  assert.equal(types.at(-1), "run_finished");
   for (
     const t of ["run_opened", "prompt_started", "message_sent", "run_started", "verification_finished", "run_finished"]
   ) {
     assert.ok(types.includes(t), t);
   }
+});
+
+Deno.test("run --json prints plane-recorded envelopes (view_changed from a second process) in seq order", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, {
+    "01_a.prompt.md": promptFile(
+      "1",
+      "verify:\n  files_exist: [a.txt]\nsimulate:\n  attempts:\n    - delay_ms: 150\n" +
+        "      messages: [one, two, three, four, five, six, seven, eight]\n      writes: [{path: a.txt}]",
+    ),
+  });
+  const child = spawnCli(["run", pkt, "--json"]);
+  await waitFor(async () => (await readSnapshot(pkt))?.session_live === true);
+  const view = await runCli(["control", "view", pkt, "--log-mode", "verbose"]);
+  assert.equal(view.code, 0, view.stderr);
+  const out = await child.output();
+  const dec = new TextDecoder();
+  assert.equal(out.code, 0, dec.decode(out.stderr));
+  const raw = dec.decode(out.stdout).trimEnd().split("\n");
+  const lines = raw.map((l) => JSON.parse(l));
+  assert.equal(lines.at(-1).type, "run_summary");
+  const envelopes = lines.slice(0, -1);
+  // Strictly increasing seq with no gaps, exactly in recording order.
+  assert.deepEqual(envelopes.map((e) => e.seq), Array.from({ length: envelopes.length }, (_, i) => i + 1));
+  assert.equal(envelopes[0].type, "run_opened");
+  assert.equal(envelopes.at(-1).type, "run_finished");
+  const changed = envelopes.findIndex((e) => e.type === "view_changed");
+  assert.ok(changed > 0, "the view change is printed");
+  assert.equal(envelopes[changed].data.view.log_mode, "verbose");
+  assert.ok(changed < envelopes.findIndex((e) => e.type === "run_completed"), "printed as it was recorded");
+  assert.ok(envelopes.some((e) => e.hidden === true && e.type === "message_sent"), "hidden envelopes included");
+  // Byte-identical to the canonical stream.
+  const events = (await Deno.readTextFile(`${pkt}/.prompt_runner/control/events.jsonl`)).trimEnd().split("\n");
+  assert.deepEqual(raw.slice(0, -1), events);
 });
 
 Deno.test("run refuses an unparseable state.json or progress.log with exit 1", async () => {
@@ -273,6 +309,8 @@ Deno.test("a second runner is refused with exit 5; kill -9 leaves a resumable ru
   // Same run id: the killed run was resumed, and attempt numbering continued.
   assert.ok(prompts["01"]!.attempts.every((a) => a.run_id === snap.run_id));
   assert.deepEqual(prompts["01"]!.attempts.map((a) => a.attempt), [1, 2]);
+  // The dead runner's attempt is closed as interrupted (crash resume itself: tests/run/crash_resume_test.ts).
+  assert.equal(history(prompts["01"])[0], "run:interrupted");
   const run = JSON.parse(await Deno.readTextFile(`${pkt}/.prompt_runner/runs/${snap.run_id}/run.json`));
   assert.equal(run.state, "completed");
   assert.equal(run.resumed_at.length, 1);

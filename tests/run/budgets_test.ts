@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { modeCounts, retryDelayMs, retryLimit } from "../../src/run/budgets.ts";
+import { crashResumeTarget, modeCounts, retryDelayMs, retryLimit } from "../../src/run/budgets.ts";
 import { defaultRecovery } from "../../src/packet/recovery.ts";
 
 Deno.test("retryLimit() uses class_attempts, else max_attempts, capped by suggested_max_attempts", () => {
@@ -45,4 +45,24 @@ Deno.test("modeCounts() counts retry and repair attempts of one run id only", ()
   assert.deepEqual(modeCounts(attempts, "A"), { retry: 2, repair: 1 });
   assert.deepEqual(modeCounts(attempts, "B"), { retry: 1, repair: 0 });
   assert.deepEqual(modeCounts(attempts, "C"), { retry: 0, repair: 0 });
+});
+
+Deno.test("crashResumeTarget() picks the last attempt of the run when interrupted or left running with a session", () => {
+  const a = (run_id: string, attempt: number, status: string, session_id: string | null) => ({
+    run_id,
+    attempt,
+    status,
+    session_id,
+  });
+  assert.equal(crashResumeTarget([a("R", 1, "interrupted", "s1")], "R")?.attempt, 1);
+  assert.equal(crashResumeTarget([a("R", 1, "failed", "s1"), a("R", 2, "running", "s2")], "R")?.session_id, "s2");
+  // The last attempt of this run decides; other runs never count.
+  assert.equal(crashResumeTarget([a("R", 1, "interrupted", "s1"), a("R", 2, "failed", "s2")], "R"), null);
+  assert.equal(crashResumeTarget([a("R", 1, "interrupted", "s1"), a("Q", 1, "completed", "q")], "R")?.attempt, 1);
+  assert.equal(crashResumeTarget([a("Q", 1, "interrupted", "s1")], "R"), null);
+  // No known session id → no resume.
+  assert.equal(crashResumeTarget([a("R", 1, "interrupted", null)], "R"), null);
+  assert.equal(crashResumeTarget([a("R", 1, "running", "")], "R"), null);
+  assert.equal(crashResumeTarget([a("R", 1, "completed", "s1")], "R"), null);
+  assert.equal(crashResumeTarget([], "R"), null);
 });
