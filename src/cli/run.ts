@@ -42,6 +42,10 @@ export const spec: CommandSpec = {
     committer: { type: "string", value: "git|noop", description: "how completed work is committed (default git)" },
     "dry-run": { type: "boolean", description: "print the plan details and exit" },
     "skip-preflight": { type: "boolean", description: "skip repo and lane checks" },
+    detach: {
+      type: "boolean",
+      description: "start the runner in the background and print {run_id, pid, store_root} (same as start)",
+    },
     "runtime-store": {
       type: "string",
       value: "file|memory|noop",
@@ -54,6 +58,10 @@ export const spec: CommandSpec = {
     const f = ctx.flags;
     if (f["verify-first"] === true && f["no-verify-first"] === true) {
       throw new UsageError("conflicting_flags", "--verify-first conflicts with --no-verify-first");
+    }
+    if (f.detach === true) {
+      // Loaded lazily: start.ts reuses this command's flags, so a static import would be circular.
+      return await (await import("./start.ts")).spec.run(ctx);
     }
     const overrides = parseOverrides(f);
     const commit = commitPolicy(f);
@@ -69,7 +77,8 @@ export const spec: CommandSpec = {
       overrides,
       newRun: f["new-run"] === true,
       verifyFirst: f["verify-first"] === true ? true : f["no-verify-first"] === true ? false : null,
-      keepGoing: f["keep-going"] === true,
+      // A workspace's failure_policy: continue_independent is --keep-going (workspace.md §1).
+      keepGoing: f["keep-going"] === true || target.workspace?.keepGoing === true,
       commit,
       skipPreflight: f["skip-preflight"] === true,
       dryRun: f["dry-run"] === true,

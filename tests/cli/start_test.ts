@@ -68,3 +68,33 @@ Deno.test("start reports a runner that fails before taking the lease with its ex
   assert.match(r.stderr, /the detached runner exited with code 4 before holding the lease/);
   assert.match(r.stderr, /log: .*\/pk\/\.prompt_runner\/logs\/runner-/);
 });
+
+Deno.test("run --detach behaves as start: --json prints {run_id, pid, store_root} once the lease is up", async () => {
+  await using dir = await tempDir();
+  const repo = `${dir.path}/app`;
+  await initRepo(repo, {
+    "README.md": "# app\n",
+    "pk/prompt_runner_packet.md":
+      "---\nname: pk\nprofile: simulated-default\nrepos:\n  app: {path: .., default: true}\n---\n",
+    "pk/prompts/01_a.prompt.md": `---\nverify:\n  files_exist: [a.txt]\nsimulate:\n  attempts:\n    - ${
+      slowStep(60, 150, `, writes: [{path: a.txt, text: "a"}]`)
+    }\n---\n# A\n`,
+  });
+  const env = { HOME: `${dir.path}/home`, XDG_DATA_HOME: `${dir.path}/data`, XDG_STATE_HOME: `${dir.path}/state` };
+  const r = await runCli(["run", `${repo}/pk`, "--detach", "--json"], { env });
+  assert.equal(r.code, 0, r.stderr);
+  const doc = parseJsonOut(r) as { run_id: string; pid: number; store_root: string };
+  assert.match(doc.run_id, /^\d{8}T\d{6}Z-[A-Z2-7]{6}$/);
+  assert.equal(doc.store_root, `${repo}/pk/.prompt_runner`);
+  try {
+    const status = parseJsonOut(await runCli(["control", "status", `${repo}/pk`, "--json"], { env }));
+    assert.equal(status.run_id, doc.run_id);
+    assert.equal((status.lease as { state: string; pid: number }).pid, doc.pid);
+    const stop = await runCli(["stop", `${repo}/pk`], { env });
+    assert.equal(stop.code, 0, stop.stderr);
+  } finally {
+    try {
+      Deno.kill(doc.pid, "SIGKILL");
+    } catch { /* already stopped */ }
+  }
+});
