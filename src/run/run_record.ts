@@ -6,69 +6,26 @@ import { storePaths } from "../control/store.ts";
 import { atomicWriteJson, ensureDir, readTextOrNull } from "../util/fs.ts";
 import { newRunId, nowIso } from "../util/time.ts";
 import { appendJournal } from "./journal.ts";
+import { parseRunRecord, readCurrentRunRecord, resumeDecision, type RunRecord } from "../packet/run_record_read.ts";
 
 /** Schema tag of `run.json`. */
 export const RUN_SCHEMA = "prompt_runner.run/v1";
 
-/** Run record states. */
-export type RunState = "running" | "completed" | "failed" | "abandoned" | "superseded";
-
-/** `runs/<run_id>/run.json`. */
-export interface RunRecord {
-  schema: typeof RUN_SCHEMA;
-  run_id: string;
-  state: RunState;
-  packet_fingerprint: string;
-  selection: { ids: string[]; selectors: Record<string, unknown> };
-  created_at: string;
-  updated_at: string;
-  resumed_at: string[];
-  reason: string | null;
-}
-
-function isObj(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
+export type { RunRecord, RunState } from "../packet/run_record_read.ts";
 
 /** Read one run record; null when missing or unreadable. */
 export async function readRunRecord(storeRoot: string, runId: string): Promise<RunRecord | null> {
   const text = await readTextOrNull(`${storePaths(storeRoot).runDir(runId)}/run.json`).catch(() => null);
   if (text === null) return null;
   try {
-    const v: unknown = JSON.parse(text);
-    if (!isObj(v) || typeof v.run_id !== "string") return null;
-    const sel = isObj(v.selection) ? v.selection : {};
-    return {
-      schema: RUN_SCHEMA,
-      run_id: v.run_id,
-      state: (typeof v.state === "string" ? v.state : "abandoned") as RunState,
-      packet_fingerprint: typeof v.packet_fingerprint === "string" ? v.packet_fingerprint : "",
-      selection: {
-        ids: Array.isArray(sel.ids) ? sel.ids.map(String) : [],
-        selectors: isObj(sel.selectors) ? sel.selectors : {},
-      },
-      created_at: typeof v.created_at === "string" ? v.created_at : nowIso(),
-      updated_at: typeof v.updated_at === "string" ? v.updated_at : nowIso(),
-      resumed_at: Array.isArray(v.resumed_at) ? v.resumed_at.map(String) : [],
-      reason: typeof v.reason === "string" ? v.reason : null,
-    };
+    return parseRunRecord(JSON.parse(text));
   } catch {
     return null;
   }
 }
 
-/** The run named by `runs/current.json`, or null. */
-export async function readCurrentRun(storeRoot: string): Promise<RunRecord | null> {
-  const text = await readTextOrNull(storePaths(storeRoot).currentRun).catch(() => null);
-  if (text === null) return null;
-  try {
-    const v: unknown = JSON.parse(text);
-    if (!isObj(v) || typeof v.run_id !== "string") return null;
-    return await readRunRecord(storeRoot, v.run_id);
-  } catch {
-    return null;
-  }
-}
+/** The run named by `runs/current.json`, or null (the same reader `plan` uses). */
+export const readCurrentRun: (storeRoot: string) => Promise<RunRecord | null> = readCurrentRunRecord;
 
 /** Write a run record atomically. */
 export async function writeRunRecord(storeRoot: string, rec: RunRecord): Promise<void> {
@@ -99,26 +56,20 @@ export type RunDecision =
   | { action: "new"; supersede: string | null; fingerprintChangedFrom: string | null };
 
 /**
- * The resume rule (pure): `--remaining` resumes a `failed`/`abandoned`/`running` (dead lease — the caller holds the
- * lease) predecessor with the same fingerprint whose selection covers the remaining ids. `--new-run` supersedes a
- * resumable predecessor. Completed runs are never resumed.
+ * The resume rule of runner.md §10.5, as the runner applies it: the caller already holds the lease, so a `running`
+ * predecessor is known dead. Delegates to the one rule `plan` also uses ({@link resumeDecision}).
  */
 export function decideRun(input: RunDecisionInput): RunDecision {
-  const prev = input.previous;
-  const resumable = prev !== null &&
-    (prev.state === "failed" || prev.state === "abandoned" || prev.state === "running");
-  if (input.newRun) {
-    return { action: "new", supersede: resumable ? prev!.run_id : null, fingerprintChangedFrom: null };
-  }
-  if (!prev || !resumable || !input.remaining) return { action: "new", supersede: null, fingerprintChangedFrom: null };
-  if (prev.packet_fingerprint !== input.fingerprint) {
-    return { action: "new", supersede: null, fingerprintChangedFrom: prev.run_id };
-  }
-  const covered = new Set(prev.selection.ids);
-  if (!input.ids.every((id) => covered.has(id))) {
-    return { action: "new", supersede: null, fingerprintChangedFrom: null };
-  }
-  return { action: "resume", runId: prev.run_id };
+  const d = resumeDecision({
+    record: input.previous,
+    remaining: input.remaining,
+    newRun: input.newRun,
+    fingerprint: input.fingerprint,
+    selectedIds: input.ids,
+    leaseLive: false,
+  });
+  if (d.action === "resume" && d.runId) return { action: "resume", runId: d.runId };
+  return { action: "new", supersede: d.supersedes, fingerprintChangedFrom: d.changedSince };
 }
 
 /** The run this invocation works under. */
