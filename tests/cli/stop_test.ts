@@ -8,10 +8,12 @@ async function slowPacket(root: string): Promise<string> {
   await initRepo(`${packet}/app`);
   const messages = Array.from({ length: 40 }, (_, i) => `step ${i}`);
   await writeFiles(packet, {
-    "prompt_runner_packet.md": "---\nname: slow\nprofile: simulated-default\nrepos:\n  app: {path: app, default: true}\n---\n",
-    "prompts/01_slow.prompt.md": `---\nverify:\n  files_exist: [done.txt]\nsimulate:\n  attempts:\n    - delay_ms: 250\n      messages: ${
-      JSON.stringify(messages)
-    }\n      writes: [{path: done.txt, text: ok}]\n---\n# Slow\n`,
+    "prompt_runner_packet.md":
+      "---\nname: slow\nprofile: simulated-default\nrepos:\n  app: {path: app, default: true}\n---\n",
+    "prompts/01_slow.prompt.md":
+      `---\nverify:\n  files_exist: [done.txt]\nsimulate:\n  attempts:\n    - delay_ms: 250\n      messages: ${
+        JSON.stringify(messages)
+      }\n      writes: [{path: done.txt, text: ok}]\n---\n# Slow\n`,
   });
   return packet;
 }
