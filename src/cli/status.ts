@@ -92,6 +92,19 @@ export const spec: CommandSpec = {
     const paint = painter(ctx.color);
     if (ctx.flags.watch !== true) {
       const r = await statusRollup(opts);
+      if (t.kind === "workspace" && t.workspace) {
+        // Workspace targets add the clone facts (workspace.md §8.2), read from files: status may not spawn git.
+        const { loadWorkspaceManifest } = await import("../workspace/manifest.ts");
+        const { workspaceSectionFromFiles } = await import("../workspace/status.ts");
+        const { withCloneLines } = await import("./workspace/status.ts");
+        const section = await workspaceSectionFromFiles(await loadWorkspaceManifest(t.workspace.manifest));
+        ctx.stdout.write(
+          ctx.json
+            ? JSON.stringify({ ...r, workspace: section }) + "\n"
+            : withCloneLines(formatStatus(r, paint), section, (s) => paint("dim", s)),
+        );
+        return 0;
+      }
       ctx.stdout.write(ctx.json ? JSON.stringify(r) + "\n" : formatStatus(r, paint));
       return 0;
     }

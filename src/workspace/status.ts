@@ -11,8 +11,8 @@ export interface CloneFacts {
   head: string | null;
   /** Checked-out branch, or null when detached or unreadable. */
   branch: string | null;
-  /** Number of `git status --porcelain` entries. */
-  dirty: number;
+  /** Number of `git status --porcelain` entries; null when it could not be computed (no git allowed). */
+  dirty: number | null;
 }
 
 /** The `workspace` section of `prompt_runner.status/v1` (workspace.md §8.2). */
@@ -48,5 +48,42 @@ export async function workspaceSection(m: WorkspaceManifest, env?: EnvGet): Prom
 /** `<name> <short head> (<branch>)[ · <n> dirty]` (pure). */
 export function cloneLine(c: CloneFacts): string {
   const head = c.head ? c.head.slice(0, 8) : "unknown";
-  return `${c.name} ${head} (${c.branch ?? "detached"})${c.dirty > 0 ? ` · ${c.dirty} dirty` : ""}`;
+  return `${c.name} ${head} (${c.branch ?? "detached"})${c.dirty ? ` · ${c.dirty} dirty` : ""}`;
+}
+
+async function readText(path: string): Promise<string | null> {
+  try {
+    return (await Deno.readTextFile(path)).trim();
+  } catch {
+    return null;
+  }
+}
+
+/** HEAD and branch of a clone read from its `.git` files alone (for commands that may not spawn git). */
+export async function cloneHeadFromFiles(clone: string): Promise<{ head: string | null; branch: string | null }> {
+  const git = `${clone}/.git`;
+  const headText = await readText(`${git}/HEAD`);
+  if (headText === null) return { head: null, branch: null };
+  const ref = /^ref: (refs\/heads\/.+)$/.exec(headText)?.[1];
+  if (!ref) return { head: /^[0-9a-f]{40,64}$/.test(headText) ? headText : null, branch: null };
+  const branch = ref.slice("refs/heads/".length);
+  const loose = await readText(`${git}/${ref}`);
+  if (loose && /^[0-9a-f]{40,64}$/.test(loose)) return { head: loose, branch };
+  const packed = await readText(`${git}/packed-refs`);
+  const line = packed?.split("\n").find((l) => l.endsWith(` ${ref}`));
+  return { head: line ? line.split(" ")[0]! : null, branch };
+}
+
+/**
+ * The `workspace` section without running git: HEAD and branch from the clone's files, `dirty` null. Used by
+ * `status`, whose permissions do not include spawning processes (cli.md §6); `workspace status` runs git.
+ */
+export async function workspaceSectionFromFiles(m: WorkspaceManifest, env?: EnvGet): Promise<WorkspaceSection> {
+  const paths = workspacePaths(m, env);
+  const repositories: CloneFacts[] = [];
+  for (const r of m.repositories) {
+    const path = paths.clone(r.name);
+    repositories.push({ name: r.name, path, ...(await cloneHeadFromFiles(path)), dirty: null });
+  }
+  return { id: m.id, manifest: m.path, repositories };
 }

@@ -58,6 +58,17 @@ Deno.test({
         started.run_id,
       ]);
       assert.equal(s.packet_dir, `${f.clone}/packets/op`);
+      // status may not spawn git: the clone facts come from .git files, dirtiness stays unknown.
+      const sw = s.workspace as {
+        id: string;
+        repositories: { name: string; head: string; branch: string; dirty: null }[];
+      };
+      assert.equal(sw.id, "op-ws");
+      assert.deepEqual(sw.repositories.map((r) => [r.name, r.head, r.branch, r.dirty]), [
+        ["app", await git(f.clone, "rev-parse", "HEAD"), "main", null],
+      ]);
+      const human = await runCli(["status", "op-ws"], { env });
+      assert.match(human.stdout, /^ {2}workspace {2}app [0-9a-f]{8} \(main\)$/m, human.stdout);
 
       const view = await runCli(["control", "view", "op-ws", "--tool-output", "full"], { env });
       assert.equal(view.code, 0, view.stderr);
