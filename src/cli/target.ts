@@ -5,9 +5,8 @@
  */
 import { NotFoundError, UsageError } from "../errors.ts";
 import { storeRootForPacket } from "../control/store.ts";
-import { type LoadOptions, loadPacket, registerRepoRemap, type RepoRemap } from "../packet/load.ts";
+import type { LoadOptions, RepoRemap } from "../packet/load.ts";
 import type { Packet } from "../packet/types.ts";
-import { resolveWorkspaceTarget } from "../workspace/resolve.ts";
 import type { FlagValues } from "./frame.ts";
 
 /** The manifest file that makes a directory a packet. */
@@ -96,6 +95,8 @@ function mayWrite(path: string): boolean {
 
 /** The workspace resolver of src/workspace/resolve.ts adapted to {@link ResolvedTarget}. */
 export const defaultWorkspaceResolver: WorkspaceResolver = async (input) => {
+  // Loaded on first use: packet targets (the common case) never pay for the workspace code at start-up.
+  const { resolveWorkspaceTarget } = await import("../workspace/resolve.ts");
   const w = await resolveWorkspaceTarget({
     kind: input.kind,
     value: input.value,
@@ -106,7 +107,7 @@ export const defaultWorkspaceResolver: WorkspaceResolver = async (input) => {
     createStore: input.createStore ?? mayWrite,
   });
   if (!w) return null;
-  registerRepoRemap(w.packetDir, w.remap);
+  (await import("../packet/load.ts")).registerRepoRemap(w.packetDir, w.remap);
   return {
     kind: "workspace",
     packetDir: w.packetDir,
@@ -132,6 +133,7 @@ workspaceResolver = defaultWorkspaceResolver;
  * this instead of `loadPacket(target.packetDir, …)`.
  */
 export async function loadTargetPacket(target: ResolvedTarget, opts: LoadOptions = {}): Promise<Packet> {
+  const { loadPacket } = await import("../packet/load.ts");
   return await loadPacket(target.packetDir, target.repoRemap ? { ...opts, repoRemap: target.repoRemap } : opts);
 }
 
