@@ -1,0 +1,31 @@
+/** scripts/e2e.ts: summary parsing and stray-process detection. */
+import assert from "node:assert/strict";
+import { parseTestSummary, taggedProcesses } from "../../scripts/e2e.ts";
+import { E2E_TAG_VAR } from "../support/e2e_env.ts";
+
+Deno.test("parseTestSummary() reads Deno's last summary line, colours or not", () => {
+  assert.deepEqual(parseTestSummary("x\nok | 30 passed | 0 failed (59s)\n"), { passed: 30, failed: 0 });
+  assert.deepEqual(
+    parseTestSummary("\x1b[0m\x1b[31mFAILED\x1b[0m | 28 passed | 2 failed \x1b[0m(4m11s)\n"),
+    { passed: 28, failed: 2 },
+  );
+  assert.deepEqual(parseTestSummary("ok | 3 passed (5 steps) | 0 failed | 2 ignored (1s)"), { passed: 3, failed: 0 });
+  assert.equal(parseTestSummary("error: Module not found"), null);
+});
+
+Deno.test("taggedProcesses() finds a live process carrying the suite tag and forgets it once gone", async () => {
+  const tag = `probe-${crypto.randomUUID()}`;
+  const child = new Deno.Command("sleep", { args: ["30"], env: { [E2E_TAG_VAR]: tag }, stdout: "null" }).spawn();
+  try {
+    let found: { pid: number; comm: string }[] = [];
+    for (let i = 0; i < 50 && found.length === 0; i++) {
+      found = await taggedProcesses(tag);
+      if (!found.length) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.deepEqual(found.map((p) => [p.pid, p.comm]), [[child.pid, "sleep"]]);
+  } finally {
+    child.kill("SIGKILL");
+    await child.status;
+  }
+  assert.deepEqual(await taggedProcesses(tag), []);
+});
