@@ -192,3 +192,22 @@ export function denoOut(stream: typeof Deno.stdout | typeof Deno.stderr): TextOu
     isTerminal: stream.isTerminal(),
   };
 }
+
+/**
+ * Run a following command until it ends or the user presses Ctrl-C: SIGINT aborts the given signal (so followers
+ * unsubscribe cleanly) instead of killing the process mid-write.
+ */
+export async function untilInterrupted<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ac = new AbortController();
+  const stop = () => ac.abort();
+  try {
+    Deno.addSignalListener("SIGINT", stop);
+  } catch { /* no signal support (e.g. permissions) */ }
+  try {
+    return await fn(ac.signal);
+  } finally {
+    try {
+      Deno.removeSignalListener("SIGINT", stop);
+    } catch { /* none installed */ }
+  }
+}

@@ -1,5 +1,5 @@
 /** `status [TARGET] [--json] [--watch]` (control-plane.md §13, workspace.md §8): the rollup report. */
-import type { CommandContext, CommandSpec } from "./frame.ts";
+import { type CommandContext, type CommandSpec, untilInterrupted } from "./frame.ts";
 import { resolveTarget } from "./target.ts";
 import { type StatusRollup, statusRollup, watchStatus } from "../control/mod.ts";
 import { UsageError } from "../errors.ts";
@@ -113,14 +113,9 @@ export const spec: CommandSpec = {
     if (intervalMs === null || intervalMs <= 0) {
       throw new UsageError("invalid_value", `--interval does not take "${intervalText}"; expected e.g. 500ms, 2s`);
     }
-    const ac = new AbortController();
-    const stop = () => ac.abort();
-    try {
-      Deno.addSignalListener("SIGINT", stop);
-    } catch { /* no signal support */ }
-    try {
+    await untilInterrupted(async (signal) => {
       let first = true;
-      for await (const r of watchStatus(opts, { intervalMs, signal: ac.signal })) {
+      for await (const r of watchStatus(opts, { intervalMs, signal })) {
         if (ctx.json) ctx.stdout.write(JSON.stringify(r) + "\n");
         else {
           // A TTY redraws in place; elsewhere reports are separated by a blank line.
@@ -129,11 +124,7 @@ export const spec: CommandSpec = {
         }
         first = false;
       }
-    } finally {
-      try {
-        Deno.removeSignalListener("SIGINT", stop);
-      } catch { /* none */ }
-    }
+    });
     return 0;
   },
 };

@@ -2,7 +2,7 @@
  * `control events [TARGET] [--from start|current|<seq>|<run_id>:<seq>] [--run RUN_ID] [--no-follow] [--json]`
  * (control-plane.md §13): replay and follow a run's events.
  */
-import type { CommandContext, CommandSpec } from "../frame.ts";
+import { type CommandContext, type CommandSpec, untilInterrupted } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
 import { type Cursor, subscribe } from "../../control/mod.ts";
 import { controlTarget, localClock, paintFor, runRef, str, TARGET_FLAGS } from "./_common.ts";
@@ -142,15 +142,8 @@ export const spec: CommandSpec = {
     const target = await controlTarget(ctx, { idsFollow: false });
     const ref = await runRef(target, str(ctx, "run"));
     const paint = paintFor(ctx);
-    const ac = new AbortController();
-    const stop = () => ac.abort();
-    try {
-      Deno.addSignalListener("SIGINT", stop);
-    } catch { /* no signal support */ }
-    try {
-      for await (
-        const item of subscribe(ref, { from, signal: ac.signal, follow: ctx.flags["no-follow"] !== true })
-      ) {
+    await untilInterrupted(async (signal) => {
+      for await (const item of subscribe(ref, { from, signal, follow: ctx.flags["no-follow"] !== true })) {
         if (ctx.json) {
           ctx.stdout.write(JSON.stringify(item) + "\n");
           continue;
@@ -163,11 +156,7 @@ export const spec: CommandSpec = {
           ctx.stdout.write(paint("dim", `-- run ${d.status ?? "finished"} --`) + "\n");
         } else ctx.stdout.write(eventLine(item) + "\n");
       }
-    } finally {
-      try {
-        Deno.removeSignalListener("SIGINT", stop);
-      } catch { /* none */ }
-    }
+    });
     return 0;
   },
 };

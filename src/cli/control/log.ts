@@ -1,5 +1,5 @@
 /** `control log [TARGET] [--follow] [--all-runs] [--json]` (control-plane.md §13): the control audit log. */
-import type { CommandContext, CommandSpec } from "../frame.ts";
+import { type CommandContext, type CommandSpec, untilInterrupted } from "../frame.ts";
 import { followLog, log, type LogEntry } from "../../control/mod.ts";
 import type { Color, Paint } from "../../render/ansi.ts";
 import { controlTarget, paintFor, runRef, TARGET_FLAGS } from "./_common.ts";
@@ -40,18 +40,9 @@ export const spec: CommandSpec = {
       for (const e of await log(ref, { allRuns })) print(e);
       return 0;
     }
-    const ac = new AbortController();
-    const stop = () => ac.abort();
-    try {
-      Deno.addSignalListener("SIGINT", stop);
-    } catch { /* no signal support */ }
-    try {
-      for await (const e of followLog(ref, { allRuns, signal: ac.signal })) print(e);
-    } finally {
-      try {
-        Deno.removeSignalListener("SIGINT", stop);
-      } catch { /* none */ }
-    }
+    await untilInterrupted(async (signal) => {
+      for await (const e of followLog(ref, { allRuns, signal })) print(e);
+    });
     return 0;
   },
 };
