@@ -28,12 +28,19 @@ for (const area of areas) {
 }
 const out = new URL("../bench-results/", import.meta.url).pathname;
 await Deno.mkdir(out, { recursive: true });
+// Areas not run this time keep their previous numbers; each area records when it was measured.
+let previous: { results?: Record<string, Record<string, number | string>> } = {};
+try {
+  previous = JSON.parse(await Deno.readTextFile(`${out}latest.json`));
+} catch { /* first run */ }
+const at = new Date().toISOString();
+const merged: Record<string, Record<string, number | string>> = { ...previous.results };
+for (const [area, r] of Object.entries(results)) merged[area] = { measured_at: at, ...r };
 const doc = {
-  at: new Date().toISOString(),
+  at,
   deno: Deno.version.deno,
   cpus: navigator.hardwareConcurrency,
-  results,
+  results: Object.fromEntries(Object.entries(merged).sort(([a], [b]) => a.localeCompare(b))),
 };
-const text = JSON.stringify(doc, null, 2) + "\n";
-await Deno.writeTextFile(`${out}latest.json`, text);
+await Deno.writeTextFile(`${out}latest.json`, JSON.stringify(doc, null, 2) + "\n");
 console.log(`wrote bench-results/latest.json`);
