@@ -510,6 +510,8 @@ class FilePlane implements RunnerPlane {
 
   sync(): Promise<void> {
     if (this.#closed) return Promise.resolve();
+    // A prompt boundary is a state transition: counters folded since the last write reach the snapshot now.
+    if (this.#snapDirty) this.#writeSnapshot();
     this.#events.sync();
     this.#audit.sync();
     return Promise.resolve();

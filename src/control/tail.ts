@@ -6,29 +6,59 @@
  */
 import { isRecord } from "./_internal.ts";
 
-/** Wake-ups for a follower: a directory watcher plus a poll timer, both optional hints. */
+/** The watcher surface a follower uses; `Deno.watchFs` by default, a fake in tests. */
+export type FollowWatchFactory = (dir: string) => AsyncIterable<Deno.FsEvent> & { close(): void };
+
+const defaultWatch: FollowWatchFactory = (dir) => Deno.watchFs(dir, { recursive: false });
+
+/**
+ * Wake-ups for a follower: a directory watcher plus a poll timer, both optional hints. A watcher that fails or ends
+ * is re-armed after a pause, with a wake-up right after so whatever landed in the gap is drained at once.
+ */
 export class Wakeup {
-  #watcher: Deno.FsWatcher | null = null;
+  #watcher: { close(): void } | null = null;
   #waiter: (() => void) | null = null;
   #pending = false;
   #loop: Promise<void> | null = null;
   #stopped = false;
+  #rearm: { timer: ReturnType<typeof setTimeout>; resolve: () => void } | null = null;
+  readonly #rearmMs: number;
+  readonly #watchFs: FollowWatchFactory;
+  /** Watchers armed so far (re-arms included); for tests. */
+  armed = 0;
 
-  constructor(dir: string | null) {
-    if (dir) {
-      try {
-        this.#watcher = Deno.watchFs(dir, { recursive: false });
-        this.#loop = this.#run(this.#watcher);
-      } catch {
-        this.#watcher = null; // polling alone still works
-      }
-    }
+  constructor(dir: string | null, opts: { rearmMs?: number; watchFs?: FollowWatchFactory } = {}) {
+    this.#rearmMs = opts.rearmMs ?? 1000;
+    this.#watchFs = opts.watchFs ?? defaultWatch;
+    // The first watcher is created synchronously (before the caller's first drain), so nothing falls in between.
+    if (dir) this.#loop = this.#run(dir);
   }
 
-  async #run(w: Deno.FsWatcher): Promise<void> {
-    try {
-      for await (const _ of w) this.#fire();
-    } catch { /* closed or failed: the poll remains */ }
+  async #run(dir: string): Promise<void> {
+    for (let attempt = 0; !this.#stopped; attempt++) {
+      try {
+        const w = this.#watchFs(dir);
+        this.#watcher = w;
+        this.armed++;
+        if (attempt > 0) this.#fire();
+        for await (const _ of w) this.#fire();
+      } catch { /* failed or closed: the poll remains until the re-arm */ }
+      try {
+        this.#watcher?.close();
+      } catch { /* closed */ }
+      this.#watcher = null;
+      if (this.#stopped) return;
+      this.#fire();
+      await new Promise<void>((resolve) => {
+        this.#rearm = {
+          resolve,
+          timer: setTimeout(() => {
+            this.#rearm = null;
+            resolve();
+          }, this.#rearmMs),
+        };
+      });
+    }
   }
 
   #fire(): void {
@@ -48,7 +78,7 @@ export class Wakeup {
       const done = () => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", done);
-        this.#waiter = null;
+        if (this.#waiter === done) this.#waiter = null;
         this.#pending = false;
         resolve();
       };
@@ -61,6 +91,11 @@ export class Wakeup {
   /** Stop watching. */
   async close(): Promise<void> {
     this.#stopped = true;
+    if (this.#rearm) {
+      clearTimeout(this.#rearm.timer);
+      this.#rearm.resolve();
+      this.#rearm = null;
+    }
     try {
       this.#watcher?.close();
     } catch { /* closed */ }

@@ -1,8 +1,33 @@
 /**
- * Waking the runner for requests (control-plane.md §6.2): `Deno.watchFs` on `control/requests/`, debounced, with a
- * poll fallback; a watcher that errors or ends is re-armed. Events are hints only — the listing is the truth — so
- * the waker just keeps a dirty flag and resolves waiters.
+ * Waking the runner for requests (control-plane.md §6.2): `Deno.watchFs` on `control/requests/` with a poll
+ * fallback; a watcher that errors, ends or reports an overflow (`rescan`) is re-armed, and every re-arm is followed
+ * by a rescan so nothing that landed while unwatched waits for the poll. Events are hints only — the listing is the
+ * truth — so the waker keeps a dirty flag and resolves waiters.
+ *
+ * Latency: the first event of a burst wakes the runner at once (leading edge); further events inside the quiet
+ * window (`debounceMs`) are folded into one wake-up at its end. A trailing-only debounce put the whole window on
+ * every request's path while the provider was silent. Removals are ignored: the runner's own deletions of consumed
+ * requests must not wake it, and a removal never creates work.
  */
+
+/** The watcher surface the waker uses; `Deno.watchFs` by default, a fake in tests. */
+export type WatchFactory = (dir: string) => AsyncIterable<Deno.FsEvent> & { close(): void };
+
+/** Options of {@link PlaneWaker}. */
+export interface PlaneWakerOptions {
+  /** Poll fallback interval in ms. */
+  pollMs: number;
+  /** Quiet window in ms that folds a burst of watch events into at most two wake-ups (0: wake on every event). */
+  debounceMs: number;
+  /** Use a watcher at all (false: poll only, the benchmarks' baseline). */
+  watch: boolean;
+  /** Pause before re-arming a watcher that failed or ended (default 250 ms). */
+  rearmMs?: number;
+  /** Watcher factory (default `Deno.watchFs`, non-recursive). */
+  watchFs?: WatchFactory;
+}
+
+const defaultWatch: WatchFactory = (dir) => Deno.watchFs(dir, { recursive: false });
 
 /** Watches a directory and wakes waiters. */
 export class PlaneWaker {
@@ -10,20 +35,28 @@ export class PlaneWaker {
   readonly #dir: string;
   readonly #debounceMs: number;
   readonly #watch: boolean;
+  readonly #rearmMs: number;
+  readonly #watchFs: WatchFactory;
+  /** A rescan is due and no boundary has taken it yet (starts true: the first boundary scans). */
   #dirty = true;
   #waiters: (() => void)[] = [];
-  #watcher: Deno.FsWatcher | null = null;
+  #watcher: { close(): void } | null = null;
   #loop: Promise<void> | null = null;
   #poll: ReturnType<typeof setInterval> | null = null;
-  #debounce: ReturnType<typeof setTimeout> | null = null;
+  #window: ReturnType<typeof setTimeout> | null = null;
+  #trailing = false;
   #rearm: { timer: ReturnType<typeof setTimeout>; resolve: () => void } | null = null;
   #stopped = false;
+  /** Watchers armed so far (re-arms included); for tests and diagnostics. */
+  armed = 0;
 
-  constructor(dir: string, opts: { pollMs: number; debounceMs: number; watch: boolean }) {
+  constructor(dir: string, opts: PlaneWakerOptions) {
     this.#dir = dir;
     this.pollMs = opts.pollMs;
     this.#debounceMs = opts.debounceMs;
     this.#watch = opts.watch;
+    this.#rearmMs = opts.rearmMs ?? 250;
+    this.#watchFs = opts.watchFs ?? defaultWatch;
   }
 
   /** Start watching and polling. */
@@ -33,28 +66,49 @@ export class PlaneWaker {
   }
 
   async #run(): Promise<void> {
-    while (!this.#stopped) {
+    for (let attempt = 0; !this.#stopped; attempt++) {
+      let overflow = false;
       try {
-        this.#watcher = Deno.watchFs(this.#dir, { recursive: false });
-        for await (const _event of this.#watcher) {
+        const watcher = this.#watchFs(this.#dir);
+        this.#watcher = watcher;
+        this.armed++;
+        // What landed while nothing watched (the gap of a re-arm) is scanned now; at start the flag is already set.
+        if (attempt > 0) this.#poke(true);
+        for await (const event of watcher) {
           if (this.#stopped) break;
-          this.#poke(false);
+          if (event.flag === "rescan") {
+            overflow = true;
+            break;
+          }
+          if (event.kind !== "remove") this.#poke(false);
         }
       } catch { /* re-armed below */ }
-      this.#watcher = null;
+      this.#closeWatcher();
       if (this.#stopped) break;
-      // The watcher ended or failed: rescan everything, then re-arm after a short pause.
+      // Ended, failed or overflowed: rescan everything now, then re-arm (after a pause unless it only overflowed,
+      // so a watcher that keeps failing cannot spin).
       this.#poke(true);
-      await new Promise<void>((resolve) => {
-        this.#rearm = {
-          resolve,
-          timer: setTimeout(() => {
-            this.#rearm = null;
-            resolve();
-          }, 250),
-        };
-      });
+      if (!overflow) await this.#pause();
     }
+  }
+
+  #pause(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#rearm = {
+        resolve,
+        timer: setTimeout(() => {
+          this.#rearm = null;
+          resolve();
+        }, this.#rearmMs),
+      };
+    });
+  }
+
+  #closeWatcher(): void {
+    try {
+      this.#watcher?.close();
+    } catch { /* already closed */ }
+    this.#watcher = null;
   }
 
   #poke(immediate: boolean): void {
@@ -63,14 +117,22 @@ export class PlaneWaker {
       this.#release();
       return;
     }
-    if (this.#debounce !== null) return;
-    this.#debounce = setTimeout(() => {
-      this.#debounce = null;
-      this.#release();
+    if (this.#window !== null) {
+      this.#trailing = true;
+      return;
+    }
+    this.#release();
+    this.#window = setTimeout(() => {
+      this.#window = null;
+      const trailing = this.#trailing;
+      this.#trailing = false;
+      // Only if a boundary has not consumed the burst in the meantime (streaming boundaries take it at once).
+      if (trailing && this.#dirty) this.#release();
     }, this.#debounceMs);
   }
 
   #release(): void {
+    if (this.#waiters.length === 0) return;
     const waiters = this.#waiters;
     this.#waiters = [];
     for (const w of waiters) w();
@@ -83,9 +145,12 @@ export class PlaneWaker {
     return d;
   }
 
-  /** Resolves at the next wake-up (watch event after the debounce, or a poll tick). */
+  /**
+   * Resolves at the next wake-up (watch event, poll tick, re-arm) — at once when one happened since the last
+   * {@link takeDirty}, so a request that lands while the runner is busy in a boundary is not left for the poll.
+   */
   wait(): Promise<void> {
-    if (this.#stopped) return Promise.resolve();
+    if (this.#stopped || this.#dirty) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
@@ -93,14 +158,13 @@ export class PlaneWaker {
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#poll !== null) clearInterval(this.#poll);
-    if (this.#debounce !== null) clearTimeout(this.#debounce);
+    if (this.#window !== null) clearTimeout(this.#window);
+    this.#window = null;
     if (this.#rearm) {
       clearTimeout(this.#rearm.timer);
       this.#rearm.resolve();
     }
-    try {
-      this.#watcher?.close();
-    } catch { /* closed */ }
+    this.#closeWatcher();
     await this.#loop;
     this.#release();
   }

@@ -1,0 +1,53 @@
+/** Test doubles for directory watchers: a scripted `Deno.watchFs` stand-in and a settle-within helper. */
+
+/** A scripted stand-in for `Deno.watchFs`: events are pushed by the test; it can end or fail. */
+export class FakeWatcher implements AsyncIterable<Deno.FsEvent> {
+  #queue: Deno.FsEvent[] = [];
+  #wake: (() => void) | null = null;
+  #end: "open" | "ended" | Error = "open";
+  closed = false;
+
+  push(kind: Deno.FsEvent["kind"], flag?: Deno.FsEvent["flag"]): void {
+    this.#queue.push({ kind, paths: ["/x/requests/r.json"], ...(flag ? { flag } : {}) });
+    this.#notify();
+  }
+  end(): void {
+    this.#end = "ended";
+    this.#notify();
+  }
+  fail(): void {
+    this.#end = new Error("watch failed");
+    this.#notify();
+  }
+  close(): void {
+    this.closed = true;
+    this.end();
+  }
+  #notify(): void {
+    const w = this.#wake;
+    this.#wake = null;
+    w?.();
+  }
+  async *[Symbol.asyncIterator](): AsyncGenerator<Deno.FsEvent> {
+    for (;;) {
+      const e = this.#queue.shift();
+      if (e) {
+        yield e;
+        continue;
+      }
+      if (this.#end instanceof Error) throw this.#end;
+      if (this.#end === "ended") return;
+      await new Promise<void>((r) => (this.#wake = r));
+    }
+  }
+}
+
+/** Resolves to true when `p` settles within `ms`. */
+export async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
+  const done = p.then(() => true as const);
+  const result = await Promise.race([done, timeout]);
+  clearTimeout(timer);
+  return result;
+}
