@@ -11,18 +11,8 @@ import { repoIndex } from "./context.ts";
 
 const KNOWN = new Set<string>(CLAUSES);
 const CONTENT_CLAUSES = ["commands", "contains", "matches", "doc"];
-const PATH_CLAUSES = new Set([
-  "files_exist",
-  "files_absent",
-  "contains",
-  "matches",
-  "doc",
-  "yaml",
-  "json",
-  "glob",
-  "source_absent",
-  "changed_paths_only",
-]);
+/** Clauses whose entries name a path: all but the two that name commands or repos. */
+const PATH_CLAUSES = new Set<string>(CLAUSES.filter((c) => c !== "commands" && c !== "repos_clean"));
 
 /** Levenshtein distance (small strings only). */
 export function editDistance(a: string, b: string): number {

@@ -2,7 +2,7 @@
  * Request files (control-plane.md §3.1): unique, time-ordered names and the write protocol — exclusive create in
  * `control/.tmp/`, write, fsync, close, rename into `control/requests/` — so the runner only ever sees complete files.
  */
-import { FILE_MODE } from "../util/fs.ts";
+import { writeViaTemp } from "../util/fs.ts";
 import { storePaths } from "./store.ts";
 
 /** Schema tag of a request body. */
@@ -65,23 +65,6 @@ export async function writeRequest(storeRoot: string, body: RequestBody): Promis
   const bytes = new TextEncoder().encode(JSON.stringify(body));
   if (bytes.length > MAX_REQUEST_BYTES) throw new RangeError(`request larger than ${MAX_REQUEST_BYTES} bytes`);
   await Deno.stat(p.requests); // NotFound when the run never opened a control directory
-  const tmp = `${p.controlTmp}/${name}`;
-  const file = await Deno.open(tmp, { write: true, createNew: true, mode: FILE_MODE });
-  try {
-    let off = 0;
-    while (off < bytes.length) off += await file.write(bytes.subarray(off));
-    await file.sync();
-  } catch (e) {
-    file.close();
-    await Deno.remove(tmp).catch(() => {});
-    throw e;
-  }
-  file.close();
-  try {
-    await Deno.rename(tmp, `${p.requests}/${name}`);
-  } catch (e) {
-    await Deno.remove(tmp).catch(() => {});
-    throw e;
-  }
+  await writeViaTemp(`${p.controlTmp}/${name}`, `${p.requests}/${name}`, bytes, { fsync: true });
   return name;
 }

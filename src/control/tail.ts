@@ -5,60 +5,39 @@
  * split across reads is never corrupted), and skips lines that do not decode to JSON objects. Memory stays flat.
  */
 import { isRecord } from "./_internal.ts";
+import { defaultWatch, type WatchFactory, WatchLoop } from "./watch_loop.ts";
 
 /** The watcher surface a follower uses; `Deno.watchFs` by default, a fake in tests. */
-export type FollowWatchFactory = (dir: string) => AsyncIterable<Deno.FsEvent> & { close(): void };
-
-const defaultWatch: FollowWatchFactory = (dir) => Deno.watchFs(dir, { recursive: false });
+export type FollowWatchFactory = WatchFactory;
 
 /**
  * Wake-ups for a follower: a directory watcher plus a poll timer, both optional hints. A watcher that fails or ends
  * is re-armed after a pause, with a wake-up right after so whatever landed in the gap is drained at once.
  */
 export class Wakeup {
-  #watcher: { close(): void } | null = null;
   #waiter: (() => void) | null = null;
   #pending = false;
-  #loop: Promise<void> | null = null;
   #stopped = false;
-  #rearm: { timer: ReturnType<typeof setTimeout>; resolve: () => void } | null = null;
-  readonly #rearmMs: number;
-  readonly #watchFs: FollowWatchFactory;
-  /** Watchers armed so far (re-arms included); for tests. */
-  armed = 0;
+  readonly #watch: WatchLoop | null;
 
   constructor(dir: string | null, opts: { rearmMs?: number; watchFs?: FollowWatchFactory } = {}) {
-    this.#rearmMs = opts.rearmMs ?? 1000;
-    this.#watchFs = opts.watchFs ?? defaultWatch;
     // The first watcher is created synchronously (before the caller's first drain), so nothing falls in between.
-    if (dir) this.#loop = this.#run(dir);
+    this.#watch = dir
+      ? new WatchLoop(dir, {
+        watchFs: opts.watchFs ?? defaultWatch,
+        rearmMs: opts.rearmMs ?? 1000,
+        onEvent: () => {
+          this.#fire();
+          return false;
+        },
+        onGap: () => this.#fire(),
+      })
+      : null;
   }
 
-  async #run(dir: string): Promise<void> {
-    for (let attempt = 0; !this.#stopped; attempt++) {
-      try {
-        const w = this.#watchFs(dir);
-        this.#watcher = w;
-        this.armed++;
-        if (attempt > 0) this.#fire();
-        for await (const _ of w) this.#fire();
-      } catch { /* failed or closed: the poll remains until the re-arm */ }
-      try {
-        this.#watcher?.close();
-      } catch { /* closed */ }
-      this.#watcher = null;
-      if (this.#stopped) return;
-      this.#fire();
-      await new Promise<void>((resolve) => {
-        this.#rearm = {
-          resolve,
-          timer: setTimeout(() => {
-            this.#rearm = null;
-            resolve();
-          }, this.#rearmMs),
-        };
-      });
-    }
+  /** Watchers armed so far (re-arms included); for tests. */
+  get armed(): number {
+    return this.#watch?.armed ?? 0;
   }
 
   #fire(): void {
@@ -91,15 +70,7 @@ export class Wakeup {
   /** Stop watching. */
   async close(): Promise<void> {
     this.#stopped = true;
-    if (this.#rearm) {
-      clearTimeout(this.#rearm.timer);
-      this.#rearm.resolve();
-      this.#rearm = null;
-    }
-    try {
-      this.#watcher?.close();
-    } catch { /* closed */ }
-    await this.#loop;
+    await this.#watch?.stop();
     this.#fire();
   }
 }

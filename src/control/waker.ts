@@ -9,9 +9,9 @@
  * every request's path while the provider was silent. Removals are ignored: the runner's own deletions of consumed
  * requests must not wake it, and a removal never creates work.
  */
+import { defaultWatch, type WatchFactory, WatchLoop } from "./watch_loop.ts";
 
-/** The watcher surface the waker uses; `Deno.watchFs` by default, a fake in tests. */
-export type WatchFactory = (dir: string) => AsyncIterable<Deno.FsEvent> & { close(): void };
+export type { WatchFactory };
 
 /** Options of {@link PlaneWaker}. */
 export interface PlaneWakerOptions {
@@ -27,8 +27,6 @@ export interface PlaneWakerOptions {
   watchFs?: WatchFactory;
 }
 
-const defaultWatch: WatchFactory = (dir) => Deno.watchFs(dir, { recursive: false });
-
 /** Watches a directory and wakes waiters. */
 export class PlaneWaker {
   readonly pollMs: number;
@@ -40,15 +38,11 @@ export class PlaneWaker {
   /** A rescan is due and no boundary has taken it yet (starts true: the first boundary scans). */
   #dirty = true;
   #waiters: (() => void)[] = [];
-  #watcher: { close(): void } | null = null;
-  #loop: Promise<void> | null = null;
+  #loop: WatchLoop | null = null;
   #poll: ReturnType<typeof setInterval> | null = null;
   #window: ReturnType<typeof setTimeout> | null = null;
   #trailing = false;
-  #rearm: { timer: ReturnType<typeof setTimeout>; resolve: () => void } | null = null;
   #stopped = false;
-  /** Watchers armed so far (re-arms included); for tests and diagnostics. */
-  armed = 0;
 
   constructor(dir: string, opts: PlaneWakerOptions) {
     this.#dir = dir;
@@ -59,56 +53,26 @@ export class PlaneWaker {
     this.#watchFs = opts.watchFs ?? defaultWatch;
   }
 
+  /** Watchers armed so far (re-arms included); for tests and diagnostics. */
+  get armed(): number {
+    return this.#loop?.armed ?? 0;
+  }
+
   /** Start watching and polling. */
   start(): void {
     this.#poll = setInterval(() => this.#poke(true), Math.max(this.pollMs, 50));
-    if (this.#watch) this.#loop = this.#run();
-  }
-
-  async #run(): Promise<void> {
-    for (let attempt = 0; !this.#stopped; attempt++) {
-      let overflow = false;
-      try {
-        const watcher = this.#watchFs(this.#dir);
-        this.#watcher = watcher;
-        this.armed++;
-        // What landed while nothing watched (the gap of a re-arm) is scanned now; at start the flag is already set.
-        if (attempt > 0) this.#poke(true);
-        for await (const event of watcher) {
-          if (this.#stopped) break;
-          if (event.flag === "rescan") {
-            overflow = true;
-            break;
-          }
-          if (event.kind !== "remove") this.#poke(false);
-        }
-      } catch { /* re-armed below */ }
-      this.#closeWatcher();
-      if (this.#stopped) break;
-      // Ended, failed or overflowed: rescan everything now, then re-arm (after a pause unless it only overflowed,
-      // so a watcher that keeps failing cannot spin).
-      this.#poke(true);
-      if (!overflow) await this.#pause();
-    }
-  }
-
-  #pause(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      this.#rearm = {
-        resolve,
-        timer: setTimeout(() => {
-          this.#rearm = null;
-          resolve();
-        }, this.#rearmMs),
-      };
+    if (!this.#watch) return;
+    this.#loop = new WatchLoop(this.#dir, {
+      watchFs: this.#watchFs,
+      rearmMs: this.#rearmMs,
+      onEvent: (event) => {
+        if (event.flag === "rescan") return true;
+        if (event.kind !== "remove") this.#poke(false);
+        return false;
+      },
+      // Rescan what landed while nothing watched; at start the flag is already set.
+      onGap: () => this.#poke(true),
     });
-  }
-
-  #closeWatcher(): void {
-    try {
-      this.#watcher?.close();
-    } catch { /* already closed */ }
-    this.#watcher = null;
   }
 
   #poke(immediate: boolean): void {
@@ -160,12 +124,7 @@ export class PlaneWaker {
     if (this.#poll !== null) clearInterval(this.#poll);
     if (this.#window !== null) clearTimeout(this.#window);
     this.#window = null;
-    if (this.#rearm) {
-      clearTimeout(this.#rearm.timer);
-      this.#rearm.resolve();
-    }
-    this.#closeWatcher();
-    await this.#loop;
+    await this.#loop?.stop();
     this.#release();
   }
 }

@@ -2,6 +2,7 @@
 import type { ProviderErrorInfo, ProviderEvent, TokenUsage } from "../events/types.ts";
 import { firstNum, isObject, type JsonObject, obj, str, textOf } from "./_json.ts";
 import type { LineParser, ParseContext, ParsedLine } from "./profile.ts";
+import { failureEvents, unknownLine } from "./_events.ts";
 
 function usageOf(u: JsonObject | null): TokenUsage | null {
   if (u === null) return null;
@@ -80,13 +81,7 @@ export function createAntigravityStreamParser(_ctx: ParseContext): LineParser {
     const pe: ProviderErrorInfo = { provider: "antigravity", kind, message };
     const sid = str(raw, "conversation_id");
     if (sid !== null) pe.session_id = sid;
-    events.push(
-      {
-        type: "error_occurred",
-        data: { error_code: kind, error_message: message, severity: "error", provider_error: pe },
-      },
-      { type: "run_failed", data: { error_code: kind, error_message: message, provider_error: pe } },
-    );
+    events.push(...failureEvents(kind, message, pe));
     return events;
   }
 
@@ -106,13 +101,7 @@ export function createAntigravityStreamParser(_ctx: ParseContext): LineParser {
         case "result":
           return withSession(result(raw), raw);
         default:
-          return {
-            events: [{
-              type: "notice",
-              hidden: true,
-              data: { level: "info", code: "unknown_line", message: "unknown event" },
-            }],
-          };
+          return unknownLine("unknown event");
       }
     },
   };

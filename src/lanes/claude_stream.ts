@@ -6,6 +6,7 @@ import type { ProviderErrorInfo, ProviderEvent, TokenUsage } from "../events/typ
 import { arr, isObject, type JsonObject, num, obj, str, textOf } from "./_json.ts";
 import { statusInMessage } from "./hints.ts";
 import type { LineParser, ParseContext, ParsedLine } from "./profile.ts";
+import { failureEvents, unknownLine } from "./_events.ts";
 
 /** Where token usage comes from. */
 export type ClaudeUsageSource = "result" | "assistant";
@@ -218,13 +219,7 @@ export function createClaudeStreamParser(ctx: ParseContext, opts: ClaudeStreamOp
       const pe: ProviderErrorInfo = { provider: opts.provider, kind: code, message };
       if (status !== null) pe.status = status;
       if (sid !== null) pe.session_id = sid;
-      events.push(
-        {
-          type: "error_occurred",
-          data: { error_code: code, error_message: message, severity: "error", provider_error: pe },
-        },
-        { type: "run_failed", data: { error_code: code, error_message: message, provider_error: pe } },
-      );
+      events.push(...failureEvents(code, message, pe));
     }
     return sid !== null ? { events, sessionId: sid } : { events };
   }
@@ -243,13 +238,7 @@ export function createClaudeStreamParser(ctx: ParseContext, opts: ClaudeStreamOp
         case "result":
           return result(raw);
         default:
-          return {
-            events: [{
-              type: "notice",
-              hidden: true,
-              data: { level: "info", code: "unknown_line", message: str(raw, "type") ?? "untyped line" },
-            }],
-          };
+          return unknownLine(str(raw, "type") ?? "untyped line");
       }
     },
   };

@@ -3,6 +3,7 @@ import type { ProviderErrorInfo, ProviderEvent, TokenUsage } from "../events/typ
 import { arr, isObject, type JsonObject, num, obj, parseJsonObject, str, textOf } from "./_json.ts";
 import { statusInMessage } from "./hints.ts";
 import type { LineParser, ParseContext, ParsedLine } from "./profile.ts";
+import { unknownLine } from "./_events.ts";
 
 /** A codex error message with any embedded JSON error document unwrapped. */
 export interface CodexErrorInfo {
@@ -238,13 +239,7 @@ export function createCodexStreamParser(ctx: ParseContext): LineParser {
           return { events };
         }
         default:
-          return {
-            events: [{
-              type: "notice",
-              hidden: true,
-              data: { level: "info", code: "unknown_line", message: type || "untyped line" },
-            }],
-          };
+          return unknownLine(type || "untyped line");
       }
     },
   };

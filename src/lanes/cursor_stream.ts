@@ -2,6 +2,7 @@
 import type { ProviderErrorInfo, ProviderEvent, TokenUsage } from "../events/types.ts";
 import { isObject, type JsonObject, num, obj, str, textOf } from "./_json.ts";
 import type { LineParser, ParseContext, ParsedLine } from "./profile.ts";
+import { failureEvents, unknownLine } from "./_events.ts";
 
 const FAILURE_KEYS = ["failure", "rejected", "error", "timeout", "permissionDenied"] as const;
 
@@ -117,13 +118,7 @@ export function createCursorStreamParser(ctx: ParseContext): LineParser {
       const code = str(raw, "subtype") ?? "error";
       const pe: ProviderErrorInfo = { provider: "cursor", kind: code, message };
       if (sid !== null) pe.session_id = sid;
-      events.push(
-        {
-          type: "error_occurred",
-          data: { error_code: code, error_message: message, severity: "error", provider_error: pe },
-        },
-        { type: "run_failed", data: { error_code: code, error_message: message, provider_error: pe } },
-      );
+      events.push(...failureEvents(code, message, pe));
     }
     return sid !== null ? { events, sessionId: sid } : { events };
   }
@@ -176,13 +171,7 @@ export function createCursorStreamParser(ctx: ParseContext): LineParser {
         case "interaction_query":
           return notice("info", type, textOf(raw["message"] ?? raw["query"] ?? subtype) || type);
         default:
-          return {
-            events: [{
-              type: "notice",
-              hidden: true,
-              data: { level: "info", code: "unknown_line", message: type || "untyped line" },
-            }],
-          };
+          return unknownLine(type || "untyped line");
       }
     },
   };

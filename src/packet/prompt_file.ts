@@ -1,6 +1,7 @@
 /** Parse one prompt file (packet.md §4–§6) into the fields the loader validates against the whole packet. */
 import { normalizePromptId } from "../util/ids.ts";
 import type { FindingSink } from "./findings.ts";
+import type { Prompt } from "./types.ts";
 import { FrontMatterSyntaxError, parseFrontMatter } from "./front_matter.ts";
 import {
   bodySection,
@@ -12,24 +13,11 @@ import {
 } from "./prompt_text.ts";
 
 /** A prompt as read from its file, before packet-level validation and option layering. */
-export interface RawPrompt {
-  id: string;
-  file: string;
-  relFile: string;
-  phase: number;
-  sp: number;
-  name: string;
+export interface RawPrompt extends Omit<Prompt, "options" | "cwd"> {
   /** Target repo names (front matter); replaced from {@link legacyRoots} by the loader when those are used. */
   targets: string[];
   /** Paths from a legacy `## Repository Root` section (used only when `targets` is absent). */
   legacyRoots: string[];
-  commit: string;
-  dependsOn: string[];
-  verify: Record<string, unknown[]>;
-  simulate: Record<string, unknown> | null;
-  body: string;
-  frontMatter: Record<string, unknown>;
-  legacyCommands: string[];
 }
 
 const INERT_KEYS = ["references", "required_reading", "context_files"];

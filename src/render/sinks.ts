@@ -53,6 +53,27 @@ function fileWriter(path: string): { write(text: string): void; close(): void } 
   };
 }
 
+/** A {@link Buffered} append-only file; writes after `close()` are dropped. */
+function bufferedFile(path: string): { write(text: string): void; flush(): void; close(): void } {
+  const file = fileWriter(path);
+  const buf = new Buffered((t) => file.write(t));
+  let open = true;
+  return {
+    write(text) {
+      if (open) buf.write(text);
+    },
+    flush() {
+      if (open) buf.flush();
+    },
+    close() {
+      if (!open) return;
+      buf.flush();
+      file.close();
+      open = false;
+    },
+  };
+}
+
 const CLEAR_LINE = "\r\x1b[2K";
 
 /**
@@ -82,22 +103,13 @@ export function ttySink(out: TextOut): TextSink {
 
 /** The attempt log sink: appends to `path` (created 0600) with ANSI and lone `\r` stripped. */
 export function fileSink(path: string): TextSink {
-  const file = fileWriter(path);
-  const buf = new Buffered((t) => file.write(t));
-  let open = true;
+  const file = bufferedFile(path);
   return {
     write(text) {
-      if (open && text !== "") buf.write(cleanForFile(text));
+      if (text !== "") file.write(cleanForFile(text));
     },
-    flush() {
-      if (open) buf.flush();
-    },
-    close() {
-      if (!open) return;
-      buf.flush();
-      file.close();
-      open = false;
-    },
+    flush: () => file.flush(),
+    close: () => file.close(),
   };
 }
 
@@ -167,23 +179,15 @@ const NULL_EVENT_SINK: EventSink = { event() {}, flush() {}, close() {} };
  */
 export function eventsFileSink(path: string, mode: "compact" | "full" | "off"): EventSink {
   if (mode === "off") return NULL_EVENT_SINK;
-  const file = fileWriter(path);
-  const buf = new Buffered((t) => file.write(t));
-  let open = true;
+  const file = bufferedFile(path);
   return {
     event(ev) {
-      if (!open || ev.hidden) return;
-      buf.write((mode === "full" ? encodeEnvelope(ev) : JSON.stringify(compactEventRecord(ev))) + "\n");
+      if (!ev.hidden) {
+        file.write((mode === "full" ? encodeEnvelope(ev) : JSON.stringify(compactEventRecord(ev))) + "\n");
+      }
     },
-    flush() {
-      if (open) buf.flush();
-    },
-    close() {
-      if (!open) return;
-      buf.flush();
-      file.close();
-      open = false;
-    },
+    flush: () => file.flush(),
+    close: () => file.close(),
   };
 }
 

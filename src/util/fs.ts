@@ -33,10 +33,23 @@ export function prettyJson(value: unknown): string {
  * the target. Readers see either the old or the new content, never a torn file.
  */
 export async function atomicWriteText(path: string, text: string, opts: { fsync?: boolean } = {}): Promise<void> {
-  const tmp = tempSibling(path);
+  await writeViaTemp(tempSibling(path), path, text, opts);
+}
+
+/**
+ * Create `tmp` exclusively, write `data`, optionally fsync, then rename it to `path`; the temp file is removed when
+ * any step fails. {@link atomicWriteText} with a temp path of the caller's choosing (another directory of the same
+ * file system, a name the caller needs).
+ */
+export async function writeViaTemp(
+  tmp: string,
+  path: string,
+  data: string | Uint8Array,
+  opts: { fsync?: boolean } = {},
+): Promise<void> {
   const file = await Deno.open(tmp, { write: true, createNew: true, mode: FILE_MODE });
   try {
-    const bytes = new TextEncoder().encode(text);
+    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
     let off = 0;
     while (off < bytes.length) off += await file.write(bytes.subarray(off));
     if (opts.fsync) await file.sync();

@@ -20,14 +20,7 @@ export interface ClauseEnv {
 export type EntryEvaluator = (entry: unknown, env: ClauseEnv, id: string) => Promise<ReportItem>;
 
 /** Identity fields at the head of an item. */
-export interface ItemHead {
-  id: string;
-  clause: Clause;
-  kind: string;
-  repo: string | null;
-  path?: string;
-  resolved_path?: string;
-}
+export type ItemHead = Pick<ReportItem, "id" | "clause" | "kind" | "repo" | "path" | "resolved_path">;
 
 /** A verdict: status, details and (for faults) the fault kind. */
 export interface Verdict {
