@@ -8,6 +8,7 @@ import { packetFingerprint } from "../packet/fingerprint.ts";
 import { readCurrentRunRecord, type ResumeDecision, resumeDecision, runPidPresent } from "../packet/run_record_read.ts";
 import type { Packet, Prompt } from "../packet/types.ts";
 import { readProgress } from "../run/progress.ts";
+import { type RunPermissions, runPermissionsFor } from "../run/run_permissions.ts";
 
 /** Everything `plan` shows. */
 export interface PlanView {
@@ -15,6 +16,8 @@ export interface PlanView {
   storeRoot: string;
   selected: Prompt[];
   run: ResumeDecision;
+  /** What `run` spawns: the exact `--allow-run` list. */
+  permissions: RunPermissions;
 }
 
 function targetsOf(packet: Packet, p: Prompt): string[] {
@@ -41,6 +44,7 @@ export function renderPlan(v: PlanView): string {
     `  provider  ${o.provider} / ${o.model}`,
     `  store     ${v.storeRoot}`,
     `  run       ${runLine(v.run)}`,
+    `  allow-run  ${v.permissions.run.join(",")}`,
   ];
   const width = Math.max(0, ...v.selected.map((p) => p.name.length));
   const tw = Math.max(0, ...v.selected.map((p) => `[${targetsOf(packet, p).join(", ")}]`.length));
@@ -71,6 +75,7 @@ export function planJson(v: PlanView): Record<string, unknown> {
       model: p.options.model,
     })),
     run: { action: v.run.action, run_id: v.run.runId },
+    permissions: { run: v.permissions.run },
   };
 }
 
@@ -96,7 +101,8 @@ export const spec: CommandSpec = {
       selectedIds: selected.map((p) => p.id),
       leaseLive: record?.state === "running" ? await runPidPresent(target.storeRoot) : false,
     });
-    const view: PlanView = { packet, storeRoot: target.storeRoot, selected, run };
+    const permissions = await runPermissionsFor(packet, selected, target.storeRoot);
+    const view: PlanView = { packet, storeRoot: target.storeRoot, selected, run, permissions };
     ctx.stdout.write(ctx.json ? JSON.stringify(planJson(view)) + "\n" : renderPlan(view));
     return 0;
   },

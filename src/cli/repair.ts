@@ -17,7 +17,7 @@ export const spec: CommandSpec = {
   flags: {
     "no-commit": { type: "boolean", description: "do not commit" },
     committer: { type: "string", value: "git|noop", description: "how completed work is committed (default git)" },
-    "skip-preflight": { type: "boolean", description: "skip repo and lane checks" },
+    "skip-preflight": { type: "boolean", description: "skip repo and lane checks (the --allow-run check still runs)" },
     "new-run": { type: "boolean", description: "always mint a new run id" },
     ...OVERRIDE_FLAGS,
     ...TARGET_FLAGS,

@@ -41,7 +41,7 @@ export const spec: CommandSpec = {
     "no-commit": { type: "boolean", description: "do not commit (sessions commit their own work)" },
     committer: { type: "string", value: "git|noop", description: "how completed work is committed (default git)" },
     "dry-run": { type: "boolean", description: "print the plan details and exit" },
-    "skip-preflight": { type: "boolean", description: "skip repo and lane checks" },
+    "skip-preflight": { type: "boolean", description: "skip repo and lane checks (the --allow-run check still runs)" },
     detach: {
       type: "boolean",
       description: "start the runner in the background and print {run_id, pid, store_root} (same as start)",

@@ -2,6 +2,7 @@
  * Run one verification process under a deadline with bounded, merged output capture (contract.md §4 points 4–6).
  * The child gets its own process group so the deadline can take down everything it started.
  */
+import { sendSignal } from "../util/signal.ts";
 
 /** Output kept per command: the last 1 MiB. */
 export const OUTPUT_CAP_BYTES = 1024 * 1024;
@@ -83,14 +84,9 @@ export class TailBuffer {
   }
 }
 
+/** Signal the group, else the leader. `sendSignal` also works under a narrow `--allow-run` (via `kill`). */
 function killGroup(pid: number, signal: Deno.Signal): void {
-  try {
-    Deno.kill(-pid, signal);
-  } catch {
-    try {
-      Deno.kill(pid, signal);
-    } catch { /* already gone */ }
-  }
+  if (!sendSignal(-pid, signal)) sendSignal(pid, signal);
 }
 
 async function pump(stream: ReadableStream<Uint8Array>, sink: TailBuffer, stop: Promise<void>): Promise<void> {

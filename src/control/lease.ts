@@ -8,6 +8,7 @@ import { nowIso } from "../util/time.ts";
 import { storePaths } from "./store.ts";
 import { isRecord, localHostname } from "./_internal.ts";
 import { readProcStat } from "../lanes/proc_tree.ts";
+import { sendSignal } from "../util/signal.ts";
 
 /** A process group the runner started (a provider), with its start time in clock ticks. */
 export interface ProcessIdentity {
@@ -73,11 +74,8 @@ async function reapOrphan(provider: unknown): Promise<void> {
   const { pid, pgid, start_ticks } = provider;
   if (typeof pid !== "number" || typeof pgid !== "number" || typeof start_ticks !== "number") return;
   if (processStartTicks(pid) !== start_ticks) return;
-  const kill = (sig: Deno.Signal) => {
-    try {
-      Deno.kill(-pgid, sig);
-    } catch { /* already gone */ }
-  };
+  // sendSignal falls back to the kill executable under a narrow --allow-run (Deno.kill needs an unrestricted one).
+  const kill = (sig: Deno.Signal) => sendSignal(-pgid, sig);
   kill("SIGTERM");
   for (let waited = 0; waited < 3000; waited += 100) {
     await new Promise((r) => setTimeout(r, 100));

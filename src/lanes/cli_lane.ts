@@ -3,6 +3,7 @@ import type { ExecutionOptions } from "../packet/types.ts";
 import { startCliSession } from "./cli_session.ts";
 import { type CliProfile, resolveExecutable } from "./profile.ts";
 import type { Lane, ProbeResult } from "./types.ts";
+import { DRIVER_EXECUTABLES } from "./proc_tree.ts";
 
 /** Bound of a `--version` probe. */
 export const PROBE_TIMEOUT_MS = 15_000;
@@ -93,5 +94,6 @@ export function cliLane(profile: CliProfile): Lane {
     profile: profile.lane,
     start: (spec) => startCliSession(profile, spec),
     probe: (options) => probeCli(profile, options),
+    executables: (options) => ({ executable: resolveExecutable(profile, options, {}), helpers: DRIVER_EXECUTABLES }),
   };
 }

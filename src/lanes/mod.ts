@@ -1,12 +1,12 @@
 /** The public surface of src/lanes/: one Lane per provider name. Nothing outside this folder names a provider. */
-import type { ProviderName } from "../packet/types.ts";
 import { ampLane } from "./amp.ts";
 import { antigravityLane } from "./antigravity.ts";
 import { claudeLane } from "./claude.ts";
 import { codexLane } from "./codex.ts";
 import { cursorLane } from "./cursor.ts";
 import { simulatedLane } from "./simulated.ts";
-import type { Lane } from "./types.ts";
+import type { Lane, LaneExecutables } from "./types.ts";
+import type { ExecutionOptions, ProviderName } from "../packet/types.ts";
 
 const LANES: Readonly<Record<ProviderName, Lane>> = {
   claude: claudeLane,
@@ -25,4 +25,9 @@ export function laneFor(name: ProviderName): Lane {
 /** Every lane, in the order of packet.md §3. */
 export function allLanes(): Lane[] {
   return Object.values(LANES);
+}
+
+/** What a session of the named lane spawns (`--allow-run`), or null for a lane that spawns nothing. */
+export function laneExecutables(name: ProviderName, options: ExecutionOptions): LaneExecutables | null {
+  return LANES[name].executables?.(options) ?? null;
 }

@@ -3,6 +3,7 @@
  * recorded process only while its start time still matches (so a reused pid is never signalled).
  */
 import type { ProcessIdentity } from "./types.ts";
+import { KILL_EXECUTABLE, sendSignal } from "../util/signal.ts";
 
 /** The fields of `/proc/<pid>/stat` the driver needs. */
 export interface ProcStat {
@@ -44,6 +45,17 @@ export function parseProcStat(text: string): ProcStat | null {
  */
 let mode: "direct" | "cat" | "none" | null = null;
 
+/** Reads one or more `/proc` files when direct reads are not allowed. */
+const CAT = "cat";
+/** Expands the `/proc/[0-9]*` glob for a full process listing (Deno cannot list `/proc` either). */
+const SHELL = "/bin/sh";
+
+/**
+ * Every executable the process driver may spawn by itself, exactly as it spawns them: the `/proc` readers and the
+ * signal sender used when `Deno.kill` is not allowed. A narrow `--allow-run` must list them all.
+ */
+export const DRIVER_EXECUTABLES: readonly string[] = [CAT, SHELL, KILL_EXECUTABLE];
+
 function readDirect(paths: string[]): string[] {
   const out: string[] = [];
   for (const p of paths) {
@@ -60,13 +72,13 @@ function readDirect(paths: string[]): string[] {
 function readViaCat(args: string[], glob: boolean): string[] {
   try {
     const cmd = glob
-      ? new Deno.Command("/bin/sh", {
+      ? new Deno.Command(SHELL, {
         args: ["-c", "cat /proc/[0-9]*/stat"],
         stdin: "null",
         stdout: "piped",
         stderr: "null",
       })
-      : new Deno.Command("cat", { args, stdin: "null", stdout: "piped", stderr: "null" });
+      : new Deno.Command(CAT, { args, stdin: "null", stdout: "piped", stderr: "null" });
     const text = new TextDecoder().decode(cmd.outputSync().stdout);
     return text.split("\n").filter((l) => l.trim() !== "");
   } catch {
@@ -116,7 +128,7 @@ export function readProcCmdline(pid: number): string | null {
     }
   } else if (m === "cat") {
     try {
-      const out = new Deno.Command("cat", { args: [path], stdin: "null", stdout: "piped", stderr: "null" })
+      const out = new Deno.Command(CAT, { args: [path], stdin: "null", stdout: "piped", stderr: "null" })
         .outputSync();
       bytes = out.success ? out.stdout : null;
     } catch {
@@ -186,14 +198,12 @@ export function isSameProcessAlive(p: RecordedProcess): boolean {
   return st !== null && st.startTicks === p.startTicks && st.state !== "Z";
 }
 
-/** Send a signal, ignoring "no such process" and permission errors. Returns whether it was delivered. */
+/**
+ * Send a signal (a negative pid names a group), ignoring "no such process" and permission errors. Returns whether
+ * it was delivered. Under a narrow `--allow-run` the `kill` executable sends it.
+ */
 export function trySignal(pid: number, signal: Deno.Signal): boolean {
-  try {
-    Deno.kill(pid, signal);
-    return true;
-  } catch {
-    return false;
-  }
+  return sendSignal(pid, signal);
 }
 
 /** The recorded processes that are still alive (not zombies) with the same start time. */

@@ -115,4 +115,14 @@ export interface Lane {
   profile: LaneProfile;
   start(spec: SessionSpec): LaneSession;
   probe(options: ExecutionOptions): Promise<ProbeResult>;
+  /** What a session spawns (for `--allow-run`); absent for in-process lanes, which spawn nothing. */
+  executables?(options: ExecutionOptions): LaneExecutables;
+}
+
+/** The executables a lane's session spawns, each exactly as it is spawned. */
+export interface LaneExecutables {
+  /** The provider CLI: `<lane>_opts.cli_path`, `PROMPT_RUNNER_<LANE>_CLI` or the bare binary name. */
+  executable: string;
+  /** Executables the shared process driver spawns by itself (`/proc` readers, the signal sender). */
+  helpers: readonly string[];
 }

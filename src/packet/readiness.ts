@@ -53,6 +53,8 @@ export interface ReadinessReport {
   prompt_files: string[];
   authoring_warnings: AuthoringWarning[];
   authoring_ready: boolean;
+  /** What a run of every prompt spawns: the exact `--allow-run` list (added by the command). */
+  permissions?: { run: string[] };
 }
 
 /** Whether a directory is inside a git work tree: true, false, or null when git cannot run. */
@@ -253,6 +255,7 @@ export function renderReadiness(r: ReadinessReport, title: "Preflight" | "Doctor
     lines.push(`  repo      ${x.name.padEnd(w)}  ${x.path || "(no path)"}  ${x.ready ? "ready" : x.errors.join(", ")}`);
   }
   lines.push(`  prompts   ${r.prompt_files.length} file(s)`);
+  if (r.permissions) lines.push(`  allow-run  ${r.permissions.run.join(",")}`);
   if (title === "Doctor") {
     for (const a of r.authoring_warnings) {
       lines.push(`  WARNING  ${a.file ?? "(packet)"}  ${a.kind}`);

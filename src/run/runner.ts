@@ -19,7 +19,7 @@ import { newRenderer } from "./attempt.ts";
 import { type CommitPolicy, RunContext, type RunIo } from "./context.ts";
 import { printDryRun } from "./dry_run.ts";
 import { keepGoingSummary, NOTHING_TO_RUN } from "./output.ts";
-import { runPreflightChecks } from "./preflight_checks.ts";
+import { runPermissionChecks, runPreflightChecks } from "./preflight_checks.ts";
 import { preflight, type PromptOutcome, runPromptChain } from "./prompt_chain.ts";
 import { readProgress } from "./progress.ts";
 import { closeRunRecord, openRunRecord } from "./run_record.ts";
@@ -100,11 +100,12 @@ export async function runPacket(req: RunRequest): Promise<number> {
     await printDryRun(packet, prompts, req.storeRoot, req.commit, io);
     return 0;
   }
-  if (!req.skipPreflight) {
-    const problems = await runPreflightChecks(packet, prompts);
-    if (problems.length) {
-      throw new RunFailedError("preflight_failed", "preflight failed", { hints: problems });
-    }
+  // `--skip-preflight` skips the repo and lane probes, never the run-permission check: that one spawns nothing.
+  const problems = req.skipPreflight
+    ? await runPermissionChecks(packet, prompts, req.storeRoot)
+    : await runPreflightChecks(packet, prompts, req.storeRoot);
+  if (problems.length) {
+    throw new RunFailedError("preflight_failed", "preflight failed", { hints: problems });
   }
   if (req.selection.remaining && prompts.length === 0) {
     if (!io.json) io.stdout.write(NOTHING_TO_RUN + "\n");

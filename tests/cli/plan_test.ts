@@ -48,6 +48,7 @@ Deno.test("plan prints the header and the selected prompts in execution order", 
       "  provider  simulated / simulated-demo",
       `  store     ${t.path}/.prompt_runner`,
       "  run       would start a new run",
+      "  allow-run  git,codex,cat,/bin/sh,kill",
       "  03  Protocol drop      phase 3  [app]",
       "  04  Auth claim         phase 4  [app]   depends on 03",
       "  05  Model unavailable  phase 4  [app]",
@@ -86,6 +87,7 @@ Deno.test("plan --json gives packet, store_root, selected, prompts and run", asy
       },
     ],
     run: { action: "new", run_id: null },
+    permissions: { run: ["git", "codex", "cat", "/bin/sh", "kill"] },
   });
 });
 

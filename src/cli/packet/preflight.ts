@@ -7,6 +7,7 @@ import { readinessReport, renderReadiness } from "../../packet/readiness.ts";
 import { laneFor } from "../../lanes/mod.ts";
 import type { ProviderName } from "../../packet/types.ts";
 import { Exit } from "../../errors.ts";
+import { runPermissionsFor } from "../../run/run_permissions.ts";
 
 /** Shared body of `packet preflight` and `packet doctor`. */
 export async function runReadiness(ctx: CommandContext, doctor: boolean): Promise<number> {
@@ -17,6 +18,7 @@ export async function runReadiness(ctx: CommandContext, doctor: boolean): Promis
     { probe: (provider, options) => laneFor(provider as ProviderName).probe(options) },
     { doctor },
   );
+  report.permissions = { run: (await runPermissionsFor(packet, packet.prompts, target.storeRoot)).run };
   if (ctx.json) ctx.stdout.write(JSON.stringify(report) + "\n");
   else ctx.stdout.write(renderReadiness(report, doctor ? "Doctor" : "Preflight"));
   if (doctor || report.runtime_ready) return Exit.ok;

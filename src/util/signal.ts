@@ -1,0 +1,40 @@
+/**
+ * Signalling processes and process groups under any `--allow-run`. Deno allows `Deno.kill` only with an
+ * unrestricted `--allow-run`; under a narrow `--allow-run=<list>` it throws `NotCapable`, so the signal is sent by
+ * the `kill` executable instead (which must then be on the list: see src/run/run_permissions.ts).
+ */
+
+/** The executable that sends signals when `Deno.kill` is not allowed. */
+export const KILL_EXECUTABLE = "kill";
+
+let viaExecutable = false;
+
+function killWithExecutable(pid: number, signal: Deno.Signal): boolean {
+  try {
+    const out = new Deno.Command(KILL_EXECUTABLE, {
+      args: ["-s", signal, "--", String(pid)],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).outputSync();
+    return out.success;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Send `signal` to `pid` (a negative pid names a process group). Returns whether it was delivered; a process that
+ * is gone, or a signal nobody may send, is `false`, never an exception.
+ */
+export function sendSignal(pid: number, signal: Deno.Signal): boolean {
+  if (viaExecutable) return killWithExecutable(pid, signal);
+  try {
+    Deno.kill(pid, signal);
+    return true;
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotCapable)) return false;
+    viaExecutable = true;
+    return killWithExecutable(pid, signal);
+  }
+}
