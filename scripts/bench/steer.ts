@@ -8,9 +8,15 @@ import { runCli, spawnCli } from "../../tests/support/cli.ts";
 import { GIT_ENV, initRepo } from "../../tests/support/fs.ts";
 import { claudeEnv, codexEnv, e2eBinary, removeScratch } from "../../tests/support/e2e_env.ts";
 import { driveCli } from "../../tests/support/fake_server_driver.ts";
+import { loadPacket } from "../../src/packet/load.ts";
+import { steerResumePrompt } from "../../src/control/steer.ts";
+import { claudeProfile } from "../../src/lanes/claude.ts";
+import { codexProfile } from "../../src/lanes/codex.ts";
+import type { SessionSpec } from "../../src/lanes/types.ts";
 
 type Lane = "claude" | "codex";
 const ROUNDS = 3;
+const STEER_TEXT = "Change course. [[e2e:text Steered.]]";
 const SUPPORT = new URL("../../tests/support/", import.meta.url).pathname;
 
 interface Standalone {
@@ -129,7 +135,7 @@ async function steerOnce(lane: Lane): Promise<Round> {
       // Let the readiness rule (turn.started / init + 100 ms) pass so the steer measures delivery, not waiting.
       await new Promise((r) => setTimeout(r, 600));
       const launched = Date.now();
-      const steer = await runCli(["control", "steer", packet, "--", "Change course. [[e2e:text Steered.]]"], {
+      const steer = await runCli(["control", "steer", packet, "--", STEER_TEXT], {
         cwd: root,
         env,
       });
@@ -150,13 +156,38 @@ async function steerOnce(lane: Lane): Promise<Round> {
       const sessionId = String(started.session_id ?? "");
       await run.status;
       await drain;
-      // The provider CLI's own start-up: resume the same session directly, spawn → first stdout line.
+      // The provider CLI's own start-up: resume the same session directly, spawn → first stdout line, with what the
+      // runner's resume spawns: the lane's own resume argv (model, permission and config flags, the steer prompt),
+      // the prompt's cwd, and the runner's environment (inherited, plus the CLI env and the PROMPT_RUNNER_* vars).
+      const prompt = (await loadPacket(packet)).prompts[0]!;
+      const spec = {
+        runId: String(started.run_id ?? ""),
+        promptId: prompt.id,
+        attempt: 1,
+        streamKind: "steer",
+        prompt: steerResumePrompt([STEER_TEXT]),
+        cwd: prompt.cwd,
+        options: prompt.options,
+        resumeSessionId: sessionId,
+        extraDirs: [],
+        repos: {},
+        env: {},
+        simulate: null,
+        simulatedStep: "steer",
+      } satisfies SessionSpec;
+      const args = (lane === "claude" ? claudeProfile : codexProfile).buildResume(sessionId, spec);
+      const childEnv = {
+        ...Deno.env.toObject(),
+        NO_COLOR: "1",
+        ...env,
+        PROMPT_RUNNER_RUN_ID: spec.runId,
+        PROMPT_RUNNER_PROMPT_ID: prompt.id,
+        PROMPT_RUNNER_PACKET_DIR: packet,
+      };
+      // An odd count, so the median is a sample rather than the larger of two.
       const startups: number[] = [];
-      for (let i = 0; i < 2; i++) {
-        const args = lane === "claude"
-          ? ["-p", "--resume", sessionId, "--output-format", "stream-json", "--verbose", "--", "again"]
-          : ["exec", "resume", "--json", "--skip-git-repo-check", sessionId, "again"];
-        const r = await driveCli(e2eBinary(lane)!, args, { cwd: repo, env: cli.env });
+      for (let i = 0; i < 3; i++) {
+        const r = await driveCli(e2eBinary(lane)!, args, { cwd: prompt.cwd, env: childEnv });
         if (r.lines[0]) startups.push(r.lines[0].t);
       }
       return {

@@ -87,8 +87,11 @@ export const spec: CommandSpec = {
   flags: { ...TARGET_FLAGS },
   async run(ctx) {
     const target = await resolveTarget(ctx.positionals, ctx.flags, { idsFollow: false });
+    // The progress file is read while the packet loads; a packet error still wins over a progress error.
+    const progressRead = readProgress(target.storeRoot);
+    progressRead.catch(() => {/* awaited below */});
     const packet = await loadPacket(target.packetDir);
-    const progress = await readProgress(target.storeRoot);
+    const progress = await progressRead;
     if (ctx.json) ctx.stdout.write(JSON.stringify(listJson(packet, progress)) + "\n");
     else ctx.stdout.write(renderList(packet, progress, ctx.color));
     return 0;

@@ -12,14 +12,12 @@ import { nowIso } from "../util/time.ts";
 import { storePaths, storeRootForPacket } from "./store.ts";
 import { ControlError } from "./errors.ts";
 import { readLease } from "./lease.ts";
-import { readLogEntries } from "./log.ts";
 import type { LogEntry, Receipt } from "./log.ts";
 import { readSnapshotTotal, type SnapshotRead } from "./snapshot.ts";
 import { validateView } from "./view.ts";
 import { MAX_STEER_BYTES } from "./steer.ts";
 import { REQUEST_SCHEMA, writeRequest } from "./request.ts";
-import { type Cursor, followLines, followRun, type StreamItem } from "./follow.ts";
-import { normalizeEntry } from "./log.ts";
+import type { Cursor, StreamItem } from "./follow.ts";
 import { defaultAuthor, isRecord, utf8Length } from "./_internal.ts";
 
 export { ControlError } from "./errors.ts";
@@ -32,7 +30,12 @@ import type { AmendmentRecord } from "../contract/types.ts";
 import type { StatusRollup } from "./rollup.ts";
 
 // The packet- and contract-reading functions load lazily: readers such as `control status` never pay for the packet
-// loader and the verifier at start-up.
+// loader and the verifier at start-up. So do the followers and the audit-log reader: `control steer` and
+// `control status` start without them.
+
+async function readLogEntries(storeRoot: string): Promise<LogEntry[]> {
+  return (await import("./log.ts")).readLogEntries(storeRoot);
+}
 
 /** The packet contract, the enforced contract, the amendments and their diff for one prompt (§9.7). */
 export async function contract(target: Target, promptId: string): Promise<ContractView> {
@@ -234,7 +237,9 @@ export function subscribe(
   ref: RunRef,
   opts: { from?: Cursor; signal?: AbortSignal; pollMs?: number; follow?: boolean } = {},
 ): AsyncIterable<StreamItem> {
-  return followRun(ref.storeRoot, ref.runId, opts);
+  return (async function* () {
+    yield* (await import("./follow.ts")).followRun(ref.storeRoot, ref.runId, opts);
+  })();
 }
 
 /**
@@ -252,6 +257,7 @@ export async function* followLog(
   ref: RunRef,
   opts: { allRuns?: boolean; signal?: AbortSignal; pollMs?: number } = {},
 ): AsyncGenerator<LogEntry> {
+  const [{ followLines }, { normalizeEntry }] = await Promise.all([import("./follow.ts"), import("./log.ts")]);
   const p = storePaths(ref.storeRoot);
   const until = async (): Promise<boolean> => {
     const raw = await readRawSnapshot(ref.storeRoot);

@@ -379,8 +379,11 @@ export class ProviderProcess {
     // Leftovers: anything still in the provider's group, and recorded descendants that left it (setsid tools).
     this.recordDescendants();
     trySignal(-this.identity.pgid, "SIGKILL");
-    killRecorded(this.#recorded.values());
-    await waitGone(this.#recorded.values(), 2000);
+    // Only what is alive now can still be alive later: when nothing is, there is nothing to wait for and no further
+    // /proc read (a `cat` spawn under scoped permissions).
+    const alive = aliveRecorded(this.#recorded.values());
+    for (const p of alive) trySignal(p.pid, "SIGKILL");
+    await waitGone(alive, 2000);
     const pumps = Promise.all([stdoutDone, stderrDone]);
     const d = delay(this.#opts.drainMs);
     const drained = await Promise.race([pumps.then(() => true), d.promise.then(() => false)]);

@@ -182,6 +182,19 @@ function withRewrittenPaths(o: ExecutionOptions, remap: RepoRemap | null): Execu
   };
 }
 
+/** Discover the prompt files and parse them concurrently, each into its own sink (merged later in file order). */
+async function readPromptFiles(
+  root: string,
+  promptDir: string,
+): Promise<{ promptFiles: string[]; parsed: { raw: RawPrompt | null; own: FindingSink }[] }> {
+  const promptFiles = await discoverPromptFiles(promptDir);
+  const parsed = await Promise.all(promptFiles.map(async (file) => {
+    const own = new FindingSink();
+    return { raw: await parsePromptFile(file, relTo(root, file), own), own };
+  }));
+  return { promptFiles, parsed };
+}
+
 /** Inspect a packet: load everything that can be loaded and collect every finding. Never throws for content. */
 export async function inspectPacket(dir: string, opts: LoadOptions = {}): Promise<PacketInspection> {
   const root = await canonicalDir(dir);
@@ -224,6 +237,10 @@ export async function inspectPacket(dir: string, opts: LoadOptions = {}): Promis
     ? manifest.prompt_dir
     : "prompts";
   const promptDir = joinPath(root, promptDirRel);
+  // Prompt files are discovered, read and parsed while the profile is resolved: each prompt reports into its own
+  // sink, merged below in file order, so the findings come out exactly as if this happened afterwards.
+  const promptsParsed = readPromptFiles(root, promptDir);
+  promptsParsed.catch(() => {/* awaited below */});
   let repos = parseRepos(manifest.repos, root, mf, sink);
   if (repos.filter((r) => r.default).length > 1) {
     sink.warn(
@@ -259,17 +276,14 @@ export async function inspectPacket(dir: string, opts: LoadOptions = {}): Promis
     ...(opts.overrides?.repair_attempts !== undefined ? { repair_attempts: opts.overrides.repair_attempts } : {}),
     ...(opts.overrides?.max_steers !== undefined ? { max_steers: opts.overrides.max_steers } : {}),
   };
-  const base = [envLayer, profileLayer, manifestLayer];
-  const options = resolveExecutionOptions(mergeLayers([...base, flags]), budgets);
+  // The packet-level layers merged once; each prompt adds its own layer and the flags on top (merging is a left
+  // fold, so this equals merging every layer per prompt).
+  const base = mergeLayers([envLayer, profileLayer, manifestLayer]);
+  const options = resolveExecutionOptions(mergeLayers([base, flags]), budgets);
 
-  const promptFiles = await discoverPromptFiles(promptDir);
+  const { promptFiles, parsed } = await promptsParsed;
   const raws: RawPrompt[] = [];
   const byId = new Map<string, RawPrompt>();
-  // Files are read and parsed concurrently; findings are merged back in file order so output stays deterministic.
-  const parsed = await Promise.all(promptFiles.map(async (file) => {
-    const own = new FindingSink();
-    return { raw: await parsePromptFile(file, relTo(root, file), own), own };
-  }));
   for (const { raw, own } of parsed) {
     sink.merge(own);
     if (!raw) continue;
@@ -363,7 +377,7 @@ export async function inspectPacket(dir: string, opts: LoadOptions = {}): Promis
       simulate: raw.simulate,
       body: remap ? remap.rewriteText(raw.body) : raw.body,
       frontMatter: raw.frontMatter,
-      options: withRewrittenPaths(resolveExecutionOptions(mergeLayers([...base, promptLayer, flags]), budgets), remap),
+      options: withRewrittenPaths(resolveExecutionOptions(mergeLayers([base, promptLayer, flags]), budgets), remap),
       cwd: cwdRepo && cwdRepo.path !== "" ? cwdRepo.path : root,
       legacyCommands: raw.legacyCommands,
     });

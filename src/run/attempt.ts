@@ -162,11 +162,25 @@ export async function runAttemptStreams(
   let result: AttemptRun["stream"] = "ok";
   let envelope: FailureEnvelope | null = null;
   let rootError: FailureEnvelope | null = null;
+  // Bookkeeping writes of the previous stream (lease, state.json) that a follow-up stream does not wait for: the next
+  // provider is spawned first and they are awaited right after, before its lease is written. State updates keep
+  // their order (the state store chains them); the lease's `provider: null` lands before the next provider's.
+  let pending: Promise<unknown>[] = [];
+  const defer = (p: Promise<unknown>): void => {
+    p.catch(() => {/* reported by settle() */});
+    pending.push(p);
+  };
+  const settle = async (): Promise<void> => {
+    const p = pending;
+    pending = [];
+    const results = await Promise.allSettled(p);
+    for (const r of results) if (r.status === "rejected") throw r.reason;
+  };
 
   for (;;) {
     const startedAt = nowIso();
     const streamRec: StreamRecord = { kind, started_at: startedAt, ended_at: null, result: null };
-    await ctx.state.updateAttempt(prompt.id, ctx.runId, attempt, (a) => a.streams.push({ ...streamRec }));
+    defer(ctx.state.updateAttempt(prompt.id, ctx.runId, attempt, (a) => a.streams.push({ ...streamRec })));
     let session: LaneSession;
     try {
       session = lane.start({
@@ -189,6 +203,7 @@ export async function runAttemptStreams(
         simulatedStep: step,
       });
     } catch (e) {
+      await settle();
       const message = e instanceof Error ? e.message : String(e);
       const env = classifyFailure({
         launchFailed: e instanceof LaunchError,
@@ -214,6 +229,14 @@ export async function runAttemptStreams(
       break;
     }
 
+    try {
+      await settle();
+    } catch (e) {
+      // The bookkeeping of the previous stream failed: do not leave the provider just spawned behind.
+      session.kill();
+      await drainEvents(session);
+      throw e;
+    }
     const renderer = newRenderer(ctx, prompt);
     ctx.live = { session, promptId: prompt.id, attempt, cwd: prompt.cwd, renderer, provider: o.provider };
     ctx.plane.transition({ stream: kind, session_live: true, ...(resumeId ? { session_id: resumeId } : {}) });
@@ -279,14 +302,15 @@ export async function runAttemptStreams(
     ctx.live = null;
     const wasSteerInterrupt = desk.interruptedLive;
     desk.streamEnded();
-    if (session.process) await ctx.lease?.setProvider(null);
+    if (session.process && ctx.lease) defer(ctx.lease.setProvider(null));
     ctx.plane.transition({ session_live: false });
     const end = endOf(session, obs, thrown);
-    await endStream(ctx, prompt.id, attempt, end.kind === "cancelled" ? "cancelled" : end.kind);
+    defer(endStream(ctx, prompt.id, attempt, end.kind === "cancelled" ? "cancelled" : end.kind));
     if (obs.sessionId) sessionId = obs.sessionId;
-    await ctx.state.updateAttempt(prompt.id, ctx.runId, attempt, (a) => {
-      a.session_id = sessionId;
-    });
+    const sid = sessionId;
+    defer(ctx.state.updateAttempt(prompt.id, ctx.runId, attempt, (a) => {
+      a.session_id = sid;
+    }));
 
     if (!delivered) {
       if (end.kind === "error" && end.sessionNotFound && kind === "steer") {
@@ -358,6 +382,7 @@ export async function runAttemptStreams(
     envelope = env;
     break;
   }
+  await settle();
   eventsSink?.close();
   ctx.say("");
   return {
@@ -367,6 +392,13 @@ export async function runAttemptStreams(
     logFile: paths ? `${paths.rel}.log` : null,
     eventsFile: paths && eventsSink ? `${paths.rel}.events.jsonl` : null,
   };
+}
+
+/** Consume a killed session's events so its process is waited for. */
+async function drainEvents(session: LaneSession): Promise<void> {
+  try {
+    for await (const _ of session.events) { /* discard */ }
+  } catch { /* the error being reported is the bookkeeping one */ }
 }
 
 /** The log path as shown in the header: relative to the packet dir when the store root is inside it. */

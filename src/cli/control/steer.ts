@@ -3,7 +3,6 @@ import type { CommandContext, CommandSpec } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
 import { snapshot, steer } from "../../control/mod.ts";
 import { AUTHOR_FLAG, controlTarget, paintFor, printJson, runRef, str, TARGET_FLAGS } from "./_common.ts";
-import { waitForOutcome } from "./_wait.ts";
 
 /** The command. */
 export const spec: CommandSpec = {
@@ -33,7 +32,10 @@ export const spec: CommandSpec = {
     const author = str(ctx, "author");
     const handle = await steer(ref, text, author !== undefined ? { author } : {});
     const snap = await snapshot(ref).catch(() => null);
-    const waited = ctx.flags.wait === true ? await waitForOutcome(ref, handle.request, 60_000) : null;
+    // `--wait` is rare: its poller loads only then.
+    const waited = ctx.flags.wait === true
+      ? await (await import("./_wait.ts")).waitForOutcome(ref, handle.request, 60_000)
+      : null;
     if (ctx.json) {
       printJson(ctx, { request: handle.request, run_id: handle.runId, outcome: waited?.outcome ?? null });
     } else {
