@@ -119,3 +119,15 @@ export function shellWords(text: string): string[] {
   if (inWord) words.push(cur);
   return words;
 }
+
+/** Print the outcome `--wait` saw (`applied` green, `rejected — <reason>` red); the exit code follows it. */
+export function printWaited(ctx: CommandContext, waited: { outcome: string; reason: string | null } | null): number {
+  if (!waited) return 0;
+  const paint = paintFor(ctx);
+  ctx.stdout.write(
+    waited.outcome === "rejected"
+      ? paint("red", `rejected — ${waited.reason ?? ""}`) + "\n"
+      : paint("green", waited.outcome) + "\n",
+  );
+  return waited.outcome === "rejected" ? 1 : 0;
+}

@@ -2,7 +2,7 @@
 import type { CommandContext, CommandSpec } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
 import { snapshot, steer } from "../../control/mod.ts";
-import { AUTHOR_FLAG, controlTarget, paintFor, printJson, runRef, str, TARGET_FLAGS } from "./_common.ts";
+import { AUTHOR_FLAG, controlTarget, printJson, printWaited, runRef, str, TARGET_FLAGS } from "./_common.ts";
 
 /** The command. */
 export const spec: CommandSpec = {
@@ -43,14 +43,7 @@ export const spec: CommandSpec = {
       ctx.stdout.write(
         `Steer queued for ${prompt}run ${handle.runId}; it is delivered at the next boundary (see control log).\n`,
       );
-      if (waited) {
-        const paint = paintFor(ctx);
-        ctx.stdout.write(
-          waited.outcome === "rejected"
-            ? paint("red", `rejected — ${waited.reason ?? ""}`) + "\n"
-            : paint("green", waited.outcome) + "\n",
-        );
-      }
+      printWaited(ctx, waited);
     }
     return waited?.outcome === "rejected" ? 1 : 0;
   },

@@ -5,7 +5,7 @@
 import type { CommandContext, CommandSpec } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
 import { setView } from "../../control/mod.ts";
-import { AUTHOR_FLAG, controlTarget, paintFor, printJson, runRef, str, TARGET_FLAGS } from "./_common.ts";
+import { AUTHOR_FLAG, controlTarget, printJson, printWaited, runRef, str, TARGET_FLAGS } from "./_common.ts";
 import { waitForOutcome } from "./_wait.ts";
 
 const SETTINGS = [["log-mode", "log_mode"], ["tool-output", "tool_output"], ["thinking", "thinking"], [
@@ -49,14 +49,7 @@ export const spec: CommandSpec = {
       ctx.stdout.write(
         `Requested ${shown} for run ${handle.runId}; it applies at the next boundary (see control log).\n`,
       );
-      if (waited) {
-        const paint = paintFor(ctx);
-        ctx.stdout.write(
-          waited.outcome === "rejected"
-            ? paint("red", `rejected — ${waited.reason ?? ""}`) + "\n"
-            : paint("green", waited.outcome) + "\n",
-        );
-      }
+      printWaited(ctx, waited);
     }
     return waited?.outcome === "rejected" ? 1 : 0;
   },
