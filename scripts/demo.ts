@@ -11,6 +11,8 @@ const MAIN = new URL("../main.ts", import.meta.url).pathname;
 /** Run an example packet through the CLI; returns the exit code and the packet dir. */
 export async function runDemo(name: "recovery" | "demo", extra: string[] = []): Promise<{ code: number; dir: string }> {
   const dir = await setupExample(name);
+  console.log(`Running ${name} in ${dir}`);
+  console.log(`  watch or steer it from another terminal: deno run -A main.ts control status ${dir}\n`);
   const perms = denoFlagsFor(findCommand(["run"])!.entry.permissions);
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", "--no-prompt", ...perms, MAIN, "run", dir, ...extra],
