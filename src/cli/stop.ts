@@ -2,9 +2,8 @@
 import type { CommandSpec } from "./frame.ts";
 import { LeaseHeldError, NotFoundError, RunFailedError, UsageError } from "../errors.ts";
 import { readLease } from "../control/lease.ts";
-import { storePaths } from "../control/store.ts";
+import { readSnapshotOrNull } from "../control/snapshot.ts";
 import { parseDuration } from "../util/time.ts";
-import { readTextOrNull } from "../util/fs.ts";
 import { resolveTarget } from "./target.ts";
 
 function signal(pid: number, sig: Deno.Signal): boolean {
@@ -17,15 +16,8 @@ function signal(pid: number, sig: Deno.Signal): boolean {
 }
 
 async function snapshotFacts(storeRoot: string): Promise<{ prompt: string | null; attempt: number | null }> {
-  try {
-    const s = JSON.parse(await readTextOrNull(storePaths(storeRoot).snapshot) ?? "{}");
-    return {
-      prompt: typeof s.prompt_id === "string" ? s.prompt_id : null,
-      attempt: typeof s.attempt === "number" ? s.attempt : null,
-    };
-  } catch {
-    return { prompt: null, attempt: null };
-  }
+  const snap = await readSnapshotOrNull(storeRoot);
+  return { prompt: snap?.prompt_id ?? null, attempt: snap?.attempt ?? null };
 }
 
 /** The command. */

@@ -7,7 +7,7 @@ import { loadPacket } from "../packet/load.ts";
 import type { Packet, Prompt } from "../packet/types.ts";
 import { type AmendmentRecord, CLAUSES, type Contract } from "../contract/types.ts";
 import { contractDiff, foldAmendments, readAmendments } from "../contract/enforced.ts";
-import { isRecord as isEntryRecord, pathEscapes, validateEntry } from "../contract/entries.ts";
+import { pathEscapes, validateEntry } from "../contract/entries.ts";
 import { parsePathString } from "../contract/paths.ts";
 import { latestVerification, timingClass } from "../contract/history.ts";
 import { appendLine, DIR_MODE } from "../util/fs.ts";
@@ -16,7 +16,8 @@ import { nowIso } from "../util/time.ts";
 import { storePaths, storeRootForPacket } from "./store.ts";
 import { readStoreInfo } from "./layout.ts";
 import { ControlError } from "./errors.ts";
-import { defaultAuthor } from "./_internal.ts";
+import { defaultAuthor, isRecord } from "./_internal.ts";
+import { readSnapshotOrNull } from "./snapshot.ts";
 import { persistVerify } from "./persist.ts";
 import type { LogEntry } from "./log.ts";
 
@@ -150,16 +151,16 @@ function entryTarget(
 ): { repo: string | null; path: string | null } {
   if (clause === "repos_clean") {
     if (typeof entry === "string") return { repo: entry, path: null };
-    return { repo: isEntryRecord(entry) && typeof entry.repo === "string" ? entry.repo : null, path: null };
+    return { repo: isRecord(entry) && typeof entry.repo === "string" ? entry.repo : null, path: null };
   }
   if (clause === "commands") {
-    return { repo: isEntryRecord(entry) && typeof entry.repo === "string" ? entry.repo : null, path: null };
+    return { repo: isRecord(entry) && typeof entry.repo === "string" ? entry.repo : null, path: null };
   }
   if (typeof entry === "string") {
     const ref = parsePathString(entry, repos);
     return { repo: ref.repo, path: ref.path };
   }
-  if (isEntryRecord(entry)) {
+  if (isRecord(entry)) {
     return {
       repo: typeof entry.repo === "string" ? entry.repo : null,
       path: typeof entry.path === "string" ? entry.path : null,
@@ -259,12 +260,7 @@ async function record(
 }
 
 async function currentRunId(storeRoot: string): Promise<string | null> {
-  try {
-    const v: unknown = JSON.parse(await Deno.readTextFile(storePaths(storeRoot).snapshot));
-    return isEntryRecord(v) && typeof v.run_id === "string" ? v.run_id : null;
-  } catch {
-    return null;
-  }
+  return (await readSnapshotOrNull(storeRoot))?.run_id ?? null;
 }
 
 /**

@@ -13,12 +13,12 @@ import { storePaths, storeRootForPacket } from "./store.ts";
 import { ControlError } from "./errors.ts";
 import { readLease } from "./lease.ts";
 import type { LogEntry, Receipt } from "./log.ts";
-import { readSnapshotTotal, type SnapshotRead } from "./snapshot.ts";
+import { effectiveStatus, readSnapshotFile, type SnapshotRead } from "./snapshot.ts";
 import { validateView } from "./view.ts";
 import { MAX_STEER_BYTES } from "./steer.ts";
 import { REQUEST_SCHEMA, writeRequest } from "./request.ts";
 import type { Cursor, StreamItem } from "./follow.ts";
-import { defaultAuthor, isRecord, utf8Length } from "./_internal.ts";
+import { defaultAuthor, utf8Length } from "./_internal.ts";
 
 export { ControlError } from "./errors.ts";
 export type { LogEntry, Receipt } from "./log.ts";
@@ -120,22 +120,6 @@ export function resolveStoreRoot(root: string | StoreRoot): string {
   return root.kind === "packet" ? storeRootForPacket(canonical(root.packetDir)) : canonical(root.stateRoot);
 }
 
-type RawSnapshot = { kind: "none" } | { kind: "invalid"; message: string } | { kind: "ok"; value: SnapshotRead };
-
-async function readRawSnapshot(storeRoot: string): Promise<RawSnapshot> {
-  const text = await readTextOrNull(storePaths(storeRoot).snapshot);
-  if (text === null) return { kind: "none" };
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch (e) {
-    return { kind: "invalid", message: e instanceof Error ? e.message : String(e) };
-  }
-  if (!isRecord(v)) return { kind: "invalid", message: "not a JSON object" };
-  const read = readSnapshotTotal(v);
-  return read ? { kind: "ok", value: read } : { kind: "none" };
-}
-
 function noRun(storeRoot: string): ControlError {
   return new ControlError("no_run", `no run has started in ${storeRoot}`, {
     hints: ["start one with: prompt_runner run"],
@@ -157,7 +141,7 @@ function noRun(storeRoot: string): ControlError {
  */
 export async function currentRun(root: string | StoreRoot): Promise<RunRef> {
   const storeRoot = resolveStoreRoot(root);
-  const raw = await readRawSnapshot(storeRoot);
+  const raw = await readSnapshotFile(storeRoot);
   if (raw.kind === "invalid") {
     throw new ControlError("invalid_snapshot", `${storePaths(storeRoot).snapshot} is not valid: ${raw.message}`);
   }
@@ -182,7 +166,7 @@ export async function currentRun(root: string | StoreRoot): Promise<RunRef> {
  * ```
  */
 export async function snapshot(ref: RunRef): Promise<Snapshot> {
-  const raw = await readRawSnapshot(ref.storeRoot);
+  const raw = await readSnapshotFile(ref.storeRoot);
   if (raw.kind === "invalid") {
     throw new ControlError("invalid_snapshot", `${storePaths(ref.storeRoot).snapshot} is not valid: ${raw.message}`);
   }
@@ -193,7 +177,7 @@ export async function snapshot(ref: RunRef): Promise<Snapshot> {
     });
   }
   const lease = await readLease(ref.storeRoot);
-  const status = raw.value.status === "running" && lease.state === "down" ? "abandoned" : raw.value.status;
+  const status = effectiveStatus(raw.value.status, lease.state);
   return { ...raw.value, status, lease: { state: lease.state, pid: lease.pid, hostname: lease.hostname } };
 }
 
@@ -260,9 +244,9 @@ export async function* followLog(
   const [{ followLines }, { normalizeEntry }] = await Promise.all([import("./follow.ts"), import("./log.ts")]);
   const p = storePaths(ref.storeRoot);
   const until = async (): Promise<boolean> => {
-    const raw = await readRawSnapshot(ref.storeRoot);
+    const raw = await readSnapshotFile(ref.storeRoot);
     if (raw.kind !== "ok" || raw.value.run_id !== ref.runId || raw.value.status !== "running") return true;
-    return (await readLease(ref.storeRoot)).state === "down";
+    return effectiveStatus(raw.value.status, (await readLease(ref.storeRoot)).state) !== "running";
   };
   const lines = followLines(p.log, p.control, {
     fromStart: true,

@@ -6,9 +6,11 @@
 import { parseJsonLines, readTextOrNull } from "../util/fs.ts";
 import { nowIso } from "../util/time.ts";
 import { latestVerification } from "../contract/history.ts";
+import { type LenientProgress, parseProgressLenient } from "../run/progress.ts";
+import { readCurrentRunRecord } from "../packet/run_record_read.ts";
 import { storePaths } from "./store.ts";
 import { readLease } from "./lease.ts";
-import { readSnapshotTotal, type SnapshotRead } from "./snapshot.ts";
+import { effectiveStatus, readSnapshotOrNull, type SnapshotRead } from "./snapshot.ts";
 import { steerCountsForRun } from "./interventions.ts";
 import { isRecord } from "./_internal.ts";
 import { Wakeup } from "./tail.ts";
@@ -79,23 +81,9 @@ async function readJson(path: string): Promise<Record<string, unknown> | null> {
   }
 }
 
-/** Latest progress line per id; tolerant (malformed lines reported in `error`, never thrown). */
-export function parseProgressLenient(text: string): {
-  latest: Map<string, { status: string; at: string }>;
-  error: string | null;
-} {
-  const latest = new Map<string, { status: string; at: string }>();
-  let error: string | null = null;
-  text.split("\n").forEach((line, i) => {
-    if (line.trim() === "") return;
-    const m = /^([^:]+):(completed|failed):(\d{4}-\d\d-\d\dT[0-9:.]+(?:Z|[+-]\d\d:\d\d))/.exec(line.trim());
-    if (!m) {
-      error ??= `progress.log line ${i + 1} is malformed`;
-      return;
-    }
-    latest.set(m[1]!, { status: m[2]!, at: m[3]! });
-  });
-  return { latest, error };
+/** A reader's status as a rollup state; foreign (`unknown`) and `superseded` statuses read as `abandoned`. */
+function rollupState(status: string): RollupState {
+  return status === "running" || status === "completed" || status === "failed" ? status : "abandoned";
 }
 
 function maxIso(...values: (string | null | undefined)[]): string | null {
@@ -120,43 +108,26 @@ export async function statusRollup(opts: {
   kind?: "packet" | "workspace";
 }): Promise<StatusRollup> {
   const p = storePaths(opts.storeRoot);
-  const pointer = await readJson(p.currentRun);
-  const pointerId = typeof pointer?.run_id === "string" ? pointer.run_id : null;
-  const record = pointerId ? await readJson(`${p.runDir(pointerId)}/run.json`) : null;
-  const snapRaw = await readJson(p.snapshot);
-  const snap = snapRaw ? readSnapshotTotal(snapRaw) : null;
+  // The canonical readers, so `status` follows exactly the run record and snapshot the runner and the Control API do.
+  const record = await readCurrentRunRecord(opts.storeRoot).catch(() => null);
+  let snap = await readSnapshotOrNull(opts.storeRoot);
   const lease = await readLease(opts.storeRoot);
-  const runId = (typeof record?.run_id === "string" ? record.run_id : null) ?? snap?.run_id ?? null;
+  // The runner writes its final snapshot before it drops the lease: a `running` snapshot read just before a clean
+  // close must not turn into `abandoned`, so read it again once the lease is seen down.
+  if (snap?.status === "running" && lease.state === "down") snap = await readSnapshotOrNull(opts.storeRoot);
+  const runId = record?.run_id ?? snap?.run_id ?? null;
   const agrees = runId !== null && snap !== null && snap.run_id === runId;
   const live = agrees ? snap : (!record && snap ? snap : null);
-  let state: RollupState = "not_started";
-  if (live) {
-    state = live.status === "running"
-      ? (lease.state === "down" ? "abandoned" : "running")
-      : live.status === "completed"
-      ? "completed"
-      : live.status === "failed"
-      ? "failed"
-      : "abandoned";
-  } else if (record) {
-    const s = record.state;
-    state = s === "completed"
-      ? "completed"
-      : s === "failed"
-      ? "failed"
-      : s === "running"
-      ? (lease.state === "down" ? "abandoned" : "running")
-      : "abandoned";
-  }
-  const sel = isRecord(record?.selection) ? record.selection : null;
-  const selection = sel
-    ? {
-      ids: Array.isArray(sel.ids) ? sel.ids.map(String) : [],
-      selectors: isRecord(sel.selectors) ? sel.selectors : {},
-    }
-    : null;
+  const state: RollupState = live
+    ? rollupState(effectiveStatus(live.status, lease.state))
+    : record
+    ? rollupState(effectiveStatus(record.state, lease.state))
+    : "not_started";
+  const selection = record ? { ids: record.selection.ids, selectors: record.selection.selectors } : null;
   const progressText = await readTextOrNull(p.progress).catch(() => null);
-  const prog = progressText === null ? { latest: new Map(), error: null } : parseProgressLenient(progressText);
+  const prog: LenientProgress = progressText === null
+    ? { latest: new Map(), error: null }
+    : parseProgressLenient(progressText);
   const stateDoc = await readJson(p.state);
   const prompts = isRecord(stateDoc?.prompts) ? stateDoc.prompts : {};
   const resultStatus = (id: string): string | null => {
@@ -191,7 +162,7 @@ export async function statusRollup(opts: {
       amendments.push({ prompt_id: id, count: mine.length, phases: [...new Set(mine.map((r) => String(r.phase)))] });
     }
   }
-  const reason = live?.reason ?? (typeof record?.reason === "string" ? record.reason : null);
+  const reason = live?.reason ?? record?.reason ?? null;
   let health: StatusRollup["health"];
   let healthy: boolean | null;
   if (state === "not_started") [health, healthy] = ["not started", null];
@@ -262,11 +233,9 @@ export async function statusRollup(opts: {
     amendments,
     lease: leaseOut,
     service: { mode: lease.state === "up" ? "attached" : "none" },
-    control: snap
-      ? { ...snap, status: snap.status === "running" && lease.state === "down" ? "abandoned" : snap.status }
-      : null,
+    control: snap ? { ...snap, status: effectiveStatus(snap.status, lease.state) } : null,
     last_progress_at: maxIso(
-      typeof record?.updated_at === "string" ? record.updated_at : null,
+      record?.updated_at,
       snap?.updated_at,
       ...progressTimes,
     ),

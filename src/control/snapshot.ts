@@ -1,11 +1,15 @@
 /**
  * `snapshot.json` (control-plane.md §4): the document the runner writes, and a total reader that never fails on a
- * partial or foreign document — missing fields take defaults and unknown enum values read as `unknown`/`null`.
+ * partial or foreign document — missing fields take defaults and unknown enum values read as `unknown`/`null` — plus
+ * the shared file readers and the `abandoned` rule every reader of the run status uses.
  */
 import type { AttemptMode, StreamKind, View } from "../events/types.ts";
 import type { Stage } from "./plane_types.ts";
-import { isRecord } from "./_internal.ts";
+import type { LeaseState } from "./lease.ts";
+import { readTextOrNull } from "../util/fs.ts";
+import { errorMessage, isRecord } from "./_internal.ts";
 import { readViewTotal } from "./view.ts";
+import { storePaths } from "./store.ts";
 
 /** Schema tag of the snapshot. */
 export const SNAPSHOT_SCHEMA = "prompt_runner.snapshot/v1";
@@ -133,6 +137,45 @@ export function readSnapshotTotal(v: Record<string, unknown>): SnapshotRead | nu
     view: readViewTotal(v.view),
     writer: { pid: int(writer.pid), hostname: str(writer.hostname) },
   };
+}
+
+/**
+ * The status readers report for a written run status (§4.3): `abandoned` when it says `running` but the lease is
+ * `down` (the runner died without closing the run); otherwise the status unchanged. The one place this rule lives:
+ * the Control API, `status` and `workspace list` all derive it here.
+ */
+export function effectiveStatus<S extends string>(status: S, lease: LeaseState["state"]): S | "abandoned" {
+  return status === "running" && lease === "down" ? "abandoned" : status;
+}
+
+/** What reading a store root's `control/snapshot.json` found. */
+export type SnapshotFile =
+  | { kind: "none" }
+  | { kind: "invalid"; message: string }
+  | { kind: "ok"; value: SnapshotRead };
+
+/**
+ * Read `control/snapshot.json` of a store root totally (§4.3): `none` when it is missing or has no string `run_id`,
+ * `invalid` when it is not a JSON object. I/O errors other than a missing file propagate.
+ */
+export async function readSnapshotFile(storeRoot: string): Promise<SnapshotFile> {
+  const text = await readTextOrNull(storePaths(storeRoot).snapshot);
+  if (text === null) return { kind: "none" };
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    return { kind: "invalid", message: errorMessage(e) };
+  }
+  if (!isRecord(v)) return { kind: "invalid", message: "not a JSON object" };
+  const read = readSnapshotTotal(v);
+  return read ? { kind: "ok", value: read } : { kind: "none" };
+}
+
+/** The snapshot of a store root, or null when it is missing, unreadable or invalid — for readers that never fail. */
+export async function readSnapshotOrNull(storeRoot: string): Promise<SnapshotRead | null> {
+  const file = await readSnapshotFile(storeRoot).catch(() => null);
+  return file?.kind === "ok" ? file.value : null;
 }
 
 /** The snapshot a plane writes when it opens (status `running`, stage `starting`). */

@@ -23,10 +23,16 @@ export function isProgressSuffix(s: string): boolean {
   return /^[^=,\s:]+=[^=,\s:]+(,[^=,\s:]+=[^=,\s:]+)*$/.test(s);
 }
 
+/** One parsed progress line (id normalised). */
+export interface ProgressLine {
+  id: string;
+  status: ProgressStatus;
+  at: string;
+  suffix: string | null;
+}
+
 /** Parse one line; null when malformed. */
-export function parseProgressLine(
-  line: string,
-): { id: string; status: ProgressStatus; at: string; suffix: string | null } | null {
+export function parseProgressLine(line: string): ProgressLine | null {
   const a = line.indexOf(":");
   const b = a < 0 ? -1 : line.indexOf(":", a + 1);
   if (b < 0) return null;
@@ -44,25 +50,43 @@ export function parseProgressLine(
   return { id, status, at: rest, suffix };
 }
 
-/** Parse the whole file text (strict). `path` is used in error messages. */
-export function parseProgress(text: string, path: string): ProgressMap {
-  const map: ProgressMap = new Map();
-  const lines = text.split("\n");
+/**
+ * Walk the non-blank lines of a progress file (a trailing `\r` dropped, surrounding blanks trimmed) and parse each
+ * with {@link parseProgressLine}; the strict and the lenient reader share it so they cannot disagree on a line.
+ * Returns how many non-blank lines there were.
+ */
+function walkProgress(
+  text: string,
+  onLine: (rec: ProgressLine | null, line: string, lineNo: number) => void,
+): number {
   let seen = 0;
-  lines.forEach((raw, i) => {
+  text.split("\n").forEach((raw, i) => {
     const line = raw.replace(/\r$/, "");
     if (line.trim() === "") return;
     seen++;
-    const rec = parseProgressLine(line.trim());
+    onLine(parseProgressLine(line.trim()), line, i + 1);
+  });
+  return seen;
+}
+
+function setLatest(map: ProgressMap, rec: ProgressLine): void {
+  // Re-insert so iteration order follows the latest line per id.
+  map.delete(rec.id);
+  map.set(rec.id, { status: rec.status, at: rec.at, suffix: rec.suffix });
+}
+
+/** Parse the whole file text (strict). `path` is used in error messages. */
+export function parseProgress(text: string, path: string): ProgressMap {
+  const map: ProgressMap = new Map();
+  const seen = walkProgress(text, (rec, line, lineNo) => {
     if (!rec) {
       throw new RunFailedError(
         "progress_store_invalid",
-        `${path} line ${i + 1} is malformed: ${JSON.stringify(line.length > 120 ? line.slice(0, 120) + "…" : line)}`,
+        `${path} line ${lineNo} is malformed: ${JSON.stringify(line.length > 120 ? line.slice(0, 120) + "…" : line)}`,
         { hints: [`expected <id>:<completed|failed>:<ISO timestamp>[:<suffix>]; fix the line or move ${path} aside`] },
       );
     }
-    map.delete(rec.id);
-    map.set(rec.id, { status: rec.status, at: rec.at, suffix: rec.suffix });
+    setLatest(map, rec);
   });
   if (seen === 0) {
     throw new RunFailedError("progress_store_invalid", `${path} is empty`, {
@@ -70,6 +94,29 @@ export function parseProgress(text: string, path: string): ProgressMap {
     });
   }
   return map;
+}
+
+/** What {@link parseProgressLenient} read: the latest record per id and the first problem found, if any. */
+export interface LenientProgress {
+  latest: ProgressMap;
+  /** `progress.log line N is malformed` (the first such line) or `progress.log is empty`; null when clean. */
+  error: string | null;
+}
+
+/**
+ * Parse the whole file text for readers that must never fail (`status`): the grammar and id normalisation of
+ * {@link parseProgress}, but a malformed line is skipped and reported in `error` instead of thrown, so every record
+ * it returns reads exactly as `run --remaining` and `list` read it.
+ */
+export function parseProgressLenient(text: string): LenientProgress {
+  const latest: ProgressMap = new Map();
+  let error: string | null = null;
+  const seen = walkProgress(text, (rec, _line, lineNo) => {
+    if (rec) setLatest(latest, rec);
+    else error ??= `progress.log line ${lineNo} is malformed`;
+  });
+  if (seen === 0) error = "progress.log is empty";
+  return { latest, error };
 }
 
 /** Read `<store>/progress.log`: missing file → empty map; empty or malformed → `progress_store_invalid` (exit 1). */

@@ -1,18 +1,15 @@
 /** The state of a store root's latest run, as workspace listings show it. */
 import { readLease } from "../control/lease.ts";
-import { storePaths } from "../control/store.ts";
-import { readTextOrNull } from "../util/fs.ts";
+import { effectiveStatus, readSnapshotFile, type ReadStatus } from "../control/snapshot.ts";
 
-/** `not_started`, `running`, `completed`, `failed` or `abandoned` (a `running` snapshot whose lease is down). */
-export async function runState(storeRoot: string): Promise<string> {
-  const text = await readTextOrNull(storePaths(storeRoot).snapshot).catch(() => null);
-  if (text === null) return "not_started";
-  let status: unknown;
-  try {
-    status = (JSON.parse(text) as { status?: unknown }).status;
-  } catch {
-    return "unknown";
-  }
-  if (status === "running") return (await readLease(storeRoot)).state === "down" ? "abandoned" : "running";
-  return typeof status === "string" ? status : "unknown";
+/**
+ * `not_started` (no snapshot, as the Control API's `no_run`), `running`, `completed`, `failed`, `abandoned` (a
+ * `running` snapshot whose lease is down) or `unknown` (an unreadable snapshot or a foreign status).
+ */
+export async function runState(storeRoot: string): Promise<ReadStatus | "not_started"> {
+  const file = await readSnapshotFile(storeRoot).catch(() => null);
+  if (file === null || file.kind === "invalid") return "unknown";
+  if (file.kind === "none") return "not_started";
+  const status = file.value.status;
+  return status === "running" ? effectiveStatus(status, (await readLease(storeRoot)).state) : status;
 }

@@ -99,6 +99,74 @@ Deno.test("status of a crashed run is abandoned and needs attention", async () =
   assert.match(r.stdout, /\n {2}stopped at 01 — First · 1 of 2\n/);
 });
 
+Deno.test("status reads progress.log as run --remaining and list do: unpadded ids count, suffixes and all", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  await writeRunRecord(dir, "failed");
+  const store = storeRootForPacket(dir);
+  await Deno.writeTextFile(
+    storePaths(store).progress,
+    "1:completed:2026-11-30T12:05:04.019Z:no_session\n002:failed:2026-11-30T12:05:05+01:00\n",
+  );
+  const j = parseJsonOut(await runCli(["status", dir, "--json"]));
+  const progress = j.progress as Record<string, unknown>;
+  assert.deepEqual(
+    { completed: progress.completed, failed: progress.failed, pending: progress.pending, error: progress.error },
+    { completed: 1, failed: 1, pending: 0, error: null },
+  );
+  // The runner's own readers agree: 01 is done, 02 is what --remaining would run.
+  const list = parseJsonOut(await runCli(["list", dir, "--json"]));
+  assert.deepEqual((list.prompts as { status: string }[]).map((p) => p.status), ["completed", "failed"]);
+  assert.deepEqual(parseJsonOut(await runCli(["plan", dir, "--remaining", "--json"])).selected, ["02"]);
+});
+
+Deno.test("status skips a malformed progress line and reports it in progress.error without failing", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  await writeRunRecord(dir, "failed");
+  await Deno.writeTextFile(
+    storePaths(storeRootForPacket(dir)).progress,
+    "01:completed:2026-11-30T12:05:04.019Z\nx:completed:2026-11-30T12:05:05.000Z\n02:completed:2026-11-30T12:05:06Z:junk\n",
+  );
+  const r = await runCli(["status", dir, "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const progress = parseJsonOut(r).progress as Record<string, unknown>;
+  assert.equal(progress.completed, 1);
+  assert.equal(progress.pending, 1);
+  assert.equal(progress.error, "progress.log line 2 is malformed");
+});
+
+Deno.test("status ignores a runs/current.json whose run id escapes runs/", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  const p = storePaths(storeRootForPacket(dir));
+  // A well-formed record the pointer would reach if it were followed: <store>/runs/../x/run.json.
+  await Deno.mkdir(`${p.root}/x`, { recursive: true });
+  await Deno.writeTextFile(
+    `${p.root}/x/run.json`,
+    JSON.stringify({
+      schema: "prompt_runner.run/v1",
+      run_id: "x",
+      state: "failed",
+      packet_fingerprint: "x",
+      selection: { ids: ["01"], selectors: {} },
+      created_at: "2026-11-30T12:05:01.000Z",
+      updated_at: "2026-11-30T12:06:01.000Z",
+      resumed_at: [],
+      reason: "prompt_failed",
+    }),
+  );
+  await Deno.mkdir(`${p.root}/runs`, { recursive: true });
+  await Deno.writeTextFile(p.currentRun, JSON.stringify({ run_id: "../x", path: "runs/../x/run.json" }));
+  const r = await runCli(["status", dir, "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const j = parseJsonOut(r);
+  assert.equal(j.state, "not_started");
+  assert.equal(j.run_id, null);
+  assert.equal(j.selection, null);
+  assert.equal(j.last_progress_at, null);
+});
+
 Deno.test("status exits 4 when the target does not exist", async () => {
   await using tmp = await tempDir();
   const r = await runCli(["status", `${tmp.path}/nope/`]);

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { appendProgress, parseProgressLine, readProgress } from "../../src/run/progress.ts";
+import {
+  appendProgress,
+  parseProgress,
+  parseProgressLenient,
+  parseProgressLine,
+  readProgress,
+} from "../../src/run/progress.ts";
 import { RunFailedError } from "../../src/errors.ts";
 import { tempDir } from "../support/fs.ts";
 
@@ -72,4 +78,35 @@ Deno.test("appendProgress() appends one line per call that readProgress() reads 
   assert.match(lines[0]!, /^03:failed:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   assert.match(lines[1]!, /^03:completed:.*Z:abcdef1234$/);
   assert.deepEqual((await readProgress(store)).get("03")?.suffix, "abcdef1234");
+});
+
+Deno.test("parseProgressLenient() reads valid lines exactly as parseProgress() does", () => {
+  const text = [
+    "1:failed:2026-11-30T12:05:03.407Z",
+    "001:completed:2026-11-30T12:05:04.019Z:9f3c2a17d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9",
+    "2:completed:2026-11-30T12:05:30.112Z:app=4e1d00a,lib=77a0aa1\r",
+    "  03:completed:2026-11-30T12:05:31+02:00  ",
+    "",
+  ].join("\n");
+  const lenient = parseProgressLenient(text);
+  assert.equal(lenient.error, null);
+  assert.deepEqual([...lenient.latest], [...parseProgress(text, "progress.log")]);
+  assert.deepEqual([...lenient.latest.keys()], ["01", "02", "03"]);
+});
+
+Deno.test("parseProgressLenient() skips malformed lines and reports the first one", () => {
+  const r = parseProgressLenient(
+    [
+      "01:completed:2026-11-30T12:05:04.019Z",
+      "x:completed:2026-11-30T12:05:05.000Z",
+      "02:completed:2026-11-30T12:05:06Z:junk",
+      "03:completed:2026-11-30T12:05:07Z",
+    ].join("\n"),
+  );
+  assert.deepEqual([...r.latest.keys()], ["01", "03"]);
+  assert.equal(r.error, "progress.log line 2 is malformed");
+});
+
+Deno.test("parseProgressLenient() reports an empty file, which the strict reader refuses", () => {
+  assert.deepEqual(parseProgressLenient("\n\n"), { latest: new Map(), error: "progress.log is empty" });
 });
