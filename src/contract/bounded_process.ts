@@ -3,6 +3,7 @@
  * The child gets its own process group so the deadline can take down everything it started.
  */
 import { sendSignal } from "../util/signal.ts";
+import { spawnRetryingBusy } from "../util/spawn.ts";
 
 /** Output kept per command: the last 1 MiB. */
 export const OUTPUT_CAP_BYTES = 1024 * 1024;
@@ -112,7 +113,7 @@ export async function runBounded(run: BoundedRun): Promise<BoundedResult> {
   const buf = new TailBuffer(run.maxOutputBytes ?? OUTPUT_CAP_BYTES);
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(run.argv[0]!, {
+    child = spawnRetryingBusy(run.argv[0]!, {
       args: run.argv.slice(1),
       cwd: run.cwd,
       env: run.env,
@@ -120,7 +121,7 @@ export async function runBounded(run: BoundedRun): Promise<BoundedResult> {
       stdout: "piped",
       stderr: "piped",
       detached: true,
-    }).spawn();
+    });
   } catch (e) {
     return {
       outcome: "launch_error",

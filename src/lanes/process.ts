@@ -4,6 +4,7 @@
  * timeouts, and runs the interrupt procedure of control-plane.md §8.5 so that no provider or tool process survives.
  */
 import { LaunchError, type ProcessIdentity } from "./types.ts";
+import { spawnRetryingBusy } from "../util/spawn.ts";
 import {
   aliveRecorded,
   descendantsOf,
@@ -150,7 +151,7 @@ export class ProviderProcess {
     };
     let child: Deno.ChildProcess;
     try {
-      child = new Deno.Command(opts.command, {
+      child = spawnRetryingBusy(opts.command, {
         args: opts.args,
         cwd: opts.cwd,
         env: opts.env,
@@ -158,7 +159,7 @@ export class ProviderProcess {
         stdout: "piped",
         stderr: "piped",
         detached: true,
-      }).spawn();
+      });
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) {
         // NotFound is also raised for a missing cwd; name whichever is missing.
