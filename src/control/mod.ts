@@ -177,8 +177,15 @@ export async function snapshot(ref: RunRef): Promise<Snapshot> {
     });
   }
   const lease = await readLease(ref.storeRoot);
-  const status = effectiveStatus(raw.value.status, lease.state);
-  return { ...raw.value, status, lease: { state: lease.state, pid: lease.pid, hostname: lease.hostname } };
+  let value = raw.value;
+  if (value.status === "running" && lease.state === "down") {
+    // The runner writes its final snapshot before it drops the lease: a run that closed between the two reads is
+    // finished, not abandoned. One re-read tells them apart.
+    const again = await readSnapshotFile(ref.storeRoot);
+    if (again.kind === "ok" && again.value.run_id === ref.runId) value = again.value;
+  }
+  const status = effectiveStatus(value.status, lease.state);
+  return { ...value, status, lease: { state: lease.state, pid: lease.pid, hostname: lease.hostname } };
 }
 
 /**
