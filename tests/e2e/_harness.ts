@@ -8,7 +8,7 @@ import { git, GIT_ENV, initRepo } from "../support/fs.ts";
 import { anthropicAnchor, anthropicCwd, anthropicMessageText, startFakeAnthropic } from "../support/fake_anthropic.ts";
 import { type InputItem, openaiAnchor, openaiCwd, openaiItemText, startFakeOpenAI } from "../support/fake_openai.ts";
 import type { FakeServer, LoggedRequest } from "../support/fake_server_common.ts";
-import { claudeEnv, codexEnv, E2E_TAG_VAR, e2eBinary, removeScratch } from "../support/e2e_env.ts";
+import { claudeEnv, codexEnv, E2E_TAG_VAR, e2eBinary, filesNamedLike, removeScratch } from "../support/e2e_env.ts";
 import { readProcStat } from "../support/fake_server_driver.ts";
 
 /** A lane under test. */
@@ -348,21 +348,10 @@ export async function commitCount(repo: string): Promise<number> {
 
 /** Make the provider's stored session unusable so that a resume reports "session not found". */
 export async function destroySession(s: Scenario, sessionId: string): Promise<string[]> {
-  const hits: string[] = [];
-  async function walk(dir: string): Promise<void> {
-    let entries: Deno.DirEntry[] = [];
-    try {
-      entries = await Array.fromAsync(Deno.readDir(dir));
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const p = `${dir}/${e.name}`;
-      if (e.isDirectory) await walk(p);
-      else if (e.name.includes(sessionId)) hits.push(p);
-    }
-  }
-  await walk(s.lane === "claude" ? `${s.configDir}/projects` : `${s.configDir}/sessions`);
+  const hits = await filesNamedLike(
+    s.lane === "claude" ? `${s.configDir}/projects` : `${s.configDir}/sessions`,
+    sessionId,
+  );
   for (const p of hits) {
     await Deno.remove(p);
     // claude appends to its session file while the turn runs: a dangling symlink (into a directory that does not

@@ -135,24 +135,29 @@ export function claudeSessionFile(configDir: string, cwd: string, sessionId: str
   return `${configDir}/projects/${cwd.replaceAll("/", "-").replaceAll(".", "-")}/${sessionId}.jsonl`;
 }
 
-/** Every codex rollout file under `CODEX_HOME/sessions` whose name contains `threadId`. */
-export async function codexRolloutFiles(configDir: string, threadId: string): Promise<string[]> {
+/** Every file below `dir` (recursively) whose name contains `fragment`; a missing directory gives none. */
+export async function filesNamedLike(dir: string, fragment: string): Promise<string[]> {
   const found: string[] = [];
-  async function walk(dir: string): Promise<void> {
+  async function walk(d: string): Promise<void> {
     let entries: Deno.DirEntry[] = [];
     try {
-      entries = await Array.fromAsync(Deno.readDir(dir));
+      entries = await Array.fromAsync(Deno.readDir(d));
     } catch {
       return;
     }
     for (const e of entries) {
-      const p = `${dir}/${e.name}`;
+      const p = `${d}/${e.name}`;
       if (e.isDirectory) await walk(p);
-      else if (e.name.includes(threadId)) found.push(p);
+      else if (e.name.includes(fragment)) found.push(p);
     }
   }
-  await walk(`${configDir}/sessions`);
+  await walk(dir);
   return found;
+}
+
+/** Every codex rollout file under `CODEX_HOME/sessions` whose name contains `threadId`. */
+export function codexRolloutFiles(configDir: string, threadId: string): Promise<string[]> {
+  return filesNamedLike(`${configDir}/sessions`, threadId);
 }
 
 /**
