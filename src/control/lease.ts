@@ -90,7 +90,7 @@ async function reapOrphan(provider: unknown): Promise<void> {
  */
 export async function acquireLease(
   storeRoot: string,
-  info: { runId: string; packetDir: string; argv: string[]; label?: string },
+  info: { runId: string; packetDir: string; argv: string[]; label?: string; service?: "attached" | "detached" },
 ): Promise<Lease> {
   const p = storePaths(storeRoot);
   await Deno.mkdir(p.root, { recursive: true, mode: DIR_MODE });
@@ -118,6 +118,8 @@ export async function acquireLease(
     run_id: info.runId,
     packet_dir: info.packetDir,
     argv: info.argv,
+    // How the runner was started, for the status rollup's service line (workspace.md §8.1).
+    service: info.service ?? "attached",
     provider: null,
   };
   const write = () => atomicWriteJson(p.runPid, doc);

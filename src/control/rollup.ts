@@ -232,7 +232,7 @@ export async function statusRollup(opts: {
       : null,
     amendments,
     lease: leaseOut,
-    service: { mode: lease.state === "up" ? "attached" : "none" },
+    service: { mode: lease.state === "up" ? (lease.info?.service === "detached" ? "detached" : "attached") : "none" },
     control: snap ? { ...snap, status: effectiveStatus(snap.status, lease.state) } : null,
     last_progress_at: maxIso(
       record?.updated_at,

@@ -125,6 +125,7 @@ export async function runPacket(req: RunRequest): Promise<number> {
     packetDir: packet.dir,
     argv: req.argv,
     label: packet.name,
+    service: serviceMode(),
   });
   try {
     return await runLeased(req, packet, prompts, state, lease);
@@ -371,4 +372,13 @@ async function runLeased(
   }
   if (!ok) io.stderr.write(`error: run failed: ${reason}\n`);
   return ok ? 0 : 1;
+}
+
+/** `detached` when `start`/`run --detach` launched this runner (src/run/detach.ts sets the variable), else `attached`. */
+function serviceMode(): "attached" | "detached" {
+  try {
+    return Deno.env.get("PROMPT_RUNNER_SERVICE_MODE") === "detached" ? "detached" : "attached";
+  } catch {
+    return "attached";
+  }
 }
