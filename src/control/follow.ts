@@ -8,8 +8,8 @@ import { storePaths } from "./store.ts";
 import { LineReader, Wakeup } from "./tail.ts";
 import { lastCompleteSeq } from "./event_log.ts";
 import { readLease } from "./lease.ts";
-import { isRecord } from "./_internal.ts";
 import { ControlError } from "./errors.ts";
+import { readSnapshotOrNull } from "./snapshot.ts";
 
 /** Where a subscription starts (§11.2). */
 export type Cursor = "start" | "current" | number | { runId: string; seq: number };
@@ -28,15 +28,6 @@ export interface FollowOptions {
 
 /** An item of a subscription: an envelope as written, or a synthetic `resync` / `run_finished`. */
 export type StreamItem = Record<string, unknown>;
-
-function readSnapshotRaw(path: string): Record<string, unknown> | null {
-  try {
-    const v: unknown = JSON.parse(Deno.readTextFileSync(path));
-    return isRecord(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
 
 /** The archive of an earlier run's stream, or null. */
 export function archivePath(storeRoot: string, runId: string): string | null {
@@ -74,7 +65,7 @@ export async function* followRun(
   const p = storePaths(storeRoot);
   const pollMs = opts.pollMs ?? 1000;
   const follow = opts.follow ?? true;
-  const snap = readSnapshotRaw(p.snapshot);
+  const snap = await readSnapshotOrNull(storeRoot);
   const live = snap?.run_id === runId;
   const path = live ? p.events : archivePath(storeRoot, runId);
   if (path === null) throw new ControlError("no_run", `run ${runId} has no event stream in ${storeRoot}`);
@@ -122,10 +113,10 @@ export async function* followRun(
         yield synthetic(runId, "abandoned", null);
         return;
       }
-      const now = readSnapshotRaw(p.snapshot);
+      const now = await readSnapshotOrNull(storeRoot);
       if (now && now.run_id === runId && (now.status === "completed" || now.status === "failed")) {
         if (yield* drain()) return;
-        yield synthetic(runId, String(now.status), typeof now.reason === "string" ? now.reason : null);
+        yield synthetic(runId, now.status, now.reason);
         return;
       }
       if (Date.now() - lastLease >= Math.min(500, pollMs)) {

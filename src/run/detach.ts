@@ -8,8 +8,9 @@ import { findCommand } from "../cli/registry.ts";
 import { denoFlagsFor } from "../cli/frame.ts";
 import { readLease } from "../control/lease.ts";
 import { storePaths } from "../control/store.ts";
-import { ensureDir, exists, readTextOrNull } from "../util/fs.ts";
+import { ensureDir, readTextOrNull } from "../util/fs.ts";
 import { fileStamp } from "../util/time.ts";
+import { readCurrentRunRecord } from "../packet/run_record_read.ts";
 
 /** What a detached start reports. */
 export interface DetachedRun {
@@ -91,13 +92,9 @@ function childFailure(code: number, log: string, tail: string[]): Error {
   }
 }
 
+/** The run `runs/current.json` names, read through the one run-record reader (ids validated), or null. */
 async function currentRunId(storeRoot: string): Promise<string | null> {
-  try {
-    const v = JSON.parse(await readTextOrNull(storePaths(storeRoot).currentRun) ?? "null");
-    return typeof v?.run_id === "string" ? v.run_id : null;
-  } catch {
-    return null;
-  }
+  return (await readCurrentRunRecord(storeRoot).catch(() => null))?.run_id ?? null;
 }
 
 /**
@@ -141,7 +138,7 @@ export async function detachRun(args: string[], storeRoot: string, opts: DetachO
     const done = exited as Deno.CommandStatus | null;
     if (done) {
       const runId = await currentRunId(storeRoot);
-      if (done.code === 0 && runId && (await exists(paths.runDir(runId)))) {
+      if (done.code === 0 && runId) {
         return { run_id: runId, pid: child.pid, store_root: paths.root, log };
       }
       throw childFailure(done.code, log, await logTail(log));

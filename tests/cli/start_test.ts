@@ -20,9 +20,9 @@ Deno.test("runnerCommand() runs main.ts with run's permissions under deno, the b
   assert.equal(underDeno("/usr/local/bin/prompt_runner"), false);
 });
 
-Deno.test("start detaches a packet run, prints {run_id, pid, store_root} and refuses a second start with exit 5", async () => {
-  await using dir = await tempDir();
-  const repo = `${dir.path}/app`;
+/** A repo holding packet `pk` whose one simulated prompt stays live for ~9 s, plus a private XDG environment. */
+async function slowRepo(root: string): Promise<{ repo: string; env: Record<string, string> }> {
+  const repo = `${root}/app`;
   await initRepo(repo, {
     "README.md": "# app\n",
     "pk/prompt_runner_packet.md":
@@ -31,7 +31,13 @@ Deno.test("start detaches a packet run, prints {run_id, pid, store_root} and ref
       slowStep(60, 150, `, writes: [{path: a.txt, text: "a"}]`)
     }\n---\n# A\n`,
   });
-  const env = { HOME: `${dir.path}/home`, XDG_DATA_HOME: `${dir.path}/data`, XDG_STATE_HOME: `${dir.path}/state` };
+  const env = { HOME: `${root}/home`, XDG_DATA_HOME: `${root}/data`, XDG_STATE_HOME: `${root}/state` };
+  return { repo, env };
+}
+
+Deno.test("start detaches a packet run, prints {run_id, pid, store_root} and refuses a second start with exit 5", async () => {
+  await using dir = await tempDir();
+  const { repo, env } = await slowRepo(dir.path);
   const start = await runCli(["start", `${repo}/pk`], { env });
   assert.equal(start.code, 0, start.stderr);
   const m = /^Started run (\S+) in the background \(pid (\d+)\); store (\S+); log (\S+)$/m.exec(start.stdout);
@@ -71,16 +77,7 @@ Deno.test("start reports a runner that fails before taking the lease with its ex
 
 Deno.test("run --detach behaves as start: --json prints {run_id, pid, store_root} once the lease is up", async () => {
   await using dir = await tempDir();
-  const repo = `${dir.path}/app`;
-  await initRepo(repo, {
-    "README.md": "# app\n",
-    "pk/prompt_runner_packet.md":
-      "---\nname: pk\nprofile: simulated-default\nrepos:\n  app: {path: .., default: true}\n---\n",
-    "pk/prompts/01_a.prompt.md": `---\nverify:\n  files_exist: [a.txt]\nsimulate:\n  attempts:\n    - ${
-      slowStep(60, 150, `, writes: [{path: a.txt, text: "a"}]`)
-    }\n---\n# A\n`,
-  });
-  const env = { HOME: `${dir.path}/home`, XDG_DATA_HOME: `${dir.path}/data`, XDG_STATE_HOME: `${dir.path}/state` };
+  const { repo, env } = await slowRepo(dir.path);
   const r = await runCli(["run", `${repo}/pk`, "--detach", "--json"], { env });
   assert.equal(r.code, 0, r.stderr);
   const doc = parseJsonOut(r) as { run_id: string; pid: number; store_root: string };

@@ -201,3 +201,11 @@ export async function replayFixture(
 export function visible(events: ProviderEvent[]): ProviderEvent[] {
   return events.filter((e) => !e.hidden);
 }
+
+/** The events of one type, narrowed to it. */
+export function eventsOfType<K extends ProviderEvent["type"]>(
+  events: ProviderEvent[],
+  type: K,
+): Extract<ProviderEvent, { type: K }>[] {
+  return events.filter((e): e is Extract<ProviderEvent, { type: K }> => e.type === type);
+}

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import type { ProviderEvent } from "../../src/events/types.ts";
 import { ampLane, ampProfile } from "../../src/lanes/amp.ts";
 import { LaunchError } from "../../src/lanes/types.ts";
 import { tempDir } from "../support/fs.ts";
 import {
   drain,
+  eventsOfType,
   fixtureLines,
   parseLines,
   startWithCli,
@@ -15,8 +15,7 @@ import {
   writeReplayCli,
 } from "./_support.ts";
 
-const of = <K extends ProviderEvent["type"]>(events: ProviderEvent[], type: K) =>
-  events.filter((e): e is Extract<ProviderEvent, { type: K }> => e.type === type);
+const of = eventsOfType;
 const T = "T-5f2c7a1e-0d3b-4c8e-9a51-2b7e6f4d8c10";
 
 Deno.test("amp parser maps Claude-shaped lines and sums usage once per message id", () => {

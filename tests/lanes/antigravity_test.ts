@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import type { ProviderEvent } from "../../src/events/types.ts";
 import { antigravityLane, antigravityProfile, printTimeout } from "../../src/lanes/antigravity.ts";
 import { tempDir } from "../support/fs.ts";
 import {
   drain,
+  eventsOfType,
   fixtureLines,
   parseLines,
   startWithCli,
@@ -14,8 +14,7 @@ import {
   writeReplayCli,
 } from "./_support.ts";
 
-const of = <K extends ProviderEvent["type"]>(events: ProviderEvent[], type: K) =>
-  events.filter((e): e is Extract<ProviderEvent, { type: K }> => e.type === type);
+const of = eventsOfType;
 const A = "c0ffee00-1111-2222-3333-444455556666";
 
 Deno.test("antigravity parser maps init, thought and response deltas, one tool start per step, usage, result", () => {

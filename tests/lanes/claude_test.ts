@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import type { ProviderEvent } from "../../src/events/types.ts";
 import { claudeLane, claudeProfile } from "../../src/lanes/claude.ts";
 import type { PermissionMode } from "../../src/packet/types.ts";
 import { tempDir } from "../support/fs.ts";
 import {
+  eventsOfType,
   fixtureLines,
   fixtureMeta,
   parseLines,
@@ -16,8 +16,7 @@ import {
 
 const parse = (name: string, interrupted = false) =>
   parseLines(claudeProfile, fixtureLines("claude", name), { interrupted });
-const of = <K extends ProviderEvent["type"]>(events: ProviderEvent[], type: K) =>
-  events.filter((e): e is Extract<ProviderEvent, { type: K }> => e.type === type);
+const of = eventsOfType;
 
 Deno.test("claude parser maps a text turn: run_started, deltas with message_id, message, usage, completion", () => {
   const { events, sessionIds } = parse("text");

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import type { ProviderEvent } from "../../src/events/types.ts";
 import { codexLane, codexProfile } from "../../src/lanes/codex.ts";
 import { unwrapCodexError } from "../../src/lanes/codex_stream.ts";
 import { classifyHint } from "../../src/lanes/hints.ts";
 import type { PermissionMode } from "../../src/packet/types.ts";
 import { tempDir } from "../support/fs.ts";
 import {
+  eventsOfType,
   fixtureLines,
   fixtureMeta,
   parseLines,
@@ -18,8 +18,7 @@ import {
 
 const parse = (lines: string[], interrupted = false) => parseLines(codexProfile, lines, { interrupted });
 const fx = (name: string) => fixtureLines("codex", name);
-const of = <K extends ProviderEvent["type"]>(events: ProviderEvent[], type: K) =>
-  events.filter((e): e is Extract<ProviderEvent, { type: K }> => e.type === type);
+const of = eventsOfType;
 
 Deno.test("codex parser maps a text turn: thread id, turn marker, message, usage, completion", () => {
   const { events, sessionIds } = parse(fx("text"));

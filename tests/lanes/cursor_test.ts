@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import type { ProviderEvent } from "../../src/events/types.ts";
 import { cursorLane, cursorProfile } from "../../src/lanes/cursor.ts";
 import type { PermissionMode } from "../../src/packet/types.ts";
 import { tempDir } from "../support/fs.ts";
 import {
   drain,
+  eventsOfType,
   fixtureLines,
   parseLines,
   startWithCli,
@@ -15,8 +15,7 @@ import {
   writeReplayCli,
 } from "./_support.ts";
 
-const of = <K extends ProviderEvent["type"]>(events: ProviderEvent[], type: K) =>
-  events.filter((e): e is Extract<ProviderEvent, { type: K }> => e.type === type);
+const of = eventsOfType;
 
 Deno.test("cursor parser: thinking, deduplicated deltas, final snapshot, tools with diff meta, usage", () => {
   const { events, sessionIds } = parseLines(cursorProfile, fixtureLines("cursor", "edit_turn"));
