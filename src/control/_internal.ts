@@ -1,5 +1,7 @@
 /** Helpers private to src/control: host identity, default author, byte lengths, small record guards. */
 
+import { osUser } from "./os_user.ts";
+
 let cachedHost: string | null | undefined;
 
 /**
@@ -26,7 +28,10 @@ export function localHostname(): string | null {
   return host;
 }
 
-/** Default author of control commands: `USER`, else `USERNAME`, else `"unknown"` (control-plane.md §3.1). */
+/**
+ * Default author of control commands: `USER`, else `USERNAME`, else the OS user of the process (its name from
+ * `/etc/passwd`, or `uid:<n>`), else `"unknown"` (control-plane.md §3.1).
+ */
 export function defaultAuthor(): string {
   for (const name of ["USER", "USERNAME"]) {
     try {
@@ -34,7 +39,7 @@ export function defaultAuthor(): string {
       if (v && v.trim()) return v.trim();
     } catch { /* env not granted */ }
   }
-  return "unknown";
+  return osUser() ?? "unknown";
 }
 
 const encoder = new TextEncoder();

@@ -19,6 +19,14 @@ import { MAX_STEER_BYTES } from "./steer.ts";
 import { REQUEST_SCHEMA, writeRequest } from "./request.ts";
 import type { Cursor, StreamItem } from "./follow.ts";
 import { defaultAuthor, utf8Length } from "./_internal.ts";
+import {
+  contractCall,
+  dropSeam,
+  orRecordRefusal,
+  type RefusedCall,
+  storeRootOfTarget,
+  withdrawRequest,
+} from "./refusal.ts";
 
 export { ControlError } from "./errors.ts";
 export type { LogEntry, Receipt } from "./log.ts";
@@ -42,14 +50,24 @@ export async function contract(target: Target, promptId: string): Promise<Contra
   return (await import("./amend.ts")).contract(target, promptId);
 }
 
-/** Add entries to a clause (`amend`, §9); see `./amend.ts` for the validation order. */
+/**
+ * Add entries to a clause (`amend`, §9); see `./amend.ts` for the validation order. A refusal writes no amendment and
+ * is recorded in the audit log (`rejected`, with its reason) when the store root has a control directory.
+ */
 export async function amend(target: Target, promptId: string, opts: AmendOptions): Promise<AmendmentRecord> {
-  return (await import("./amend.ts")).amend(target, promptId, opts);
+  const call = contractCall("amend", target, promptId, opts, { clause: opts.clause, entries: opts.entries });
+  return await orRecordRefusal(() => storeRootOfTarget(target), call, async () => {
+    return (await import("./amend.ts")).amend(target, promptId, opts);
+  });
 }
 
-/** Remove or weaken a clause (`relax`, needs `confirm: true`, §9). */
+/** Remove or weaken a clause (`relax`, needs `confirm: true`, §9). Refusals are recorded like {@link amend}'s. */
 export async function relax(target: Target, promptId: string, opts: RelaxOptions): Promise<AmendmentRecord> {
-  return (await import("./amend.ts")).relax(target, promptId, opts);
+  const params = { clause: opts.clause, operation: opts.operation ?? "drop", entries: opts.entries ?? [] };
+  const call = contractCall("relax", target, promptId, opts, { ...params, confirm: opts.confirm === true });
+  return await orRecordRefusal(() => storeRootOfTarget(target), call, async () => {
+    return (await import("./amend.ts")).relax(target, promptId, opts);
+  });
 }
 
 /** The status rollup of a store root (workspace.md §8). */
@@ -292,6 +310,8 @@ async function dropRequest(
       author: author?.trim() || defaultAuthor(),
       issued_at: nowIso(),
     });
+    await dropSeam.afterDrop?.(request);
+    await refuseIfEnded(ref, request);
     return { request, runId: ref.runId };
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) throw noRun(ref.storeRoot);
@@ -300,9 +320,24 @@ async function dropRequest(
 }
 
 /**
- * Ask the live run to change its view (§7). Validated here first — nothing is written on error
+ * The run may end between the running check and the request landing: then nothing will ever answer it. A request
+ * still waiting in `requests/` is taken back and the call refused (`run_not_running`), never reported as queued.
+ */
+async function refuseIfEnded(ref: RunRef, request: string): Promise<void> {
+  const status = await snapshot(ref).then((s) => s.status, (e) => e instanceof ControlError ? "replaced" : null);
+  if (status === null || status === "running") return;
+  if (!(await withdrawRequest(ref.storeRoot, request))) return;
+  throw new ControlError("run_not_running", `run ${ref.runId} ended (${status}) before it took the request`, {
+    details: { status, request },
+  });
+}
+
+/**
+ * Ask the live run to change its view (§7). Validated here first — no request is written on error
  * (`unknown_view_key`, `invalid_view_value`, `empty_view`); refuses a run that is not running
- * (`run_not_running`). Returns once the request file exists; the runner applies it at its next boundary.
+ * (`run_not_running`), also when it ends before taking the request. Every refusal is recorded in the audit log
+ * (`rejected`, with its reason) when the store root has a control directory. Returns once the request file exists;
+ * the runner applies it at its next boundary.
  *
  * @example
  * ```ts
@@ -310,7 +345,7 @@ async function dropRequest(
  * import { setView } from "./mod.ts";
  * await assert.rejects(
  *   setView({ storeRoot: "/nonexistent", runId: "x" }, { tool_output: "everything" }),
- *   (e) => (e as { code?: string }).code === "invalid_view_value", // nothing was written
+ *   (e) => (e as { code?: string }).code === "invalid_view_value", // no control directory: nothing was written
  * );
  * ```
  */
@@ -319,19 +354,23 @@ export async function setView(
   view: Partial<Record<keyof View, string>>,
   opts: { author?: string } = {},
 ): Promise<RequestHandle> {
-  const v = validateView(view);
-  if (!v.ok) {
-    const details: Record<string, unknown> = v.code === "empty_view" ? {} : { key: v.key };
-    if (v.code === "invalid_view_value") details.value = v.value;
-    throw new ControlError(v.code, v.reason, { details });
-  }
-  await requireRunning(ref);
-  return await dropRequest(ref, "set_view", { ...v.changed }, opts.author);
+  const call: RefusedCall = { command: "set_view", params: { ...view }, runId: ref.runId, author: opts.author };
+  return await orRecordRefusal(ref.storeRoot, call, async () => {
+    const v = validateView(view);
+    if (!v.ok) {
+      const details: Record<string, unknown> = v.code === "empty_view" ? {} : { key: v.key };
+      if (v.code === "invalid_view_value") details.value = v.value;
+      throw new ControlError(v.code, v.reason, { details });
+    }
+    await requireRunning(ref);
+    return await dropRequest(ref, "set_view", { ...v.changed }, opts.author);
+  });
 }
 
 /**
  * Send guidance to the live agent (§8). The text is trimmed; `empty_steer` and `steer_too_long` (over 8192 UTF-8
- * bytes) are refused with nothing written, as is a run that is not running (`run_not_running`).
+ * bytes) are refused with no request written, as is a run that is not running (`run_not_running`). Refusals are
+ * recorded like {@link setView}'s.
  *
  * @example
  * ```ts
@@ -345,12 +384,15 @@ export async function setView(
  */
 export async function steer(ref: RunRef, text: string, opts: { author?: string } = {}): Promise<RequestHandle> {
   const trimmed = text.trim();
-  if (trimmed === "") throw new ControlError("empty_steer", "steer text is empty");
-  if (utf8Length(trimmed) > MAX_STEER_BYTES) {
-    throw new ControlError("steer_too_long", `steer text exceeds ${MAX_STEER_BYTES} bytes`);
-  }
-  await requireRunning(ref);
-  return await dropRequest(ref, "steer", { text: trimmed }, opts.author);
+  const call: RefusedCall = { command: "steer", params: { text: trimmed }, runId: ref.runId, author: opts.author };
+  return await orRecordRefusal(ref.storeRoot, call, async () => {
+    if (trimmed === "") throw new ControlError("empty_steer", "steer text is empty");
+    if (utf8Length(trimmed) > MAX_STEER_BYTES) {
+      throw new ControlError("steer_too_long", `steer text exceeds ${MAX_STEER_BYTES} bytes`);
+    }
+    await requireRunning(ref);
+    return await dropRequest(ref, "steer", { text: trimmed }, opts.author);
+  });
 }
 
 /**

@@ -35,7 +35,7 @@ Deno.test("control view queues a request that the live run applies; --wait print
   }
 });
 
-Deno.test("control view validates before writing: no setting → exit 2, bad value → exit 2, nothing written", async () => {
+Deno.test("control view validates before writing: no setting → exit 2, bad value → exit 2, no request, refusals logged", async () => {
   await using tmp = await tempDir();
   const dir = await writeDemoPacket(tmp.path);
   const live = await startLivePlane(dir);
@@ -53,7 +53,14 @@ Deno.test("control view validates before writing: no setting → exit 2, bad val
   } finally {
     await live.stop();
   }
-  assert.equal((await logOf(dir)).length, 0);
+  // No request reached the runner, but both refusals are on the record, with the OS user as author.
+  const log = await logOf(dir);
+  assert.deepEqual(log.map((e) => [e.command, e.outcome, e.request, e.reason]), [
+    ["set_view", "rejected", null, "no view settings given"],
+    ["set_view", "rejected", null, 'tool_output does not take "everything"; allowed: full, none, preview, summary'],
+  ]);
+  assert.deepEqual(log[1]!.params, { tool_output: "everything" });
+  assert.equal(log[1]!.run_id, RUN_ID);
 });
 
 Deno.test("control steer joins words, is delivered by the live run, and refuses a finished run", async () => {
@@ -77,11 +84,25 @@ Deno.test("control steer joins words, is delivered by the live run, and refuses 
   }
   const log = await logOf(dir);
   const steers = log.filter((e) => e.command === "steer");
-  assert.deepEqual(steers.map((e) => e.outcome), ["accepted", "applied", "accepted", "applied"]);
+  assert.deepEqual(steers.map((e) => e.outcome), ["accepted", "applied", "accepted", "applied", "rejected"]);
   assert.deepEqual(steers[1]!.params, { text: "demo is misnamed", delivery: "interrupt_and_resume" });
+  assert.deepEqual([steers[4]!.request, steers[4]!.reason], [null, "steer text is empty"]);
   const iv = parseJsonLines(await Deno.readTextFile(storePaths(storeRootForPacket(dir)).interventionsFile("01")));
   assert.equal(iv.length, 2);
-  const done = await runCli(["control", "steer", dir, "--json", "--", "too", "late"]);
+  const done = await runCli(["control", "steer", dir, "--json", "--author", "eve", "--", "too", "late"]);
   assert.equal(done.code, 4);
   assert.equal((parseJsonOut(done) as { error: { code: string } }).error.code, "run_not_running");
+  assert.doesNotMatch(done.stdout + done.stderr, /queued/);
+  const human = await runCli(["control", "steer", dir, "still", "too", "late"]);
+  assert.equal(human.code, 4);
+  assert.equal(human.stdout, "");
+  assert.equal(human.stderr, `error: run ${RUN_ID} is completed; nothing will answer a request\n`);
+  // Both refusals of the finished run are on the record; no request file was left for anyone to answer.
+  const after = (await logOf(dir)).slice(log.length);
+  assert.deepEqual(after.map((e) => [e.command, e.outcome, e.author, e.params, e.run_id]), [
+    ["steer", "rejected", "eve", { text: "too late" }, RUN_ID],
+    ["steer", "rejected", after[1]!.author, { text: "still too late" }, RUN_ID],
+  ]);
+  assert.equal(after[0]!.reason, `run ${RUN_ID} is completed; nothing will answer a request`);
+  assert.deepEqual([...Deno.readDirSync(storePaths(storeRootForPacket(dir)).requests)], []);
 });

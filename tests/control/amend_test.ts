@@ -78,7 +78,7 @@ Deno.test("amend() records each timing class from the latest verification", asyn
   assert.equal(await Deno.readTextFile(`${dir}/prompts/01_first.prompt.md`), PROMPT_01);
 });
 
-Deno.test("amend()/relax() validate in the §9.2 order and write nothing on error", async () => {
+Deno.test("amend()/relax() validate in the §9.2 order, write no amendment on error, and log refusals", async () => {
   await using tmp = await tempDir();
   const dir = await writeDemoPacket(tmp.path);
   const store = storeRootForPacket(dir);
@@ -108,9 +108,23 @@ Deno.test("amend()/relax() validate in the §9.2 order and write nothing on erro
     await code(amend(dir, "1", { clause: "files_exist", entries: ["out/x"], reason: "r" })),
     "path_escapes_repo",
   );
-  // Only the one valid call above wrote anything.
+  // Only the one valid call above wrote an amendment. Refusals before it had no plane to reach (no control
+  // directory) and left nothing; the ones after it are on the record as `rejected`, with their reasons.
   assert.equal((await lines(storePaths(store).amendmentsFile("01"))).length, 1);
-  assert.equal((await lines(storePaths(store).log)).length, 1);
+  const log = (await lines(storePaths(store).log)) as Record<string, unknown>[];
+  assert.deepEqual(log.map((e) => [e.command, e.outcome, e.prompt_id]), [
+    ["amend", "applied", "01"],
+    ["amend", "rejected", "01"],
+    ["amend", "rejected", "01"],
+    ["amend", "rejected", "01"],
+    ["amend", "rejected", "01"],
+  ]);
+  assert.equal(log[1]!.reason, 'entry 1 names repo "ghost", which the packet does not have');
+  assert.deepEqual(log[1]!.params, {
+    clause: "files_exist",
+    entries: [{ repo: "ghost", path: "x" }],
+    persist: false,
+  });
   assert.equal(await exists(storePaths(store).amendmentsFile("99")), false);
 });
 

@@ -41,7 +41,7 @@ Deno.test("snapshot() reads totally: defaults, unknown enums, view fallbacks, de
   assert.equal(await code(snapshot(ref)), "no_run");
 });
 
-Deno.test("setView()/steer() validate first and write nothing on error; refuse a run that is not running", async () => {
+Deno.test("setView()/steer() validate first, write no request on error, and log refusals; refuse a run not running", async () => {
   await using tmp = await tempDir();
   const store = `${tmp.path}/s`;
   const ref = { storeRoot: store, runId: RUN_ID };
@@ -75,10 +75,21 @@ Deno.test("setView()/steer() validate first and write nothing on error; refuse a
     await plane.close("completed", null);
     await lease.release();
   }
-  assert.equal(await code(setView(ref, { diff: "full" })), "run_not_running");
+  assert.equal(await code(setView(ref, { diff: "full" }, { author: "bob" })), "run_not_running");
   const entries = await log(ref);
-  assert.deepEqual(entries.map((e) => [e.command, e.outcome]), [["set_view", "applied"], ["steer", "rejected"]]);
-  assert.equal(entries[1]!.reason, "run has finished");
+  // Refusals at the call are on the record too (without a request); the early ones had no plane to reach.
+  assert.deepEqual(entries.map((e) => [e.command, e.outcome, e.request === null]), [
+    ["steer", "rejected", true],
+    ["set_view", "applied", false],
+    ["steer", "rejected", false],
+    ["set_view", "rejected", true],
+  ]);
+  assert.equal(entries[0]!.reason, `run ${RUN_ID} is abandoned; nothing will answer a request`);
+  assert.deepEqual(entries[0]!.params, { text: "hello" });
+  assert.equal(entries[3]!.reason, `run ${RUN_ID} is completed; nothing will answer a request`);
+  assert.equal(entries[3]!.author, "bob");
+  assert.equal(entries[3]!.run_id, RUN_ID);
+  assert.equal(entries[2]!.reason, "run has finished");
 });
 
 Deno.test("log() keeps this run's and run-less entries; allRuns keeps every run", async () => {

@@ -59,10 +59,8 @@ export const spec: CommandSpec = {
     const target = await controlTarget(ctx);
     const id = target.rest[0];
     if (id === undefined) throw new UsageError("missing_argument", "no prompt id given");
-    const reason = str(ctx, "reason");
-    if (reason === undefined || reason.trim() === "") {
-      throw new UsageError("reason_required", "an amendment needs a reason (--reason TEXT)");
-    }
+    // A missing reason is refused by the API (`reason_required`), which records the refusal in the audit log.
+    const reason = str(ctx, "reason") ?? "";
     const groups: [string, unknown[]][] = [
       ["files_exist", list(ctx, "add-file")],
       ["changed_paths_only", list(ctx, "add-path")],

@@ -23,14 +23,18 @@ export const spec: CommandSpec = {
     const tail = ctx.positionals.slice(ctx.positionals.length - tailCount);
     const target = await controlTarget({ ...ctx, positionals: head }, { idsFollow: true });
     const text = [...target.rest, ...tail].join(" ").trim();
+    const author = str(ctx, "author");
+    const by = author !== undefined ? { author } : {};
     if (text === "") {
+      // The API records the refusal (`empty_steer`) when the target has a run; the caller sees the usage error.
+      const ref = await runRef(target).catch(() => null);
+      if (ref) await steer(ref, text, by).catch(() => {});
       throw new UsageError("missing_argument", "no steer text given", {
         hints: ["usage: prompt_runner control steer [TARGET] [--] TEXT…"],
       });
     }
     const ref = await runRef(target);
-    const author = str(ctx, "author");
-    const handle = await steer(ref, text, author !== undefined ? { author } : {});
+    const handle = await steer(ref, text, by);
     const snap = await snapshot(ref).catch(() => null);
     // `--wait` is rare: its poller loads only then.
     const waited = ctx.flags.wait === true

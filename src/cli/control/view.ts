@@ -32,15 +32,19 @@ export const spec: CommandSpec = {
       const v = str(ctx, flag);
       if (v !== undefined) view[key] = v;
     }
+    const author = str(ctx, "author");
+    const by = author !== undefined ? { author } : {};
     if (Object.keys(view).length === 0) {
+      // The API records the refusal (`empty_view`) when the target has a run; the caller sees the usage error.
+      const ref = await controlTarget(ctx, { idsFollow: false }).then((t) => runRef(t)).catch(() => null);
+      if (ref) await setView(ref, view, by).catch(() => {});
       throw new UsageError("missing_argument", "no view setting given", {
         hints: ["pass at least one of --log-mode, --tool-output, --thinking, --diff"],
       });
     }
     const target = await controlTarget(ctx, { idsFollow: false });
     const ref = await runRef(target);
-    const author = str(ctx, "author");
-    const handle = await setView(ref, view, author !== undefined ? { author } : {});
+    const handle = await setView(ref, view, by);
     const waited = ctx.flags.wait === true ? await waitForOutcome(ref, handle.request, 10_000) : null;
     if (ctx.json) {
       printJson(ctx, { request: handle.request, run_id: handle.runId, outcome: waited?.outcome ?? null });

@@ -1,0 +1,151 @@
+/**
+ * Refusals at the call (control-plane.md §10): every command that reaches the plane leaves an audit entry, and a
+ * refusal made by the Control API itself — invalid view value, empty steer, missing reason, missing confirmation, a
+ * run that is not running, … — is appended to `control/log.jsonl` as `outcome: "rejected"` with its reason, in the
+ * §3.3 shape (`request: null`, key `refusal:<unique id>`). The API does it, so the CLI and any dashboard get it for
+ * free. Nothing else is written: no request file, no receipt, no amendment record. A store root without a control
+ * directory (a packet that never ran, a mistyped path) has no plane to reach, and nothing is created for it.
+ */
+import { PromptRunnerError } from "../errors.ts";
+import { appendLine } from "../util/fs.ts";
+import { normalizePromptId } from "../util/ids.ts";
+import { nowIso } from "../util/time.ts";
+import type { LogEntry } from "./log.ts";
+import { requestName } from "./request.ts";
+import { readSnapshotOrNull } from "./snapshot.ts";
+import { storePaths, storeRootForPacket } from "./store.ts";
+import { defaultAuthor, errorMessage } from "./_internal.ts";
+import type { Target } from "./amend.ts";
+
+/** What was asked, for the refusal's log entry. */
+export interface RefusedCall {
+  command: "set_view" | "steer" | "amend" | "relax";
+  params: Record<string, unknown>;
+  /** The addressed run; `undefined` = the store root's current run (null when none). */
+  runId?: string | null;
+  author?: string | undefined;
+  promptId?: string | null;
+}
+
+async function isControlDir(path: string): Promise<boolean> {
+  try {
+    return (await Deno.lstat(path)).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The log entry of a refusal (§3.3 shape). The reason is the error's message, so `control log` shows the caller
+ * exactly what the caller was told.
+ */
+export function refusalEntry(call: RefusedCall, runId: string | null, reason: string): LogEntry {
+  const id = requestName().replace(/\.json$/, "");
+  const prompt = call.promptId === undefined || call.promptId === null
+    ? null
+    : normalizePromptId(call.promptId) ?? call.promptId;
+  return {
+    at: nowIso(),
+    key: `refusal:${id}`,
+    request: null,
+    run_id: runId,
+    command: call.command,
+    params: call.params,
+    author: call.author?.trim() || defaultAuthor(),
+    outcome: "rejected",
+    reason,
+    prompt_id: prompt,
+    attempt: null,
+  };
+}
+
+/**
+ * Append the refusal of `error` to the store root's audit log when the store root has a control directory. One
+ * write on an O_APPEND descriptor, fsynced. When the entry cannot be written the refusal still reaches the caller,
+ * with a hint saying it is not on the record.
+ */
+export async function recordRefusal(storeRoot: string, call: RefusedCall, error: PromptRunnerError): Promise<void> {
+  const p = storePaths(storeRoot);
+  if (!(await isControlDir(p.control))) return;
+  try {
+    const runId = call.runId !== undefined ? call.runId : (await readSnapshotOrNull(storeRoot))?.run_id ?? null;
+    const entry = refusalEntry(call, runId, error.message);
+    // A request taken back from an ended run is named, keyed like any request's outcome.
+    const request = error.details.request;
+    if (typeof request === "string") Object.assign(entry, { request, key: `${request}:rejected` });
+    await appendLine(p.log, JSON.stringify(entry), { fsync: true });
+  } catch (e) {
+    error.hints.push(`this refusal could not be recorded in ${p.log}: ${errorMessage(e)}`);
+  }
+}
+
+/**
+ * Run a Control API call; when it refuses (throws a {@link PromptRunnerError}), record the refusal and rethrow.
+ * Other failures (I/O errors) are not refusals and pass through untouched. `storeRoot` null = no plane to record in.
+ */
+export async function orRecordRefusal<T>(
+  storeRoot: string | null | (() => Promise<string | null>),
+  call: RefusedCall,
+  fn: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof PromptRunnerError) {
+      const root = typeof storeRoot === "function" ? await storeRoot().catch(() => null) : storeRoot;
+      if (root !== null) await recordRefusal(root, call, e);
+    }
+    throw e;
+  }
+}
+
+/** The store root a contract-command target names, or null when it cannot be known without a packet binding. */
+export async function storeRootOfTarget(
+  target: string | { storeRoot: string } | { packetDir: string; storeRoot: string } | { workspace: string },
+): Promise<string | null> {
+  if (typeof target === "string") return storeRootForPacket(await Deno.realPath(target).catch(() => target));
+  return "storeRoot" in target ? target.storeRoot : null;
+}
+
+/** The refusal description of an `amend`/`relax` call (its params as given, plus `persist`). */
+export function contractCall(
+  command: "amend" | "relax",
+  target: Target,
+  promptId: string,
+  opts: { author?: string; persist?: boolean; runId?: string | null },
+  params: Record<string, unknown>,
+): RefusedCall {
+  const runId = opts.runId !== undefined
+    ? opts.runId
+    : typeof target !== "string" && "runId" in target
+    ? target.runId
+    : undefined;
+  return {
+    command,
+    params: { ...params, persist: opts.persist === true },
+    author: opts.author,
+    promptId,
+    ...(runId !== undefined ? { runId } : {}),
+  };
+}
+
+/** Test seam: awaited right after a request file is dropped, before the run status is re-checked. */
+export const dropSeam: { afterDrop: ((request: string) => Promise<void>) | null } = { afterDrop: null };
+
+/**
+ * Take back a request just dropped into `requests/` (claim by rename into `control/.tmp/`, then delete), for a run
+ * that ended before it could take it. True when this call removed it; false when someone else already claimed it
+ * (a runner consumed it, or a sweep gave it an outcome), in which case it has or will get its outcome there.
+ */
+export async function withdrawRequest(storeRoot: string, request: string): Promise<boolean> {
+  const p = storePaths(storeRoot);
+  const claimed = `${p.controlTmp}/.withdrawn-${Deno.pid}-${request}`;
+  try {
+    await Deno.rename(`${p.requests}/${request}`, claimed);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return false;
+    throw e;
+  }
+  await Deno.remove(claimed).catch(() => {});
+  return true;
+}
