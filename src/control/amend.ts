@@ -14,7 +14,7 @@ import { appendLine, DIR_MODE } from "../util/fs.ts";
 import { normalizePromptId } from "../util/ids.ts";
 import { nowIso } from "../util/time.ts";
 import { storePaths, storeRootForPacket } from "./store.ts";
-import { readStoreInfo } from "./layout.ts";
+import { ensureStoreIgnored, readStoreInfo } from "./layout.ts";
 import { ControlError } from "./errors.ts";
 import { defaultAuthor, isRecord } from "./_internal.ts";
 import { readSnapshotOrNull } from "./snapshot.ts";
@@ -231,6 +231,7 @@ async function record(
     await persistVerify(prompt.file, next);
   }
   const paths = storePaths(t.storeRoot);
+  ensureStoreIgnored(t.storeRoot);
   await Deno.mkdir(paths.amendments, { recursive: true, mode: DIR_MODE });
   await appendLine(paths.amendmentsFile(prompt.id), JSON.stringify(full), { fsync: true });
   const entry: LogEntry = {

@@ -35,12 +35,7 @@ export function ensureStoreRoot(
   info: { kind: "packet" | "workspace"; packetDir: string; workspaceId?: string | null; manifest?: string | null },
 ): void {
   const p = storePaths(storeRoot);
-  mkdirPrivate(p.root);
-  try {
-    Deno.writeTextFileSync(p.gitignore, "*\n", { createNew: true, mode: FILE_MODE });
-  } catch (e) {
-    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
-  }
+  ensureStoreIgnored(storeRoot);
   const doc: StoreInfo = { schema: STORE_SCHEMA, kind: info.kind, packet_dir: info.packetDir };
   if (info.workspaceId) doc.workspace_id = info.workspaceId;
   if (info.manifest) doc.manifest = info.manifest;
@@ -57,6 +52,20 @@ export function ensureStoreRoot(
     }
   } catch { /* unreadable: rewritten below */ }
   if (current === null || current !== JSON.stringify(doc, null, 2) + "\n") atomicWriteJsonSync(p.storeJson, doc);
+}
+
+/**
+ * Create the store root (0700) with its `.gitignore` of `*` when absent, so a store root created by a writer other
+ * than the runner (an amendment before the first run) never shows in git either.
+ */
+export function ensureStoreIgnored(storeRoot: string): void {
+  const p = storePaths(storeRoot);
+  mkdirPrivate(p.root);
+  try {
+    Deno.writeTextFileSync(p.gitignore, "*\n", { createNew: true, mode: FILE_MODE });
+  } catch (e) {
+    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+  }
 }
 
 /** Create every directory of the control plane (0700). Throws when the control directory cannot be created. */

@@ -3,7 +3,8 @@
  * never pushing, amending or rewriting. Returns the commit record and the progress suffix.
  */
 import type { CommitRecord } from "./state.ts";
-import { porcelain, runGit } from "./git.ts";
+import { type GitResult, porcelain, runGit } from "./git.ts";
+import { outsideStore, type RecordsSource, type RidingRecords, ridingRecords } from "./commit_records.ts";
 
 /** A repo to commit in. */
 export interface CommitRepo {
@@ -49,11 +50,16 @@ export interface CommitOutcome {
   error: string | null;
 }
 
-/** Commit the work of a prompt in each repo, printing one line per repo through `say`. */
+/**
+ * Commit the work of a prompt in each repo, printing one line per repo through `say`. With `records`, a repo that
+ * holds the packet-local store root also gets the prompt's intervention and amendment records (see
+ * `./commit_records.ts`); the rest of the store root is never staged nor counted as a change.
+ */
 export async function commitPrompt(
   repos: CommitRepo[],
   message: string,
   say: (line: string) => void,
+  records: RecordsSource | null = null,
 ): Promise<CommitOutcome> {
   const results: NonNullable<CommitRecord["repos"]> = [];
   let error: string | null = null;
@@ -61,7 +67,8 @@ export async function commitPrompt(
   try {
     await Deno.writeTextFile(tmp, message);
     for (const repo of repos) {
-      const status = await porcelain(repo.path);
+      const riding = records ? await ridingRecords(repo.path, records) : null;
+      const status = await porcelain(repo.path, outsideStore(riding));
       if (status === null) {
         error ??= `git status failed in ${repo.name}`;
         results.push({ repo: repo.name, status: "failed", error: "git_status_failed" });
@@ -72,7 +79,7 @@ export async function commitPrompt(
         results.push({ repo: repo.name, status: "skip" });
         continue;
       }
-      const add = await runGit(repo.path, ["add", "-A"]);
+      const add = await addWork(repo.path, riding);
       const commit = add.ok ? await runGit(repo.path, ["commit", "-q", "--file", tmp]) : add;
       if (!commit.ok) {
         const msg = (commit.stderr || commit.stdout).trim().split("\n")[0] ?? "git commit failed";
@@ -93,4 +100,12 @@ export async function commitPrompt(
     ? { status: results.some((r) => r.status === "ok") ? "ok" : "skip", repos: results }
     : { status: "failed", reason: error!, repos: results };
   return { ok, record, suffix: commitSuffix(results), error };
+}
+
+/** Stage the work (`add -A`, the store root excluded), then force-add the prompt's riding records. */
+async function addWork(cwd: string, riding: RidingRecords | null): Promise<GitResult> {
+  const spec = outsideStore(riding);
+  const add = await runGit(cwd, ["add", "-A", ...(spec.length ? ["--", ...spec] : [])]);
+  if (!add.ok || !riding || riding.files.length === 0) return add;
+  return await runGit(cwd, ["add", "-f", "--", ...riding.files]);
 }

@@ -8,6 +8,7 @@ import type { Prompt } from "../packet/types.ts";
 import { nowIso } from "../util/time.ts";
 import type { FailureEnvelope } from "./classify.ts";
 import { commitMessage, commitPrompt } from "./commit.ts";
+import { isPacketLocalStore } from "./commit_records.ts";
 import type { RunContext } from "./context.ts";
 import { faultBlock, preflightCompletedLine } from "./output.ts";
 import type { CommitRecord, FailureRecord, PromptResult, PromptStatus } from "./state.ts";
@@ -105,7 +106,10 @@ export async function commitWork(
     steerCount: desk.count(prompt.id),
     amendmentClasses: (report?.amendments ?? []).map((a) => a.phase),
   });
-  const out = await ctx.withBoundaries(commitPrompt(ctx.reposFor(prompt), message, (l) => ctx.say(l)));
+  // Packet-local runs: the prompt's intervention and amendment records travel with its commit.
+  const carry = ctx.persist && await isPacketLocalStore(ctx.storeRoot, ctx.packet.dir);
+  const records = { storeRoot: ctx.storeRoot, promptId: prompt.id, carry };
+  const out = await ctx.withBoundaries(commitPrompt(ctx.reposFor(prompt), message, (l) => ctx.say(l), records));
   return { record: out.record, suffix: out.suffix, error: out.error };
 }
 

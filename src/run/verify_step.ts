@@ -9,6 +9,7 @@ import { verifyContextFor } from "../contract/context.ts";
 import { appendVerification } from "../contract/history.ts";
 import type { Prompt } from "../packet/types.ts";
 import type { RunContext } from "./context.ts";
+import { outsideStore, ridingRecords } from "./commit_records.ts";
 import { porcelain } from "./git.ts";
 
 /** Verify a prompt's enforced contract now and record the result. */
@@ -76,7 +77,11 @@ export async function workspaceChanged(ctx: RunContext, prompt: Prompt, report: 
     }
   }
   for (const repo of ctx.reposFor(prompt)) {
-    const lines = await porcelain(repo.path);
+    // The store root is not the work, even where the prompt's committed records are tracked.
+    const lines = await porcelain(
+      repo.path,
+      outsideStore(await ridingRecords(repo.path, { storeRoot: ctx.storeRoot, promptId: prompt.id, carry: false })),
+    );
     if (lines && lines.length > 0) return true;
   }
   return false;

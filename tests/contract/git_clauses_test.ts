@@ -181,3 +181,21 @@ Deno.test("verifyContract() repos_clean without upstream fails when pushed is re
   assert.equal(item.status, "fail");
   assert.equal(item.details, `no upstream for branch main at ${head}; pushed: true requires one`);
 });
+
+Deno.test("verifyContract() repos_clean ignores the store root, even records committed there and appended to since", async () => {
+  await using dir = await tempDir();
+  const app = `${dir.path}/app`;
+  await initRepo(app, { "README.md": "# r\n", "packet/.prompt_runner/interventions/01.jsonl": "{}\n" });
+  await writeFiles(app, { "packet/.prompt_runner/interventions/01.jsonl": "{}\n{}\n" });
+  const opts = {
+    repos: { app, packet: `${app}/packet` },
+    storeRoot: `${app}/packet/.prompt_runner`,
+  };
+  const clean = await oneItem(app, { repos_clean: ["app"] }, opts);
+  assert.equal(clean.status, "pass", clean.details);
+  assert.equal(clean.dirty_count, 0);
+  await writeFiles(app, { "README.md": "changed\n" });
+  const dirty = await oneItem(app, { repos_clean: ["app"] }, opts);
+  assert.equal(dirty.status, "fail");
+  assert.equal(dirty.details, "uncommitted changes (1):  M README.md");
+});

@@ -131,7 +131,12 @@ export async function checkReposClean(entry: unknown, env: ClauseEnv, id: string
       fields,
     );
   }
-  const { oid, branch, upstream, entries } = bs.status;
+  const { oid, branch, upstream } = bs.status;
+  // The store root is runtime state, never the work: records committed with a prompt and appended to since do not
+  // make the repo dirty (the same exclusion as changed_paths_only).
+  const store = env.ctx.storeRoot;
+  const storeRel = store && isWithin(root, store) && store !== root ? relative(root, store) : null;
+  const entries = bs.status.entries.filter((e) => changedPaths([e], storeRel).length > 0);
   const short = oid ? oid.slice(0, 7) : "(no commits)";
   Object.assign(fields, { branch, head: short, upstream, dirty_count: entries.length });
   if (entries.length) {
