@@ -12,7 +12,11 @@ export const TARGET_FLAGS: Record<string, FlagSpec> = {
 
 /** `--author`. */
 export const AUTHOR_FLAG: Record<string, FlagSpec> = {
-  author: { type: "string", value: "A", description: "issuer recorded in the audit log (default: $USER)" },
+  author: {
+    type: "string",
+    value: "A",
+    description: "issuer recorded in the audit log (default: $USER, $USERNAME, else the OS user)",
+  },
 };
 
 /** The resolved target of a control command plus the positionals after it. */
