@@ -24,6 +24,7 @@ import {
   dropSeam,
   orRecordRefusal,
   type RefusedCall,
+  steerParams,
   storeRootOfTarget,
   withdrawRequest,
 } from "./refusal.ts";
@@ -384,7 +385,7 @@ export async function setView(
  */
 export async function steer(ref: RunRef, text: string, opts: { author?: string } = {}): Promise<RequestHandle> {
   const trimmed = text.trim();
-  const call: RefusedCall = { command: "steer", params: { text: trimmed }, runId: ref.runId, author: opts.author };
+  const call: RefusedCall = { command: "steer", params: steerParams(trimmed), runId: ref.runId, author: opts.author };
   return await orRecordRefusal(ref.storeRoot, call, async () => {
     if (trimmed === "") throw new ControlError("empty_steer", "steer text is empty");
     if (utf8Length(trimmed) > MAX_STEER_BYTES) {

@@ -7,10 +7,10 @@
  * directory (a packet that never ran, a mistyped path) has no plane to reach, and nothing is created for it.
  */
 import { PromptRunnerError } from "../errors.ts";
-import { appendLine } from "../util/fs.ts";
+import { appendLine, FILE_MODE, prettyJson } from "../util/fs.ts";
 import { normalizePromptId } from "../util/ids.ts";
 import { nowIso } from "../util/time.ts";
-import type { LogEntry } from "./log.ts";
+import type { LogEntry, Receipt } from "./log.ts";
 import { requestName } from "./request.ts";
 import { readSnapshotOrNull } from "./snapshot.ts";
 import { storePaths, storeRootForPacket } from "./store.ts";
@@ -74,8 +74,26 @@ export async function recordRefusal(storeRoot: string, call: RefusedCall, error:
     const request = error.details.request;
     if (typeof request === "string") Object.assign(entry, { request, key: `${request}:rejected` });
     await appendLine(p.log, JSON.stringify(entry), { fsync: true });
+    if (typeof request === "string") await writeReceiptIfAbsent(p.outcomes, entry);
   } catch (e) {
     error.hints.push(`this refusal could not be recorded in ${p.log}: ${errorMessage(e)}`);
+  }
+}
+
+/** The receipt of a taken-back request (§3.2), so `outcome()` answers it too; never overwrites one. */
+async function writeReceiptIfAbsent(outcomes: string, entry: LogEntry): Promise<void> {
+  const receipt: Receipt = {
+    request: entry.request!,
+    run_id: entry.run_id,
+    command: entry.command,
+    outcome: "rejected",
+    reason: entry.reason,
+    recorded_at: entry.at,
+  };
+  try {
+    await Deno.writeTextFile(`${outcomes}/${entry.request}`, prettyJson(receipt), { createNew: true, mode: FILE_MODE });
+  } catch (e) {
+    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
   }
 }
 
@@ -127,6 +145,17 @@ export function contractCall(
     promptId,
     ...(runId !== undefined ? { runId } : {}),
   };
+}
+
+/** Largest steer text a refusal entry keeps (a request file's limit); longer text is cut and its size noted. */
+export const MAX_REFUSED_TEXT_BYTES = 65536;
+
+/** The params of a refused steer: the trimmed text as given, cut at {@link MAX_REFUSED_TEXT_BYTES} with its size. */
+export function steerParams(trimmed: string): Record<string, unknown> {
+  const bytes = new TextEncoder().encode(trimmed);
+  if (bytes.length <= MAX_REFUSED_TEXT_BYTES) return { text: trimmed };
+  const cut = new TextDecoder().decode(bytes.subarray(0, MAX_REFUSED_TEXT_BYTES)).replace(/\uFFFD$/, "");
+  return { text: cut, text_bytes: bytes.length, truncated: true };
 }
 
 /** Test seam: awaited right after a request file is dropped, before the run status is re-checked. */

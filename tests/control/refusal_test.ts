@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
 import { RUN_ID, testPlane } from "./_harness.ts";
-import { ControlError, log, steer } from "../../src/control/mod.ts";
+import { ControlError, log, outcome, steer } from "../../src/control/mod.ts";
 import { acquireLease } from "../../src/control/lease.ts";
-import { dropSeam } from "../../src/control/refusal.ts";
+import { dropSeam, steerParams } from "../../src/control/refusal.ts";
 import { passwdName } from "../../src/control/os_user.ts";
 
 Deno.test("passwdName(): the name of the line whose third field is the uid; comments and short lines skipped", () => {
@@ -43,6 +43,12 @@ Deno.test("a run that ends between the running check and the request landing: re
     ["rejected", dropped, `${dropped}:rejected`, "ada"],
   ]);
   assert.equal(entries[0]!.reason, `run ${RUN_ID} ended (abandoned) before it took the request`);
+  const o = await outcome(ref, dropped!);
+  assert.deepEqual([o?.receipt.outcome, o?.receipt.reason, o?.entry.key], [
+    "rejected",
+    entries[0]!.reason,
+    `${dropped}:rejected`,
+  ]);
 });
 
 Deno.test("a request the runner took before it ended is not taken back (one outcome, from the runner)", async () => {
@@ -65,4 +71,14 @@ Deno.test("a request the runner took before it ended is not taken back (one outc
   } finally {
     dropSeam.afterDrop = null;
   }
+});
+
+Deno.test("a refused steer keeps its text as given, cut at 64 KiB with its size noted", () => {
+  assert.deepEqual(steerParams("short"), { text: "short" });
+  const big = "é".repeat(40000); // 80000 bytes
+  const p = steerParams(big);
+  assert.equal(p.truncated, true);
+  assert.equal(p.text_bytes, 80000);
+  assert.equal(new TextEncoder().encode(String(p.text)).length, 65536);
+  assert.ok(big.startsWith(String(p.text)));
 });
