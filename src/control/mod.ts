@@ -24,9 +24,9 @@ import {
   dropSeam,
   orRecordRefusal,
   type RefusedCall,
+  refuseIfEnded,
   steerParams,
   storeRootOfTarget,
-  withdrawRequest,
 } from "./refusal.ts";
 
 export { ControlError } from "./errors.ts";
@@ -312,25 +312,13 @@ async function dropRequest(
       issued_at: nowIso(),
     });
     await dropSeam.afterDrop?.(request);
-    await refuseIfEnded(ref, request);
+    // The run may end between the running check and the request landing: take it back and refuse (never "queued").
+    await refuseIfEnded(ref, request, () => snapshot(ref).then((x) => x.status));
     return { request, runId: ref.runId };
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) throw noRun(ref.storeRoot);
     throw e;
   }
-}
-
-/**
- * The run may end between the running check and the request landing: then nothing will ever answer it. A request
- * still waiting in `requests/` is taken back and the call refused (`run_not_running`), never reported as queued.
- */
-async function refuseIfEnded(ref: RunRef, request: string): Promise<void> {
-  const status = await snapshot(ref).then((s) => s.status, (e) => e instanceof ControlError ? "replaced" : null);
-  if (status === null || status === "running") return;
-  if (!(await withdrawRequest(ref.storeRoot, request))) return;
-  throw new ControlError("run_not_running", `run ${ref.runId} ended (${status}) before it took the request`, {
-    details: { status, request },
-  });
 }
 
 /**

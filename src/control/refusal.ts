@@ -7,6 +7,7 @@
  * directory (a packet that never ran, a mistyped path) has no plane to reach, and nothing is created for it.
  */
 import { PromptRunnerError } from "../errors.ts";
+import { ControlError } from "./errors.ts";
 import { appendLine, FILE_MODE, prettyJson } from "../util/fs.ts";
 import { normalizePromptId } from "../util/ids.ts";
 import { nowIso } from "../util/time.ts";
@@ -177,4 +178,23 @@ export async function withdrawRequest(storeRoot: string, request: string): Promi
   }
   await Deno.remove(claimed).catch(() => {});
   return true;
+}
+
+/**
+ * After a request is dropped: when the run is no longer running (`status` rejects with a {@link ControlError}, e.g.
+ * `stale_run`, when it was replaced) and the request still waits in `requests/`, nothing will ever answer it. The
+ * request is taken back and the call refused with `run_not_running` (details `status`, `request`), so the caller is
+ * never told "queued".
+ */
+export async function refuseIfEnded(
+  ref: { storeRoot: string; runId: string },
+  request: string,
+  status: () => Promise<string>,
+): Promise<void> {
+  const now = await status().catch((e) => e instanceof ControlError ? "replaced" : null);
+  if (now === null || now === "running") return;
+  if (!(await withdrawRequest(ref.storeRoot, request))) return;
+  throw new ControlError("run_not_running", `run ${ref.runId} ended (${now}) before it took the request`, {
+    details: { status: now, request },
+  });
 }
