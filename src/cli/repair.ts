@@ -19,6 +19,7 @@ export const spec: CommandSpec = {
     committer: { type: "string", value: "git|noop", description: "how completed work is committed (default git)" },
     "skip-preflight": { type: "boolean", description: "skip repo and lane checks (the --allow-run check still runs)" },
     "new-run": { type: "boolean", description: "always mint a new run id" },
+    strict: { type: "boolean", description: "refuse every lint finding of the prompt, warnings too" },
     ...OVERRIDE_FLAGS,
     ...TARGET_FLAGS,
   },
@@ -46,6 +47,7 @@ export const spec: CommandSpec = {
       repairFirst: true,
       io: { stdout: ctx.stdout, stderr: ctx.stderr, json: ctx.json, color: ctx.color },
       argv: ctx.argv,
+      strict: f.strict === true,
     });
   },
 };

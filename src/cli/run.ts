@@ -51,6 +51,10 @@ export const spec: CommandSpec = {
       value: "file|memory|noop",
       description: "where run state is kept; memory and noop write no store root at all (default file)",
     },
+    strict: {
+      type: "boolean",
+      description: "refuse every lint finding (warnings too) and fail prompts whose verdict would be vacuous",
+    },
     ...OVERRIDE_FLAGS,
     ...TARGET_FLAGS,
   },
@@ -85,6 +89,7 @@ export const spec: CommandSpec = {
       io: { stdout: ctx.stdout, stderr: ctx.stderr, json: ctx.json, color: ctx.color },
       argv: ctx.argv,
       runtimeStore: store,
+      strict: f.strict === true,
     });
   },
 };

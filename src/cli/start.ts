@@ -10,6 +10,7 @@ import { detachedLine, detachRun } from "../run/detach.ts";
 import { parseOverrides, parseSelection } from "./selection_flags.ts";
 import { commitPolicy, spec as runSpec } from "./run.ts";
 import { resolveTarget } from "./target.ts";
+import { lintGateForSelection } from "../run/lint_gate.ts";
 
 /** The command. */
 export const spec: CommandSpec = {
@@ -19,10 +20,16 @@ export const spec: CommandSpec = {
   flags: runSpec.flags,
   async run(ctx) {
     // Usage errors surface here, before anything is spawned.
-    parseOverrides(ctx.flags);
+    const overrides = parseOverrides(ctx.flags);
     commitPolicy(ctx.flags);
     const target = await resolveTarget(ctx.positionals, ctx.flags);
-    parseSelection(ctx.flags, target.rest);
+    const selection = parseSelection(ctx.flags, target.rest);
+    // The run-time lint gate refuses here (exit 3), before anything is spawned (docs/lint.md).
+    await lintGateForSelection(target.packetDir, target.storeRoot, {
+      overrides,
+      selection,
+      strict: ctx.flags.strict === true,
+    });
     const lease = await readLease(target.storeRoot);
     if (lease.state === "up") {
       throw new LeaseHeldError("lease_held", leaseHeldMessage(target.label, lease.info), {

@@ -5,6 +5,7 @@ import { canonicalJson } from "./canonical.ts";
 import { isRecord } from "./entries.ts";
 import type { AmendmentRecord, Contract } from "./types.ts";
 import type { Prompt } from "../packet/types.ts";
+import { persistedEffect } from "./persisted.ts";
 
 /** Read `<store>/amendments/<prompt>.jsonl`; lines without a known operation or a clause are skipped. */
 export async function readAmendments(storeRoot: string, promptId: string): Promise<AmendmentRecord[]> {
@@ -108,12 +109,18 @@ export function packetContract(prompt: Prompt): Contract {
   return out;
 }
 
-/** The enforced contract of a prompt on a store root, with the amendment records that were applied. */
+/**
+ * The enforced contract of a prompt on a store root, with the amendment records in effect: run-local ones, and
+ * persisted ones — whose change is in the prompt as loaded, or written back after a live run loaded it (then folded
+ * here, see src/contract/persisted.ts). Every record listed is on the result, the report and the commit trailer.
+ */
 export async function enforcedContract(
   prompt: Prompt,
   storeRoot: string,
 ): Promise<{ contract: Contract; amendments: AmendmentRecord[] }> {
   const records = await readAmendments(storeRoot, prompt.id);
-  const applied = records.filter((r) => r.persisted !== true);
-  return { contract: foldAmendments(packetContract(prompt), records), amendments: applied };
+  const effect = await persistedEffect(prompt, records);
+  const fold = records.map((r) => (effect.pending.has(r.id) ? { ...r, persisted: false } : r));
+  const inEffect = records.filter((r) => r.persisted !== true || effect.visible.has(r.id));
+  return { contract: foldAmendments(packetContract(prompt), fold), amendments: inEffect };
 }

@@ -173,7 +173,16 @@ export function lintContract(prompt: Prompt, packet: Packet): Finding[] {
 
   const contract = packetContract(prompt);
   const items = countItems(contract);
-  if (items === 0) {
+  if (items === 0 && Object.hasOwn(prompt.frontMatter, "verify")) {
+    // A written `verify:` that checks nothing (`{}`, only empty lists, only unknown clauses) is a mistake, not a
+    // choice: `run` refuses it (docs/lint.md) instead of completing on a verdict that checked nothing.
+    add(
+      "contract_without_items",
+      "error",
+      "verify",
+      "verify: has no evaluable item (empty, only empty lists, or only unknown clauses); nothing would be checked",
+    );
+  } else if (items === 0) {
     add("prompt_without_verify", "warning", "verify", "prompt has no verification items; nothing checks its work");
   } else if (!CONTENT_CLAUSES.some((c) => (contract[c] ?? []).length > 0)) {
     add(

@@ -82,6 +82,12 @@ export interface AmendmentRecord {
   run_id: string | null;
   persisted: boolean;
   prompt_file: string;
+  /** Persisted records: digest of the prompt's `verify:` map before and after the write-back (docs/amendments.md). */
+  verify_digest_before?: string;
+  verify_digest_after?: string;
+  /** Persisted records: the packet fingerprint before and after the write-back, so the same run still resumes. */
+  packet_fingerprint_before?: string;
+  packet_fingerprint_after?: string;
 }
 
 /** Everything the verifier needs to resolve paths and run commands for one prompt. */

@@ -6,7 +6,9 @@
 import { loadPacket } from "../packet/load.ts";
 import type { Packet, Prompt } from "../packet/types.ts";
 import { type AmendmentRecord, CLAUSES, type Contract } from "../contract/types.ts";
-import { contractDiff, foldAmendments, readAmendments } from "../contract/enforced.ts";
+import { contractDiff, enforcedContract, foldAmendments } from "../contract/enforced.ts";
+import { verifyDigest, verifyOfText } from "../contract/persisted.ts";
+import { packetFingerprint } from "../packet/fingerprint.ts";
 import { pathEscapes, validateEntry } from "../contract/entries.ts";
 import { parsePathString } from "../contract/paths.ts";
 import { latestVerification, timingClass } from "../contract/history.ts";
@@ -18,7 +20,7 @@ import { ensureStoreIgnored, readStoreInfo } from "./layout.ts";
 import { ControlError } from "./errors.ts";
 import { defaultAuthor, isRecord } from "./_internal.ts";
 import { readSnapshotOrNull } from "./snapshot.ts";
-import { persistVerify } from "./persist.ts";
+import { persistVerify, replaceVerifyBlock } from "./persist.ts";
 import type { LogEntry } from "./log.ts";
 
 /** What `contract`, `amend` and `relax` address: a packet dir, a run ref, an explicit pair, or a workspace. */
@@ -116,16 +118,10 @@ export async function contract(target: Target, promptId: string): Promise<Contra
   const t = await resolveTarget(target);
   const packet = await loadPacket(t.packetDir);
   const prompt = findPrompt(packet, promptId);
-  const records = await readAmendments(t.storeRoot, prompt.id);
   const base = packetContract(prompt);
-  const enforced = foldAmendments(base, records);
-  return {
-    prompt_id: prompt.id,
-    packet: base,
-    enforced,
-    amendments: records.filter((r) => r.persisted !== true),
-    diff: contractDiff(base, enforced),
-  };
+  // Persisted amendments are listed too (their change is in `packet` already): an amended contract always shows.
+  const { contract: enforced, amendments } = await enforcedContract(prompt, t.storeRoot);
+  return { prompt_id: prompt.id, packet: base, enforced, amendments, diff: contractDiff(base, enforced) };
 }
 
 function requireReason(reason: unknown): string {
@@ -228,6 +224,16 @@ async function record(
   };
   if (persist) {
     const next = foldAmendments({ ...prompt.verify }, [{ ...full, persisted: false }]);
+    // The verify digests and packet fingerprints before and after the write-back, computed from the new text before
+    // it is written: a live run folds the record until it reloads, and the same run resumes (docs/amendments.md).
+    const after = verifyOfText(replaceVerifyBlock(await Deno.readTextFile(prompt.file), next));
+    full.verify_digest_before = await verifyDigest(prompt.verify);
+    full.verify_digest_after = await verifyDigest(after);
+    full.packet_fingerprint_before = await packetFingerprint(packet);
+    full.packet_fingerprint_after = await packetFingerprint({
+      ...packet,
+      prompts: packet.prompts.map((p) => (p.id === prompt.id ? { ...p, verify: after } : p)),
+    });
     await persistVerify(prompt.file, next);
   }
   const paths = storePaths(t.storeRoot);

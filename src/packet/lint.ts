@@ -3,6 +3,7 @@
  * and the contract rules of src/contract/lint.ts. Never runs git or commands.
  */
 import { lintContract } from "../contract/lint.ts";
+import { lintSimulate } from "./simulate_lint.ts";
 import { inspectPacket, type LoadOptions } from "./load.ts";
 import { filenamePrefix } from "./prompt_text.ts";
 import { normalizePromptId } from "../util/ids.ts";
@@ -72,8 +73,11 @@ export async function lintPacket(dir: string, opts: LoadOptions & { strict?: boo
         message: `${rel}: the contract could not be checked: ${e instanceof Error ? e.message : String(e)}`,
       }];
     }
-    found.push(...contract);
-    if (!hasItems(prompt.verify, prompt.legacyCommands) && !contract.some((f) => f.kind === "prompt_without_verify")) {
+    found.push(...contract, ...lintSimulate(prompt));
+    if (
+      !hasItems(prompt.verify, prompt.legacyCommands) &&
+      !contract.some((f) => f.kind === "prompt_without_verify" || f.kind === "contract_without_items")
+    ) {
       found.push({
         kind: "prompt_without_verify",
         severity: "warning",

@@ -3,6 +3,7 @@ import { normalizePromptId } from "../util/ids.ts";
 import type { FindingSink } from "./findings.ts";
 import type { Prompt } from "./types.ts";
 import { FrontMatterSyntaxError, parseFrontMatter } from "./front_matter.ts";
+import { PROMPT_EXECUTION_KEYS, PROVIDER_BAGS } from "./options.ts";
 import {
   bodySection,
   deriveCommitMessage,
@@ -21,6 +22,26 @@ export interface RawPrompt extends Omit<Prompt, "options" | "cwd"> {
 }
 
 const INERT_KEYS = ["references", "required_reading", "context_files"];
+
+/** Every front-matter key a prompt file may have (packet.md §4); others get `unknown_front_matter_key`. */
+const PROMPT_KEYS: ReadonlySet<string> = new Set([
+  "id",
+  "num",
+  "phase",
+  "sp",
+  "name",
+  "targets",
+  "commit",
+  "depends_on",
+  "verify",
+  "simulate",
+  "recovery",
+  "template",
+  "validation",
+  ...INERT_KEYS,
+  ...PROMPT_EXECUTION_KEYS,
+  ...PROVIDER_BAGS,
+]);
 
 function isMap(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
@@ -174,6 +195,11 @@ export async function parsePromptFile(file: string, relFile: string, sink: Findi
           at("validation"),
         );
       }
+    }
+  }
+  for (const k of Object.keys(fm)) {
+    if (!PROMPT_KEYS.has(k)) {
+      sink.warn("unknown_front_matter_key", `${relFile}: unknown front-matter key "${k}" is ignored`, at(k));
     }
   }
   for (const k of INERT_KEYS) {

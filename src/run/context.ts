@@ -51,6 +51,8 @@ export class RunContext {
   interrupted = false;
   /** Ids completed in this run. */
   completedThisRun = new Set<string>();
+  /** Ids whose contract already passed before their first session ran (src/run/vacuous.ts). */
+  vacuous = new Set<string>();
   /** The plane; set once opened. */
   plane!: RunnerPlane;
   readonly paint: ReturnType<typeof painter>;

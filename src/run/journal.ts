@@ -15,7 +15,8 @@ export type JournalType =
   | "prompt_finished"
   | "run_completed"
   | "run_failed"
-  | "run_superseded";
+  | "run_superseded"
+  | "packet_amended";
 
 /** One journal line. */
 export interface JournalEntry {

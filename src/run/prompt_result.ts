@@ -64,6 +64,7 @@ export async function finish(
     run_id: ctx.runId,
     finished_at: nowIso(),
     ...flags(desk, prompt, result.last_verifier),
+    ...(ctx.vacuous.has(prompt.id) ? { vacuous: true } : {}),
   };
   await ctx.state.updatePrompt(prompt.id, (p) => {
     p.status = full.status;

@@ -24,6 +24,9 @@ import { preflight, type PromptOutcome, runPromptChain } from "./prompt_chain.ts
 import { readProgress } from "./progress.ts";
 import { closeRunRecord, openRunRecord } from "./run_record.ts";
 import { appendJournal } from "./journal.ts";
+import { lintGate } from "./lint_gate.ts";
+import { probeVacuous, vacuousSummaryLine } from "./vacuous.ts";
+import { amendedFingerprint, recordAmendedFingerprint } from "./amended_fingerprint.ts";
 import { StateStore } from "./state.ts";
 import { SteerDesk } from "./steering.ts";
 
@@ -53,6 +56,8 @@ export interface RunRequest {
    * and `noop` write no store root at all — no control directory, lease, logs, progress or state.
    */
   runtimeStore?: RuntimeStore;
+  /** `--strict` (docs/lint.md): every lint finding refuses the run, and a vacuous verdict fails its prompt. */
+  strict?: boolean;
 }
 
 /** Where a run keeps its state (`--runtime-store`). */
@@ -65,6 +70,7 @@ export function writesStoreRoot(store: RuntimeStore | undefined): boolean {
 
 /** Per-prompt line of the final `run_summary`. */
 interface SummaryPrompt {
+  vacuous?: boolean;
   id: string;
   status: string;
   attempts: number;
@@ -96,6 +102,12 @@ export async function runPacket(req: RunRequest): Promise<number> {
   const packet = await loadPacket(req.packetDir, { overrides: req.overrides });
   const progress = await readProgress(req.storeRoot);
   const prompts = selectPrompts(packet, req.selection, progress);
+  // No vacuous verdicts: refuse (exit 3) what would make a selected prompt's check silently not happen.
+  await lintGate(req.packetDir, {
+    overrides: req.overrides,
+    ids: prompts.map((p) => p.id),
+    strict: req.strict === true,
+  });
   if (req.dryRun) {
     await printDryRun(packet, prompts, req.storeRoot, req.commit, io);
     return 0;
@@ -145,12 +157,14 @@ async function runLeased(
   const persist = lease !== null;
   const ids = prompts.map((p) => p.id);
   const fingerprint = await packetFingerprint(packet);
+  // A packet changed only by persisted amendments still resumes its run (docs/amendments.md).
+  const amendedFrom = persist ? await amendedFingerprint(req.storeRoot, fingerprint) : null;
   const opened = persist
     ? await openRunRecord(req.storeRoot, {
       // `repair` continues a failed run that selected the prompt (same id, attempt numbering goes on).
       remaining: req.selection.remaining || req.repairFirst === true,
       newRun: req.newRun,
-      fingerprint,
+      fingerprint: amendedFrom?.from ?? fingerprint,
       ids,
       selectors: {
         ids: req.selection.ids,
@@ -161,6 +175,7 @@ async function runLeased(
       },
     })
     : { runId: newRunId(), resumed: false, record: null, notice: null };
+  if (opened.record && amendedFrom) await recordAmendedFingerprint(req.storeRoot, opened, fingerprint, amendedFrom);
   if (opened.notice) io.stderr.write(opened.notice + "\n");
   await lease?.setRunId(opened.runId);
   const progress = await readProgress(req.storeRoot);
@@ -310,6 +325,11 @@ async function runLeased(
       ctx.attempt = null;
       let outcome: PromptOutcome | null = null;
       if (preflightOn && !req.repairFirst) outcome = await preflight(ctx, desk, prompt);
+      outcome ??= await probeVacuous(ctx, desk, prompt, {
+        preflightRequested: preflightOn,
+        completionVerifyPassed: false, // agent-control completion_verify does not exist yet
+        strict: req.strict === true,
+      });
       outcome ??= await runPromptChain(ctx, desk, prompt);
       outcomes.push(outcome);
       if (persist) await journalPromptFinished(req.storeRoot, ctx.runId, outcome);
@@ -358,6 +378,7 @@ async function runLeased(
       reason: o.reason,
       failure_class: o.failureClass,
       commit: o.commit,
+      ...(ctx.vacuous.has(o.id) ? { vacuous: true } : {}),
     }));
     io.stdout.write(
       JSON.stringify({
@@ -366,10 +387,12 @@ async function runLeased(
         status: ok ? "completed" : "failed",
         reason,
         store_root: persist ? req.storeRoot : null,
+        vacuous: [...ctx.vacuous],
         prompts: summary,
       }) + "\n",
     );
   }
+  if (ctx.vacuous.size > 0) io.stderr.write(vacuousSummaryLine([...ctx.vacuous]) + "\n");
   if (!ok) io.stderr.write(`error: run failed: ${reason}\n`);
   return ok ? 0 : 1;
 }

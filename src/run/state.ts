@@ -94,6 +94,8 @@ export interface PromptResult {
   amendments_file?: string;
   blocked_by?: string[];
   stage?: "preflight" | "post_session";
+  /** The contract already passed before the prompt's first session ran (docs/lint.md); absent otherwise. */
+  vacuous?: boolean;
 }
 
 /** One prompt's entry. */

@@ -38,7 +38,7 @@ simulate:
 
 Deno.test("repair needs exactly one prompt id and rejects unknown ids with exit 4", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(dir.path, { "01_a.prompt.md": promptFile("1", "verify: {}") });
+  const pkt = await makePacket(dir.path, { "01_a.prompt.md": promptFile("1", "verify:\n  files_exist: [x.txt]") });
   const none = await runCli(["repair", pkt]);
   assert.equal(none.code, 2);
   assert.match(none.stderr, /repair takes exactly one prompt id/);

@@ -92,7 +92,7 @@ Deno.test("run fails a prompt whose verification still fails after two repairs (
   await using dir = await tempDir();
   const pkt = await makePacket(dir.path, {
     "01_a.prompt.md": promptFile("1", "verify:\n  files_exist: [never.txt]"),
-    "02_b.prompt.md": promptFile("2", "verify: {}"),
+    "02_b.prompt.md": promptFile("2", "verify:\n  files_exist: [later.txt]"),
   });
   const r = await runCli(["run", pkt]);
   assert.equal(r.code, 1);
@@ -488,7 +488,7 @@ simulate:
 
 Deno.test("run refuses to start when preflight finds a missing repo (exit 1, one line per problem)", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(dir.path, { "01_a.prompt.md": promptFile("1", "verify: {}") });
+  const pkt = await makePacket(dir.path, { "01_a.prompt.md": promptFile("1", "verify:\n  files_exist: [x.txt]") });
   await Deno.remove(`${pkt}/app`, { recursive: true });
   const r = await runCli(["run", pkt]);
   assert.equal(r.code, 1);

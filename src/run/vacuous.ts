@@ -1,0 +1,110 @@
+/**
+ * Vacuous verdicts (docs/lint.md): a prompt whose enforced contract already passes on the tree at the start of its
+ * first attempt — before any session ran — would "complete" on a check its session had no part in. The probe
+ * evaluates the contract with the ordinary verifier (commands only under `--strict`), flags the prompt `vacuous`
+ * (a warning line, the prompt result, the run summary) and, under `--strict`, fails it without starting a session.
+ * Intended skips are never vacuous: a requested pre-flight completion, and (later) a passing agent-control
+ * `completion_verify`.
+ */
+import type { Contract, VerifyReport } from "../contract/types.ts";
+import { enforcedContract } from "../contract/enforced.ts";
+import { verifyContextFor } from "../contract/context.ts";
+import { verifyContract } from "../contract/verify.ts";
+import type { Prompt } from "../packet/types.ts";
+import type { RunContext } from "./context.ts";
+import { finish, type PromptOutcome } from "./prompt_result.ts";
+import type { SteerDesk } from "./steering.ts";
+
+/** When the vacuous rule does not apply, and how strictly it applies. */
+export interface VacuousProbeOptions {
+  /** Pre-flight completion was requested (`run --remaining` without ids, `--verify-first`): an intended skip. */
+  preflightRequested: boolean;
+  /**
+   * An agent-control `completion_verify` passed for this prompt: an intended skip. Agent control does not exist yet;
+   * callers pass false until it does.
+   */
+  completionVerifyPassed: boolean;
+  /** `--strict`: commands are evaluated too, and a vacuous verdict fails the prompt. */
+  strict: boolean;
+}
+
+/** The failure class and reason of a prompt failed as vacuous under `--strict`. */
+export const VACUOUS_CLASS = "vacuous_contract";
+
+/** The warning line of a vacuous prompt. */
+export function vacuousLine(id: string): string {
+  return `warning: prompt ${id}'s contract already passes before any session ran; its verdict is vacuous`;
+}
+
+/** The run summary line naming every vacuous prompt of the run. */
+export function vacuousSummaryLine(ids: string[]): string {
+  return `warning: vacuous verdicts in this run: ${ids.join(", ")} (their contracts passed before any session ran)`;
+}
+
+/** The contract the probe evaluates: without `commands` unless `strict` (pure). */
+export function probedContract(contract: Contract, strict: boolean): Contract | null {
+  const hasCommands = (contract.commands ?? []).length > 0;
+  // Unevaluated commands might fail: without --strict such a contract cannot be shown to pass already.
+  if (hasCommands && !strict) return null;
+  return contract;
+}
+
+/** Whether a probe report shows a vacuous contract: it passes with at least one item (pure). */
+export function isVacuous(report: VerifyReport): boolean {
+  return report.pass && report.counts.items >= 1;
+}
+
+/**
+ * Probe one prompt before its first attempt; marks `ctx.vacuous`. Returns an outcome only when `--strict` fails the
+ * prompt; otherwise the prompt runs as usual. The probe is not a verification of work: it is not recorded in the
+ * verification history (so amendment timing classes do not see it).
+ */
+export async function probeVacuous(
+  ctx: RunContext,
+  desk: SteerDesk,
+  prompt: Prompt,
+  opts: VacuousProbeOptions,
+): Promise<PromptOutcome | null> {
+  if (opts.preflightRequested || opts.completionVerifyPassed || ctx.opts.repairFirst) return null;
+  if (ctx.state.attempts(prompt.id).some((a) => a.run_id === ctx.runId)) return null; // not the first attempt
+  const { contract, amendments } = await enforcedContract(prompt, ctx.storeRoot);
+  const probed = probedContract(contract, opts.strict);
+  if (probed === null) return null;
+  const vctx = verifyContextFor(ctx.packet, prompt, ctx.storeRoot, {
+    runId: ctx.runId,
+    source: "preflight",
+    attempt: null,
+    env: {
+      PROMPT_RUNNER_RUN_ID: ctx.runId,
+      PROMPT_RUNNER_PROMPT_ID: prompt.id,
+      PROMPT_RUNNER_PACKET_DIR: ctx.packet.dir,
+    },
+  });
+  const report = await ctx.withBoundaries(verifyContract(probed, vctx, amendments));
+  if (!isVacuous(report)) return null;
+  ctx.vacuous.add(prompt.id);
+  ctx.err(vacuousLine(prompt.id));
+  if (!opts.strict) return null;
+  const reason = "vacuous contract: it already passes before any session ran (--strict)";
+  await ctx.appendProgress(prompt.id, "failed", null);
+  await finish(ctx, desk, prompt, {
+    status: "failed",
+    source: "session",
+    session_ran: false,
+    attempts: 0,
+    commit: null,
+    failure_class: VACUOUS_CLASS,
+    reason,
+    last_verifier: report,
+  }, "fail");
+  ctx.err(`error: prompt ${prompt.id}: ${reason}`);
+  return {
+    id: prompt.id,
+    status: "failed",
+    reason,
+    failureClass: VACUOUS_CLASS,
+    attempts: 0,
+    commit: null,
+    halt: false,
+  };
+}
