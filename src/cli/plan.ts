@@ -5,6 +5,7 @@ import { OVERRIDE_FLAGS, parseOverrides, parseSelection, SELECTION_FLAGS, TARGET
 import { loadPacket } from "../packet/load.ts";
 import { selectPrompts } from "../packet/select.ts";
 import { packetFingerprint } from "../packet/fingerprint.ts";
+import { amendedFingerprint } from "../run/amended_fingerprint.ts";
 import { readCurrentRunRecord, type ResumeDecision, resumeDecision, runPidPresent } from "../packet/run_record_read.ts";
 import type { Packet, Prompt } from "../packet/types.ts";
 import { readProgress } from "../run/progress.ts";
@@ -93,11 +94,14 @@ export const spec: CommandSpec = {
     const progress = selection.remaining ? await readProgress(target.storeRoot) : new Map();
     const selected = selectPrompts(packet, selection, progress);
     const record = await readCurrentRunRecord(target.storeRoot);
+    const current = record ? await packetFingerprint(packet) : "";
+    // A packet changed only by persisted amendments resumes its run, as `run` decides (docs/amendments.md).
+    const amended = record ? await amendedFingerprint(target.storeRoot, current) : null;
     const run = resumeDecision({
       record,
       remaining: selection.remaining,
       newRun: ctx.flags["new-run"] === true,
-      fingerprint: record ? await packetFingerprint(packet) : "",
+      fingerprint: amended?.from ?? current,
       selectedIds: selected.map((p) => p.id),
       leaseLive: record?.state === "running" ? await runPidPresent(target.storeRoot) : false,
     });

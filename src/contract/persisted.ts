@@ -40,11 +40,11 @@ export interface PersistedEffect {
 }
 
 /**
- * Resolve the persisted records of one prompt. Records without digests (written before digests existed) count as
- * in the packet. With digests: the last record whose `verify_digest_after` equals the loaded `verify:` marks
- * everything up to it as in the packet; when the prompt file on disk has moved on from the loaded one by exactly a
- * chain of later records, those are pending. A file changed by anything else is not followed: the run enforces
- * what it loaded, and the next run sees a changed packet.
+ * Resolve the persisted records of one prompt. When the prompt as loaded equals its file on disk, every persisted
+ * record is in effect (its change is in the file). When the file has moved on (a live run loaded it earlier): records
+ * without digests and those up to the last whose `verify_digest_after` equals the loaded `verify:` are in the loaded
+ * contract; if the file moved on by exactly a chain of later records, those are pending (folded). A file changed by
+ * anything else is not followed: the run enforces what it loaded, and the next run sees a changed packet.
  */
 export async function persistedEffect(
   prompt: Pick<Prompt, "verify" | "file">,
@@ -55,6 +55,13 @@ export async function persistedEffect(
   const pending = new Set<string>();
   if (persisted.length === 0) return { visible, pending };
   const loaded = await verifyDigest(prompt.verify);
+  const disk = await diskDigest(prompt.file);
+  if (disk === null || disk === loaded) {
+    // The prompt is current: every persisted amendment is part of its file's history and is shown.
+    for (const r of persisted) visible.add(r.id);
+    return { visible, pending };
+  }
+  // A live run loaded the prompt before the file changed: show what its loaded contract has, fold what it lacks.
   let k = -1;
   persisted.forEach((r, i) => {
     if (r.verify_digest_after === loaded) k = i;
@@ -62,22 +69,18 @@ export async function persistedEffect(
   persisted.forEach((r, i) => {
     if (i <= k || r.verify_digest_after === undefined) visible.add(r.id);
   });
-  const disk = await diskDigest(prompt.file);
-  if (disk !== null && disk !== loaded) {
-    let d = loaded;
-    const chain: string[] = [];
-    for (const r of persisted.slice(k + 1)) {
-      if (r.verify_digest_before === d && typeof r.verify_digest_after === "string") {
-        chain.push(r.id);
-        d = r.verify_digest_after;
-      }
+  let d = loaded;
+  const chain: string[] = [];
+  for (const r of persisted.slice(k + 1)) {
+    if (r.verify_digest_before === d && typeof r.verify_digest_after === "string") {
+      chain.push(r.id);
+      d = r.verify_digest_after;
     }
-    if (d === disk) {
-      for (const id of chain) {
-        pending.add(id);
-        visible.add(id);
-      }
-    }
+  }
+  if (d !== disk) return { visible, pending };
+  for (const id of chain) {
+    pending.add(id);
+    visible.add(id);
   }
   return { visible, pending };
 }

@@ -21,6 +21,7 @@ import { ControlError } from "./errors.ts";
 import { defaultAuthor, isRecord } from "./_internal.ts";
 import { readSnapshotOrNull } from "./snapshot.ts";
 import { persistVerify, replaceVerifyBlock } from "./persist.ts";
+import { promptEnv, refuseDuplicates, refuseUnsatisfiable } from "./amend_checks.ts";
 import type { LogEntry } from "./log.ts";
 
 /** What `contract`, `amend` and `relax` address: a packet dir, a run ref, an explicit pair, or a workspace. */
@@ -266,13 +267,33 @@ async function record(
   return full;
 }
 
+/**
+ * After the §9.2 checks: refuse an `add` of an entry already required (`entry_already_required`) and any amendment
+ * after which the enforced contract could never pass (`unsatisfiable_contract`); see ./amend_checks.ts.
+ */
+async function refuseIneffective(
+  t: Resolved,
+  packet: Packet,
+  prompt: Prompt,
+  operation: AmendmentRecord["operation"],
+  clause: string,
+  entries: unknown[],
+): Promise<void> {
+  const { contract: before } = await enforcedContract(prompt, t.storeRoot);
+  const env = promptEnv(packet, prompt, t.storeRoot);
+  if (operation === "add") refuseDuplicates(before, clause, entries, env);
+  const change = { operation, clause, entries, persisted: false } as AmendmentRecord;
+  refuseUnsatisfiable(before, foldAmendments(before, [change]), env);
+}
+
 async function currentRunId(storeRoot: string): Promise<string | null> {
   return (await readSnapshotOrNull(storeRoot))?.run_id ?? null;
 }
 
 /**
  * Add entries to a prompt's contract clause (§9). Validation order: `reason_required`, `unknown_clause`,
- * `prompt_not_found`, `no_entries`, `invalid_entry`, `unknown_repo`, `path_escapes_repo`. With `persist` the prompt
+ * `prompt_not_found`, `no_entries`, `invalid_entry`, `unknown_repo`, `path_escapes_repo`, `entry_already_required`,
+ * `unsatisfiable_contract`. With `persist` the prompt
  * file's `verify` block is rewritten first (every other byte kept); if that fails nothing is recorded.
  *
  * @example
@@ -292,6 +313,7 @@ export async function amend(target: Target, promptId: string, opts: AmendOptions
     throw new ControlError("no_entries", `amend needs at least one entry for ${opts.clause}`);
   }
   await checkEntries(packet, prompt, opts.clause, opts.entries);
+  await refuseIneffective(t, packet, prompt, "add", opts.clause, opts.entries);
   return await record(t, packet, prompt, {
     author: opts.author?.trim() || defaultAuthor(),
     reason,
@@ -331,6 +353,7 @@ export async function relax(target: Target, promptId: string, opts: RelaxOptions
     throw new ControlError("no_entries", `relax --remove needs at least one entry for ${opts.clause}`);
   }
   if (operation !== "drop") await checkEntries(packet, prompt, opts.clause, entries);
+  await refuseIneffective(t, packet, prompt, operation, opts.clause, entries);
   return await record(t, packet, prompt, {
     author: opts.author?.trim() || defaultAuthor(),
     reason,

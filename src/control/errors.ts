@@ -15,6 +15,8 @@ const USAGE_CODES = new Set([
   "invalid_entry",
   "unknown_repo",
   "path_escapes_repo",
+  "entry_already_required",
+  "unsatisfiable_contract",
   "workspace_packet_binding_required",
 ]);
 

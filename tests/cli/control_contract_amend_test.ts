@@ -98,7 +98,15 @@ Deno.test("control amend --persist writes the prompt file back and says so; --js
   assert.equal(rec.persisted, true);
   assert.equal(rec.clause, "files_exist");
   assert.ok((await Deno.readTextFile(`${dir}/prompts/01_first.prompt.md`)).includes("    - NOTES.md\n"));
-  const h = await runCli(["control", "amend", dir, "1", "--add-path", "docs/x.md", "--reason", "r", "--persist"]);
+  // The allow-list covers every file the contract requires the session to create (else: unsatisfiable_contract).
+  const h = await runCli([
+    "control",
+    "amend",
+    dir,
+    "1",
+    ...["--add-path", "README.md", "--add-path", "NOTES.md", "--add-path", "docs/"],
+    ...["--reason", "r", "--persist"],
+  ]);
   assert.match(h.stdout, /\nwritten back to prompts\/01_first\.prompt\.md; commit it\n$/);
 });
 

@@ -161,10 +161,14 @@ Body text with verify: in it.
   assert.equal((await Deno.stat(file)).mode! & 0o777, 0o644);
   const view = await contract(dir, "1");
   assert.deepEqual(view.enforced.files_exist, ["README.md", "lib/new.ts"], "applied exactly once");
-  assert.deepEqual(view.amendments, []);
+  // Persisted amendments stay visible: listed (with persisted: true), never folded twice.
+  assert.deepEqual(view.amendments.map((a) => [a.id, a.persisted]), [[r.id, true]]);
   // Relax with persist drops the clause from the file.
   await relax(dir, "1", { clause: "contains", reason: "r", confirm: true, persist: true });
   assert.ok(!(await Deno.readTextFile(file)).includes("contains"));
+  const after = await contract(dir, "1");
+  assert.deepEqual(after.amendments.map((a) => [a.operation, a.persisted]), [["add", true], ["drop", true]]);
+  assert.equal(after.enforced.contains, undefined);
   assert.ok((await Deno.readTextFile(file)).includes("# a comment that belongs to commit\ncommit:"));
 });
 
