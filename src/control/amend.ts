@@ -293,8 +293,8 @@ async function currentRunId(storeRoot: string): Promise<string | null> {
 /**
  * Add entries to a prompt's contract clause (§9). Validation order: `reason_required`, `unknown_clause`,
  * `prompt_not_found`, `no_entries`, `invalid_entry`, `unknown_repo`, `path_escapes_repo`, `entry_already_required`,
- * `unsatisfiable_contract`. With `persist` the prompt
- * file's `verify` block is rewritten first (every other byte kept); if that fails nothing is recorded.
+ * `unsatisfiable_contract`. With `persist` the prompt file's `verify` block is rewritten first (every other byte
+ * kept); if that fails nothing is recorded.
  *
  * @example
  * ```ts ignore
@@ -328,8 +328,8 @@ export async function amend(target: Target, promptId: string, opts: AmendOptions
 
 /**
  * Remove or weaken a prompt's contract clause (§9). Validation order: `confirmation_required`, `reason_required`,
- * `unknown_clause`, `prompt_not_found`, then for `replace`/`remove` the entries. Relaxing a clause the contract does
- * not have is allowed and recorded.
+ * `unknown_clause`, `prompt_not_found`, then for `replace`/`remove` the entries, then `unsatisfiable_contract` (a
+ * narrowed `changed_paths_only`). Relaxing a clause the contract does not have is allowed and recorded.
  *
  * @example
  * ```ts ignore

@@ -70,13 +70,14 @@ export function writesStoreRoot(store: RuntimeStore | undefined): boolean {
 
 /** Per-prompt line of the final `run_summary`. */
 interface SummaryPrompt {
-  vacuous?: boolean;
   id: string;
   status: string;
   attempts: number;
   reason: string | null;
   failure_class: string | null;
   commit: unknown;
+  /** The prompt's verdict was vacuous (src/run/vacuous.ts). */
+  vacuous?: boolean;
 }
 
 function maxSteersFor(packet: Packet): (id: string) => number {
