@@ -34,6 +34,9 @@ Deno.test("run refuses a misspelt verify clause (exit 3, file and field named) w
   const r = await runCli(["run", pkt]);
   assert.match(r.stderr, /did you mean "files_exist"\?/);
   assert.doesNotMatch(r.stdout, /completed/);
+  // A dry run is gated too: a plan that prints is a plan that would start.
+  const dry = await runCli(["run", pkt, "--dry-run"]);
+  assert.equal(dry.code, 3, dry.stderr);
 });
 
 Deno.test("run refuses a malformed clause entry, an unknown simulate key and a contract with no evaluable item", async () => {
