@@ -34,11 +34,11 @@ export function refusals(findings: Finding[], ids: ReadonlySet<string>, strict: 
   );
 }
 
-/** `<file>: <field>: <message>` (the message's own `<file>: ` prefix dropped). */
+/** `<file>: <field>: <message>` (the message's own `<file>: ` prefix dropped; a field it starts with not repeated). */
 export function refusalLine(f: Finding): string {
   const file = f.file ?? "packet";
   const msg = f.message.startsWith(`${file}: `) ? f.message.slice(file.length + 2) : f.message;
-  return f.key ? `${file}: ${f.key}: ${msg}` : `${file}: ${msg}`;
+  return f.key && !msg.startsWith(f.key) ? `${file}: ${f.key}: ${msg}` : `${file}: ${msg}`;
 }
 
 /** Throw a {@link PacketError} (exit 3) for the first refusal; the others become hint lines. */

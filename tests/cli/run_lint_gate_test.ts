@@ -17,7 +17,8 @@ async function refused(args: string[], pkt: string, kind: string, file: string, 
   const r = await runCli(args);
   assert.equal(r.code, 3, `${args.join(" ")}\n${r.stdout}\n${r.stderr}`);
   const first = r.stderr.split("\n")[0]!;
-  assert.ok(first.startsWith(`error: refusing to run: ${file}: ${field}: `), first);
+  assert.ok(first.startsWith(`error: refusing to run: ${file}: ${field}`), first);
+  assert.ok(!first.includes(`${field}: ${field}`), `the field is named once: ${first}`);
   const j = await runCli([...args, "--json"]);
   assert.equal(j.code, 3);
   assert.match(j.stdout + j.stderr, new RegExp(`"code":\\s*"${kind}"`));

@@ -110,4 +110,5 @@ Deno.test("refusals(): the refusal set without --strict, every finding with it; 
   ]);
   assert.ok(RUN_REFUSALS.has("contract_without_items") && !RUN_REFUSALS.has("prompt_without_verify"));
   assert.equal(refusalLine({ ...all[0]!, message: "prompts/01.prompt.md: bad" }), "prompts/01.prompt.md: k: bad");
+  assert.equal(refusalLine({ ...all[0]!, message: "k is bad" }), "prompts/01.prompt.md: k is bad");
 });
