@@ -6,7 +6,7 @@
 import type { CommandContext, CommandSpec } from "./frame.ts";
 import { UsageError } from "../errors.ts";
 import { type StatusRollup, statusRollup } from "../control/rollup.ts";
-import { appendLine, ensureDir } from "../util/fs.ts";
+import { appendStoreLine, ensureStoreDir } from "../util/safe_fs.ts";
 import { fileStamp, formatAge, parseDuration } from "../util/time.ts";
 import { resolveTarget } from "./target.ts";
 
@@ -134,8 +134,8 @@ export const spec: CommandSpec = {
       const r = await statusRollup({ target: t.label, packetDir: t.packetDir, storeRoot: t.storeRoot, kind: t.kind });
       const s = watchSample(r, policy, Date.now());
       try {
-        await ensureDir(`${t.storeRoot}/acceptance`);
-        await appendLine(record, JSON.stringify(s));
+        await ensureStoreDir(t.storeRoot, `${t.storeRoot}/acceptance`);
+        await appendStoreLine(record, JSON.stringify(s));
       } catch (e) {
         ctx.stderr.write(`warning: could not record the sample in ${record}: ${(e as Error).message}\n`);
       }

@@ -1,5 +1,6 @@
 /** The enforced contract: amendment records folded over the packet contract, and the contract diff (§10). */
-import { parseJsonLines, readTextOrNull } from "../util/fs.ts";
+import { parseJsonLines } from "../util/fs.ts";
+import { readStoreTextOrNull } from "../util/safe_fs.ts";
 import { storePaths } from "../control/store.ts";
 import { canonicalJson } from "./canonical.ts";
 import { isRecord } from "./entries.ts";
@@ -9,7 +10,7 @@ import { persistedEffect } from "./persisted.ts";
 
 /** Read `<store>/amendments/<prompt>.jsonl`; lines without a known operation or a clause are skipped. */
 export async function readAmendments(storeRoot: string, promptId: string): Promise<AmendmentRecord[]> {
-  const text = await readTextOrNull(storePaths(storeRoot).amendmentsFile(promptId));
+  const text = await readStoreTextOrNull(storePaths(storeRoot).amendmentsFile(promptId));
   if (text === null) return [];
   return parseJsonLines<AmendmentRecord>(text).filter((r) =>
     typeof r.clause === "string" && ["add", "drop", "replace", "remove"].includes(r.operation)

@@ -1,5 +1,6 @@
 /** The verification history `<store>/verifications.jsonl` (runner.md §10.2) and amendment timing classes. */
-import { appendLine, ensureDir, exists, parseJsonLines, readTextOrNull } from "../util/fs.ts";
+import { parseJsonLines } from "../util/fs.ts";
+import { appendStoreLine, createStoreFileOnceSync, readStoreTextOrNull, secureStoreRoot } from "../util/safe_fs.ts";
 import { storePaths } from "../control/store.ts";
 import type { TimingClass, VerifyReport } from "./types.ts";
 
@@ -37,16 +38,14 @@ export function verificationRecord(report: VerifyReport): VerificationRecord {
  */
 export async function appendVerification(storeRoot: string, report: VerifyReport): Promise<void> {
   const paths = storePaths(storeRoot);
-  await ensureDir(paths.root);
-  if (!(await exists(paths.gitignore))) {
-    await Deno.writeTextFile(paths.gitignore, "*\n", { createNew: true, mode: 0o600 }).catch(() => {});
-  }
-  await appendLine(paths.verifications, JSON.stringify(verificationRecord(report)));
+  await secureStoreRoot(paths.root);
+  createStoreFileOnceSync(paths.gitignore, "*\n");
+  await appendStoreLine(paths.verifications, JSON.stringify(verificationRecord(report)));
 }
 
 /** Every history record of one prompt, in file order. */
 export async function readVerifications(storeRoot: string, promptId?: string): Promise<VerificationRecord[]> {
-  const text = await readTextOrNull(storePaths(storeRoot).verifications);
+  const text = await readStoreTextOrNull(storePaths(storeRoot).verifications);
   if (text === null) return [];
   const all = parseJsonLines<VerificationRecord>(text).filter((r) =>
     typeof r.prompt === "string" && (r.status === "pass" || r.status === "fail" || r.status === "fault")

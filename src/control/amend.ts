@@ -12,7 +12,7 @@ import { packetFingerprint } from "../packet/fingerprint.ts";
 import { pathEscapes, validateEntry } from "../contract/entries.ts";
 import { parsePathString } from "../contract/paths.ts";
 import { latestVerification, timingClass } from "../contract/history.ts";
-import { appendLine, DIR_MODE } from "../util/fs.ts";
+import { appendStoreLine, ensureStoreDir } from "../util/safe_fs.ts";
 import { normalizePromptId } from "../util/ids.ts";
 import { nowIso } from "../util/time.ts";
 import { storePaths, storeRootForPacket } from "./store.ts";
@@ -239,8 +239,8 @@ async function record(
   }
   const paths = storePaths(t.storeRoot);
   ensureStoreIgnored(t.storeRoot);
-  await Deno.mkdir(paths.amendments, { recursive: true, mode: DIR_MODE });
-  await appendLine(paths.amendmentsFile(prompt.id), JSON.stringify(full), { fsync: true });
+  await ensureStoreDir(paths.root, paths.amendments);
+  await appendStoreLine(paths.amendmentsFile(prompt.id), JSON.stringify(full), { fsync: true });
   const entry: LogEntry = {
     at: nowIso(),
     key: `amendment:${full.id}`,
@@ -261,8 +261,8 @@ async function record(
     prompt_id: full.prompt,
     attempt: null,
   };
-  await Deno.mkdir(paths.control, { recursive: true, mode: DIR_MODE });
-  await appendLine(paths.log, JSON.stringify(entry), { fsync: true });
+  await ensureStoreDir(paths.root, paths.control);
+  await appendStoreLine(paths.log, JSON.stringify(entry), { fsync: true });
   void packet;
   return full;
 }

@@ -3,6 +3,7 @@
  * O_APPEND descriptor, skipping keys already present (indexed at open), and writes receipts only if absent.
  */
 import { FILE_MODE, parseJsonLines, prettyJson } from "../util/fs.ts";
+import { lstatStoreSync, openStoreFileSync, readStoreTextOrNullSync } from "../util/safe_fs.ts";
 import type { LogEntry, Receipt } from "./log.ts";
 import { storePaths } from "./store.ts";
 
@@ -22,13 +23,9 @@ export class AuditWriter {
   /** Read existing entries, index their keys, and return them (for reconciliation). */
   open(): Record<string, unknown>[] {
     let entries: Record<string, unknown>[] = [];
-    try {
-      entries = parseJsonLines(Deno.readTextFileSync(this.#paths.log));
-    } catch (e) {
-      if (!(e instanceof Deno.errors.NotFound)) throw e;
-    }
+    entries = parseJsonLines(readStoreTextOrNullSync(this.#paths.log) ?? "");
     for (const e of entries) if (typeof e.key === "string") this.#keys.add(e.key);
-    this.#file = Deno.openSync(this.#paths.log, { append: true, create: true, mode: FILE_MODE });
+    this.#file = openStoreFileSync(this.#paths.log);
     return entries;
   }
 
@@ -62,7 +59,9 @@ export class AuditWriter {
     this.beforeReceipt?.(receipt.request);
     const dest = `${this.#paths.outcomes}/${receipt.request}`;
     const tmp = `${this.#paths.controlTmp}/.receipt-${Deno.pid}-${receipt.request}`;
-    Deno.writeTextFileSync(tmp, prettyJson(receipt), { mode: FILE_MODE });
+    // A regular leftover of a crashed writer is replaced; a link or special file there is refused (never followed).
+    if (lstatStoreSync(tmp, "file") !== null) Deno.removeSync(tmp);
+    Deno.writeTextFileSync(tmp, prettyJson(receipt), { createNew: true, mode: FILE_MODE });
     try {
       Deno.linkSync(tmp, dest);
     } catch (e) {

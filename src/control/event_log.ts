@@ -2,7 +2,7 @@
  * The runner's writer of `control/events.jsonl` (control-plane.md §5.1–§5.2): rotation of an earlier run's stream,
  * `seq` continuation for a resumed run, and buffered appends flushed at least every 20 ms and at every boundary.
  */
-import { FILE_MODE } from "../util/fs.ts";
+import { ensureStoreDirSync, lstatStoreSync, openStoreFileSync } from "../util/safe_fs.ts";
 import { storePaths } from "./store.ts";
 import { isRecord } from "./_internal.ts";
 
@@ -84,12 +84,8 @@ export function lastCompleteSeq(path: string): { seq: number; torn: boolean } {
  */
 export function rotateEvents(storeRoot: string, oldRunId: string): string | null {
   const p = storePaths(storeRoot);
-  try {
-    Deno.lstatSync(p.events);
-  } catch {
-    return null;
-  }
-  Deno.mkdirSync(p.eventsArchive, { recursive: true, mode: 0o700 });
+  if (lstatStoreSync(p.events, "file") === null) return null;
+  ensureStoreDirSync(p.root, p.eventsArchive);
   let target = p.archivedEvents(oldRunId);
   for (let n = 1;; n++) {
     try {
@@ -113,7 +109,7 @@ export class EventAppender {
 
   /** Open (create) the events file for appending; a torn last line is terminated so new lines stay separate. */
   constructor(path: string, torn: boolean) {
-    this.#file = Deno.openSync(path, { append: true, create: true, mode: FILE_MODE });
+    this.#file = openStoreFileSync(path);
     if (torn) this.#writeAll("\n");
   }
 

@@ -2,8 +2,16 @@
  * Creating a store root and its control directory (control-plane.md §2, runner.md §10.1): directories 0700,
  * files 0600, `store.json` naming the packet, and a `.gitignore` of `*` so runtime state never shows in git.
  */
-import { atomicWriteJsonSync, DIR_MODE, FILE_MODE, readTextOrNull } from "../util/fs.ts";
+import {
+  atomicWriteStoreJsonSync,
+  createStoreFileOnceSync,
+  ensureStoreDirSync,
+  readStoreTextOrNull,
+  readStoreTextOrNullSync,
+  secureStoreRootSync,
+} from "../util/safe_fs.ts";
 import { storePaths } from "./store.ts";
+import { assertStoreIntact } from "./store_guard.ts";
 import { isRecord } from "./_internal.ts";
 
 /** Schema tag of `store.json`. */
@@ -18,14 +26,6 @@ export interface StoreInfo {
   manifest?: string;
 }
 
-function mkdirPrivate(path: string): void {
-  Deno.mkdirSync(path, { recursive: true, mode: DIR_MODE });
-  try {
-    // mkdir honours the umask and leaves existing directories alone; the mode is part of the contract.
-    if ((Deno.statSync(path).mode ?? 0) & 0o077) Deno.chmodSync(path, DIR_MODE);
-  } catch { /* best effort on filesystems without modes */ }
-}
-
 /**
  * Create the store root (0700) with `.gitignore` and `store.json` (rewritten only when its content differs).
  * Synchronous: the runner calls it while opening the plane.
@@ -35,14 +35,13 @@ export function ensureStoreRoot(
   info: { kind: "packet" | "workspace"; packetDir: string; workspaceId?: string | null; manifest?: string | null },
 ): void {
   const p = storePaths(storeRoot);
+  // Owned by this user, not a symlink, 0700, `.gitignore` never written through a link (docs/store.md).
   ensureStoreIgnored(storeRoot);
+  assertStoreIntact(p.root);
   const doc: StoreInfo = { schema: STORE_SCHEMA, kind: info.kind, packet_dir: info.packetDir };
   if (info.workspaceId) doc.workspace_id = info.workspaceId;
   if (info.manifest) doc.manifest = info.manifest;
-  let current: string | null = null;
-  try {
-    current = Deno.readTextFileSync(p.storeJson);
-  } catch { /* absent */ }
+  const current = readStoreTextOrNullSync(p.storeJson);
   // Keep the workspace facts that target resolution recorded when a caller (the plane) does not know them.
   try {
     const prev: unknown = current === null ? null : JSON.parse(current);
@@ -51,7 +50,7 @@ export function ensureStoreRoot(
       if (!doc.manifest && typeof prev.manifest === "string") doc.manifest = prev.manifest;
     }
   } catch { /* unreadable: rewritten below */ }
-  if (current === null || current !== JSON.stringify(doc, null, 2) + "\n") atomicWriteJsonSync(p.storeJson, doc);
+  if (current === null || current !== JSON.stringify(doc, null, 2) + "\n") atomicWriteStoreJsonSync(p.storeJson, doc);
 }
 
 /**
@@ -60,25 +59,21 @@ export function ensureStoreRoot(
  */
 export function ensureStoreIgnored(storeRoot: string): void {
   const p = storePaths(storeRoot);
-  mkdirPrivate(p.root);
-  try {
-    Deno.writeTextFileSync(p.gitignore, "*\n", { createNew: true, mode: FILE_MODE });
-  } catch (e) {
-    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
-  }
+  secureStoreRootSync(p.root);
+  createStoreFileOnceSync(p.gitignore, "*\n");
 }
 
 /** Create every directory of the control plane (0700). Throws when the control directory cannot be created. */
 export function ensureControlDirs(storeRoot: string): void {
   const p = storePaths(storeRoot);
   for (const dir of [p.control, p.controlTmp, p.requests, p.outcomes, p.rejected, p.eventsArchive, p.interventions]) {
-    mkdirPrivate(dir);
+    ensureStoreDirSync(p.root, dir);
   }
 }
 
 /** Read `store.json`; null when absent or not an object with a string `packet_dir`. */
 export async function readStoreInfo(storeRoot: string): Promise<StoreInfo | null> {
-  const text = await readTextOrNull(storePaths(storeRoot).storeJson);
+  const text = await readStoreTextOrNull(storePaths(storeRoot).storeJson);
   if (text === null) return null;
   try {
     const v: unknown = JSON.parse(text);

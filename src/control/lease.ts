@@ -3,7 +3,13 @@
  * atomically written `run.pid` naming the holder, so readers can tell a live run from an abandoned one.
  */
 import { LeaseHeldError } from "../errors.ts";
-import { atomicWriteJson, DIR_MODE, FILE_MODE, readTextOrNull } from "../util/fs.ts";
+import {
+  atomicWriteStoreJson,
+  lstatStore,
+  openStoreFile,
+  readStoreTextOrNull,
+  secureStoreRoot,
+} from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 import { storePaths } from "./store.ts";
 import { isRecord, localHostname } from "./_internal.ts";
@@ -51,7 +57,7 @@ export function leaseHeldMessage(label: string, info: Record<string, unknown> | 
 }
 
 async function readPidFile(path: string): Promise<Record<string, unknown> | null> {
-  const text = await readTextOrNull(path);
+  const text = await readStoreTextOrNull(path);
   if (text === null) return null;
   try {
     const v: unknown = JSON.parse(text);
@@ -93,8 +99,8 @@ export async function acquireLease(
   info: { runId: string; packetDir: string; argv: string[]; label?: string; service?: "attached" | "detached" },
 ): Promise<Lease> {
   const p = storePaths(storeRoot);
-  await Deno.mkdir(p.root, { recursive: true, mode: DIR_MODE });
-  const file = await Deno.open(p.runLock, { read: true, write: true, create: true, mode: FILE_MODE });
+  await secureStoreRoot(p.root);
+  const file = await openStoreFile(p.runLock, { read: true });
   const deadline = Date.now() + RETRY_MS;
   let locked = await file.tryLock(true);
   while (!locked && Date.now() < deadline) {
@@ -122,7 +128,7 @@ export async function acquireLease(
     service: info.service ?? "attached",
     provider: null,
   };
-  const write = () => atomicWriteJson(p.runPid, doc);
+  const write = () => atomicWriteStoreJson(p.runPid, doc);
   try {
     await write();
   } catch (e) {
@@ -171,6 +177,7 @@ export async function readLease(storeRoot: string): Promise<LeaseState> {
   if (hostname !== null && local !== null && hostname !== local) return { state: "unknown", pid, hostname, info };
   let file: Deno.FsFile;
   try {
+    if ((await lstatStore(p.runLock, "file")) === null) return { state: "down", pid, hostname, info };
     file = await Deno.open(p.runLock, { read: true });
   } catch {
     return { state: "down", pid, hostname, info };

@@ -6,7 +6,7 @@
 import type { Envelope, ProviderEvent, RunnerEvent, View } from "../events/types.ts";
 import { isProviderEventType } from "../events/types.ts";
 import { encodeEnvelope } from "../events/json.ts";
-import { appendLineSync, atomicWriteJsonSync } from "../util/fs.ts";
+import { appendStoreLineSync, atomicWriteStoreJsonSync, readStoreTextOrNullSync } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 import type {
   AcceptedSteer,
@@ -150,7 +150,7 @@ class FilePlane implements RunnerPlane {
     }
     let previous: Record<string, unknown> | null = null;
     try {
-      const v: unknown = JSON.parse(Deno.readTextFileSync(this.#paths.snapshot));
+      const v: unknown = JSON.parse(readStoreTextOrNullSync(this.#paths.snapshot) ?? "");
       if (isRecord(v)) previous = v;
     } catch { /* no snapshot */ }
     const oldId = typeof previous?.run_id === "string" ? previous.run_id : firstRunId(this.#paths.events);
@@ -323,7 +323,7 @@ class FilePlane implements RunnerPlane {
     this.#snapDirty = false;
     this.#snapDue = false;
     try {
-      atomicWriteJsonSync(this.#paths.snapshot, s, opts);
+      atomicWriteStoreJsonSync(this.#paths.snapshot, s, opts);
     } catch (e) {
       if (!this.#snapshotError) this.#hooks.notice(`control snapshot not written: ${errorMessage(e)}`, "warning");
       this.#snapshotError = true;
@@ -446,7 +446,7 @@ class FilePlane implements RunnerPlane {
         session_id: info.session_id,
       };
       try {
-        appendLineSync(this.#paths.interventionsFile(info.prompt_id), JSON.stringify(record), { fsync: true });
+        appendStoreLineSync(this.#paths.interventionsFile(info.prompt_id), JSON.stringify(record), { fsync: true });
         this.#audit.append(this.#entry({
           key: `${steer.request}:applied`,
           request: steer.request,

@@ -3,6 +3,7 @@
  * `control/.tmp/`, write, fsync, close, rename into `control/requests/` — so the runner only ever sees complete files.
  */
 import { writeViaTemp } from "../util/fs.ts";
+import { lstatStore } from "../util/safe_fs.ts";
 import { storePaths } from "./store.ts";
 
 /** Schema tag of a request body. */
@@ -64,6 +65,8 @@ export async function writeRequest(storeRoot: string, body: RequestBody): Promis
   const name = requestName();
   const bytes = new TextEncoder().encode(JSON.stringify(body));
   if (bytes.length > MAX_REQUEST_BYTES) throw new RangeError(`request larger than ${MAX_REQUEST_BYTES} bytes`);
+  await lstatStore(p.requests, "dir"); // a link is refused, never written through
+  await lstatStore(p.controlTmp, "dir");
   await Deno.stat(p.requests); // NotFound when the run never opened a control directory
   await writeViaTemp(`${p.controlTmp}/${name}`, `${p.requests}/${name}`, bytes, { fsync: true });
   return name;

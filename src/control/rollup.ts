@@ -3,7 +3,8 @@
  * `progress.log`, `state.json`, the verification history, steering and amendment records and the lease. Reading is
  * tolerant: a damaged file becomes `progress.error`, never a crash.
  */
-import { parseJsonLines, readTextOrNull } from "../util/fs.ts";
+import { parseJsonLines } from "../util/fs.ts";
+import { readStoreTextOrNull } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 import { latestVerification } from "../contract/history.ts";
 import { type LenientProgress, parseProgressLenient } from "../run/progress.ts";
@@ -72,7 +73,7 @@ export interface StatusRollup {
 
 async function readJson(path: string): Promise<Record<string, unknown> | null> {
   try {
-    const text = await readTextOrNull(path);
+    const text = await readStoreTextOrNull(path);
     if (text === null) return null;
     const v: unknown = JSON.parse(text);
     return isRecord(v) ? v : null;
@@ -124,7 +125,7 @@ export async function statusRollup(opts: {
     ? rollupState(effectiveStatus(record.state, lease.state))
     : "not_started";
   const selection = record ? { ids: record.selection.ids, selectors: record.selection.selectors } : null;
-  const progressText = await readTextOrNull(p.progress).catch(() => null);
+  const progressText = await readStoreTextOrNull(p.progress).catch(() => null);
   const prog: LenientProgress = progressText === null
     ? { latest: new Map(), error: null }
     : parseProgressLenient(progressText);
@@ -155,7 +156,7 @@ export async function statusRollup(opts: {
   const amendments: StatusRollup["amendments"] = [];
   const amendIds = ids.length ? ids : currentId ? [currentId] : [];
   for (const id of amendIds) {
-    const text = await readTextOrNull(p.amendmentsFile(id)).catch(() => null);
+    const text = await readStoreTextOrNull(p.amendmentsFile(id)).catch(() => null);
     if (text === null) continue;
     const mine = parseJsonLines(text).filter((r) => runId !== null && r.run_id === runId);
     if (mine.length) {

@@ -7,7 +7,7 @@
 import type { TextOut } from "../cli/frame.ts";
 import type { Envelope } from "../events/types.ts";
 import { encodeEnvelope } from "../events/json.ts";
-import { FILE_MODE } from "../util/fs.ts";
+import { openStoreFileSync } from "../util/safe_fs.ts";
 import { stripAnsi } from "./ansi.ts";
 import { oneLine, shortModel } from "./text.ts";
 import type { EventSink, TextSink } from "./types.ts";
@@ -40,7 +40,7 @@ class Buffered {
 const encoder = new TextEncoder();
 
 function fileWriter(path: string): { write(text: string): void; close(): void } {
-  const file = Deno.openSync(path, { append: true, create: true, mode: FILE_MODE });
+  const file = openStoreFileSync(path); // a store log: never through a link (docs/store.md)
   return {
     write(text: string) {
       const bytes = encoder.encode(text);

@@ -13,7 +13,8 @@ import { gitPathDiff } from "../render/git_diff.ts";
 import type { EventSink, Renderer, TextSink } from "../render/types.ts";
 import { restartWithSteerPrompt, steerResumePrompt } from "../control/steer.ts";
 import { storePaths } from "../control/store.ts";
-import { ensureDir, exists } from "../util/fs.ts";
+import { exists } from "../util/fs.ts";
+import { ensureStoreDir } from "../util/safe_fs.ts";
 import { fileStamp, nowIso } from "../util/time.ts";
 import { classifyFailure, classifyStreamEnd, type FailureEnvelope } from "./classify.ts";
 import type { RunContext } from "./context.ts";
@@ -53,7 +54,7 @@ export function newRenderer(ctx: RunContext, prompt: Prompt): Renderer {
 
 async function logPaths(ctx: RunContext, id: string): Promise<{ log: string; events: string; rel: string }> {
   const p = storePaths(ctx.storeRoot);
-  await ensureDir(p.logs);
+  await ensureStoreDir(p.root, p.logs);
   const stamp = fileStamp();
   let base = `prompt-${id}-${stamp}`;
   for (let n = 2; await exists(`${p.logs}/${base}.log`); n++) base = `prompt-${id}-${stamp}-${n}`;

@@ -8,7 +8,8 @@ import { findCommand } from "../cli/registry.ts";
 import { denoFlagsFor } from "../cli/frame.ts";
 import { readLease } from "../control/lease.ts";
 import { storePaths } from "../control/store.ts";
-import { ensureDir, readTextOrNull } from "../util/fs.ts";
+import { readTextOrNull } from "../util/fs.ts";
+import { ensureStoreDir, openStoreFile } from "../util/safe_fs.ts";
 import { fileStamp } from "../util/time.ts";
 import { readCurrentRunRecord } from "../packet/run_record_read.ts";
 
@@ -105,9 +106,9 @@ async function currentRunId(storeRoot: string): Promise<string | null> {
  */
 export async function detachRun(args: string[], storeRoot: string, opts: DetachOptions = {}): Promise<DetachedRun> {
   const paths = storePaths(storeRoot);
-  await ensureDir(paths.logs);
+  await ensureStoreDir(paths.root, paths.logs);
   const log = `${paths.logs}/runner-${fileStamp()}.log`;
-  await Deno.writeTextFile(log, "", { append: true, mode: 0o600 });
+  (await openStoreFile(log)).close(); // created here (never through a link) before the shell appends to it
   const cmd = runnerCommand(args);
   // Deno cannot hand a file to a child's stdout; a shell opens the log and execs the runner (same pid).
   const script = `exec ${cmd.map(shellQuote).join(" ")} >> ${shellQuote(log)} 2>&1`;

@@ -5,7 +5,8 @@
  * mid-append) is moved to `journal.jsonl.torn.<n>` before the next append, so the journal stays valid JSON Lines.
  */
 import { storePaths } from "../control/store.ts";
-import { appendLine, ensureDir, FILE_MODE } from "../util/fs.ts";
+import { FILE_MODE } from "../util/fs.ts";
+import { appendStoreLine, ensureStoreDir, lstatStore } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 
 /** Journal entry types. */
@@ -54,6 +55,7 @@ export function nextJournalSeq(completeText: string): number {
 }
 
 async function readBytesOrNull(path: string): Promise<Uint8Array | null> {
+  await lstatStore(path, "file"); // never read through a link or a FIFO
   try {
     return await Deno.readFile(path);
   } catch (e) {
@@ -92,7 +94,7 @@ export async function appendJournal(
   data: Record<string, unknown> = {},
 ): Promise<JournalEntry> {
   const path = journalPath(storeRoot, runId);
-  await ensureDir(storePaths(storeRoot).runDir(runId));
+  await ensureStoreDir(storeRoot, storePaths(storeRoot).runDir(runId));
   const bytes = await readBytesOrNull(path) ?? new Uint8Array();
   const { complete, torn } = splitTorn(bytes);
   if (torn.length > 0) await moveTorn(path, complete.length, torn);
@@ -103,6 +105,6 @@ export async function appendJournal(
     type,
     data,
   };
-  await appendLine(path, JSON.stringify(entry), { fsync: true });
+  await appendStoreLine(path, JSON.stringify(entry), { fsync: true });
   return entry;
 }

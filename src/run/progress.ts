@@ -5,7 +5,7 @@
  */
 import { RunFailedError } from "../errors.ts";
 import { storePaths } from "../control/store.ts";
-import { appendLine, ensureDir, readTextOrNull } from "../util/fs.ts";
+import { appendStoreLine, ensureStoreDir, readStoreTextOrNull } from "../util/safe_fs.ts";
 import { normalizePromptId } from "../util/ids.ts";
 import { nowIso } from "../util/time.ts";
 
@@ -122,7 +122,7 @@ export function parseProgressLenient(text: string): LenientProgress {
 /** Read `<store>/progress.log`: missing file → empty map; empty or malformed → `progress_store_invalid` (exit 1). */
 export async function readProgress(storeRoot: string): Promise<ProgressMap> {
   const path = storePaths(storeRoot).progress;
-  const text = await readTextOrNull(path);
+  const text = await readStoreTextOrNull(path);
   if (text === null) return new Map();
   return parseProgress(text, path);
 }
@@ -140,6 +140,6 @@ export async function appendProgress(
   suffix: string | null,
 ): Promise<void> {
   const paths = storePaths(storeRoot);
-  await ensureDir(paths.root);
-  await appendLine(paths.progress, formatProgressLine(id, status, nowIso(), suffix), { fsync: true });
+  await ensureStoreDir(paths.root, paths.root);
+  await appendStoreLine(paths.progress, formatProgressLine(id, status, nowIso(), suffix), { fsync: true });
 }

@@ -3,7 +3,7 @@
  * rule, `--new-run` superseding, the fingerprint-change notice, and the run journal's lifecycle entries.
  */
 import { storePaths } from "../control/store.ts";
-import { atomicWriteJson, ensureDir, readTextOrNull } from "../util/fs.ts";
+import { atomicWriteStoreJson, ensureStoreDir, readStoreTextOrNull } from "../util/safe_fs.ts";
 import { newRunId, nowIso } from "../util/time.ts";
 import { appendJournal } from "./journal.ts";
 import { parseRunRecord, readCurrentRunRecord, resumeDecision, type RunRecord } from "../packet/run_record_read.ts";
@@ -15,7 +15,7 @@ export type { RunRecord, RunState } from "../packet/run_record_read.ts";
 
 /** Read one run record; null when missing or unreadable. */
 export async function readRunRecord(storeRoot: string, runId: string): Promise<RunRecord | null> {
-  const text = await readTextOrNull(`${storePaths(storeRoot).runDir(runId)}/run.json`).catch(() => null);
+  const text = await readStoreTextOrNull(`${storePaths(storeRoot).runDir(runId)}/run.json`).catch(() => null);
   if (text === null) return null;
   try {
     return parseRunRecord(JSON.parse(text));
@@ -30,15 +30,15 @@ export const readCurrentRun: (storeRoot: string) => Promise<RunRecord | null> = 
 /** Write a run record atomically. */
 export async function writeRunRecord(storeRoot: string, rec: RunRecord): Promise<void> {
   const dir = storePaths(storeRoot).runDir(rec.run_id);
-  await ensureDir(dir);
+  await ensureStoreDir(storeRoot, dir);
   rec.updated_at = nowIso();
-  await atomicWriteJson(`${dir}/run.json`, rec);
+  await atomicWriteStoreJson(`${dir}/run.json`, rec);
 }
 
 async function writeCurrent(storeRoot: string, runId: string): Promise<void> {
   const p = storePaths(storeRoot);
-  await ensureDir(p.runs);
-  await atomicWriteJson(p.currentRun, { run_id: runId, path: `runs/${runId}/run.json` });
+  await ensureStoreDir(p.root, p.runs);
+  await atomicWriteStoreJson(p.currentRun, { run_id: runId, path: `runs/${runId}/run.json` });
 }
 
 /** What the resume rule needs. */

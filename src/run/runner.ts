@@ -4,6 +4,7 @@
  */
 import { acquireLease, type Lease } from "../control/lease.ts";
 import { ensureStoreRoot } from "../control/layout.ts";
+import { assertStoreIntact } from "../control/store_guard.ts";
 import { nullPlane, openPlane } from "../control/plane.ts";
 import { steerCountsForRun } from "../control/interventions.ts";
 import type { PlaneHooks } from "../control/plane_types.ts";
@@ -101,6 +102,7 @@ function journalPromptFinished(storeRoot: string, runId: string, o: PromptOutcom
 export async function runPacket(req: RunRequest): Promise<number> {
   const { io } = req;
   const packet = await loadPacket(req.packetDir, { overrides: req.overrides });
+  assertStoreIntact(req.storeRoot); // planted links and special files are refused before anything reads them
   const progress = await readProgress(req.storeRoot);
   const prompts = selectPrompts(packet, req.selection, progress);
   // No vacuous verdicts: refuse (exit 3) what would make a selected prompt's check silently not happen.

@@ -6,7 +6,7 @@ import type { VerifyReport } from "../contract/types.ts";
 import type { AttemptMode, StreamKind } from "../events/types.ts";
 import { RunFailedError } from "../errors.ts";
 import { storePaths } from "../control/store.ts";
-import { atomicWriteJson, readTextOrNull } from "../util/fs.ts";
+import { atomicWriteStoreJson, readStoreTextOrNull } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 import type { FailureEnvelope } from "./classify.ts";
 
@@ -162,7 +162,7 @@ export async function readState(storeRoot: string): Promise<StateDoc> {
   const path = storePaths(storeRoot).state;
   let text: string | null;
   try {
-    text = await readTextOrNull(path);
+    text = await readStoreTextOrNull(path);
   } catch (e) {
     throw invalid(path, e instanceof Error ? e.message : String(e), e);
   }
@@ -228,7 +228,7 @@ export class StateStore {
       const doc = await readState(this.storeRoot);
       fn(doc);
       doc.updated_at = nowIso();
-      await atomicWriteJson(storePaths(this.storeRoot).state, doc);
+      await atomicWriteStoreJson(storePaths(this.storeRoot).state, doc);
       this.doc = doc;
     });
     this.#chain = next.catch(() => {});

@@ -1,6 +1,7 @@
 /** `workspace prepare` (workspace.md §4): independent clones, store root, lock record and registry entry. */
 import { LeaseHeldError, RunFailedError } from "../errors.ts";
 import { atomicWriteJson, ensureDir, exists } from "../util/fs.ts";
+import { atomicWriteStoreJson, createStoreFileOnceSync, ensureStoreDir, secureStoreRoot } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 import { readLease } from "../control/lease.ts";
 import type { WorkspaceManifest, WorkspaceRepository } from "./manifest.ts";
@@ -149,18 +150,20 @@ export async function prepareWorkspace(m: WorkspaceManifest, env?: EnvGet): Prom
         `packet.path ${m.packet.path} resolves outside clone ${m.packet.repo}`,
       );
     }
-    await ensureDir(paths.boundStoreRoot);
-    await Deno.chmod(paths.runtimeRoot, 0o700);
-    await atomicWriteJson(`${paths.boundStoreRoot}/store.json`, {
+    // The runtime root and the bound store root: owned, 0700, no link followed (docs/store.md).
+    await secureStoreRoot(paths.runtimeRoot);
+    await ensureStoreDir(paths.runtimeRoot, paths.boundStoreRoot);
+    await secureStoreRoot(paths.boundStoreRoot);
+    await atomicWriteStoreJson(`${paths.boundStoreRoot}/store.json`, {
       schema: "prompt_runner.store/v1",
       kind: "workspace",
       workspace_id: m.id,
       manifest: m.path,
       packet_dir: packetDir,
     });
-    await Deno.writeTextFile(`${paths.boundStoreRoot}/.gitignore`, "*\n", { mode: 0o600 });
+    createStoreFileOnceSync(`${paths.boundStoreRoot}/.gitignore`, "*\n");
   } else {
-    await ensureDir(paths.runtimeRoot);
+    await secureStoreRoot(paths.runtimeRoot);
   }
   const lock: WorkspaceLock = {
     schema: "prompt_runner.workspace.lock/v1",

@@ -1,0 +1,329 @@
+/**
+ * Store integrity (docs/store.md): every file and directory the runner writes, appends or reads under a store root
+ * is checked with `lstat` first and a symlink or a non-regular file is refused with an error naming the path. New
+ * files are created with `createNew` (O_CREAT|O_EXCL never follows a final symlink); an existing file opened for
+ * append is compared by `fstat` of the handle against `lstat` of the path (dev and inode) before a byte is written.
+ * The store root must be owned by the runner's user and is tightened to 0700.
+ */
+import { Exit, PromptRunnerError } from "../errors.ts";
+import { atomicWriteText, atomicWriteTextSync, DIR_MODE, FILE_MODE, prettyJson } from "./fs.ts";
+
+/** A store path that is a symlink or of the wrong kind, or a store root owned by another user (exit 1). */
+export class StoreIntegrityError extends PromptRunnerError {
+  /** The offending path. */
+  readonly path: string;
+  constructor(path: string, message: string) {
+    super("store_integrity", message, Exit.failed, {
+      details: { path },
+      hints: ["the store root and everything in it must be plain files and directories owned by this user"],
+    });
+    this.path = path;
+  }
+}
+
+type Kind = "file" | "dir";
+
+function describe(info: Deno.FileInfo): string {
+  if (info.isSymlink) return "a symbolic link";
+  if (info.isDirectory) return "a directory";
+  if (info.isFile) return "a regular file";
+  return "a special file (FIFO, socket or device)";
+}
+
+function refuse(path: string, info: Deno.FileInfo, want: Kind): StoreIntegrityError {
+  const expected = want === "dir" ? "a directory" : "a regular file";
+  return new StoreIntegrityError(
+    path,
+    `refusing store path ${path}: it is ${describe(info)}, expected ${expected} (the runner never follows a link ` +
+      `or writes through a special file in its store)`,
+  );
+}
+
+function kindOk(info: Deno.FileInfo, want: Kind): boolean {
+  return !info.isSymlink && (want === "dir" ? info.isDirectory : info.isFile);
+}
+
+/** `lstat` a store path: null when absent; throws {@link StoreIntegrityError} when it is a symlink or another kind. */
+export function lstatStoreSync(path: string, want: Kind): Deno.FileInfo | null {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.lstatSync(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  }
+  if (!kindOk(info, want)) throw refuse(path, info, want);
+  return info;
+}
+
+/** Asynchronous {@link lstatStoreSync}. */
+export async function lstatStore(path: string, want: Kind): Promise<Deno.FileInfo | null> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.lstat(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  }
+  if (!kindOk(info, want)) throw refuse(path, info, want);
+  return info;
+}
+
+const warned = new Set<string>();
+let warnSink: (line: string) => void = (line) => {
+  try {
+    Deno.stderr.writeSync(new TextEncoder().encode(line + "\n"));
+  } catch { /* stderr closed */ }
+};
+
+/** Redirect store warnings (tests, renderers); returns the previous sink. */
+export function setStoreWarningSink(sink: (line: string) => void): (line: string) => void {
+  const prev = warnSink;
+  warnSink = sink;
+  return prev;
+}
+
+function uidOf(): number | null {
+  try {
+    return Deno.uid();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Create (or accept) a store root: it must be a real directory (not a symlink) owned by this user; a looser mode
+ * than 0700 is tightened with one warning per process. Throws {@link StoreIntegrityError} otherwise.
+ */
+export function secureStoreRootSync(root: string): void {
+  try {
+    Deno.mkdirSync(root, { recursive: true, mode: DIR_MODE });
+  } catch (e) {
+    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+  }
+  const info = Deno.lstatSync(root);
+  if (!kindOk(info, "dir")) throw refuse(root, info, "dir");
+  const me = uidOf();
+  if (me !== null && info.uid !== null && info.uid !== me) {
+    throw new StoreIntegrityError(
+      root,
+      `refusing store root ${root}: it is owned by uid ${info.uid}, not by this user (uid ${me})`,
+    );
+  }
+  const mode = (info.mode ?? 0) & 0o7777;
+  if (info.mode !== null && mode !== DIR_MODE) {
+    Deno.chmodSync(root, DIR_MODE);
+    if (mode & 0o077 && !warned.has(root)) {
+      warned.add(root);
+      warnSink(`warning: store root ${root} had mode ${mode.toString(8).padStart(4, "0")}; tightened to 0700`);
+    }
+  }
+}
+
+/** Asynchronous {@link secureStoreRootSync} (the work is a few syscalls). */
+export function secureStoreRoot(root: string): Promise<void> {
+  try {
+    secureStoreRootSync(root);
+    return Promise.resolve();
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
+function relativeParts(root: string, dir: string): string[] {
+  const r = root.replace(/\/+$/, "");
+  const d = dir.replace(/\/+$/, "");
+  if (d === r) return [];
+  if (!d.startsWith(r + "/")) throw new Error(`internal: ${dir} is not under the store root ${root}`);
+  return d.slice(r.length + 1).split("/").filter((s) => s !== "" && s !== ".");
+}
+
+/**
+ * Create `dir` under the store `root` one component at a time (0700), refusing any component that is a symlink or
+ * not a directory, and tightening a looser mode. The root itself is checked too (not a symlink, a directory).
+ */
+export function ensureStoreDirSync(root: string, dir: string): void {
+  const parts = relativeParts(root, dir);
+  let cur = root.replace(/\/+$/, "");
+  const rootInfo = lstatStoreSync(cur, "dir");
+  if (rootInfo === null) Deno.mkdirSync(cur, { recursive: true, mode: DIR_MODE });
+  for (const part of parts) {
+    cur = `${cur}/${part}`;
+    try {
+      Deno.mkdirSync(cur, { mode: DIR_MODE });
+    } catch (e) {
+      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    }
+    const info = lstatStoreSync(cur, "dir");
+    if (info && info.mode !== null && info.mode & 0o077) Deno.chmodSync(cur, DIR_MODE);
+  }
+}
+
+/** Asynchronous {@link ensureStoreDirSync}. */
+export function ensureStoreDir(root: string, dir: string): Promise<void> {
+  try {
+    ensureStoreDirSync(root, dir);
+    return Promise.resolve();
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
+function sameFile(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
+  return a.ino === b.ino && a.dev === b.dev;
+}
+
+/**
+ * Open a store file for appending without following a link: absent → created with `createNew` (0600); present → it
+ * must be a regular file, and after opening the handle's `fstat` must match the path's `lstat`. Extra open options
+ * (read) may be added for a lock file.
+ */
+export function openStoreFileSync(path: string, opts: { read?: boolean } = {}): Deno.FsFile {
+  const read = opts.read ?? false;
+  for (let tries = 0; tries < 3; tries++) {
+    const before = lstatStoreSync(path, "file");
+    let file: Deno.FsFile;
+    if (before === null) {
+      try {
+        file = Deno.openSync(path, { read, append: true, createNew: true, mode: FILE_MODE });
+      } catch (e) {
+        if (e instanceof Deno.errors.AlreadyExists) continue; // appeared meanwhile: check what it is
+        throw e;
+      }
+    } else {
+      file = Deno.openSync(path, { read, append: true });
+    }
+    verifyHandle(path, file);
+    return file;
+  }
+  throw new StoreIntegrityError(path, `refusing store path ${path}: it keeps changing while being opened`);
+}
+
+/** Asynchronous {@link openStoreFileSync}. */
+export async function openStoreFile(path: string, opts: { read?: boolean } = {}): Promise<Deno.FsFile> {
+  const read = opts.read ?? false;
+  for (let tries = 0; tries < 3; tries++) {
+    const before = await lstatStore(path, "file");
+    let file: Deno.FsFile;
+    if (before === null) {
+      try {
+        file = await Deno.open(path, { read, append: true, createNew: true, mode: FILE_MODE });
+      } catch (e) {
+        if (e instanceof Deno.errors.AlreadyExists) continue;
+        throw e;
+      }
+    } else {
+      file = await Deno.open(path, { read, append: true });
+    }
+    verifyHandle(path, file);
+    return file;
+  }
+  throw new StoreIntegrityError(path, `refusing store path ${path}: it keeps changing while being opened`);
+}
+
+/** Throw (closing `file`) unless the open handle is the regular file the path names right now. */
+export function verifyHandle(path: string, file: Deno.FsFile): void {
+  try {
+    const fst = file.statSync();
+    const lst = Deno.lstatSync(path);
+    if (!kindOk(lst, "file")) throw refuse(path, lst, "file");
+    if (!fst.isFile || !sameFile(fst, lst)) {
+      throw new StoreIntegrityError(path, `refusing store path ${path}: it was replaced while being opened`);
+    }
+  } catch (e) {
+    file.close();
+    throw e;
+  }
+}
+
+function encodeLine(line: string): Uint8Array {
+  return new TextEncoder().encode(line.endsWith("\n") ? line : line + "\n");
+}
+
+/** Append one line to a store file (one write on an O_APPEND handle; never through a link). */
+export async function appendStoreLine(path: string, line: string, opts: { fsync?: boolean } = {}): Promise<void> {
+  const file = await openStoreFile(path);
+  try {
+    const bytes = encodeLine(line);
+    const n = await file.write(bytes);
+    if (n !== bytes.length) throw new Error(`short append to ${path}: ${n} of ${bytes.length} bytes`);
+    if (opts.fsync) await file.sync();
+  } finally {
+    file.close();
+  }
+}
+
+/** Synchronous {@link appendStoreLine}. */
+export function appendStoreLineSync(path: string, line: string, opts: { fsync?: boolean } = {}): void {
+  const file = openStoreFileSync(path);
+  try {
+    const bytes = encodeLine(line);
+    const n = file.writeSync(bytes);
+    if (n !== bytes.length) throw new Error(`short append to ${path}: ${n} of ${bytes.length} bytes`);
+    if (opts.fsync) file.syncSync();
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * Replace a store document atomically (temp created with `createNew`, then rename). A symlink or a non-regular
+ * file at the target is refused rather than silently replaced.
+ */
+export async function atomicWriteStoreText(path: string, text: string, opts: { fsync?: boolean } = {}): Promise<void> {
+  await lstatStore(path, "file");
+  await atomicWriteText(path, text, opts);
+}
+
+/** Synchronous {@link atomicWriteStoreText}. */
+export function atomicWriteStoreTextSync(path: string, text: string, opts: { fsync?: boolean } = {}): void {
+  lstatStoreSync(path, "file");
+  atomicWriteTextSync(path, text, opts);
+}
+
+/** {@link atomicWriteStoreText} of pretty JSON. */
+export async function atomicWriteStoreJson(
+  path: string,
+  value: unknown,
+  opts: { fsync?: boolean } = {},
+): Promise<void> {
+  await atomicWriteStoreText(path, prettyJson(value), opts);
+}
+
+/** Synchronous {@link atomicWriteStoreJson}. */
+export function atomicWriteStoreJsonSync(path: string, value: unknown, opts: { fsync?: boolean } = {}): void {
+  atomicWriteStoreTextSync(path, prettyJson(value), opts);
+}
+
+/** Read a store file, or null when absent; a symlink, FIFO or directory is refused (a FIFO would block a read). */
+export async function readStoreTextOrNull(path: string): Promise<string | null> {
+  if ((await lstatStore(path, "file")) === null) return null;
+  try {
+    return await Deno.readTextFile(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  }
+}
+
+/** Synchronous {@link readStoreTextOrNull}. */
+export function readStoreTextOrNullSync(path: string): string | null {
+  if (lstatStoreSync(path, "file") === null) return null;
+  try {
+    return Deno.readTextFileSync(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  }
+}
+
+/** Create a store file with fixed content only when absent (`createNew`); an existing non-regular entry is refused. */
+export function createStoreFileOnceSync(path: string, text: string): void {
+  if (lstatStoreSync(path, "file") !== null) return;
+  try {
+    Deno.writeTextFileSync(path, text, { createNew: true, mode: FILE_MODE });
+  } catch (e) {
+    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    lstatStoreSync(path, "file");
+  }
+}
