@@ -125,7 +125,10 @@ Deno.test("secureStoreRootSync: a foreign owner or a link is refused; a looser m
       const foreign = `${dir.path}/foreign`;
       await Deno.mkdir(foreign, { mode: 0o700 });
       await Deno.chown(foreign, 65534, 65534);
-      assert.throws(() => secureStoreRootSync(foreign), (e) => refusedNaming(foreign)(e) && /uid 65534/.test(String(e)));
+      assert.throws(
+        () => secureStoreRootSync(foreign),
+        (e) => refusedNaming(foreign)(e) && /uid 65534/.test(String(e)),
+      );
     }
   } finally {
     setStoreWarningSink(prev);
