@@ -6,7 +6,7 @@
  */
 import { storePaths } from "../control/store.ts";
 import { FILE_MODE } from "../util/fs.ts";
-import { appendStoreLine, ensureStoreDir, lstatStore } from "../util/safe_fs.ts";
+import { appendStoreLine, ensureStoreDir, readStoreBytesOrNullSync } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 
 /** Journal entry types. */
@@ -54,14 +54,9 @@ export function nextJournalSeq(completeText: string): number {
   return max + 1;
 }
 
-async function readBytesOrNull(path: string): Promise<Uint8Array | null> {
-  await lstatStore(path, "file"); // never read through a link or a FIFO
-  try {
-    return await Deno.readFile(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return null;
-    throw e;
-  }
+function readBytesOrNull(path: string): Promise<Uint8Array | null> {
+  // Never read through a link or a FIFO (docs/store.md).
+  return Promise.resolve().then(() => readStoreBytesOrNullSync(path));
 }
 
 /** Move a torn tail to the first free `journal.jsonl.torn.<n>` (n ≥ 1) and cut it from the journal. */

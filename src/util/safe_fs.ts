@@ -191,7 +191,8 @@ export function openStoreFileSync(path: string, opts: { read?: boolean } = {}): 
         throw e;
       }
     } else {
-      file = Deno.openSync(path, { read, append: true });
+      // O_RDWR: opening a FIFO swapped in after the lstat does not block (write-only would wait for a reader).
+      file = Deno.openSync(path, { read: true, append: true });
     }
     verifyHandle(path, file);
     return file;
@@ -213,7 +214,7 @@ export async function openStoreFile(path: string, opts: { read?: boolean } = {})
         throw e;
       }
     } else {
-      file = await Deno.open(path, { read, append: true });
+      file = await Deno.open(path, { read: true, append: true });
     }
     verifyHandle(path, file);
     return file;
@@ -295,25 +296,82 @@ export function atomicWriteStoreJsonSync(path: string, value: unknown, opts: { f
   atomicWriteStoreTextSync(path, prettyJson(value), opts);
 }
 
-/** Read a store file, or null when absent; a symlink, FIFO or directory is refused (a FIFO would block a read). */
-export async function readStoreTextOrNull(path: string): Promise<string | null> {
-  if ((await lstatStore(path, "file")) === null) return null;
+/**
+ * Open an existing store file for reading. Read-write when the process may write there: opening a FIFO swapped in
+ * after the `lstat` then does not block, and the handle check refuses it before a read could.
+ */
+function openForRead(path: string): Deno.FsFile {
   try {
-    return await Deno.readTextFile(path);
+    return Deno.openSync(path, { read: true, write: true });
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return null;
+    if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
+      return Deno.openSync(path, { read: true });
+    }
     throw e;
   }
 }
 
-/** Synchronous {@link readStoreTextOrNull}. */
+function readAllSync(file: Deno.FsFile): Uint8Array {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const buf = new Uint8Array(65536);
+    const n = file.readSync(buf);
+    if (n === null || n === 0) break;
+    chunks.push(buf.subarray(0, n));
+    total += n;
+  }
+  const out = new Uint8Array(total);
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.length;
+  }
+  return out;
+}
+
+/**
+ * Read a store file, or null when absent. A symlink, FIFO or directory is refused by name (a FIFO would block a
+ * read); the open handle must be the regular file the path names (a legitimate atomic replacement is retried).
+ */
 export function readStoreTextOrNullSync(path: string): string | null {
-  if (lstatStoreSync(path, "file") === null) return null;
+  const bytes = readStoreBytesOrNullSync(path);
+  return bytes === null ? null : new TextDecoder().decode(bytes);
+}
+
+/** The bytes of a store file, or null when absent; checked as {@link readStoreTextOrNullSync}. */
+export function readStoreBytesOrNullSync(path: string): Uint8Array | null {
+  for (let tries = 0; tries < 3; tries++) {
+    if (lstatStoreSync(path, "file") === null) return null;
+    let file: Deno.FsFile;
+    try {
+      file = openForRead(path);
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return null;
+      throw e;
+    }
+    try {
+      verifyHandle(path, file);
+    } catch (e) {
+      if (e instanceof StoreIntegrityError && /replaced/.test(e.message)) continue; // renamed over: read again
+      if (e instanceof Deno.errors.NotFound) return null;
+      throw e;
+    }
+    try {
+      return readAllSync(file);
+    } finally {
+      file.close();
+    }
+  }
+  throw new StoreIntegrityError(path, `refusing store path ${path}: it keeps changing while being read`);
+}
+
+/** Asynchronous {@link readStoreTextOrNullSync} (store documents are small; the read is synchronous). */
+export function readStoreTextOrNull(path: string): Promise<string | null> {
   try {
-    return Deno.readTextFileSync(path);
+    return Promise.resolve(readStoreTextOrNullSync(path));
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return null;
-    throw e;
+    return Promise.reject(e);
   }
 }
 

@@ -87,17 +87,16 @@ export async function plant(store: string, rel: string, kind: PlantKind, canary:
   return path;
 }
 
-/** Pids (other than this process) whose command line mentions `needle`. */
+/** Pids (other than this process) whose command line mentions `needle` (`ps`, so no /proc read permission). */
 export async function processesMentioning(needle: string): Promise<number[]> {
-  const out: number[] = [];
-  for await (const e of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(e.name) || Number(e.name) === Deno.pid) continue;
-    try {
-      const cmd = (await Deno.readTextFile(`/proc/${e.name}/cmdline`)).replaceAll("\0", " ");
-      if (cmd.includes(needle)) out.push(Number(e.name));
-    } catch { /* exited */ }
+  const out = await new Deno.Command("ps", { args: ["-eo", "pid=,args="], stdout: "piped" }).output();
+  const pids: number[] = [];
+  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+    const m = /^\s*(\d+)\s+(.*)$/.exec(line);
+    if (!m || Number(m[1]) === Deno.pid || !m[2]!.includes(needle) || m[2]!.startsWith("ps ")) continue;
+    pids.push(Number(m[1]));
   }
-  return out;
+  return pids;
 }
 
 /** Run `n` tasks at a time. */
