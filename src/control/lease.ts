@@ -100,7 +100,7 @@ export async function acquireLease(
 ): Promise<Lease> {
   const p = storePaths(storeRoot);
   await secureStoreRoot(p.root);
-  const file = await openStoreFile(p.runLock, { read: true });
+  const file = await openStoreFile(p.runLock);
   const deadline = Date.now() + RETRY_MS;
   let locked = await file.tryLock(true);
   while (!locked && Date.now() < deadline) {

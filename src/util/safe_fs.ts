@@ -174,18 +174,16 @@ function sameFile(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
 }
 
 /**
- * Open a store file for appending without following a link: absent → created with `createNew` (0600); present → it
- * must be a regular file, and after opening the handle's `fstat` must match the path's `lstat`. Extra open options
- * (read) may be added for a lock file.
+ * Open a store file read-write for appending without following a link: absent → created with `createNew` (0600);
+ * present → it must be a regular file, and after opening the handle's `fstat` must match the path's `lstat`.
  */
-export function openStoreFileSync(path: string, opts: { read?: boolean } = {}): Deno.FsFile {
-  const read = opts.read ?? false;
+export function openStoreFileSync(path: string): Deno.FsFile {
   for (let tries = 0; tries < 3; tries++) {
     const before = lstatStoreSync(path, "file");
     let file: Deno.FsFile;
     if (before === null) {
       try {
-        file = Deno.openSync(path, { read, append: true, createNew: true, mode: FILE_MODE });
+        file = Deno.openSync(path, { read: true, append: true, createNew: true, mode: FILE_MODE });
       } catch (e) {
         if (e instanceof Deno.errors.AlreadyExists) continue; // appeared meanwhile: check what it is
         throw e;
@@ -201,14 +199,13 @@ export function openStoreFileSync(path: string, opts: { read?: boolean } = {}): 
 }
 
 /** Asynchronous {@link openStoreFileSync}. */
-export async function openStoreFile(path: string, opts: { read?: boolean } = {}): Promise<Deno.FsFile> {
-  const read = opts.read ?? false;
+export async function openStoreFile(path: string): Promise<Deno.FsFile> {
   for (let tries = 0; tries < 3; tries++) {
     const before = await lstatStore(path, "file");
     let file: Deno.FsFile;
     if (before === null) {
       try {
-        file = await Deno.open(path, { read, append: true, createNew: true, mode: FILE_MODE });
+        file = await Deno.open(path, { read: true, append: true, createNew: true, mode: FILE_MODE });
       } catch (e) {
         if (e instanceof Deno.errors.AlreadyExists) continue;
         throw e;
