@@ -2,7 +2,8 @@
  * Intervention records `interventions/<prompt>.jsonl` (control-plane.md §5.3): the record shape and the rebuild of
  * per-prompt steer counts for one run, so a resumed run continues its budgets.
  */
-import { parseJsonLines, readTextOrNull } from "../util/fs.ts";
+import { parseJsonLines } from "../util/fs.ts";
+import { readStoreTextOrNull } from "../util/safe_fs.ts";
 import { storePaths } from "./store.ts";
 
 /** One delivered steer. */
@@ -29,7 +30,7 @@ export function countSteers(records: Record<string, unknown>[], runId: string): 
 
 /** Read the intervention records of one prompt (missing file → empty). */
 export async function readInterventions(storeRoot: string, promptId: string): Promise<InterventionRecord[]> {
-  const text = await readTextOrNull(storePaths(storeRoot).interventionsFile(promptId));
+  const text = await readStoreTextOrNull(storePaths(storeRoot).interventionsFile(promptId));
   return text === null ? [] : parseJsonLines<InterventionRecord>(text);
 }
 

@@ -2,7 +2,8 @@
  * The control audit log `control/log.jsonl` (control-plane.md §3.3) and receipts `outcomes/<name>` (§3.2): entry
  * and receipt shapes, and a tolerant reader (blank and undecodable lines are dropped).
  */
-import { parseJsonLines, readTextOrNull } from "../util/fs.ts";
+import { parseJsonLines } from "../util/fs.ts";
+import { readStoreTextOrNull } from "../util/safe_fs.ts";
 import { storePaths } from "./store.ts";
 
 /** Outcome of a log entry. */
@@ -35,7 +36,7 @@ export interface Receipt {
 
 /** Read every decodable log entry, oldest first. Missing file → empty list. */
 export async function readLogEntries(storeRoot: string): Promise<LogEntry[]> {
-  const text = await readTextOrNull(storePaths(storeRoot).log);
+  const text = await readStoreTextOrNull(storePaths(storeRoot).log);
   if (text === null) return [];
   return parseJsonLines<Record<string, unknown>>(text).filter((e) =>
     typeof e.key === "string" && typeof e.command === "string" && typeof e.outcome === "string"

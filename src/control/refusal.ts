@@ -8,7 +8,8 @@
  */
 import { PromptRunnerError } from "../errors.ts";
 import { ControlError } from "./errors.ts";
-import { appendLine, FILE_MODE, prettyJson } from "../util/fs.ts";
+import { FILE_MODE, prettyJson } from "../util/fs.ts";
+import { appendStoreLine, lstatStore } from "../util/safe_fs.ts";
 import { normalizePromptId } from "../util/ids.ts";
 import { nowIso } from "../util/time.ts";
 import type { LogEntry, Receipt } from "./log.ts";
@@ -69,12 +70,13 @@ export async function recordRefusal(storeRoot: string, call: RefusedCall, error:
   const p = storePaths(storeRoot);
   if (!(await isControlDir(p.control))) return;
   try {
+    await lstatStore(p.control, "dir"); // never written through a link (docs/store.md)
     const runId = call.runId !== undefined ? call.runId : (await readSnapshotOrNull(storeRoot))?.run_id ?? null;
     const entry = refusalEntry(call, runId, error.message);
     // A request taken back from an ended run is named, keyed like any request's outcome.
     const request = error.details.request;
     if (typeof request === "string") Object.assign(entry, { request, key: `${request}:rejected` });
-    await appendLine(p.log, JSON.stringify(entry), { fsync: true });
+    await appendStoreLine(p.log, JSON.stringify(entry), { fsync: true });
     if (typeof request === "string") await writeReceiptIfAbsent(p.outcomes, entry);
   } catch (e) {
     error.hints.push(`this refusal could not be recorded in ${p.log}: ${errorMessage(e)}`);
@@ -91,6 +93,7 @@ async function writeReceiptIfAbsent(outcomes: string, entry: LogEntry): Promise<
     reason: entry.reason,
     recorded_at: entry.at,
   };
+  await lstatStore(outcomes, "dir");
   try {
     await Deno.writeTextFile(`${outcomes}/${entry.request}`, prettyJson(receipt), { createNew: true, mode: FILE_MODE });
   } catch (e) {

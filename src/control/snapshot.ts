@@ -6,7 +6,7 @@
 import type { AttemptMode, StreamKind, View } from "../events/types.ts";
 import type { Stage } from "./plane_types.ts";
 import type { LeaseState } from "./lease.ts";
-import { readTextOrNull } from "../util/fs.ts";
+import { readStoreTextOrNull } from "../util/safe_fs.ts";
 import { errorMessage, isRecord } from "./_internal.ts";
 import { readViewTotal } from "./view.ts";
 import { storePaths } from "./store.ts";
@@ -159,7 +159,7 @@ export type SnapshotFile =
  * `invalid` when it is not a JSON object. I/O errors other than a missing file propagate.
  */
 export async function readSnapshotFile(storeRoot: string): Promise<SnapshotFile> {
-  const text = await readTextOrNull(storePaths(storeRoot).snapshot);
+  const text = await readStoreTextOrNull(storePaths(storeRoot).snapshot);
   if (text === null) return { kind: "none" };
   let v: unknown;
   try {
