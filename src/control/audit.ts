@@ -61,7 +61,9 @@ export class AuditWriter {
   writeReceipt(receipt: Receipt): void {
     this.beforeReceipt?.(receipt.request);
     const dest = `${this.#paths.outcomes}/${receipt.request}`;
-    const tmp = `${this.#paths.controlTmp}/.receipt-${Deno.pid}-${receipt.request}`;
+    // A short temp name whatever the request's name (a long one would overflow NAME_MAX with a prefix).
+    const rand = crypto.getRandomValues(new Uint32Array(1))[0]!.toString(16);
+    const tmp = `${this.#paths.controlTmp}/.receipt-${Deno.pid}-${rand}`;
     Deno.writeTextFileSync(tmp, prettyJson(receipt), { mode: FILE_MODE });
     try {
       Deno.linkSync(tmp, dest);
