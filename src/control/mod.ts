@@ -287,9 +287,17 @@ export async function* followLog(
   }
 }
 
+/** Give stale requests their outcome (stale.ts); a failure here never fails the caller's own command. */
+async function sweepAfterRun(storeRoot: string): Promise<void> {
+  try {
+    await (await import("./stale.ts")).sweepStaleRequests(storeRoot);
+  } catch { /* retried by the next writer */ }
+}
+
 async function requireRunning(ref: RunRef): Promise<void> {
   const snap = await snapshot(ref);
   if (snap.status !== "running") {
+    await sweepAfterRun(ref.storeRoot);
     throw new ControlError("run_not_running", `run ${ref.runId} is ${snap.status}; nothing will answer a request`, {
       details: { status: snap.status },
     });
