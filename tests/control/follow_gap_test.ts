@@ -1,0 +1,123 @@
+import assert from "node:assert/strict";
+import { tempDir } from "../support/fs.ts";
+import { RUN_ID, testPlane } from "./_harness.ts";
+import { followRun, type StreamItem } from "../../src/control/follow.ts";
+import { acquireLease } from "../../src/control/lease.ts";
+import { EventAppender } from "../../src/control/event_log.ts";
+
+const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: null };
+const notice = (i: number) => ({
+  type: "notice" as const,
+  data: { level: "info" as const, code: "n", message: `m${i}` },
+});
+
+/** Collect a follower's items while `act` runs against the live plane. */
+async function follow(store: string, act: (seen: () => number) => Promise<void>): Promise<StreamItem[]> {
+  const items: StreamItem[] = [];
+  const done = (async () => {
+    for await (const x of followRun(store, RUN_ID, { pollMs: 20 })) items.push(x);
+  })();
+  await act(() => items.length);
+  await done;
+  return items;
+}
+
+async function until(cond: () => boolean, what: string): Promise<void> {
+  const start = Date.now();
+  while (!cond()) {
+    if (Date.now() - start > 10_000) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+Deno.test("a follower of a truncated events.jsonl reports the lost seq range as a gap, then keeps following", async () => {
+  await using tmp = await tempDir();
+  const store = `${tmp.path}/s`;
+  const lease = await acquireLease(store, { runId: RUN_ID, packetDir: tmp.path, argv: [] });
+  const { plane, paths } = await testPlane(store);
+  try {
+    const items = await follow(store, async (seen) => {
+      for (let i = 0; i < 3; i++) plane.record(notice(i), ctx);
+      await plane.sync();
+      await until(() => seen() >= 4, "the first four events"); // run_opened + 3
+      plane.record(notice(3), ctx); // seq 5, lands before the truncation
+      await plane.sync();
+      await Deno.truncate(paths.events, 0);
+      for (let i = 4; i < 7; i++) plane.record(notice(i), ctx); // seq 6..8 into the truncated file
+      await plane.sync();
+      await plane.close("completed", null);
+    });
+    const seqs = items.map((e) => e.seq);
+    const gap = items.find((e) => e.type === "gap");
+    const delivered = items.filter((e) => typeof e.seq === "number").map((e) => e.seq as number);
+    // Every seq 1..9 is either delivered or inside the announced gap: nothing is lost silently.
+    const covered = new Set(delivered);
+    if (gap) {
+      const d = gap.data as { from_seq: number; to_seq: number; reason: string };
+      for (let s = d.from_seq; s <= d.to_seq; s++) covered.add(s);
+      assert.ok(["truncated", "missing"].includes(d.reason), d.reason);
+    }
+    for (let s = 1; s <= 9; s++) assert.ok(covered.has(s), `seq ${s} delivered or announced (${JSON.stringify(seqs)})`);
+    assert.equal(items.at(-1)!.type, "run_finished");
+    assert.equal(items.at(-1)!.synthetic, undefined, "the real run_finished line, not a synthetic end");
+    assert.deepEqual(delivered, [...delivered].sort((a, b) => a - b), "in order, no duplicates");
+    assert.equal(new Set(delivered).size, delivered.length);
+  } finally {
+    await plane.close("completed", null);
+    await lease.release();
+  }
+});
+
+Deno.test("rename-and-recreate of events.jsonl: the runner reopens the path and followers see the rest", async () => {
+  await using tmp = await tempDir();
+  const store = `${tmp.path}/s`;
+  const lease = await acquireLease(store, { runId: RUN_ID, packetDir: tmp.path, argv: [] });
+  const { plane, paths } = await testPlane(store);
+  try {
+    const items = await follow(store, async (seen) => {
+      plane.record(notice(0), ctx);
+      await plane.sync();
+      await until(() => seen() >= 2, "the first events");
+      await Deno.rename(paths.events, `${tmp.path}/moved.jsonl`);
+      await Deno.writeTextFile(paths.events, "");
+      for (let i = 1; i < 4; i++) plane.record(notice(i), ctx); // seq 3..5 must reach the new file
+      await plane.sync();
+      await plane.close("completed", null);
+    });
+    const delivered = items.filter((e) => typeof e.seq === "number").map((e) => e.seq);
+    assert.deepEqual(delivered, [1, 2, 3, 4, 5, 6], JSON.stringify(items));
+    assert.equal(items.at(-1)!.type, "run_finished");
+    assert.equal(items.at(-1)!.synthetic, undefined);
+    const text = await Deno.readTextFile(paths.events);
+    assert.match(text, /"seq":3,/, "the runner wrote into the file now at the path");
+  } finally {
+    await plane.close("completed", null);
+    await lease.release();
+  }
+});
+
+Deno.test("EventAppender reopens a removed file but never opens a symlink or FIFO put in its place", async () => {
+  await using tmp = await tempDir();
+  const path = `${tmp.path}/events.jsonl`;
+  const a = new EventAppender(path, false);
+  a.push("one");
+  a.flush();
+  await Deno.remove(path);
+  a.push("two");
+  a.flush();
+  assert.equal(a.reopened, 1);
+  assert.equal(await Deno.readTextFile(path), "two\n");
+  await Deno.remove(path);
+  await Deno.writeTextFile(`${tmp.path}/elsewhere`, "");
+  await Deno.symlink(`${tmp.path}/elsewhere`, path);
+  a.push("three");
+  a.flush();
+  assert.equal(await Deno.readTextFile(`${tmp.path}/elsewhere`), "", "nothing written through the symlink");
+  await Deno.remove(path);
+  const mk = await new Deno.Command("mkfifo", { args: [path] }).output();
+  assert.ok(mk.success);
+  a.push("four");
+  a.flush(); // would block forever if it opened the FIFO
+  a.close();
+  assert.equal(a.reopened, 1);
+});
