@@ -184,6 +184,7 @@ export class Claimer {
       Deno.renameSync(path, `${this.#paths.rejected}/${name === null ? Claimer.safeName() : `${name}-${Date.now()}`}`);
       return;
     }
+    if (st.isFifo || st.isSymlink) releaseFifoOpeners(path);
     try {
       Deno.removeSync(path);
     } catch (e) {
@@ -197,6 +198,19 @@ export class Claimer {
       Deno.removeSync(this.dir);
     } catch { /* not empty: adopted later */ }
   }
+}
+
+/**
+ * Release any thread blocked opening the FIFO at `path` (or behind the symlink at `path`): `Deno.watchFs` on
+ * `requests/` opens new entries from its own thread, and an open of a FIFO blocks until a writer appears — after
+ * which closing the watcher (at the end of the run) would wait forever. Opening read+write never blocks on Linux
+ * and counts as the missing partner; nothing is read or written. Only done when the path resolves to a FIFO.
+ */
+export function releaseFifoOpeners(path: string): void {
+  try {
+    if (!Deno.statSync(path).isFifo) return;
+    Deno.openSync(path, { read: true, write: true }).close();
+  } catch { /* gone, dangling, or not openable: nothing can be blocked on it by us */ }
 }
 
 function safeLstat(path: string): Deno.FileInfo | null {
