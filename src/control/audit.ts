@@ -32,6 +32,25 @@ export class AuditWriter {
     return entries;
   }
 
+  /**
+   * `log.jsonl` renamed away, removed or replaced under the runner: append to the file now at the path (created if
+   * missing; never a symlink, FIFO or device put there), so followers and readers keep seeing new entries.
+   */
+  #reopenIfReplaced(): void {
+    const own = this.#file?.statSync().ino ?? null;
+    let st: Deno.FileInfo | null = null;
+    try {
+      st = Deno.lstatSync(this.#paths.log);
+    } catch { /* removed or renamed away */ }
+    if (own === null || (st !== null && (st.ino === own || st.ino === null || !st.isFile))) return;
+    try {
+      const opts = st === null ? { append: true, createNew: true, mode: FILE_MODE } : { append: true };
+      const file = Deno.openSync(this.#paths.log, opts);
+      this.#file?.close();
+      this.#file = file;
+    } catch { /* raced with another change: checked again at the next append */ }
+  }
+
   /** Whether an entry with this key is already in the log. */
   has(key: string): boolean {
     return this.#keys.has(key);
@@ -41,6 +60,7 @@ export class AuditWriter {
   append(entry: LogEntry): void {
     if (this.#keys.has(entry.key)) return;
     if (!this.#file) throw new Error("audit log is not open");
+    this.#reopenIfReplaced();
     const bytes = this.#enc.encode(JSON.stringify(entry) + "\n");
     const n = this.#file.writeSync(bytes);
     if (n !== bytes.length) throw new Error(`short append to ${this.#paths.log}: ${n} of ${bytes.length} bytes`);

@@ -218,6 +218,17 @@ export async function* followLines(
           for (const item of items) yield item;
           if (eof) break;
         }
+        // Truncated in place, or replaced (the old file is drained above): read the file now at the path from its
+        // start. A truncation may have dropped lines not yet read, which is announced rather than hidden.
+        const truncated = reader.truncated();
+        if (truncated || reader.replaced(path)) {
+          reader.close();
+          reader = LineReader.open(path, "start");
+          if (truncated) {
+            yield { type: "gap", data: { reason: "truncated", file: path.slice(path.lastIndexOf("/") + 1) } };
+          }
+          continue;
+        }
       }
       if (await opts.until()) {
         if (reader) { for (const item of reader.readChunk().items) yield item; }

@@ -281,6 +281,18 @@ export async function* followLog(
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   for await (const line of lines) {
+    if (line.type === "gap") {
+      // Never a silent loss: the follower says entries may be missing.
+      yield normalizeEntry({
+        at: nowIso(),
+        key: `gap:${nowIso()}`,
+        command: "log_gap",
+        outcome: "received",
+        author: "prompt_runner",
+        reason: "log.jsonl was truncated while followed; entries written just before may be missing",
+      });
+      continue;
+    }
     if (typeof line.key !== "string" || typeof line.command !== "string" || typeof line.outcome !== "string") continue;
     const entry = normalizeEntry(line);
     if (opts.allRuns || entry.run_id === ref.runId || entry.run_id === null) yield entry;

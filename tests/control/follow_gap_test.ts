@@ -121,3 +121,51 @@ Deno.test("EventAppender reopens a removed file but never opens a symlink or FIF
   a.close();
   assert.equal(a.reopened, 1);
 });
+
+Deno.test("control log following: a truncated log.jsonl is announced as a log_gap entry, and later entries still arrive", async () => {
+  await using tmp = await tempDir();
+  const store = `${tmp.path}/s`;
+  const lease = await acquireLease(store, { runId: RUN_ID, packetDir: tmp.path, argv: [] });
+  const { plane, paths } = await testPlane(store);
+  const { followLog } = await import("../../src/control/mod.ts");
+  const { body, dropRaw, reqName } = await import("./_harness.ts");
+  try {
+    const got: { command: string; request: string | null }[] = [];
+    const done = (async () => {
+      for await (const e of followLog({ storeRoot: store, runId: RUN_ID }, { pollMs: 20 })) got.push(e);
+    })();
+    const first = await dropRaw(store, reqName(), body("set_view", { diff: "full" }));
+    plane.boundary();
+    await until(() => got.some((e) => e.request === first), "the first entry");
+    await Deno.truncate(paths.log, 0);
+    await until(() => got.some((e) => e.command === "log_gap"), "the gap entry");
+    const second = await dropRaw(store, reqName(), body("set_view", { diff: "stat" }));
+    plane.boundary();
+    await until(() => got.some((e) => e.request === second), "the entry after the truncation");
+    await plane.close("completed", null);
+    await lease.release();
+    await done;
+    assert.deepEqual(got.map((e) => e.command), ["set_view", "log_gap", "set_view"]);
+  } finally {
+    await plane.close("completed", null);
+    await lease.release();
+  }
+});
+
+Deno.test("the runner's audit writer reopens a log.jsonl renamed away under it", async () => {
+  await using tmp = await tempDir();
+  const store = `${tmp.path}/s`;
+  const { plane, paths } = await testPlane(store);
+  const { body, dropRaw, reqName, lines } = await import("./_harness.ts");
+  try {
+    const a = await dropRaw(store, reqName(), body("set_view", { diff: "full" }));
+    plane.boundary();
+    await Deno.rename(paths.log, `${tmp.path}/old-log.jsonl`);
+    const b = await dropRaw(store, reqName(), body("set_view", { diff: "stat" }));
+    plane.boundary();
+    assert.deepEqual((await lines(paths.log)).map((e) => e.request), [b]);
+    assert.deepEqual((await lines(`${tmp.path}/old-log.jsonl`)).map((e) => e.request), [a]);
+  } finally {
+    await plane.close("completed", null);
+  }
+});
