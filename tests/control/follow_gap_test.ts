@@ -14,11 +14,14 @@ const notice = (i: number) => ({
 /** Collect a follower's items while `act` runs against the live plane. */
 async function follow(store: string, act: (seen: () => number) => Promise<void>): Promise<StreamItem[]> {
   const items: StreamItem[] = [];
+  let failed: unknown = null;
   const done = (async () => {
     for await (const x of followRun(store, RUN_ID, { pollMs: 20 })) items.push(x);
-  })();
+  })().catch((e) => (failed = e));
+  await until(() => items.length >= 1 || failed !== null, "the follower's first item");
   await act(() => items.length);
   await done;
+  if (failed !== null) throw failed;
   return items;
 }
 
@@ -168,4 +171,58 @@ Deno.test("the runner's audit writer reopens a log.jsonl renamed away under it",
   } finally {
     await plane.close("completed", null);
   }
+});
+
+Deno.test("property: under any mix of truncation, rename-and-recreate and removal, a follower loses nothing silently", async () => {
+  const fc = (await import("fast-check")).default;
+  const op = fc.oneof(
+    fc.record({ kind: fc.constant("append" as const), n: fc.integer({ min: 1, max: 5 }) }),
+    fc.constant({ kind: "truncate" as const, n: 0 }),
+    fc.constant({ kind: "recreate" as const, n: 0 }),
+    fc.constant({ kind: "remove" as const, n: 0 }),
+  );
+  await fc.assert(
+    fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 8 }), async (ops) => {
+      await using tmp = await tempDir();
+      const store = `${tmp.path}/s`;
+      const lease = await acquireLease(store, { runId: RUN_ID, packetDir: tmp.path, argv: [] });
+      const { plane, paths } = await testPlane(store);
+      try {
+        let i = 0;
+        const items = await follow(store, async () => {
+          for (const o of ops) {
+            if (o.kind === "append") { for (let k = 0; k < o.n; k++) plane.record(notice(i++), ctx); }
+            else if (o.kind === "truncate") await Deno.truncate(paths.events, 0).catch(() => {});
+            else if (o.kind === "recreate") {
+              await Deno.rename(paths.events, `${tmp.path}/old-${i}`).catch(() => {});
+              await Deno.writeTextFile(paths.events, "").catch(() => {});
+            } else await Deno.remove(paths.events).catch(() => {});
+            await plane.sync();
+            await new Promise((r) => setTimeout(r, 5));
+          }
+          await plane.close("completed", null);
+        });
+        const last = i + 2; // run_opened + i notices + run_finished
+        const covered = new Set<number>();
+        const delivered: number[] = [];
+        for (const e of items) {
+          if (typeof e.seq === "number") {
+            delivered.push(e.seq);
+            covered.add(e.seq);
+          } else if (e.type === "gap") {
+            const d = e.data as { from_seq: number; to_seq: number };
+            for (let s = d.from_seq; s <= d.to_seq; s++) covered.add(s);
+          }
+        }
+        assert.equal(items.at(-1)!.type, "run_finished");
+        assert.equal(items.at(-1)!.synthetic, undefined, "the run's own run_finished line, not a synthetic end");
+        assert.deepEqual(delivered, [...new Set(delivered)].sort((a, b) => a - b), "ordered, no duplicates");
+        for (let s = 1; s <= last; s++) assert.ok(covered.has(s), `seq ${s} delivered or announced`);
+      } finally {
+        await plane.close("completed", null);
+        await lease.release();
+      }
+    }),
+    { numRuns: 20 },
+  );
 });
