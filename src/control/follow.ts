@@ -114,12 +114,14 @@ export async function* followRun(
       }
       // Idle: decide whether the run is over, or whether the file under us was truncated or replaced.
       if (reader.truncated()) {
-        reader.close();
-        const fresh = LineReader.open(path, "start");
-        if (fresh === null) throw new ControlError("no_run", `run ${runId} lost its event stream in ${storeRoot}`);
-        reader = fresh;
         seqs.reason = "truncated";
-        continue;
+        const fresh = LineReader.open(path, "start");
+        if (fresh !== null) {
+          reader.close();
+          reader = fresh;
+          continue;
+        }
+        // Truncated, then removed: handled as a replacement below (wait for the runner to recreate it).
       }
       if (reader.replaced(path)) {
         if (yield* drain()) return;

@@ -223,6 +223,17 @@ Deno.test("property: under any mix of truncation, rename-and-recreate and remova
         await lease.release();
       }
     }),
-    { numRuns: 20 },
+    {
+      numRuns: 20,
+      // Found by this property: truncated, then removed before the follower reopened it.
+      examples: [[[
+        { kind: "truncate", n: 0 },
+        { kind: "recreate", n: 0 },
+        { kind: "recreate", n: 0 },
+        { kind: "remove", n: 0 },
+        { kind: "append", n: 1 },
+        { kind: "truncate", n: 0 },
+      ]]],
+    },
   );
 });
