@@ -3,6 +3,7 @@ import { type CommandContext, type CommandSpec, untilInterrupted } from "./frame
 import { resolveTarget } from "./target.ts";
 import { type StatusRollup, statusRollup, watchStatus } from "../control/mod.ts";
 import { UsageError } from "../errors.ts";
+import { describeLeftovers } from "../control/leftovers.ts";
 import { type Paint, painter } from "../render/ansi.ts";
 import { formatAge, formatDuration, parseDuration } from "../util/time.ts";
 
@@ -71,6 +72,7 @@ export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()):
   const l = r.lease;
   const who = l.pid !== null && l.state !== "down" ? ` (pid ${l.pid}${l.hostname ? ` on ${l.hostname}` : ""})` : "";
   row("service", `${r.service.mode} · process ${l.state}${who}`);
+  if (r.leftovers) row("leftovers", wrap(describeLeftovers(r.leftovers), 88, " ".repeat(13)));
   return lines.join("\n") + "\n";
 }
 

@@ -10,6 +10,7 @@ import { type LenientProgress, parseProgressLenient } from "../run/progress.ts";
 import { readCurrentRunRecord } from "../packet/run_record_read.ts";
 import { storePaths } from "./store.ts";
 import { readLease } from "./lease.ts";
+import { type Leftovers, readLeftovers } from "./leftovers.ts";
 import { effectiveStatus, readSnapshotOrNull, type SnapshotRead } from "./snapshot.ts";
 import { steerCountsForRun } from "./interventions.ts";
 import { isRecord } from "./_internal.ts";
@@ -67,6 +68,8 @@ export interface StatusRollup {
   lease: { state: "up" | "down" | "unknown"; pid: number | null; hostname: string | null };
   service: { mode: "attached" | "detached" | "systemd" | "none" };
   control: (SnapshotRead & { status: string }) | null;
+  /** Processes of a run that may have outlived it (docs/processes.md), or null. */
+  leftovers: Leftovers | null;
   last_progress_at: string | null;
 }
 
@@ -234,6 +237,7 @@ export async function statusRollup(opts: {
     lease: leaseOut,
     service: { mode: lease.state === "up" ? (lease.info?.service === "detached" ? "detached" : "attached") : "none" },
     control: snap ? { ...snap, status: effectiveStatus(snap.status, lease.state) } : null,
+    leftovers: await readLeftovers(opts.storeRoot, lease),
     last_progress_at: maxIso(
       record?.updated_at,
       snap?.updated_at,

@@ -10,10 +10,12 @@ import {
   descendantsOf,
   killRecorded,
   listProcesses,
+  listProcessesAsync,
   processIdentity,
   type RecordedProcess,
   trySignal,
 } from "./proc_tree.ts";
+import { SESSION_TOKEN_ENV, sweepByEnv } from "./containment.ts";
 
 /** A stdout line longer than this is a `protocol_error` (providers.md §1). */
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;
@@ -110,14 +112,17 @@ export class ProviderProcess {
   #lastLineAt = Date.now();
   #sessionTimer: ReturnType<typeof setTimeout> | undefined;
   #scanTimer: ReturnType<typeof setInterval> | undefined;
+  #scanning = false;
+  readonly #token: string;
   #stopProcedure: Promise<void> | null = null;
   #stdoutReader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   #stderrReader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   readonly #exitStatus: Promise<Deno.CommandStatus>;
   readonly #done: Promise<DriverExit>;
 
-  private constructor(child: Deno.ChildProcess, opts: Required<DriverOptions>) {
+  private constructor(child: Deno.ChildProcess, opts: Required<DriverOptions>, token: string) {
     this.#child = child;
+    this.#token = token;
     this.#opts = opts;
     const id = processIdentity(child.pid);
     // A detached child calls setsid() before exec, so it leads its own group.
@@ -130,7 +135,7 @@ export class ProviderProcess {
       Math.min(opts.sessionTimeoutMs, MAX_TIMER_MS),
     );
     this.#armIdle();
-    if (opts.scanIntervalMs > 0) this.#scanTimer = setInterval(() => this.recordDescendants(), opts.scanIntervalMs);
+    if (opts.scanIntervalMs > 0) this.#scanTimer = setInterval(() => this.#scanInBackground(), opts.scanIntervalMs);
     this.#exitStatus = child.status.then((st) => {
       this.#exited = true;
       this.#clearTimers();
@@ -150,11 +155,13 @@ export class ProviderProcess {
       ...options,
     };
     let child: Deno.ChildProcess;
+    // Inherited by everything the provider starts, so leftovers are found even outside its group (containment.ts).
+    const token = crypto.randomUUID();
     try {
       child = spawnRetryingBusy(opts.command, {
         args: opts.args,
         cwd: opts.cwd,
-        env: opts.env,
+        env: { ...opts.env, [SESSION_TOKEN_ENV]: token },
         stdin: "null",
         stdout: "piped",
         stderr: "piped",
@@ -177,7 +184,7 @@ export class ProviderProcess {
       }
       throw new LaunchError(`cannot start "${opts.command}": ${e instanceof Error ? e.message : String(e)}`);
     }
-    return new ProviderProcess(child, opts);
+    return new ProviderProcess(child, opts, token);
   }
 
   /** Stdout lines (without the newline, a trailing `\r` removed), ending when stdout closes. Single consumer. */
@@ -238,6 +245,20 @@ export class ProviderProcess {
   recordDescendants(): void {
     for (const p of descendantsOf(this.identity.pid, this.identity.pgid, listProcesses())) {
       if (!this.#recorded.has(p.pid)) this.#recorded.set(p.pid, { pid: p.pid, startTicks: p.startTicks });
+    }
+  }
+
+  /** The periodic scan: asynchronous (never blocks the event loop) and never more than one in flight. */
+  async #scanInBackground(): Promise<void> {
+    if (this.#scanning || this.#exited) return;
+    this.#scanning = true;
+    try {
+      const procs = await listProcessesAsync();
+      for (const p of descendantsOf(this.identity.pid, this.identity.pgid, procs)) {
+        if (!this.#recorded.has(p.pid)) this.#recorded.set(p.pid, { pid: p.pid, startTicks: p.startTicks });
+      }
+    } finally {
+      this.#scanning = false;
     }
   }
 
@@ -385,6 +406,8 @@ export class ProviderProcess {
     const alive = aliveRecorded(this.#recorded.values());
     for (const p of alive) trySignal(p.pid, "SIGKILL");
     await waitGone(alive, 2000);
+    // Whatever carries this session's token is a leftover too: a setsid or double-forked tool, reparented away.
+    await sweepByEnv(SESSION_TOKEN_ENV, this.#token, { termGraceMs: 500 }).catch(() => {});
     const pumps = Promise.all([stdoutDone, stderrDone]);
     const d = delay(this.#opts.drainMs);
     const drained = await Promise.race([pumps.then(() => true), d.promise.then(() => false)]);
