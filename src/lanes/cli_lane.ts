@@ -4,6 +4,7 @@ import { startCliSession } from "./cli_session.ts";
 import { type CliProfile, resolveExecutable } from "./profile.ts";
 import type { Lane, ProbeResult } from "./types.ts";
 import { DRIVER_EXECUTABLES } from "./proc_tree.ts";
+import { runHelper } from "../util/helper.ts";
 
 /** Bound of a `--version` probe. */
 export const PROBE_TIMEOUT_MS = 15_000;
@@ -37,7 +38,11 @@ export function whichExecutable(exe: string, pathVar: string | undefined = envGe
 }
 
 /** Run `<bin> --version` for preflight (providers.md §1). Never throws. */
-export async function probeCli(profile: CliProfile, options: ExecutionOptions): Promise<ProbeResult> {
+export async function probeCli(
+  profile: CliProfile,
+  options: ExecutionOptions,
+  probeTimeoutMs = PROBE_TIMEOUT_MS,
+): Promise<ProbeResult> {
   const exe = resolveExecutable(profile, options, {});
   const base = { name: profile.lane.name, executable: exe };
   const path = whichExecutable(exe);
@@ -51,16 +56,18 @@ export async function probeCli(profile: CliProfile, options: ExecutionOptions): 
       error: `executable "${exe}" was not found; ${install}`,
     };
   }
-  const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(), PROBE_TIMEOUT_MS);
   try {
-    const out = await new Deno.Command(path, {
-      args: ["--version"],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      signal: ac.signal,
-    }).output();
+    // Bounded: a probe that ignores SIGTERM or leaves a child holding stdout cannot hang the caller.
+    const out = await runHelper(path, { args: ["--version"], timeoutMs: probeTimeoutMs });
+    if (out.timedOut) {
+      return {
+        ...base,
+        path,
+        version: null,
+        available: false,
+        error: `"${exe} --version" did not finish within ${probeTimeoutMs} ms`,
+      };
+    }
     const text = new TextDecoder().decode(out.stdout).trim() || new TextDecoder().decode(out.stderr).trim();
     const version = text.split("\n")[0]?.trim() || null;
     if (!out.success) {
@@ -83,8 +90,6 @@ export async function probeCli(profile: CliProfile, options: ExecutionOptions): 
       available: false,
       error: `"${exe} --version" could not run: ${msg}; ${install}`,
     };
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -231,7 +231,11 @@ const PROC_READ_TIMEOUT_MS = 10_000;
 async function readViaCatAsync(args: string[], glob: boolean): Promise<string[]> {
   try {
     const r = glob
-      ? await runHelper(SHELL, { args: ["-c", "cat /proc/[0-9]*/stat"], stderr: false, timeoutMs: PROC_READ_TIMEOUT_MS })
+      ? await runHelper(SHELL, {
+        args: ["-c", "cat /proc/[0-9]*/stat"],
+        stderr: false,
+        timeoutMs: PROC_READ_TIMEOUT_MS,
+      })
       : await runHelper(CAT, { args, stderr: false, timeoutMs: PROC_READ_TIMEOUT_MS });
     return new TextDecoder().decode(r.stdout).split("\n").filter((l) => l.trim() !== "");
   } catch {

@@ -9,7 +9,7 @@ import { laneFor } from "../lanes/mod.ts";
 import type { Prompt } from "../packet/types.ts";
 import { createRenderer, logHeader, renderHeader } from "../render/mod.ts";
 import { eventsFileSink, fileSink } from "../render/sinks.ts";
-import { gitPathDiff } from "../render/git_diff.ts";
+import { pathDiffPrefetchFor } from "../render/git_diff.ts";
 import type { EventSink, Renderer, TextSink } from "../render/types.ts";
 import { restartWithSteerPrompt, steerResumePrompt } from "../control/steer.ts";
 import { storePaths } from "../control/store.ts";
@@ -47,7 +47,8 @@ export function newRenderer(ctx: RunContext, prompt: Prompt): Renderer {
     tool_output_max_lines: o.tool_output_max_lines,
     color: ctx.io.color,
     tty: ctx.io.stdout.isTerminal,
-    pathDiff: gitPathDiff(prompt.cwd),
+    // Filled asynchronously before each event is rendered (stream.ts): rendering never runs git itself.
+    pathDiff: pathDiffPrefetchFor(prompt.cwd).get,
   });
 }
 
