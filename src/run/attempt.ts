@@ -158,6 +158,7 @@ export async function runAttemptStreams(
   let sessionId: string | null = resumeId;
   if (crashResume) ctx.marker(`SESSION_RESUME action=started reason=${CRASH_RESUME_REASON}`);
   let resumesUsed = 0;
+  let freshAfterGone = false;
   let batch: ReturnType<SteerDesk["takeAll"]> = [];
   let batchInterrupted = false;
   let result: AttemptRun["stream"] = "ok";
@@ -363,6 +364,18 @@ export async function runAttemptStreams(
       result = "ok";
       envelope = null;
       break;
+    }
+    if (end.kind === "error" && end.sessionNotFound && kind === "resume" && !freshAfterGone) {
+      // The CLI no longer knows the session (e.g. after a crash): resuming it again cannot work, start fresh now.
+      freshAfterGone = true;
+      ctx.say(`↳ session ${resumeId ?? "?"} cannot be resumed (${end.message}); starting a fresh session`, "yellow");
+      ctx.marker(`SESSION_RESUME action=fresh reason=session_not_found`);
+      kind = "initial";
+      text = crashResume ? prompt.body : body;
+      resumeId = null;
+      sessionId = null;
+      step = "attempt";
+      continue;
     }
     const env = classifyStreamEnd(end)!;
     rootError ??= env;

@@ -9,9 +9,18 @@ export function completedLine(id: string): string {
 /** The override notice of the decision table. */
 export const OVERRIDE_LINE = "Provider reported an error, but the contract passes.";
 
-/** `Retrying prompt 03 after provider_capacity (attempt 2, in 1.8s)…`. */
-export function retryLine(id: string, cls: string, nextAttempt: number, delayMs: number): string {
-  return `Retrying prompt ${id} after ${cls} (attempt ${nextAttempt}, in ${formatDelay(delayMs)})…`;
+/** Longest provider message shown on a retry line. */
+const RETRY_MESSAGE_MAX = 240;
+
+/**
+ * `Retrying prompt 03 after provider_capacity (attempt 2, in 1.8s)…`, followed by ` — <the provider's own message>`
+ * (first line, shortened) when there is one.
+ */
+export function retryLine(id: string, cls: string, nextAttempt: number, delayMs: number, message = ""): string {
+  const base = `Retrying prompt ${id} after ${cls} (attempt ${nextAttempt}, in ${formatDelay(delayMs)})…`;
+  const first = message.split("\n").map((l) => l.trim()).find((l) => l !== "") ?? "";
+  if (first === "") return base;
+  return `${base} — ${first.length > RETRY_MESSAGE_MAX ? `${first.slice(0, RETRY_MESSAGE_MAX - 1)}…` : first}`;
 }
 
 /** `Repairing prompt 03 (repair 1 of 2)…`. */

@@ -286,7 +286,7 @@ export async function runPromptChain(ctx: RunContext, desk: SteerDesk, prompt: P
           p.status = "retry_scheduled";
           p.retry_delay_ms = delay;
         });
-        ctx.say(retryLine(prompt.id, env.class, attemptNo + 1, delay), "yellow");
+        ctx.say(retryLine(prompt.id, env.class, attemptNo + 1, delay, env.message), "yellow");
         ctx.attemptLog?.close();
         ctx.attemptLog = null;
         ctx.plane.transition({ stage: "waiting_retry" });
