@@ -5,6 +5,7 @@ import { type CliProfile, resolveExecutable } from "./profile.ts";
 import type { Lane, ProbeResult } from "./types.ts";
 import { DRIVER_EXECUTABLES } from "./proc_tree.ts";
 import { runHelper } from "../util/helper.ts";
+import { SESSION_TOKEN_ENV, sweepByEnv } from "./containment.ts";
 
 /** Bound of a `--version` probe. */
 export const PROBE_TIMEOUT_MS = 15_000;
@@ -58,7 +59,14 @@ export async function probeCli(
   }
   try {
     // Bounded: a probe that ignores SIGTERM or leaves a child holding stdout cannot hang the caller.
-    const out = await runHelper(path, { args: ["--version"], timeoutMs: probeTimeoutMs });
+    // A probe that setsid()s a child escapes the helper's group: its token finds it (containment.ts).
+    const token = crypto.randomUUID();
+    const out = await runHelper(path, {
+      args: ["--version"],
+      timeoutMs: probeTimeoutMs,
+      env: { [SESSION_TOKEN_ENV]: token },
+    })
+      .finally(() => sweepByEnv(SESSION_TOKEN_ENV, token, { termGraceMs: 200 }).catch(() => {}));
     if (out.timedOut) {
       return {
         ...base,

@@ -305,6 +305,8 @@ export async function pidsWithEnv(name: string, value: string): Promise<number[]
     try {
       const r = await runHelper(SHELL, {
         args: ["-c", 'exec grep -lzxF -e "$1" /proc/[0-9]*/environ 2>/dev/null', "sh", entry],
+        // The reader itself must not match (it would inherit the variable when the runner has it).
+        env: { [name]: "" },
         stderr: false,
         timeoutMs: PROC_READ_TIMEOUT_MS,
       });
