@@ -20,8 +20,10 @@ const RESULT = JSON.stringify({
 });
 /** Preflight probes `--version`: the fake answers it like the real CLI. */
 const VERSION = `[ "$1" = "--version" ] && { echo "2.1.0 (Claude Code)"; exit 0; }\n`;
-const RECOVERY = "recovery: {retry: {max_attempts: 0}, repair: {enabled: false}, resume_attempts: 0, " +
-  "interrupt_grace_ms: 300}";
+/** One attempt per case: no retries (whatever the class), no repair, no resume. */
+const RECOVERY =
+  "recovery: {retry: {max_attempts: 0, class_attempts: {transport_disconnect: 0, transport_timeout: 0, " +
+  "protocol_error: 0, unknown: 0}}, repair: {enabled: false}, resume_attempts: 0, interrupt_grace_ms: 300}";
 
 interface Case {
   dir: string;
@@ -79,6 +81,7 @@ async function failsWith(body: string, reason: RegExp): Promise<void> {
   const r = await runCli(["run", c.pkt]);
   assert.equal(r.code, 1, r.stdout + r.stderr);
   assert.match(r.stderr, reason);
+  assert.doesNotMatch(r.stdout, /Retrying prompt/, "one attempt, as configured");
   assert.ok(Date.now() - t0 < 30_000, "no hang");
   await assertContained(c, r);
 }
