@@ -87,6 +87,15 @@ function readViaCat(args: string[], glob: boolean): string[] {
   }
 }
 
+/** Whether spawning `command` is granted now (never prompts: an ungranted reader is simply not used). */
+function mayRun(command: string): boolean {
+  try {
+    return Deno.permissions.querySync({ name: "run", command }).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
 function pickMode(): "direct" | "cat" | "none" {
   if (mode !== null) return mode;
   try {
@@ -94,7 +103,7 @@ function pickMode(): "direct" | "cat" | "none" {
     mode = "direct";
   } catch (e) {
     if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
-      mode = readViaCat(["/proc/self/stat"], false).length > 0 ? "cat" : "none";
+      mode = mayRun(CAT) && readViaCat(["/proc/self/stat"], false).length > 0 ? "cat" : "none";
     } else {
       mode = "none";
     }
@@ -263,7 +272,7 @@ function parsed(texts: string[]): ProcStat[] {
 export async function listProcessesAsync(): Promise<ProcStat[]> {
   const m = pickMode();
   if (m === "none") return [];
-  if (m === "cat") return parsed(await readViaCatAsync([], true));
+  if (m === "cat") return mayRun(SHELL) ? parsed(await readViaCatAsync([], true)) : [];
   const paths: string[] = [];
   try {
     for await (const e of Deno.readDir("/proc")) if (/^\d+$/.test(e.name)) paths.push(`/proc/${e.name}/stat`);
@@ -302,6 +311,7 @@ export async function pidsWithEnv(name: string, value: string): Promise<number[]
   const m = pickMode();
   const pids: number[] = [];
   if (m === "cat") {
+    if (!mayRun(SHELL)) return [];
     try {
       const r = await runHelper(SHELL, {
         args: ["-c", 'exec grep -lzxF -e "$1" /proc/[0-9]*/environ 2>/dev/null', "sh", entry],
