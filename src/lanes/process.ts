@@ -6,7 +6,7 @@
 import { LaunchError, type ProcessIdentity } from "./types.ts";
 import { spawnRetryingBusy } from "../util/spawn.ts";
 import {
-  aliveRecorded,
+  aliveRecordedAsync,
   descendantsOf,
   killRecorded,
   listProcesses,
@@ -85,7 +85,7 @@ function concatBytes(parts: Uint8Array[], total: number): Uint8Array {
 async function waitGone(recorded: Iterable<RecordedProcess>, boundMs: number): Promise<void> {
   const list = [...recorded];
   const until = Date.now() + boundMs;
-  while (aliveRecorded(list).length > 0 && Date.now() < until) {
+  while ((await aliveRecordedAsync(list)).length > 0 && Date.now() < until) {
     const d = delay(20);
     await d.promise;
   }
@@ -253,27 +253,32 @@ export class ProviderProcess {
     if (this.#scanning || this.#exited) return;
     this.#scanning = true;
     try {
-      const procs = await listProcessesAsync();
-      for (const p of descendantsOf(this.identity.pid, this.identity.pgid, procs)) {
-        if (!this.#recorded.has(p.pid)) this.#recorded.set(p.pid, { pid: p.pid, startTicks: p.startTicks });
-      }
+      await this.#recordAsync();
     } finally {
       this.#scanning = false;
+    }
+  }
+
+  /** {@link recordDescendants} without blocking the event loop. */
+  async #recordAsync(): Promise<void> {
+    const procs = await listProcessesAsync();
+    for (const p of descendantsOf(this.identity.pid, this.identity.pgid, procs)) {
+      if (!this.#recorded.has(p.pid)) this.#recorded.set(p.pid, { pid: p.pid, startTicks: p.startTicks });
     }
   }
 
   async #escalate(first: "SIGINT" | "SIGTERM", graceMs: number, interrupt: boolean): Promise<void> {
     if (this.#exited) return;
     if (interrupt) this.#interrupted = true;
-    this.recordDescendants();
+    await this.#recordAsync();
     trySignal(-this.identity.pgid, first);
     if (await this.#exitWithin(graceMs)) return;
     if (first === "SIGINT") {
-      this.recordDescendants();
+      await this.#recordAsync();
       trySignal(-this.identity.pgid, "SIGTERM");
       if (await this.#exitWithin(this.#opts.killAfterTermMs)) return;
     }
-    this.recordDescendants();
+    await this.#recordAsync();
     trySignal(-this.identity.pgid, "SIGKILL");
     await this.#exitStatus;
   }
@@ -399,11 +404,11 @@ export class ProviderProcess {
     const status = await this.#exitStatus;
     await this.#stopProcedure?.catch(() => {});
     // Leftovers: anything still in the provider's group, and recorded descendants that left it (setsid tools).
-    this.recordDescendants();
+    await this.#recordAsync();
     trySignal(-this.identity.pgid, "SIGKILL");
     // Only what is alive now can still be alive later: when nothing is, there is nothing to wait for and no further
     // /proc read (a `cat` spawn under scoped permissions).
-    const alive = aliveRecorded(this.#recorded.values());
+    const alive = await aliveRecordedAsync(this.#recorded.values());
     for (const p of alive) trySignal(p.pid, "SIGKILL");
     await waitGone(alive, 2000);
     // Whatever carries this session's token is a leftover too: a setsid or double-forked tool, reparented away.
