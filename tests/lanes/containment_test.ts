@@ -11,7 +11,8 @@ function alive(pid: number): boolean {
 /** Start a shell that double-forks a `setsid` grandchild ignoring TERM, then exits: the grandchild is orphaned. */
 async function escapee(env: Record<string, string>): Promise<number[]> {
   const cmd = new Deno.Command("/bin/sh", {
-    args: ["-c", `(setsid sh -c "trap '' TERM INT HUP; while :; do sleep 1; done" & ) ; exit 0`],
+    // One long-lived process (an ignored signal stays ignored across exec), so every pid found stays alive.
+    args: ["-c", `(setsid sh -c "trap '' TERM INT HUP; exec sleep 600" & ) ; exit 0`],
     env,
     stdin: "null",
     stdout: "null",
