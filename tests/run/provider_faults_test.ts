@@ -203,6 +203,11 @@ Deno.test("fault: runner SIGKILLed mid-tool → status names the leftover, the n
     return /^\d+$/.test(t.trim()) ? Number(t.trim()) : null;
   });
   await waitFor(async () => (await readSnapshot(c.pkt))?.session_live === true);
+  // The lease names the provider group a moment after the snapshot says the session is live.
+  await waitFor(async () => {
+    const pid = await Deno.readTextFile(`${c.pkt}/.prompt_runner/run.pid`).catch(() => "{}");
+    return JSON.parse(pid).provider ? true : null;
+  });
   child.kill("SIGKILL");
   await child.output();
   assert.notEqual(readProcStat(toolPid), null, "the tool outlived its SIGKILLed runner (the fault happened)");
