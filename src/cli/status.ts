@@ -66,6 +66,7 @@ export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()):
       `${am.prompt_id} amended ${am.count} ${am.count === 1 ? "time" : "times"} (${am.phases.join(", ")})`,
     );
   }
+  for (const w of r.preserved ?? []) row("preserved", `${w.prompt_id}: ${w.ref} (${w.repos.join(", ")})`);
   if ((r.state === "failed" || r.state === "abandoned") && p.reason) row("reason", wrap(p.reason, 88, " ".repeat(13)));
   if (p.last_verification) row("last check", p.last_verification);
   if (p.error) row("error", p.error);

@@ -63,3 +63,12 @@ export function keepGoingSummary(failed: { id: string; reason: string }[]): stri
 export function verificationReason(summary: string): string {
   return summary.startsWith("verification failed") ? summary : `verification failed: ${summary}`;
 }
+
+/** Where each failed prompt's work was preserved (after the keep-going summary; docs/keep_going.md). */
+export function preservedLines(works: { ref: string; prompt_id: string; repos: { repo: string }[] }[]): string[] {
+  if (works.length === 0) return [];
+  return [
+    "Failed work is preserved (the next run of each prompt restores it first):",
+    ...works.map((w) => `  ${w.prompt_id}: ${w.ref} (${w.repos.map((r) => r.repo).join(", ")})`),
+  ];
+}

@@ -20,6 +20,10 @@ import { type CommitPolicy, RunContext, type RunIo } from "./context.ts";
 import { printDryRun } from "./dry_run.ts";
 import { keepGoingSummary, NOTHING_TO_RUN } from "./output.ts";
 import { runPermissionChecks, runPreflightChecks } from "./preflight_checks.ts";
+import { dirtyRepoProblems } from "./dirty.ts";
+import { beginPrompt, endPrompt } from "./prompt_guard.ts";
+import { preservedLines } from "./output.ts";
+import type { PreservedWork } from "./preserve.ts";
 import { preflight, type PromptOutcome, runPromptChain } from "./prompt_chain.ts";
 import { readProgress } from "./progress.ts";
 import { closeRunRecord, openRunRecord } from "./run_record.ts";
@@ -44,6 +48,8 @@ export interface RunRequest {
   keepGoing: boolean;
   commit: CommitPolicy;
   skipPreflight: boolean;
+  /** `--allow-dirty`: run on target repos with uncommitted changes, keeping those paths out of every prompt. */
+  allowDirty?: boolean;
   dryRun: boolean;
   /** The `repair` command: the first attempt is a repair built from the last recorded verification. */
   repairFirst?: boolean;
@@ -78,6 +84,8 @@ interface SummaryPrompt {
   commit: unknown;
   /** The prompt's verdict was vacuous (src/run/vacuous.ts). */
   vacuous?: boolean;
+  /** The failed prompt's preserved work (docs/keep_going.md). */
+  preserved?: PreservedWork;
 }
 
 function maxSteersFor(packet: Packet): (id: string) => number {
@@ -117,6 +125,11 @@ export async function runPacket(req: RunRequest): Promise<number> {
   const problems = req.skipPreflight
     ? await runPermissionChecks(packet, prompts, req.storeRoot)
     : await runPreflightChecks(packet, prompts, req.storeRoot);
+  // The user's uncommitted files (docs/keep_going.md). Crash recovery's claim of an interrupted prompt's leftovers
+  // must run before this check; it runs even under --skip-preflight, because it guards the record, not the setup.
+  if (problems.length === 0) {
+    problems.push(...await dirtyRepoProblems(packet, prompts, req.storeRoot, !!req.allowDirty));
+  }
   if (problems.length) {
     throw new RunFailedError("preflight_failed", "preflight failed", { hints: problems });
   }
@@ -266,6 +279,7 @@ async function runLeased(
   const outcomes: PromptOutcome[] = [];
   const failed: { id: string; reason: string }[] = [];
   let haltReason: string | null = null;
+  const preserved = new Map<string, PreservedWork>();
   const preflightOn = req.verifyFirst ?? (req.selection.remaining && req.selection.ids.length === 0);
   try {
     let position = 0;
@@ -325,6 +339,7 @@ async function runLeased(
       ctx.promptId = prompt.id;
       ctx.attempt = null;
       let outcome: PromptOutcome | null = null;
+      const baseline = await beginPrompt(ctx, packet, prompt);
       if (preflightOn && !req.repairFirst) outcome = await preflight(ctx, desk, prompt);
       outcome ??= await probeVacuous(ctx, desk, prompt, {
         preflightRequested: preflightOn,
@@ -332,6 +347,8 @@ async function runLeased(
         strict: req.strict === true,
       });
       outcome ??= await runPromptChain(ctx, desk, prompt);
+      const kept = await endPrompt(ctx, prompt, baseline, outcome);
+      if (kept) preserved.set(prompt.id, kept);
       outcomes.push(outcome);
       if (persist) await journalPromptFinished(req.storeRoot, ctx.runId, outcome);
       await plane.sync();
@@ -363,6 +380,7 @@ async function runLeased(
   if (!ok) {
     if (req.keepGoing && haltReason === null) {
       for (const l of keepGoingSummary(failed)) io.stderr.write(l + "\n");
+      for (const l of preservedLines([...preserved.values()])) io.stderr.write(l + "\n");
       reason = `${failed.length} selected prompt(s) failed`;
     } else {
       reason = haltReason ?? `${failed.length} selected prompt(s) failed`;
@@ -380,6 +398,7 @@ async function runLeased(
       failure_class: o.failureClass,
       commit: o.commit,
       ...(ctx.vacuous.has(o.id) ? { vacuous: true } : {}),
+      ...(preserved.has(o.id) ? { preserved: preserved.get(o.id)! } : {}),
     }));
     io.stdout.write(
       JSON.stringify({

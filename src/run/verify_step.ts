@@ -26,6 +26,7 @@ export async function verifyNow(
     runId: ctx.runId,
     source,
     attempt,
+    preexisting: ctx.preexisting,
     env: {
       PROMPT_RUNNER_RUN_ID: ctx.runId,
       PROMPT_RUNNER_PROMPT_ID: prompt.id,

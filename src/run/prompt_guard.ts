@@ -1,0 +1,88 @@
+/**
+ * The runner's hooks around one prompt (docs/keep_going.md): before it, capture the baseline of its target repos
+ * (last good commit, the user's pre-existing dirty paths) and restore its preserved work from an earlier failure;
+ * after it, preserve the work of a failed prompt under a named ref and return the repos to their last good commit,
+ * so the next prompt's commit holds only its own files.
+ */
+import type { Packet, Prompt } from "../packet/types.ts";
+import { nowIso } from "../util/time.ts";
+import type { RunContext } from "./context.ts";
+import { captureBaseline, listPaths, preexistingByRoot, type RepoBaseline } from "./dirty.ts";
+import { type PreservedWork, preserveFailedWork, restorePreserved } from "./preserve.ts";
+import type { PromptStatus } from "./state.ts";
+
+/** Final states whose leftovers are preserved and reset (an interrupted prompt's leftovers are resumed instead). */
+const PRESERVED_STATUSES: ReadonlySet<PromptStatus> = new Set(["failed", "verification_failed", "verifier_fault"]);
+
+function recordedBaseline(ctx: RunContext, prompt: Prompt): Record<string, string[]> | null {
+  // A resumed prompt keeps the baseline its first start recorded: its leftovers are its own, not the user's.
+  if (!ctx.opts.resumed) return null;
+  const entry = ctx.state.current.prompts[prompt.id];
+  const rec = entry?.preexisting;
+  return rec && rec.run_id === ctx.runId ? rec.repos : null;
+}
+
+/** Before a prompt: capture its baseline, then apply its preserved work (its partial progress) if any. */
+export async function beginPrompt(ctx: RunContext, packet: Packet, prompt: Prompt): Promise<RepoBaseline[]> {
+  const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recordedBaseline(ctx, prompt));
+  ctx.preexisting = preexistingByRoot(baseline);
+  const user = baseline.filter((b) => b.dirty.length > 0);
+  if (user.length) {
+    await ctx.state.updatePrompt(prompt.id, (p) => {
+      p.preexisting = { run_id: ctx.runId, repos: Object.fromEntries(baseline.map((b) => [b.name, b.dirty])) };
+    });
+    for (const b of user) {
+      ctx.say(
+        `Leaving the uncommitted paths already in ${b.name} out of prompt ${prompt.id}: ${listPaths(b.dirty, 5)}`,
+      );
+    }
+  }
+  const restored = await restorePreserved(baseline, prompt.id).catch((e) => ({
+    ref: null,
+    repos: [],
+    skipped: (e as Error).message,
+  }));
+  if (restored.skipped) {
+    ctx.err(`warning: prompt ${prompt.id} has preserved work that was not restored: ${restored.skipped}`);
+  }
+  if (restored.ref) {
+    const where = restored.repos.map((r) => `${r.repo}: ${r.paths.length} path(s)`).join(", ");
+    ctx.say(`Restored the preserved work of prompt ${prompt.id} from ${restored.ref} (${where})`);
+    await ctx.state.updatePrompt(prompt.id, (p) => {
+      const prev = p.preserved;
+      if (prev && prev.ref === restored.ref) delete p.preserved;
+      p.restored = {
+        ref: restored.ref!,
+        run_id: ctx.runId,
+        at: nowIso(),
+        repos: restored.repos.map((r) => ({ repo: r.repo, sha: r.sha, paths: r.paths })),
+      };
+    });
+  }
+  return baseline;
+}
+
+/** After a prompt: preserve a failed prompt's work and reset its repos; returns what was preserved. */
+export async function endPrompt(
+  ctx: RunContext,
+  prompt: Prompt,
+  baseline: RepoBaseline[],
+  outcome: { status: PromptStatus; reason: string | null },
+): Promise<PreservedWork | null> {
+  ctx.preexisting = {};
+  if (!PRESERVED_STATUSES.has(outcome.status)) return null;
+  const { work, errors } = await preserveFailedWork(baseline, {
+    runId: ctx.runId,
+    promptId: prompt.id,
+    storeRoot: ctx.storeRoot || null,
+    reason: `${outcome.status}: ${outcome.reason ?? outcome.status}`,
+  });
+  for (const e of errors) ctx.err(`warning: ${e}`);
+  if (!work) return null;
+  const where = work.repos.map((r) => `${r.repo}: ${r.paths.length} path(s)`).join(", ");
+  ctx.say(`Preserved the work of prompt ${prompt.id} under ${work.ref} (${where}); back at the last good commit`);
+  await ctx.state.updatePrompt(prompt.id, (p) => {
+    p.preserved = work;
+  });
+  return work;
+}
