@@ -52,23 +52,33 @@ export function listPaths(paths: string[], max = 20): string {
   return paths.length > max ? `${shown}, and ${paths.length - max} more` : shown;
 }
 
+/** A target repo with uncommitted changes. */
+export interface DirtyRepo {
+  repo: string;
+  paths: string[];
+  /** One human line: the repo, its paths and how to proceed. */
+  message: string;
+}
+
 /**
- * Run preflight: target repos of the selected prompts with uncommitted changes, one problem line each naming the
- * repo and its paths (empty with `allowDirty`, or when every target repo is clean). Repos that do not exist or are
- * not git work trees are left to the repo check.
+ * Run preflight: target repos of the selected prompts with uncommitted changes, each naming the repo and its paths
+ * (none with `allowDirty`, or when every target repo is clean). Repos that do not exist or are not git work trees
+ * are left to the repo check.
  *
  * It must run after crash recovery has claimed an interrupted prompt's leftovers (those are that prompt's work, not
- * the user's); until such a step exists the runner calls it where preflight runs.
+ * the user's): `claimed` lists the prompts whose leftovers were claimed, and their repos are not refused.
  */
-export async function dirtyRepoProblems(
+export async function dirtyRepos(
   packet: Packet,
   prompts: Prompt[],
   storeRoot: string | null,
   allowDirty: boolean,
-): Promise<string[]> {
+  claimed: Prompt[] = [],
+): Promise<DirtyRepo[]> {
   if (allowDirty) return [];
-  const seen = new Set<string>();
-  const problems: string[] = [];
+  // Repos of prompts whose leftovers recovery claimed: that dirt is the interrupted prompt's work.
+  const seen = new Set(claimed.flatMap((p) => promptRepos(packet, p).map((r) => canonicalPath(r.path))));
+  const out: DirtyRepo[] = [];
   for (const prompt of prompts) {
     for (const repo of promptRepos(packet, prompt)) {
       const key = canonicalPath(repo.path);
@@ -76,14 +86,16 @@ export async function dirtyRepoProblems(
       seen.add(key);
       const dirty = await uncommittedPaths(repo.path, storeRoot);
       if (dirty === null || dirty.length === 0) continue;
-      problems.push(
-        `repo ${repo.name}: ${dirty.length} uncommitted path(s) that are not any prompt's work: ${listPaths(dirty)}; ` +
-          "commit or stash them, or pass --allow-dirty to keep them out of every prompt's changes, commits and " +
-          "repair prompts",
-      );
+      out.push({
+        repo: repo.name,
+        paths: dirty,
+        message: `repo ${repo.name}: ${dirty.length} uncommitted path(s) that are not any prompt's work: ` +
+          `${listPaths(dirty)}; commit or stash them, or pass --allow-dirty to keep them out of every prompt's ` +
+          "changes, commits and repair prompts",
+      });
     }
   }
-  return problems;
+  return out;
 }
 
 /** One target repo at the moment a prompt started. */
@@ -110,7 +122,7 @@ export async function captureBaseline(
     if (seen.has(root)) continue;
     seen.add(root);
     const head = await gitIn(repo.path, ["rev-parse", "--verify", "-q", "HEAD"]);
-    const dirty = recorded?.[repo.name] ?? await uncommittedPaths(repo.path, storeRoot) ?? [];
+    const dirty = recorded ? recorded[repo.name] ?? [] : await uncommittedPaths(repo.path, storeRoot) ?? [];
     out.push({ ...repo, root, head: head.ok ? head.stdout.trim() : null, dirty });
   }
   return out;

@@ -9,17 +9,26 @@ import { nowIso } from "../util/time.ts";
 import type { RunContext } from "./context.ts";
 import { captureBaseline, listPaths, preexistingByRoot, type RepoBaseline } from "./dirty.ts";
 import { type PreservedWork, preserveFailedWork, restorePreserved } from "./preserve.ts";
-import type { PromptStatus } from "./state.ts";
+import type { PromptStatus, StateDoc } from "./state.ts";
 
 /** Final states whose leftovers are preserved and reset (an interrupted prompt's leftovers are resumed instead). */
 const PRESERVED_STATUSES: ReadonlySet<PromptStatus> = new Set(["failed", "verification_failed", "verifier_fault"]);
 
+/**
+ * Whether a prompt left work behind when its runner stopped or died (its latest attempt is `running` or
+ * `interrupted`): that work is the prompt's own, claimed by its next run. Interim rule until a crash-recovery step
+ * claims leftovers at run start.
+ */
+export function hasLeftovers(state: StateDoc, promptId: string): boolean {
+  const last = state.prompts[promptId]?.attempts.at(-1);
+  return last?.status === "running" || last?.status === "interrupted";
+}
+
 function recordedBaseline(ctx: RunContext, prompt: Prompt): Record<string, string[]> | null {
-  // A resumed prompt keeps the baseline its first start recorded: its leftovers are its own, not the user's.
-  if (!ctx.opts.resumed) return null;
-  const entry = ctx.state.current.prompts[prompt.id];
-  const rec = entry?.preexisting;
-  return rec && rec.run_id === ctx.runId ? rec.repos : null;
+  // An interrupted prompt keeps the baseline its start recorded (none: nothing was dirty): its leftovers are its
+  // own, not the user's.
+  if (!hasLeftovers(ctx.state.current, prompt.id)) return null;
+  return ctx.state.current.prompts[prompt.id]?.preexisting?.repos ?? {};
 }
 
 /** Before a prompt: capture its baseline, then apply its preserved work (its partial progress) if any. */

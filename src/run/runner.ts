@@ -18,11 +18,10 @@ import { newRunId } from "../util/time.ts";
 import { newRenderer } from "./attempt.ts";
 import { type CommitPolicy, RunContext, type RunIo } from "./context.ts";
 import { printDryRun } from "./dry_run.ts";
-import { keepGoingSummary, NOTHING_TO_RUN } from "./output.ts";
+import { keepGoingSummary, NOTHING_TO_RUN, preservedLines } from "./output.ts";
 import { runPermissionChecks, runPreflightChecks } from "./preflight_checks.ts";
-import { dirtyRepoProblems } from "./dirty.ts";
-import { beginPrompt, endPrompt } from "./prompt_guard.ts";
-import { preservedLines } from "./output.ts";
+import { dirtyRepos } from "./dirty.ts";
+import { beginPrompt, endPrompt, hasLeftovers } from "./prompt_guard.ts";
 import type { PreservedWork } from "./preserve.ts";
 import { preflight, type PromptOutcome, runPromptChain } from "./prompt_chain.ts";
 import { readProgress } from "./progress.ts";
@@ -125,11 +124,6 @@ export async function runPacket(req: RunRequest): Promise<number> {
   const problems = req.skipPreflight
     ? await runPermissionChecks(packet, prompts, req.storeRoot)
     : await runPreflightChecks(packet, prompts, req.storeRoot);
-  // The user's uncommitted files (docs/keep_going.md). Crash recovery's claim of an interrupted prompt's leftovers
-  // must run before this check; it runs even under --skip-preflight, because it guards the record, not the setup.
-  if (problems.length === 0) {
-    problems.push(...await dirtyRepoProblems(packet, prompts, req.storeRoot, !!req.allowDirty));
-  }
   if (problems.length) {
     throw new RunFailedError("preflight_failed", "preflight failed", { hints: problems });
   }
@@ -142,6 +136,7 @@ export async function runPacket(req: RunRequest): Promise<number> {
   }
   if (!writesStoreRoot(req.runtimeStore)) {
     // No store root: in-memory state, no lease, no run record, a null plane.
+    await refuseDirtyRepos(req, packet, prompts, null);
     return await runLeased(req, packet, prompts, StateStore.memory(), null);
   }
   const state = await StateStore.open(req.storeRoot);
@@ -154,9 +149,29 @@ export async function runPacket(req: RunRequest): Promise<number> {
     service: serviceMode(),
   });
   try {
+    // After the lease (a live runner's own work is not the user's: exit 5 wins) and after crash recovery.
+    await refuseDirtyRepos(req, packet, prompts, state);
     return await runLeased(req, packet, prompts, state, lease);
   } finally {
     await lease.release();
+  }
+}
+
+/**
+ * The user's uncommitted files (docs/keep_going.md): refuse dirty target repos unless `--allow-dirty`. Runs after
+ * the lease and must run after crash recovery has claimed an interrupted prompt's leftovers; it runs even under
+ * `--skip-preflight`, because it guards the record, not the setup.
+ */
+async function refuseDirtyRepos(
+  req: RunRequest,
+  packet: Packet,
+  prompts: Prompt[],
+  state: StateStore | null,
+): Promise<void> {
+  const claimed = state ? prompts.filter((p) => hasLeftovers(state.current, p.id)) : [];
+  const dirty = await dirtyRepos(packet, prompts, req.storeRoot, req.allowDirty === true, claimed);
+  if (dirty.length) {
+    throw new RunFailedError("preflight_failed", "preflight failed", { hints: dirty.map((d) => d.message) });
   }
 }
 

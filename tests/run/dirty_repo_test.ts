@@ -4,9 +4,9 @@
  * `changed_paths_only`, the commit, every repair prompt, and the keep-going preserve-and-reset.
  */
 import assert from "node:assert/strict";
-import { runCli } from "../support/cli.ts";
+import { runCli, spawnCli } from "../support/cli.ts";
 import { git, tempDir } from "../support/fs.ts";
-import { history, makePacket, promptFile, readPrompts } from "./support.ts";
+import { history, makePacket, promptFile, readPrompts, readSnapshot, waitFor } from "./support.ts";
 
 /** Make the user's own uncommitted changes: an untracked file, an unstaged edit and a staged new file. */
 async function dirty(app: string): Promise<void> {
@@ -100,4 +100,48 @@ Deno.test("--allow-dirty --keep-going: resetting a failed prompt never touches t
   await assert.rejects(() => Deno.stat(`${app}/junk.txt`));
   assert.equal(await git(app, "show", "--name-only", "--format=", "HEAD"), "a.txt");
   await expectUserFilesIntact(app);
+});
+
+Deno.test("packet preflight reports a dirty target repo as not runnable unless --allow-dirty", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, { "01_a.prompt.md": promptFile("1", PASSING) });
+  await dirty(`${pkt}/app`);
+  const r = await runCli(["packet", "preflight", pkt]);
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /Runtime not ready\./);
+  assert.match(r.stderr, /repo app: 3 uncommitted path\(s\) that are not any prompt's work: README\.md, notes\.txt/);
+  const json = JSON.parse((await runCli(["packet", "preflight", pkt, "--json"])).stdout);
+  assert.deepEqual(json.readiness_errors.map((e: { kind: string; repo: string }) => [e.kind, e.repo]), [
+    ["uncommitted_changes", "app"],
+  ]);
+  const allowed = await runCli(["packet", "preflight", pkt, "--allow-dirty"]);
+  assert.equal(allowed.code, 0, allowed.stderr);
+  assert.match(allowed.stdout, /Runtime ready\./);
+});
+
+Deno.test("an interrupted prompt's leftovers are its own: the resumed run is not refused and commits them", async () => {
+  await using dir = await tempDir();
+  const script = "verify:\n  files_exist: [part.txt, done.txt]\nsimulate:\n  attempts:\n" +
+    "    - writes: [{path: part.txt, text: part}]\n      delay_ms: 300\n" +
+    "      messages: [one, two, three, four, five, six, seven, eight, nine, ten]\n" +
+    "  resume:\n    - writes: [{path: done.txt}]";
+  const pkt = await makePacket(dir.path, { "01_a.prompt.md": promptFile("1", script) });
+  const app = `${pkt}/app`;
+  const child = spawnCli(["run", pkt]);
+  await waitFor(async () => {
+    const s = await readSnapshot(pkt);
+    const written = await Deno.stat(`${app}/part.txt`).then(() => true, () => false);
+    return s?.session_live === true && s.session_id && written;
+  });
+  child.kill("SIGKILL");
+  await child.output();
+  const resumed = await runCli(["run", pkt, "--remaining"]);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.doesNotMatch(resumed.stdout, /Leaving the uncommitted paths/);
+  assert.equal(await git(app, "show", "--name-only", "--format=", "HEAD"), "done.txt\npart.txt");
+  // A user's file next to the leftovers is still refused by a later run.
+  await Deno.writeTextFile(`${app}/notes.txt`, "mine\n");
+  const later = await runCli(["run", pkt, "--new-run"]);
+  assert.equal(later.code, 1);
+  assert.match(later.stderr, /repo app: 1 uncommitted path\(s\) that are not any prompt's work: notes\.txt/);
 });

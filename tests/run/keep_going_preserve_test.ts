@@ -124,7 +124,7 @@ Deno.test("keep-going human summary names the preserved ref; a later run restore
   assert.deepEqual(status.preserved, []);
 });
 
-Deno.test("keep-going preserves and resets every target repo, including a session's own commits", async () => {
+Deno.test("keep-going preserves and resets every target repo of a failed multi-repo prompt", async () => {
   await using dir = await tempDir();
   const pkt = `${dir.path}/pkt`;
   await Deno.mkdir(`${pkt}/prompts`, { recursive: true });
