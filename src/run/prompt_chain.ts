@@ -47,12 +47,22 @@ async function waitWithBoundaries(ctx: RunContext, ms: number): Promise<void> {
   }
 }
 
-/** Run a prompt's attempt chain to a final state. */
-export async function runPromptChain(ctx: RunContext, desk: SteerDesk, prompt: Prompt): Promise<PromptOutcome> {
+/**
+ * Run a prompt's attempt chain to a final state. `restored`: the prompt's preserved partial progress was applied
+ * before it (docs/keep_going.md), so its first attempt is a repair of the last verification, like any partial work.
+ */
+export async function runPromptChain(
+  ctx: RunContext,
+  desk: SteerDesk,
+  prompt: Prompt,
+  restored = false,
+): Promise<PromptOutcome> {
   const o = prompt.options;
   const prior = ctx.state.attempts(prompt.id).filter((a) => a.run_id === ctx.runId);
   let attemptNo = prior.reduce((m, a) => Math.max(m, a.attempt), 0) + 1;
-  let mode: AttemptMode = ctx.opts.repairFirst ? "repair" : "run";
+  const repairRestored = restored && o.recovery.repair.max_attempts > 0 &&
+    lastReport(ctx.state.attempts(prompt.id)) !== null;
+  let mode: AttemptMode = ctx.opts.repairFirst || repairRestored ? "repair" : "run";
   let body = prompt.body;
   if (mode === "repair") {
     const counts = modeCounts(ctx.state.attempts(prompt.id), ctx.runId);

@@ -32,7 +32,11 @@ function recordedBaseline(ctx: RunContext, prompt: Prompt): Record<string, strin
 }
 
 /** Before a prompt: capture its baseline, then apply its preserved work (its partial progress) if any. */
-export async function beginPrompt(ctx: RunContext, packet: Packet, prompt: Prompt): Promise<RepoBaseline[]> {
+export async function beginPrompt(
+  ctx: RunContext,
+  packet: Packet,
+  prompt: Prompt,
+): Promise<{ baseline: RepoBaseline[]; restored: boolean }> {
   const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recordedBaseline(ctx, prompt));
   ctx.preexisting = preexistingByRoot(baseline);
   const user = baseline.filter((b) => b.dirty.length > 0);
@@ -68,7 +72,7 @@ export async function beginPrompt(ctx: RunContext, packet: Packet, prompt: Promp
       };
     });
   }
-  return baseline;
+  return { baseline, restored: restored.ref !== null };
 }
 
 /** After a prompt: preserve a failed prompt's work and reset its repos; returns what was preserved. */

@@ -354,14 +354,14 @@ async function runLeased(
       ctx.promptId = prompt.id;
       ctx.attempt = null;
       let outcome: PromptOutcome | null = null;
-      const baseline = await beginPrompt(ctx, packet, prompt);
+      const { baseline, restored } = await beginPrompt(ctx, packet, prompt);
       if (preflightOn && !req.repairFirst) outcome = await preflight(ctx, desk, prompt);
       outcome ??= await probeVacuous(ctx, desk, prompt, {
         preflightRequested: preflightOn,
         completionVerifyPassed: false, // agent-control completion_verify does not exist yet
         strict: req.strict === true,
       });
-      outcome ??= await runPromptChain(ctx, desk, prompt);
+      outcome ??= await runPromptChain(ctx, desk, prompt, restored);
       const kept = await endPrompt(ctx, prompt, baseline, outcome);
       if (kept) preserved.set(prompt.id, kept);
       outcomes.push(outcome);

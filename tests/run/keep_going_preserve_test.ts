@@ -117,6 +117,18 @@ Deno.test("keep-going human summary names the preserved ref; a later run restore
     /refs\/prompt_runner\/restored\/\S+\/01$/,
   );
   const prompts = await readPrompts(pkt);
+  // The restored partial progress is repair material: the first attempt repairs the last verification's failures.
+  const newRun = prompts["01"]!.attempts.at(-1)!.run_id;
+  assert.deepEqual(
+    history({ ...prompts["01"]!, attempts: prompts["01"]!.attempts.filter((a) => a.run_id === newRun) }),
+    [
+      "repair:completed",
+    ],
+  );
+  const events = (await Deno.readTextFile(`${pkt}/.prompt_runner/control/events.jsonl`)).trim().split("\n")
+    .map((l) => JSON.parse(l));
+  const sent = events.find((e) => e.type === "message_sent" && e.run_id === newRun);
+  assert.match(sent.data.content, /## Repair pass 1 of 2[\s\S]*### Unmet checks\n- files_exist#1\n  kind: file_exists\n  repo: app\n  path: never\.txt/);
   const entry = prompts["01"] as unknown as { preserved?: unknown; restored?: { ref: string } };
   assert.equal(entry.preserved, undefined);
   assert.equal(entry.restored?.ref, ref);
