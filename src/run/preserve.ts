@@ -7,6 +7,7 @@
  * `refs/prompt_runner/restored/…`.
  */
 import { dirname, join } from "node:path";
+import { failpoint } from "../util/failpoint.ts";
 import { gitLiteral as git, type GitRun as Git, type RepoBaseline, storeRelative } from "./dirty.ts";
 
 /** Namespace of preserved work. */
@@ -186,6 +187,7 @@ export async function preserveFailedWork(
       );
       continue;
     }
+    failpoint("preserve.after_ref");
     try {
       await resetRepo(p.b, p.paths, p.headNow);
     } catch (e) {
@@ -258,6 +260,7 @@ export async function restorePreserved(baseline: RepoBaseline[], promptId: strin
       const apply = await git(p.b.path, ["apply", "--binary", "-"], { input: p.patch });
       if (!apply.ok) throw new Error(`repo ${p.b.name}: applying ${ref} failed: ${firstLine(apply)}`);
     }
+    failpoint("restore.after_apply");
     const restored = RESTORED_PREFIX + ref.slice(PRESERVED_PREFIX.length);
     const mv = await git(p.b.path, ["update-ref", "--stdin"], {
       input: `update ${restored} ${p.sha}\ndelete ${ref} ${p.sha}\n`,

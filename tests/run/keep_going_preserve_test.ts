@@ -128,7 +128,10 @@ Deno.test("keep-going human summary names the preserved ref; a later run restore
   const events = (await Deno.readTextFile(`${pkt}/.prompt_runner/control/events.jsonl`)).trim().split("\n")
     .map((l) => JSON.parse(l));
   const sent = events.find((e) => e.type === "message_sent" && e.run_id === newRun);
-  assert.match(sent.data.content, /## Repair pass 1 of 2[\s\S]*### Unmet checks\n- files_exist#1\n  kind: file_exists\n  repo: app\n  path: never\.txt/);
+  assert.match(
+    sent.data.content,
+    /## Repair pass 1 of 2[\s\S]*### Unmet checks\n- files_exist#1\n  kind: file_exists\n  repo: app\n  path: never\.txt/,
+  );
   const entry = prompts["01"] as unknown as { preserved?: unknown; restored?: { ref: string } };
   assert.equal(entry.preserved, undefined);
   assert.equal(entry.restored?.ref, ref);
@@ -173,4 +176,36 @@ Deno.test("keep-going preserves and resets every target repo of a failed multi-r
   assert.deepEqual(await filesOf(`${pkt}/app`, "HEAD"), ["z.txt"]);
   assert.deepEqual(await filesOf(`${pkt}/lib`, "HEAD"), ["w.txt"]);
   assert.equal(await git(`${pkt}/lib`, "rev-parse", "HEAD~1"), headLib);
+});
+
+Deno.test("a crash between preserving and resetting, or between restoring and moving the ref, loses nothing", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, { "01_a.prompt.md": promptFile("1", FAILING) });
+  const app = `${pkt}/app`;
+  const crashed = await runCli(["run", pkt], { env: { PROMPT_RUNNER_FAILPOINT: "preserve.after_ref" } });
+  assert.notEqual(crashed.code, 0);
+  const [ref] = (await git(app, "for-each-ref", "--format=%(refname)", "refs/prompt_runner/preserved/")).split("\n");
+  assert.match(ref!, /^refs\/prompt_runner\/preserved\/\S+\/01$/);
+  assert.equal(await git(app, "show", `${ref}:junk.txt`), "draft");
+  assert.equal(await Deno.readTextFile(`${app}/junk.txt`), "draft", "not reset yet: the work is in both places");
+  const refused = await runCli(["run", pkt]);
+  assert.equal(refused.code, 1);
+  assert.match(
+    refused.stderr,
+    /repo app: 3 uncommitted path\(s\) that are not any prompt's work: README\.md, junk\.txt/,
+  );
+
+  // Reset by hand, as the user would after looking; then a restore that crashes before its ref moves.
+  await git(app, "checkout", "--", ".");
+  await git(app, "clean", "-fdq");
+  const again = await runCli(["run", pkt], { env: { PROMPT_RUNNER_FAILPOINT: "restore.after_apply" } });
+  assert.notEqual(again.code, 0);
+  assert.equal(await Deno.readTextFile(`${app}/junk.txt`), "draft");
+  assert.equal(await git(app, "for-each-ref", "--format=%(refname)", "refs/prompt_runner/preserved/"), ref);
+  const allowed = await runCli(["run", pkt, "--allow-dirty"]);
+  assert.match(
+    allowed.stderr,
+    /warning: prompt 01 has preserved work that was not restored: repo app: uncommitted user paths overlap it/,
+  );
+  assert.equal(await git(app, "show", `${ref}:junk.txt`), "draft", "still under its ref");
 });
