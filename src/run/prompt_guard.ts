@@ -7,9 +7,10 @@
 import type { Packet, Prompt } from "../packet/types.ts";
 import { nowIso } from "../util/time.ts";
 import type { RunContext } from "./context.ts";
-import { captureBaseline, listPaths, preexistingByRoot, type RepoBaseline } from "./dirty.ts";
+import { captureBaseline, dirtyRepos, listPaths, preexistingByRoot, type RepoBaseline } from "./dirty.ts";
 import { type PreservedWork, preserveFailedWork, restorePreserved } from "./preserve.ts";
-import type { PromptStatus, StateDoc } from "./state.ts";
+import type { PromptStatus, StateDoc, StateStore } from "./state.ts";
+import { RunFailedError } from "../errors.ts";
 
 /** Final states whose leftovers are preserved and reset (an interrupted prompt's leftovers are resumed instead). */
 const PRESERVED_STATUSES: ReadonlySet<PromptStatus> = new Set(["failed", "verification_failed", "verifier_fault"]);
@@ -25,10 +26,31 @@ export function hasLeftovers(state: StateDoc, promptId: string): boolean {
 }
 
 function recordedBaseline(ctx: RunContext, prompt: Prompt): Record<string, string[]> | null {
-  // An interrupted prompt keeps the baseline its start recorded (none: nothing was dirty): its leftovers are its
-  // own, not the user's.
-  if (!hasLeftovers(ctx.state.current, prompt.id)) return null;
-  return ctx.state.current.prompts[prompt.id]?.preexisting?.repos ?? {};
+  // An interrupted prompt keeps the baseline recorded when the run of its last attempt started it (none: nothing
+  // was dirty then): its leftovers are its own, not the user's.
+  const entry = ctx.state.current.prompts[prompt.id];
+  if (!entry || !hasLeftovers(ctx.state.current, prompt.id)) return null;
+  const rec = entry.preexisting;
+  return rec && rec.run_id === entry.attempts.at(-1)?.run_id ? rec.repos : {};
+}
+
+/**
+ * Refuse dirty target repos unless `allowDirty` (docs/keep_going.md). Called after the lease, and it must run after
+ * crash recovery: the repos of prompts with leftovers ({@link hasLeftovers}) are claimed by those prompts. It runs
+ * even under `--skip-preflight`, because it guards the record, not the setup.
+ */
+export async function refuseDirtyRepos(
+  packet: Packet,
+  prompts: Prompt[],
+  storeRoot: string,
+  allowDirty: boolean,
+  state: StateStore | null,
+): Promise<void> {
+  const claimed = state ? prompts.filter((p) => hasLeftovers(state.current, p.id)) : [];
+  const dirty = await dirtyRepos(packet, prompts, storeRoot, allowDirty, claimed);
+  if (dirty.length) {
+    throw new RunFailedError("preflight_failed", "preflight failed", { hints: dirty.map((d) => d.message) });
+  }
 }
 
 /** Before a prompt: capture its baseline, then apply its preserved work (its partial progress) if any. */

@@ -20,8 +20,7 @@ import { type CommitPolicy, RunContext, type RunIo } from "./context.ts";
 import { printDryRun } from "./dry_run.ts";
 import { keepGoingSummary, NOTHING_TO_RUN, preservedLines } from "./output.ts";
 import { runPermissionChecks, runPreflightChecks } from "./preflight_checks.ts";
-import { dirtyRepos } from "./dirty.ts";
-import { beginPrompt, endPrompt, hasLeftovers } from "./prompt_guard.ts";
+import { beginPrompt, endPrompt, refuseDirtyRepos } from "./prompt_guard.ts";
 import type { PreservedWork } from "./preserve.ts";
 import { preflight, type PromptOutcome, runPromptChain } from "./prompt_chain.ts";
 import { readProgress } from "./progress.ts";
@@ -136,7 +135,7 @@ export async function runPacket(req: RunRequest): Promise<number> {
   }
   if (!writesStoreRoot(req.runtimeStore)) {
     // No store root: in-memory state, no lease, no run record, a null plane.
-    await refuseDirtyRepos(req, packet, prompts, null);
+    await refuseDirtyRepos(packet, prompts, req.storeRoot, req.allowDirty === true, null);
     return await runLeased(req, packet, prompts, StateStore.memory(), null);
   }
   const state = await StateStore.open(req.storeRoot);
@@ -150,28 +149,10 @@ export async function runPacket(req: RunRequest): Promise<number> {
   });
   try {
     // After the lease (a live runner's own work is not the user's: exit 5 wins) and after crash recovery.
-    await refuseDirtyRepos(req, packet, prompts, state);
+    await refuseDirtyRepos(packet, prompts, req.storeRoot, req.allowDirty === true, state);
     return await runLeased(req, packet, prompts, state, lease);
   } finally {
     await lease.release();
-  }
-}
-
-/**
- * The user's uncommitted files (docs/keep_going.md): refuse dirty target repos unless `--allow-dirty`. Runs after
- * the lease and must run after crash recovery has claimed an interrupted prompt's leftovers; it runs even under
- * `--skip-preflight`, because it guards the record, not the setup.
- */
-async function refuseDirtyRepos(
-  req: RunRequest,
-  packet: Packet,
-  prompts: Prompt[],
-  state: StateStore | null,
-): Promise<void> {
-  const claimed = state ? prompts.filter((p) => hasLeftovers(state.current, p.id)) : [];
-  const dirty = await dirtyRepos(packet, prompts, req.storeRoot, req.allowDirty === true, claimed);
-  if (dirty.length) {
-    throw new RunFailedError("preflight_failed", "preflight failed", { hints: dirty.map((d) => d.message) });
   }
 }
 

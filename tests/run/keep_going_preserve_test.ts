@@ -130,7 +130,7 @@ Deno.test("keep-going human summary names the preserved ref; a later run restore
   const sent = events.find((e) => e.type === "message_sent" && e.run_id === newRun);
   assert.match(
     sent.data.content,
-    /## Repair pass 1 of 2[\s\S]*### Unmet checks\n- files_exist#1\n  kind: file_exists\n  repo: app\n  path: never\.txt/,
+    /## Repair pass 1 of 2[\s\S]*### Unmet checks\n- files_exist#1\n {2}kind: file_exists\n {2}repo: app\n {2}path: never\.txt/,
   );
   const entry = prompts["01"] as unknown as { preserved?: unknown; restored?: { ref: string } };
   assert.equal(entry.preserved, undefined);
