@@ -131,7 +131,11 @@ Deno.test("an interrupted prompt's leftovers are its own: the resumed run is not
   await waitFor(async () => {
     const s = await readSnapshot(pkt);
     const written = await Deno.stat(`${app}/part.txt`).then(() => true, () => false);
-    return s?.session_live === true && s.session_id && written;
+    // The session id must be in state.json, not only in the snapshot, for the next run to resume it.
+    const recorded =
+      (await readPrompts(pkt).catch(() => ({})) as Record<string, { attempts?: { session_id?: string }[] }>)["01"]
+        ?.attempts?.[0]?.session_id;
+    return s?.session_live === true && recorded && written;
   });
   child.kill("SIGKILL");
   await child.output();
