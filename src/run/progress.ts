@@ -8,6 +8,7 @@ import { storePaths } from "../control/store.ts";
 import { appendLine, ensureDir, readTextOrNull } from "../util/fs.ts";
 import { normalizePromptId } from "../util/ids.ts";
 import { nowIso } from "../util/time.ts";
+import { failpoint } from "../util/failpoint.ts";
 
 /** A progress status. */
 export type ProgressStatus = "completed" | "failed";
@@ -142,4 +143,5 @@ export async function appendProgress(
   const paths = storePaths(storeRoot);
   await ensureDir(paths.root);
   await appendLine(paths.progress, formatProgressLine(id, status, nowIso(), suffix), { fsync: true });
+  failpoint("progress.after_append");
 }

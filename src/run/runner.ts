@@ -6,7 +6,7 @@ import { acquireLease, type Lease } from "../control/lease.ts";
 import { ensureStoreRoot } from "../control/layout.ts";
 import { nullPlane, openPlane } from "../control/plane.ts";
 import { steerCountsForRun } from "../control/interventions.ts";
-import type { PlaneHooks } from "../control/plane_types.ts";
+import type { PlaneHooks, RunnerPlane } from "../control/plane_types.ts";
 import { RunFailedError } from "../errors.ts";
 import type { Envelope, View } from "../events/types.ts";
 import { encodeEnvelope } from "../events/json.ts";
@@ -15,6 +15,7 @@ import { packetFingerprint } from "../packet/fingerprint.ts";
 import { type Selection, selectPrompts } from "../packet/select.ts";
 import type { OptionOverrides, Packet, Prompt } from "../packet/types.ts";
 import { newRunId } from "../util/time.ts";
+import { failpoint } from "../util/failpoint.ts";
 import { newRenderer } from "./attempt.ts";
 import { type CommitPolicy, RunContext, type RunIo } from "./context.ts";
 import { printDryRun } from "./dry_run.ts";
@@ -22,12 +23,14 @@ import { keepGoingSummary, NOTHING_TO_RUN } from "./output.ts";
 import { runPermissionChecks, runPreflightChecks } from "./preflight_checks.ts";
 import { preflight, type PromptOutcome, runPromptChain } from "./prompt_chain.ts";
 import { readProgress } from "./progress.ts";
-import { closeRunRecord, openRunRecord } from "./run_record.ts";
+import { closeRunRecord, openRunRecord, readCurrentRun } from "./run_record.ts";
 import { appendJournal } from "./journal.ts";
 import { lintGate } from "./lint_gate.ts";
 import { probeVacuous, vacuousSummaryLine } from "./vacuous.ts";
 import { amendedFingerprint, recordAmendedFingerprint } from "./amended_fingerprint.ts";
 import { StateStore } from "./state.ts";
+import type { RecoveryTarget } from "./crash_recovery.ts";
+import { recoverAtStart } from "./recover_at_start.ts";
 import { SteerDesk } from "./steering.ts";
 
 /** Everything `run` (and `repair`) decide from the command line. */
@@ -120,7 +123,8 @@ export async function runPacket(req: RunRequest): Promise<number> {
   if (problems.length) {
     throw new RunFailedError("preflight_failed", "preflight failed", { hints: problems });
   }
-  if (req.selection.remaining && prompts.length === 0) {
+  // A run its runner died in after the last prompt finished is still closed below (under the lease), not skipped.
+  if (req.selection.remaining && prompts.length === 0 && !(await deadRunOpen(req.storeRoot, req.runtimeStore))) {
     if (!io.json) io.stdout.write(NOTHING_TO_RUN + "\n");
     else {io.stdout.write(
         JSON.stringify({ type: "run_summary", run_id: null, status: "completed", prompts: [] }) + "\n",
@@ -141,7 +145,14 @@ export async function runPacket(req: RunRequest): Promise<number> {
     service: serviceMode(),
   });
   try {
-    return await runLeased(req, packet, prompts, state, lease);
+    // Crash recovery (docs/crash_recovery.md): reconcile progress.log, state.json and git before anything runs.
+    const plan = await recoverAtStart(packet, state, (l) => io.stderr.write(l + "\n"));
+    let selected = prompts;
+    if (plan.appends.length > 0) selected = selectPrompts(packet, req.selection, await readProgress(req.storeRoot));
+    if (req.selection.remaining && selected.length === 0 && !plan.leftovers && !io.json) {
+      io.stdout.write(NOTHING_TO_RUN + "\n");
+    }
+    return await runLeased(req, packet, selected, state, lease, plan.leftovers);
   } finally {
     await lease.release();
   }
@@ -153,8 +164,12 @@ async function runLeased(
   prompts: Prompt[],
   state: StateStore,
   lease: Lease | null,
+  leftovers: RecoveryTarget | null = null,
 ): Promise<number> {
   const { io } = req;
+  // Leftover changes of an interrupted prompt belong to it: that prompt goes first, continuing its attempt.
+  const first = leftovers ? packet.prompts.find((p) => p.id === leftovers.promptId) : undefined;
+  if (first) prompts = [first, ...prompts.filter((p) => p.id !== first.id)];
   const persist = lease !== null;
   const ids = prompts.map((p) => p.id);
   const fingerprint = await packetFingerprint(packet);
@@ -240,7 +255,8 @@ async function runLeased(
     );
   }
 
-  // Signals: the first interrupts the live provider and closes the run as failed; a second kills at once.
+  // Signals: the first interrupts the live provider and closes the run as interrupted (exit 130); a second kills
+  // the provider at once, then still closes the plane and the run record and releases the lease before exiting 130.
   let signals = 0;
   const onSignal = () => {
     signals++;
@@ -251,9 +267,13 @@ async function runLeased(
         const prompt = packet.prompts.find((p) => p.id === live.promptId);
         void live.session.interrupt("operator_stop", prompt?.options.recovery.interrupt_grace_ms ?? 5000);
       }
-    } else {
+    } else if (signals === 2) {
       ctx.live?.session.kill();
-      Deno.exit(1);
+      void hardStop(
+        plane,
+        lease,
+        opened.record ? () => closeRunRecord(req.storeRoot, opened.record!, "failed", "interrupted") : null,
+      );
     }
   };
   const sigs: Deno.Signal[] = ["SIGINT", "SIGTERM"];
@@ -325,13 +345,17 @@ async function runLeased(
       ctx.promptId = prompt.id;
       ctx.attempt = null;
       let outcome: PromptOutcome | null = null;
-      if (preflightOn && !req.repairFirst) outcome = await preflight(ctx, desk, prompt);
-      outcome ??= await probeVacuous(ctx, desk, prompt, {
-        preflightRequested: preflightOn,
-        completionVerifyPassed: false, // agent-control completion_verify does not exist yet
-        strict: req.strict === true,
-      });
-      outcome ??= await runPromptChain(ctx, desk, prompt);
+      const recovering = first !== undefined && prompt === first ? leftovers : null;
+      if (preflightOn && !req.repairFirst && !recovering) outcome = await preflight(ctx, desk, prompt);
+      // A recovered prompt's leftovers are its own interrupted work, not a contract passing before any session.
+      if (!recovering) {
+        outcome ??= await probeVacuous(ctx, desk, prompt, {
+          preflightRequested: preflightOn,
+          completionVerifyPassed: false, // agent-control completion_verify does not exist yet
+          strict: req.strict === true,
+        });
+      }
+      outcome ??= await runPromptChain(ctx, desk, prompt, recovering);
       outcomes.push(outcome);
       if (persist) await journalPromptFinished(req.storeRoot, ctx.runId, outcome);
       await plane.sync();
@@ -358,6 +382,7 @@ async function runLeased(
     }
   }
 
+  failpoint("run.before_close");
   const ok = failed.length === 0 && haltReason === null;
   let reason: string | null = null;
   if (!ok) {
@@ -395,7 +420,35 @@ async function runLeased(
   }
   if (ctx.vacuous.size > 0) io.stderr.write(vacuousSummaryLine([...ctx.vacuous]) + "\n");
   if (!ok) io.stderr.write(`error: run failed: ${reason}\n`);
-  return ok ? 0 : 1;
+  return ok ? 0 : ctx.interrupted || haltReason === "interrupted" ? INTERRUPTED_EXIT : 1;
+}
+
+/** Whether the current run record says `running` (its runner died: the caller has not taken the lease yet). */
+async function deadRunOpen(storeRoot: string, store: RuntimeStore | undefined): Promise<boolean> {
+  if (!writesStoreRoot(store)) return false;
+  return (await readCurrentRun(storeRoot))?.state === "running";
+}
+
+/** Exit code of an interrupted run (128 + SIGINT), docs/exit_codes.md. */
+export const INTERRUPTED_EXIT = 130;
+
+/**
+ * The second Ctrl-C: close the plane (snapshot and event stream say the run ended) and the run record, release the
+ * lease, and exit 130 — each step best effort, and the exit happens within a bound even if one of them hangs.
+ */
+async function hardStop(plane: RunnerPlane, lease: Lease | null, closeRecord: (() => Promise<unknown>) | null) {
+  const bound = setTimeout(() => Deno.exit(INTERRUPTED_EXIT), 3000);
+  try {
+    await plane.close("failed", "interrupted");
+  } catch { /* best effort */ }
+  try {
+    await closeRecord?.();
+  } catch { /* best effort */ }
+  try {
+    await lease?.release();
+  } catch { /* best effort */ }
+  clearTimeout(bound);
+  Deno.exit(INTERRUPTED_EXIT);
 }
 
 /** `detached` when `start`/`run --detach` launched this runner (src/run/detach.ts sets the variable), else `attached`. */
