@@ -90,9 +90,11 @@ export function inFlightPrompt(state: StateDoc): RecoveryTarget | null {
 export function planRecovery(input: RecoveryInput): RecoveryPlan {
   const plan: RecoveryPlan = { appends: [], fixes: [], leftovers: null, inFlight: null };
   const completed = new Map<string, string | null>();
+  const refused = new Set<string>();
   for (const [id, rec] of input.progress) {
     if (rec.status !== "completed") continue;
     if (input.shaValid.get(id) === false) {
+      refused.add(id);
       plan.appends.push({
         id,
         status: "failed",
@@ -144,7 +146,7 @@ export function planRecovery(input: RecoveryInput): RecoveryPlan {
       continue;
     }
     if (p.status === "completed") {
-      const failedLine = input.progress.get(id)?.status === "failed";
+      const failedLine = refused.has(id) || input.progress.get(id)?.status === "failed";
       plan.fixes.push({
         id,
         status: failedLine ? "failed" : "interrupted",
