@@ -146,16 +146,15 @@ async function applyWrites(list: unknown, spec: SessionSpec, writer: ScriptWrite
  * The step a session plays. Crash recovery (a cursor continuing an interrupted attempt) continues that attempt's
  * script, unless the stream is a crash resume of a script with its own `resume:` step (played as scripted).
  */
-function stepFor(spec: SessionSpec): { step: Record<string, unknown>; tracked: boolean } {
-  const from = spec.simulatedCursor?.continueFrom;
+async function stepFor(spec: SessionSpec): Promise<{ step: Record<string, unknown>; writer: ScriptWriter }> {
   const sim = spec.simulate ?? {};
   const scriptedResume = spec.simulatedStep === "resume" &&
     asMap(Array.isArray(sim.resume) ? sim.resume[0] : sim.resume) !== null;
-  if (!from || scriptedResume) return { step: simulatedStep(spec), tracked: spec.simulatedStep === "attempt" };
-  return {
-    step: simulatedStep({ simulate: spec.simulate, simulatedStep: "attempt", attempt: from.attempt }),
-    tracked: true,
-  };
+  const tracked = scriptedResume ? false : spec.simulatedCursor?.continueFrom ? true : spec.simulatedStep === "attempt";
+  // Attempt scripts (and their crash-recovery continuations) keep a cursor; scripted resume/steer steps do not.
+  if (!tracked) return { step: simulatedStep(spec), writer: await ScriptWriter.open(null, spec.attempt) };
+  const writer = await ScriptWriter.open(spec.simulatedCursor, spec.attempt);
+  return { step: simulatedStep({ simulate: spec.simulate, simulatedStep: "attempt", attempt: writer.script }), writer };
 }
 
 function usageData(v: unknown): ProviderEvent {
@@ -315,9 +314,7 @@ class SimulatedSession implements LaneSession {
   async *#script(): AsyncGenerator<ProviderEvent> {
     const spec = this.spec;
     const sim = spec.simulate ?? {};
-    // Attempt scripts (and their crash-recovery continuations) keep a cursor; scripted resume/steer steps do not.
-    const { step, tracked } = stepFor(spec);
-    const writer = await ScriptWriter.open(tracked ? spec.simulatedCursor : null);
+    const { step, writer } = await stepFor(spec);
     const delay = delayOf(step.delay_ms);
     const sent: ProviderEvent = { type: "message_sent", hidden: true, data: { content: spec.prompt, role: "user" } };
     if (spec.resumeSessionId !== null && asMap(sim.session) && !simBool(asMap(sim.session)!.resumable ?? true)) {

@@ -10,6 +10,8 @@ import type { SimulatedCursor } from "./types.ts";
 
 /** The cursor file's content. */
 export interface CursorDoc {
+  /** The `simulate.attempts` entry (1-based) the attempt plays; null when unknown (read from an older cursor). */
+  script: number | null;
   /** Writes with an index below this were applied. */
   applied: number;
   /** The write in progress when the cursor was saved, if any. */
@@ -19,7 +21,7 @@ export interface CursorDoc {
 /** Read a cursor file; a missing or unreadable one reads as nothing applied. */
 export async function readCursor(path: string): Promise<CursorDoc> {
   const text = await readTextOrNull(path).catch(() => null);
-  if (text === null) return { applied: 0, pending: null };
+  if (text === null) return { script: null, applied: 0, pending: null };
   try {
     const v = JSON.parse(text) as Partial<CursorDoc>;
     const applied = typeof v.applied === "number" && v.applied >= 0 ? v.applied : 0;
@@ -27,9 +29,10 @@ export async function readCursor(path: string): Promise<CursorDoc> {
     const pending = p && typeof p.index === "number" && typeof p.path === "string" && typeof p.size === "number"
       ? { index: p.index, path: p.path, size: p.size }
       : null;
-    return { applied, pending };
+    const script = typeof v.script === "number" && v.script >= 1 ? v.script : null;
+    return { script, applied, pending };
   } catch {
-    return { applied: 0, pending: null };
+    return { script: null, applied: 0, pending: null };
   }
 }
 
@@ -59,19 +62,31 @@ export class ScriptWriter {
     this.#path = path;
   }
 
-  /** A writer for a session: continues the interrupted attempt's cursor when the spec says so. */
-  static async open(cursor: SimulatedCursor | null | undefined): Promise<ScriptWriter> {
+  /** The `simulate.attempts` entry (1-based) this session plays. */
+  script = 1;
+
+  /**
+   * A writer for a session playing attempt `attempt`'s script: a crash-recovery session continues the interrupted
+   * attempt's entry and cursor; any other attempt plays the entry after its previous attempt's (so a recovered
+   * attempt does not shift the script), else the entry numbered like the attempt.
+   */
+  static async open(cursor: SimulatedCursor | null | undefined, attempt: number): Promise<ScriptWriter> {
     const w = new ScriptWriter(cursor?.path ?? null);
+    w.script = attempt;
     if (!cursor) return w;
     const dir = cursor.path.slice(0, cursor.path.lastIndexOf("/"));
     await ensureDir(dir);
     if (cursor.continueFrom) {
       const doc = await readCursor(cursor.continueFrom.path);
+      w.script = doc.script ?? cursor.continueFrom.attempt;
       w.#skipBelow = doc.applied;
       w.#pending = doc.pending;
-      // This session's own cursor starts where the interrupted one stopped, so a second crash continues too.
-      await w.#save(doc);
+    } else if (cursor.previous) {
+      const prev = await readCursor(cursor.previous);
+      if (prev.script !== null) w.script = prev.script + 1;
     }
+    // Saved at once, so the next attempt (or a second crash) knows where this one stands.
+    await w.#save({ script: w.script, applied: w.#skipBelow, pending: w.#pending });
     return w;
   }
 
@@ -90,6 +105,7 @@ export class ScriptWriter {
     }
     if (this.#path) {
       await this.#save({
+        script: this.script,
         applied: index,
         pending: { index, path: w.path, size: w.append ? await sizeOf(w.path) : 0 },
       });
@@ -99,6 +115,6 @@ export class ScriptWriter {
     if (slash > 0) await Deno.mkdir(w.path.slice(0, slash), { recursive: true });
     await Deno.writeTextFile(w.path, w.text, { append: w.append });
     failpoint("simulated.after_write");
-    if (this.#path) await this.#save({ applied: index + 1, pending: null });
+    if (this.#path) await this.#save({ script: this.script, applied: index + 1, pending: null });
   }
 }

@@ -51,6 +51,8 @@ export interface SessionSpec {
 export interface SimulatedCursor {
   path: string;
   continueFrom: { path: string; attempt: number } | null;
+  /** The previous attempt's cursor: this attempt plays the script entry after the one that attempt played. */
+  previous: string | null;
 }
 
 /** How a stream ended; available once iteration has finished. */

@@ -111,6 +111,7 @@ function simulatedCursorFor(
   return {
     path: at(ctx.runId, attempt),
     continueFrom: from ? { path: at(from.runId, from.attempt), attempt: from.attempt } : null,
+    previous: !from && attempt > 1 ? at(ctx.runId, attempt - 1) : null,
   };
 }
 

@@ -5,7 +5,8 @@
  */
 import type { Packet, Prompt } from "../packet/types.ts";
 import { appendProgress, readProgress } from "./progress.ts";
-import type { StateStore } from "./state.ts";
+import { StateStore } from "./state.ts";
+import { readCurrentRun } from "./run_record.ts";
 import { porcelain, runGit } from "./git.ts";
 import { nowIso } from "../util/time.ts";
 import {
@@ -143,4 +144,14 @@ function commitRecordOf(suffix: string | null) {
     status: "ok" as const,
     repos: shas.map((s) => ({ repo: s.repo ?? "default", status: "ok" as const, sha: s.sha })),
   };
+}
+
+/**
+ * Whether a run with nothing selected must still take the lease and recover: the current run record says
+ * `running` (its runner died), or the recovery plan would correct something.
+ */
+export async function recoveryPending(packet: Packet, storeRoot: string): Promise<boolean> {
+  if ((await readCurrentRun(storeRoot))?.state === "running") return true;
+  const plan = await gatherRecovery(packet, await StateStore.open(storeRoot));
+  return plan.appends.length > 0 || plan.fixes.length > 0 || plan.leftovers !== null;
 }

@@ -6,7 +6,7 @@ import { acquireLease, type Lease } from "../control/lease.ts";
 import { ensureStoreRoot } from "../control/layout.ts";
 import { nullPlane, openPlane } from "../control/plane.ts";
 import { steerCountsForRun } from "../control/interventions.ts";
-import type { PlaneHooks, RunnerPlane } from "../control/plane_types.ts";
+import type { PlaneHooks } from "../control/plane_types.ts";
 import { RunFailedError } from "../errors.ts";
 import type { Envelope, View } from "../events/types.ts";
 import { encodeEnvelope } from "../events/json.ts";
@@ -23,14 +23,15 @@ import { keepGoingSummary, NOTHING_TO_RUN } from "./output.ts";
 import { runPermissionChecks, runPreflightChecks } from "./preflight_checks.ts";
 import { preflight, type PromptOutcome, runPromptChain } from "./prompt_chain.ts";
 import { readProgress } from "./progress.ts";
-import { closeRunRecord, openRunRecord, readCurrentRun } from "./run_record.ts";
+import { closeRunRecord, openRunRecord } from "./run_record.ts";
 import { appendJournal } from "./journal.ts";
 import { lintGate } from "./lint_gate.ts";
 import { probeVacuous, vacuousSummaryLine } from "./vacuous.ts";
 import { amendedFingerprint, recordAmendedFingerprint } from "./amended_fingerprint.ts";
 import { StateStore } from "./state.ts";
 import type { RecoveryTarget } from "./crash_recovery.ts";
-import { recoverAtStart } from "./recover_at_start.ts";
+import { recoverAtStart, recoveryPending } from "./recover_at_start.ts";
+import { hardStop, INTERRUPTED_EXIT } from "./interrupts.ts";
 import { SteerDesk } from "./steering.ts";
 
 /** Everything `run` (and `repair`) decide from the command line. */
@@ -123,8 +124,10 @@ export async function runPacket(req: RunRequest): Promise<number> {
   if (problems.length) {
     throw new RunFailedError("preflight_failed", "preflight failed", { hints: problems });
   }
-  // A run its runner died in after the last prompt finished is still closed below (under the lease), not skipped.
-  if (req.selection.remaining && prompts.length === 0 && !(await deadRunOpen(req.storeRoot, req.runtimeStore))) {
+  // Nothing remains — unless recovery has work (a dead run to close, a completion to correct): then it goes on.
+  const quiet = req.selection.remaining && prompts.length === 0 &&
+    !(writesStoreRoot(req.runtimeStore) && await recoveryPending(packet, req.storeRoot));
+  if (quiet) {
     if (!io.json) io.stdout.write(NOTHING_TO_RUN + "\n");
     else {io.stdout.write(
         JSON.stringify({ type: "run_summary", run_id: null, status: "completed", prompts: [] }) + "\n",
@@ -421,34 +424,6 @@ async function runLeased(
   if (ctx.vacuous.size > 0) io.stderr.write(vacuousSummaryLine([...ctx.vacuous]) + "\n");
   if (!ok) io.stderr.write(`error: run failed: ${reason}\n`);
   return ok ? 0 : ctx.interrupted || haltReason === "interrupted" ? INTERRUPTED_EXIT : 1;
-}
-
-/** Whether the current run record says `running` (its runner died: the caller has not taken the lease yet). */
-async function deadRunOpen(storeRoot: string, store: RuntimeStore | undefined): Promise<boolean> {
-  if (!writesStoreRoot(store)) return false;
-  return (await readCurrentRun(storeRoot))?.state === "running";
-}
-
-/** Exit code of an interrupted run (128 + SIGINT), docs/exit_codes.md. */
-export const INTERRUPTED_EXIT = 130;
-
-/**
- * The second Ctrl-C: close the plane (snapshot and event stream say the run ended) and the run record, release the
- * lease, and exit 130 — each step best effort, and the exit happens within a bound even if one of them hangs.
- */
-async function hardStop(plane: RunnerPlane, lease: Lease | null, closeRecord: (() => Promise<unknown>) | null) {
-  const bound = setTimeout(() => Deno.exit(INTERRUPTED_EXIT), 3000);
-  try {
-    await plane.close("failed", "interrupted");
-  } catch { /* best effort */ }
-  try {
-    await closeRecord?.();
-  } catch { /* best effort */ }
-  try {
-    await lease?.release();
-  } catch { /* best effort */ }
-  clearTimeout(bound);
-  Deno.exit(INTERRUPTED_EXIT);
 }
 
 /** `detached` when `start`/`run --detach` launched this runner (src/run/detach.ts sets the variable), else `attached`. */
