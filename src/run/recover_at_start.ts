@@ -8,6 +8,7 @@ import { appendProgress, readProgress } from "./progress.ts";
 import { StateStore } from "./state.ts";
 import { readCurrentRun } from "./run_record.ts";
 import { porcelain, runGit } from "./git.ts";
+import { outsideStore, ridingRecords } from "./commit_records.ts";
 import { nowIso } from "../util/time.ts";
 import {
   type CommitFacts,
@@ -75,7 +76,11 @@ export async function gatherRecovery(packet: Packet, state: StateStore): Promise
   const repos: RepoFacts[] = [];
   if (prompt) {
     for (const r of promptRepos(packet, prompt)) {
-      const dirty = ((await porcelain(r.path)) ?? []).length > 0;
+      // The store root is never the work (nor dirt), even where it lives inside the repo.
+      const outside = outsideStore(
+        await ridingRecords(r.path, { storeRoot: state.storeRoot, promptId: prompt.id, carry: false }),
+      );
+      const dirty = ((await porcelain(r.path, outside)) ?? []).length > 0;
       repos.push({ name: r.name, head: await commitFacts(r.path, "HEAD"), dirty });
     }
   }
