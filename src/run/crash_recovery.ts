@@ -72,12 +72,15 @@ function lastAttempt(p: PromptState): AttemptRecord | null {
   return p.attempts.at(-1) ?? null;
 }
 
-/** The prompt a dead runner was working on: a live status or a `running` last attempt; the latest wins (pure). */
+/**
+ * The prompt a runner was working on when it died or was interrupted: a live status, an `interrupted` one, or a
+ * `running` last attempt; the latest wins (pure).
+ */
 export function inFlightPrompt(state: StateDoc): RecoveryTarget | null {
   let best: { id: string; p: PromptState } | null = null;
   for (const [id, p] of Object.entries(state.prompts)) {
     const last = lastAttempt(p);
-    if (!LIVE_STATUSES.has(p.status) && last?.status !== "running") continue;
+    if (!LIVE_STATUSES.has(p.status) && p.status !== "interrupted" && last?.status !== "running") continue;
     if (!last) continue;
     if (!best || p.updated_at > best.p.updated_at) best = { id, p };
   }

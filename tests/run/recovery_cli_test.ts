@@ -75,3 +75,20 @@ for (const name of EXAMPLE_NAMES) {
     assert.equal(new Set(ids).size, ids.length, `one commit per prompt: ${ids.join(", ")}`);
   });
 }
+
+Deno.test("Ctrl-C mid-prompt, then a plain run: the interrupted prompt's leftovers land in its own commit", async () => {
+  await using dir = await tempDir();
+  const pkt = await makeCrashPacket(dir.path, { prompts: 3, stepMs: 400, append: false });
+  const child = spawnCli(["run", pkt]);
+  // Interrupt prompt 02 once it has written its first file (and not yet its last).
+  await waitFor(async () => {
+    const s = await readSnapshot(pkt);
+    if (s?.prompt_id !== "02" || s.session_live !== true) return false;
+    return await Deno.stat(`${pkt}/app/p02/a.txt`).then(() => true, () => false);
+  }, 60000);
+  child.kill("SIGINT");
+  assert.equal((await child.output()).code, 130);
+  const r = await runCli(["run", pkt]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(await checkRecovered(pkt, 3, { allowNoChanges: true }), null);
+});
