@@ -324,7 +324,7 @@ class FilePlane implements RunnerPlane {
     this.#snapDirty = false;
     this.#snapDue = false;
     try {
-      atomicWriteJsonSync(this.#paths.snapshot, s, opts);
+      atomicWriteJsonSync(this.#paths.snapshot, s, { ...opts, failpoint: "snapshot.before_rename" });
     } catch (e) {
       if (!this.#snapshotError) this.#hooks.notice(`control snapshot not written: ${errorMessage(e)}`, "warning");
       this.#snapshotError = true;

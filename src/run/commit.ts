@@ -6,6 +6,7 @@ import type { CommitRecord } from "./state.ts";
 import { type GitResult, porcelain, runGit } from "./git.ts";
 import { outsideStore, type RecordsSource, type RidingRecords, ridingRecords } from "./commit_records.ts";
 import { commitOwnPaths } from "./dirty.ts";
+import { failpoint } from "../util/failpoint.ts";
 
 /** A repo to commit in. */
 export interface CommitRepo {
@@ -86,6 +87,7 @@ export async function commitPrompt(
         continue;
       }
       const add = own ?? await addWork(repo.path, riding);
+      if (own === undefined) failpoint("commit.before_git_commit");
       const commit = own ?? (add.ok ? await runGit(repo.path, ["commit", "-q", "--file", tmp]) : add);
       if (!commit.ok) {
         const msg = (commit.stderr || commit.stdout).trim().split("\n")[0] ?? "git commit failed";
@@ -93,6 +95,7 @@ export async function commitPrompt(
         results.push({ repo: repo.name, status: "failed", error: msg });
         break;
       }
+      failpoint("commit.after_git_commit");
       const head = await runGit(repo.path, ["rev-parse", "HEAD"]);
       const sha = head.stdout.trim();
       say(`Committed to ${repo.name}: ${sha.slice(0, 8)}`);

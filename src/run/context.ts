@@ -118,7 +118,10 @@ export class RunContext {
     });
     while (!settled) {
       await Promise.race([done.catch(() => {}), this.plane.wake()]);
-      if (!settled) this.plane.boundary();
+      if (settled) break;
+      this.plane.boundary();
+      // A closed plane (a second Ctrl-C closes it mid-work) wakes at once: yield to the event loop, never spin.
+      await new Promise((r) => setTimeout(r, 0));
     }
     return await done;
   }

@@ -5,9 +5,10 @@
  */
 import { RunFailedError } from "../errors.ts";
 import { storePaths } from "../control/store.ts";
-import { appendLine, ensureDir, readTextOrNull } from "../util/fs.ts";
+import { appendLine, atomicWriteText, ensureDir, exists, readTextOrNull } from "../util/fs.ts";
 import { normalizePromptId } from "../util/ids.ts";
 import { nowIso } from "../util/time.ts";
+import { failpoint } from "../util/failpoint.ts";
 
 /** A progress status. */
 export type ProgressStatus = "completed" | "failed";
@@ -141,5 +142,10 @@ export async function appendProgress(
 ): Promise<void> {
   const paths = storePaths(storeRoot);
   await ensureDir(paths.root);
-  await appendLine(paths.progress, formatProgressLine(id, status, nowIso(), suffix), { fsync: true });
+  const line = formatProgressLine(id, status, nowIso(), suffix);
+  // The first line creates the file atomically: a crash can never leave an empty progress.log (which reads as
+  // corrupt). Later lines are single O_APPEND writes.
+  if (await exists(paths.progress)) await appendLine(paths.progress, line, { fsync: true });
+  else await atomicWriteText(paths.progress, line + "\n", { fsync: true });
+  failpoint("progress.after_append");
 }

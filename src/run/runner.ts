@@ -15,6 +15,7 @@ import { packetFingerprint } from "../packet/fingerprint.ts";
 import { type Selection, selectPrompts } from "../packet/select.ts";
 import type { OptionOverrides, Packet, Prompt } from "../packet/types.ts";
 import { newRunId } from "../util/time.ts";
+import { failpoint } from "../util/failpoint.ts";
 import { newRenderer } from "./attempt.ts";
 import { type CommitPolicy, RunContext, type RunIo } from "./context.ts";
 import { printDryRun } from "./dry_run.ts";
@@ -30,6 +31,9 @@ import { lintGate } from "./lint_gate.ts";
 import { probeVacuous, vacuousSummaryLine } from "./vacuous.ts";
 import { amendedFingerprint, recordAmendedFingerprint } from "./amended_fingerprint.ts";
 import { StateStore } from "./state.ts";
+import type { RecoveryTarget } from "./crash_recovery.ts";
+import { recoverAtStart, recoveryPending } from "./recover_at_start.ts";
+import { hardStop, INTERRUPTED_EXIT } from "./interrupts.ts";
 import { SteerDesk } from "./steering.ts";
 
 /** Everything `run` (and `repair`) decide from the command line. */
@@ -126,7 +130,10 @@ export async function runPacket(req: RunRequest): Promise<number> {
   if (problems.length) {
     throw new RunFailedError("preflight_failed", "preflight failed", { hints: problems });
   }
-  if (req.selection.remaining && prompts.length === 0) {
+  // Nothing remains — unless recovery has work (a dead run to close, a completion to correct): then it goes on.
+  const quiet = req.selection.remaining && prompts.length === 0 &&
+    !(writesStoreRoot(req.runtimeStore) && await recoveryPending(packet, req.storeRoot));
+  if (quiet) {
     if (!io.json) io.stdout.write(NOTHING_TO_RUN + "\n");
     else {io.stdout.write(
         JSON.stringify({ type: "run_summary", run_id: null, status: "completed", prompts: [] }) + "\n",
@@ -148,9 +155,19 @@ export async function runPacket(req: RunRequest): Promise<number> {
     service: serviceMode(),
   });
   try {
-    // After the lease (a live runner's own work is not the user's: exit 5 wins) and after crash recovery.
-    await refuseDirtyRepos(packet, prompts, req.storeRoot, req.allowDirty === true, state);
-    return await runLeased(req, packet, prompts, state, lease);
+    // Crash recovery (docs/crash_recovery.md): reconcile progress.log, state.json and git before anything runs.
+    const plan = await recoverAtStart(packet, state, (l) => io.stderr.write(l + "\n"));
+    let selected = prompts;
+    if (plan.appends.length > 0) selected = selectPrompts(packet, req.selection, await readProgress(req.storeRoot));
+    if (req.selection.remaining && selected.length === 0 && !plan.leftovers && !io.json) {
+      io.stdout.write(NOTHING_TO_RUN + "\n");
+    }
+    // After the lease (a live runner's own work is not the user's: exit 5 wins) and after crash recovery, which
+    // gives an interrupted prompt's leftovers to that prompt (docs/keep_going.md).
+    const owner = plan.leftovers ? packet.prompts.find((p) => p.id === plan.leftovers!.promptId) : undefined;
+    const guarded = owner && !selected.includes(owner) ? [owner, ...selected] : selected;
+    await refuseDirtyRepos(packet, guarded, req.storeRoot, req.allowDirty === true, state);
+    return await runLeased(req, packet, selected, state, lease, plan.leftovers);
   } finally {
     await lease.release();
   }
@@ -162,8 +179,12 @@ async function runLeased(
   prompts: Prompt[],
   state: StateStore,
   lease: Lease | null,
+  leftovers: RecoveryTarget | null = null,
 ): Promise<number> {
   const { io } = req;
+  // Leftover changes of an interrupted prompt belong to it: that prompt goes first, continuing its attempt.
+  const first = leftovers ? packet.prompts.find((p) => p.id === leftovers.promptId) : undefined;
+  if (first) prompts = [first, ...prompts.filter((p) => p.id !== first.id)];
   const persist = lease !== null;
   const ids = prompts.map((p) => p.id);
   const fingerprint = await packetFingerprint(packet);
@@ -249,7 +270,8 @@ async function runLeased(
     );
   }
 
-  // Signals: the first interrupts the live provider and closes the run as failed; a second kills at once.
+  // Signals: the first interrupts the live provider and closes the run as interrupted (exit 130); a second kills
+  // the provider at once, then still closes the plane and the run record and releases the lease before exiting 130.
   let signals = 0;
   const onSignal = () => {
     signals++;
@@ -260,9 +282,13 @@ async function runLeased(
         const prompt = packet.prompts.find((p) => p.id === live.promptId);
         void live.session.interrupt("operator_stop", prompt?.options.recovery.interrupt_grace_ms ?? 5000);
       }
-    } else {
+    } else if (signals === 2) {
       ctx.live?.session.kill();
-      Deno.exit(1);
+      void hardStop(
+        plane,
+        lease,
+        opened.record ? () => closeRunRecord(req.storeRoot, opened.record!, "failed", "interrupted") : null,
+      );
     }
   };
   const sigs: Deno.Signal[] = ["SIGINT", "SIGTERM"];
@@ -335,14 +361,19 @@ async function runLeased(
       ctx.promptId = prompt.id;
       ctx.attempt = null;
       let outcome: PromptOutcome | null = null;
+      const recovering = first !== undefined && prompt === first ? leftovers : null;
       const { baseline, restored } = await beginPrompt(ctx, packet, prompt);
-      if (preflightOn && !req.repairFirst) outcome = await preflight(ctx, desk, prompt);
-      outcome ??= await probeVacuous(ctx, desk, prompt, {
-        preflightRequested: preflightOn,
-        completionVerifyPassed: false, // agent-control completion_verify does not exist yet
-        strict: req.strict === true,
-      });
-      outcome ??= await runPromptChain(ctx, desk, prompt, restored);
+      if (preflightOn && !req.repairFirst && !recovering) outcome = await preflight(ctx, desk, prompt);
+      // A recovered prompt's leftovers and a prompt's restored preserved work are its own partial progress, not a
+      // contract passing before any session.
+      if (!recovering && !restored) {
+        outcome ??= await probeVacuous(ctx, desk, prompt, {
+          preflightRequested: preflightOn,
+          completionVerifyPassed: false, // agent-control completion_verify does not exist yet
+          strict: req.strict === true,
+        });
+      }
+      outcome ??= await runPromptChain(ctx, desk, prompt, recovering, restored);
       const kept = await endPrompt(ctx, prompt, baseline, outcome);
       if (kept) preserved.set(prompt.id, kept);
       outcomes.push(outcome);
@@ -371,6 +402,7 @@ async function runLeased(
     }
   }
 
+  failpoint("run.before_close");
   const ok = failed.length === 0 && haltReason === null;
   let reason: string | null = null;
   if (!ok) {
@@ -410,7 +442,7 @@ async function runLeased(
   }
   if (ctx.vacuous.size > 0) io.stderr.write(vacuousSummaryLine([...ctx.vacuous]) + "\n");
   if (!ok) io.stderr.write(`error: run failed: ${reason}\n`);
-  return ok ? 0 : 1;
+  return ok ? 0 : ctx.interrupted || haltReason === "interrupted" ? INTERRUPTED_EXIT : 1;
 }
 
 /** `detached` when `start`/`run --detach` launched this runner (src/run/detach.ts sets the variable), else `attached`. */

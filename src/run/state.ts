@@ -241,7 +241,7 @@ export class StateStore {
       const doc = await readState(this.storeRoot);
       fn(doc);
       doc.updated_at = nowIso();
-      await atomicWriteJson(storePaths(this.storeRoot).state, doc);
+      await atomicWriteJson(storePaths(this.storeRoot).state, doc, { failpoint: "state.before_rename" });
       this.doc = doc;
     });
     this.#chain = next.catch(() => {});

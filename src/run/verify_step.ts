@@ -11,6 +11,7 @@ import type { Prompt } from "../packet/types.ts";
 import type { RunContext } from "./context.ts";
 import { outsideStore, ridingRecords } from "./commit_records.ts";
 import { porcelain } from "./git.ts";
+import { failpoint } from "../util/failpoint.ts";
 
 /** Verify a prompt's enforced contract now and record the result. */
 export async function verifyNow(
@@ -34,6 +35,7 @@ export async function verifyNow(
     },
   });
   const report = await ctx.withBoundaries(verifyContract(contract, vctx, amendments));
+  failpoint("verify.after_checks");
   if (ctx.persist) await appendVerification(ctx.storeRoot, report);
   ctx.record(
     {

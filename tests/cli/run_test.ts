@@ -324,7 +324,7 @@ Deno.test("SIGINT interrupts the provider and closes the run failed with reason 
   await waitFor(async () => (await readSnapshot(pkt))?.session_live === true);
   child.kill("SIGINT");
   const out = await child.output();
-  assert.equal(out.code, 1);
+  assert.equal(out.code, 130, "an interrupted run exits 130");
   const prompts = await readPrompts(pkt);
   assert.equal(prompts["01"]?.status, "interrupted");
   assert.deepEqual(history(prompts["01"]), ["run:interrupted"]);
