@@ -16,13 +16,14 @@ import { RunFailedError } from "../errors.ts";
 const PRESERVED_STATUSES: ReadonlySet<PromptStatus> = new Set(["failed", "verification_failed", "verifier_fault"]);
 
 /**
- * Whether a prompt left work behind when its runner stopped or died (its latest attempt is `running` or
- * `interrupted`): that work is the prompt's own, claimed by its next run. Interim rule until a crash-recovery step
- * claims leftovers at run start.
+ * Whether a prompt left work behind when its runner stopped or died: crash recovery (src/run/recover_at_start.ts)
+ * marked it `interrupted` — also when it died after verification, in the commit phase — or its latest attempt is
+ * `running` or `interrupted`. That work is the prompt's own, claimed by its next run.
  */
 export function hasLeftovers(state: StateDoc, promptId: string): boolean {
-  const last = state.prompts[promptId]?.attempts.at(-1);
-  return last?.status === "running" || last?.status === "interrupted";
+  const entry = state.prompts[promptId];
+  const last = entry?.attempts.at(-1);
+  return entry?.status === "interrupted" || last?.status === "running" || last?.status === "interrupted";
 }
 
 function recordedBaseline(ctx: RunContext, prompt: Prompt): Record<string, string[]> | null {
