@@ -18,6 +18,10 @@ export const spec: CommandSpec = {
     "no-commit": { type: "boolean", description: "do not commit" },
     committer: { type: "string", value: "git|noop", description: "how completed work is committed (default git)" },
     "skip-preflight": { type: "boolean", description: "skip repo and lane checks (the --allow-run check still runs)" },
+    "allow-dirty": {
+      type: "boolean",
+      description: "run on target repos with uncommitted changes; those paths stay out of the prompt's work",
+    },
     "new-run": { type: "boolean", description: "always mint a new run id" },
     strict: { type: "boolean", description: "refuse every lint finding of the prompt, warnings too" },
     ...OVERRIDE_FLAGS,
@@ -43,6 +47,7 @@ export const spec: CommandSpec = {
       keepGoing: false,
       commit,
       skipPreflight: f["skip-preflight"] === true,
+      allowDirty: f["allow-dirty"] === true,
       dryRun: false,
       repairFirst: true,
       io: { stdout: ctx.stdout, stderr: ctx.stderr, json: ctx.json, color: ctx.color },

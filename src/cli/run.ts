@@ -42,6 +42,10 @@ export const spec: CommandSpec = {
     committer: { type: "string", value: "git|noop", description: "how completed work is committed (default git)" },
     "dry-run": { type: "boolean", description: "print the plan details and exit" },
     "skip-preflight": { type: "boolean", description: "skip repo and lane checks (the --allow-run check still runs)" },
+    "allow-dirty": {
+      type: "boolean",
+      description: "run on target repos with uncommitted changes; those paths stay out of every prompt's work",
+    },
     detach: {
       type: "boolean",
       description: "start the runner in the background and print {run_id, pid, store_root} (same as start)",
@@ -85,6 +89,7 @@ export const spec: CommandSpec = {
       keepGoing: f["keep-going"] === true || target.workspace?.keepGoing === true,
       commit,
       skipPreflight: f["skip-preflight"] === true,
+      allowDirty: f["allow-dirty"] === true,
       dryRun: f["dry-run"] === true,
       io: { stdout: ctx.stdout, stderr: ctx.stderr, json: ctx.json, color: ctx.color },
       argv: ctx.argv,

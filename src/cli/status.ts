@@ -3,6 +3,7 @@ import { type CommandContext, type CommandSpec, untilInterrupted } from "./frame
 import { resolveTarget } from "./target.ts";
 import { type StatusRollup, statusRollup, watchStatus } from "../control/mod.ts";
 import { UsageError } from "../errors.ts";
+import { describeLeftovers } from "../control/leftovers.ts";
 import { type Paint, painter } from "../render/ansi.ts";
 import { formatAge, formatDuration, parseDuration } from "../util/time.ts";
 
@@ -65,12 +66,14 @@ export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()):
       `${am.prompt_id} amended ${am.count} ${am.count === 1 ? "time" : "times"} (${am.phases.join(", ")})`,
     );
   }
+  for (const w of r.preserved ?? []) row("preserved", `${w.prompt_id}: ${w.ref} (${w.repos.join(", ")})`);
   if ((r.state === "failed" || r.state === "abandoned") && p.reason) row("reason", wrap(p.reason, 88, " ".repeat(13)));
   if (p.last_verification) row("last check", p.last_verification);
   if (p.error) row("error", p.error);
   const l = r.lease;
   const who = l.pid !== null && l.state !== "down" ? ` (pid ${l.pid}${l.hostname ? ` on ${l.hostname}` : ""})` : "";
   row("service", `${r.service.mode} · process ${l.state}${who}`);
+  if (r.leftovers) row("leftovers", wrap(describeLeftovers(r.leftovers), 88, " ".repeat(13)));
   return lines.join("\n") + "\n";
 }
 

@@ -5,6 +5,14 @@ import { readLease } from "../control/lease.ts";
 import { readSnapshotOrNull } from "../control/snapshot.ts";
 import { parseDuration } from "../util/time.ts";
 import { resolveTarget } from "./target.ts";
+import { type SweepResult, sweepRun } from "../lanes/containment.ts";
+
+/** What a sweep left, for the report: `""` when everything is gone. */
+function sweepNote(runId: string, r: SweepResult): string {
+  if (r.survivors.length === 0) return r.killed > 0 ? `Killed ${r.killed} leftover processes of run ${runId}.\n` : "";
+  const names = r.survivors.map((s) => `pid ${s.pid}${s.command ? ` (${s.command.slice(0, 60)})` : ""}`);
+  return `Still alive after stop: ${names.join(", ")}.\n`;
+}
 
 function signal(pid: number, sig: Deno.Signal): boolean {
   try {
@@ -40,6 +48,10 @@ export const spec: CommandSpec = {
     const target = await resolveTarget(ctx.positionals, ctx.flags);
     const lease = await readLease(target.storeRoot);
     if (lease.state === "down" || lease.pid === null) {
+      // A runner that died without closing (SIGKILL, crash) may have left tools behind: reap them anyway.
+      const stale = typeof lease.info?.run_id === "string" ? lease.info.run_id : null;
+      const note = stale !== null ? sweepNote(stale, await sweepRun(stale)) : "";
+      if (note) ctx.stderr.write(note);
       throw new NotFoundError("run_not_running", `no live run holds ${target.label}`);
     }
     if (lease.state === "unknown") {
@@ -59,6 +71,9 @@ export const spec: CommandSpec = {
     const deadline = Date.now() + grace;
     while (Date.now() < deadline) {
       if ((await readLease(target.storeRoot)).state !== "up") {
+        // The runner sweeps its own processes when it closes; after --force nobody did, so stop does it here.
+        const swept = await sweepRun(runId);
+        const note = sweepNote(runId, swept);
         const where = facts.prompt
           ? ` (prompt ${facts.prompt}${facts.attempt ? `, attempt ${facts.attempt}` : ""})`
           : "";
@@ -70,9 +85,11 @@ export const spec: CommandSpec = {
               prompt_id: facts.prompt,
               attempt: facts.attempt,
               forced: !!ctx.flags.force,
+              killed_leftovers: swept.killed,
+              survivors: swept.survivors,
             }) + "\n",
           );
-        } else ctx.stdout.write(`Stopped run ${runId}${where}.\n`);
+        } else ctx.stdout.write(`Stopped run ${runId}${where}.\n${note}`);
         return 0;
       }
       await new Promise((r) => setTimeout(r, 100));

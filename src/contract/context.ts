@@ -15,7 +15,13 @@ export function verifyContextFor(
   packet: Packet,
   prompt: Prompt,
   storeRoot: string,
-  opts: { runId: string | null; source: VerifySource; attempt: number | null; env?: Record<string, string> },
+  opts: {
+    runId: string | null;
+    source: VerifySource;
+    attempt: number | null;
+    env?: Record<string, string>;
+    preexisting?: Record<string, string[]>;
+  },
 ): VerifyContext {
   return {
     promptId: prompt.id,
@@ -27,5 +33,6 @@ export function verifyContextFor(
     source: opts.source,
     attempt: opts.attempt,
     ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.preexisting && Object.keys(opts.preexisting).length ? { preexisting: opts.preexisting } : {}),
   };
 }

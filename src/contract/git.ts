@@ -1,5 +1,6 @@
 /** Read-only git queries used by the verifier (never writes the index: `GIT_OPTIONAL_LOCKS=0`). */
 import { runBounded } from "./bounded_process.ts";
+import { runHelper } from "../util/helper.ts";
 
 /** Result of one git invocation. */
 export interface GitResult {
@@ -9,20 +10,23 @@ export interface GitResult {
   stderr: string;
 }
 
+/** Deadline of one verifier git query. */
+export const GIT_QUERY_TIMEOUT_MS = 5 * 60 * 1000;
+
 const GIT_ENV = { GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
 
 /** Run `git -C root …args` and capture its output. */
 export async function gitIn(root: string, args: string[]): Promise<GitResult> {
   try {
-    const out = await new Deno.Command("git", {
-      args: ["-C", root, ...args],
-      env: GIT_ENV,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
+    const out = await runHelper("git", { args: ["-C", root, ...args], env: GIT_ENV, timeoutMs: GIT_QUERY_TIMEOUT_MS });
     const dec = new TextDecoder();
-    return { ok: out.success, code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+    const late = out.timedOut ? `\ngit did not finish within ${GIT_QUERY_TIMEOUT_MS} ms` : "";
+    return {
+      ok: out.success,
+      code: out.code ?? -1,
+      stdout: dec.decode(out.stdout),
+      stderr: dec.decode(out.stderr) + late,
+    };
   } catch (e) {
     return { ok: false, code: -1, stdout: "", stderr: e instanceof Error ? e.message : String(e) };
   }

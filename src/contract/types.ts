@@ -106,6 +106,11 @@ export interface VerifyContext {
   /** Extra environment for commands (runner env is inherited). */
   env?: Record<string, string>;
   /**
+   * Paths already uncommitted when the prompt started (`run --allow-dirty`), by canonical repo root: the user's,
+   * left out of `changed_paths_only` and `repos_clean` (and so of every repair prompt).
+   */
+  preexisting?: Record<string, string[]>;
+  /**
    * Optional memo of read-only git queries shared across several verifications that run back to back with nothing
    * changing the work trees in between (`prompt_runner verify`). Command items clear it. Absent → one per call.
    */

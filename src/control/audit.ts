@@ -29,6 +29,25 @@ export class AuditWriter {
     return entries;
   }
 
+  /**
+   * `log.jsonl` renamed away, removed or replaced under the runner: append to the file now at the path (created if
+   * missing; never a symlink, FIFO or device put there), so followers and readers keep seeing new entries.
+   */
+  #reopenIfReplaced(): void {
+    const own = this.#file?.statSync().ino ?? null;
+    let st: Deno.FileInfo | null = null;
+    try {
+      st = Deno.lstatSync(this.#paths.log);
+    } catch { /* removed or renamed away */ }
+    if (own === null || (st !== null && (st.ino === own || st.ino === null || !st.isFile))) return;
+    try {
+      // Read-write and checked against the path (src/util/safe_fs.ts): a FIFO or link swapped in is refused.
+      const file = openStoreFileSync(this.#paths.log);
+      this.#file?.close();
+      this.#file = file;
+    } catch { /* raced with another change: checked again at the next append */ }
+  }
+
   /** Whether an entry with this key is already in the log. */
   has(key: string): boolean {
     return this.#keys.has(key);
@@ -38,6 +57,7 @@ export class AuditWriter {
   append(entry: LogEntry): void {
     if (this.#keys.has(entry.key)) return;
     if (!this.#file) throw new Error("audit log is not open");
+    this.#reopenIfReplaced();
     const bytes = this.#enc.encode(JSON.stringify(entry) + "\n");
     const n = this.#file.writeSync(bytes);
     if (n !== bytes.length) throw new Error(`short append to ${this.#paths.log}: ${n} of ${bytes.length} bytes`);
@@ -58,7 +78,9 @@ export class AuditWriter {
   writeReceipt(receipt: Receipt): void {
     this.beforeReceipt?.(receipt.request);
     const dest = `${this.#paths.outcomes}/${receipt.request}`;
-    const tmp = `${this.#paths.controlTmp}/.receipt-${Deno.pid}-${receipt.request}`;
+    // A short temp name whatever the request's name (a long one would overflow NAME_MAX with a prefix).
+    const rand = crypto.getRandomValues(new Uint32Array(1))[0]!.toString(16);
+    const tmp = `${this.#paths.controlTmp}/.receipt-${Deno.pid}-${rand}`;
     // A regular leftover of a crashed writer is replaced; a link or special file there is refused (never followed).
     if (lstatStoreSync(tmp, "file") !== null) Deno.removeSync(tmp);
     Deno.writeTextFileSync(tmp, prettyJson(receipt), { createNew: true, mode: FILE_MODE });

@@ -106,11 +106,42 @@ export class EventAppender {
   #timer: ReturnType<typeof setTimeout> | null = null;
   #enc = new TextEncoder();
   #closed = false;
+  readonly #path: string;
+  #ino: number | null;
+  /** Times the file was found replaced or removed under the runner and reopened (diagnostics, tests). */
+  reopened = 0;
 
   /** Open (create) the events file for appending; a torn last line is terminated so new lines stay separate. */
   constructor(path: string, torn: boolean) {
+    this.#path = path;
     this.#file = openStoreFileSync(path);
+    this.#ino = this.#file.statSync().ino;
     if (torn) this.#writeAll("\n");
+  }
+
+  /**
+   * If `events.jsonl` was renamed away, removed or replaced, open the file now at the path (creating it), so
+   * followers keep seeing this run's lines; they announce the seq range they lost as a gap.
+   */
+  #reopenIfReplaced(): void {
+    let st: Deno.FileInfo | null = null;
+    try {
+      st = Deno.lstatSync(this.#path);
+    } catch { /* removed or renamed away */ }
+    if (this.#ino === null || (st !== null && (st.ino === this.#ino || st.ino === null))) return;
+    // Never open a symlink, FIFO or device put there (it could block or point outside the store).
+    if (st !== null && !st.isFile) return;
+    let file: Deno.FsFile;
+    try {
+      // Read-write and checked against the path (src/util/safe_fs.ts): a FIFO or link swapped in is refused.
+      file = openStoreFileSync(this.#path);
+    } catch {
+      return; // raced with another change: checked again at the next flush
+    }
+    this.#file.close();
+    this.#file = file;
+    this.#ino = file.statSync().ino;
+    this.reopened += 1;
   }
 
   #writeAll(text: string): void {
@@ -140,6 +171,7 @@ export class EventAppender {
     if (this.#chunks.length === 0 || this.#closed) return;
     const text = this.#chunks.join("");
     this.#chunks = [];
+    this.#reopenIfReplaced();
     this.#writeAll(text);
   }
 

@@ -82,17 +82,22 @@ export async function* followRun(
       yield { type: "resync", data: { reason: "cursor_ahead", cursor: from, run_id: runId, first_seq: 1 } };
     } else minSeq = seq;
   }
-  const reader = LineReader.open(path, start);
-  if (reader === null) throw new ControlError("no_run", `run ${runId} has no event stream in ${storeRoot}`);
+  const opened = LineReader.open(path, start);
+  if (opened === null) throw new ControlError("no_run", `run ${runId} has no event stream in ${storeRoot}`);
+  let reader: LineReader = opened;
+  const seqs = new SeqGuard(runId, start === "start" ? minSeq - 1 : null);
   const wake = live && follow ? new Wakeup(opts.watch === false ? null : p.control) : null;
   let lastLease = 0;
   try {
     // Drain what is available; true when the run's run_finished line was delivered.
     const drain = async function* (): AsyncGenerator<StreamItem, boolean> {
       for (;;) {
-        const { items, eof } = reader!.readChunk();
+        const { items, eof } = reader.readChunk();
         for (const item of items) {
           if (typeof item.seq === "number" && item.seq < minSeq) continue;
+          const gap = seqs.admit(item);
+          if (gap === false) continue; // already delivered (read again after a reopen)
+          if (gap !== null) yield gap;
           yield item;
           if (item.type === "run_finished" && item.run_id === runId) return true;
         }
@@ -107,11 +112,33 @@ export async function* followRun(
         yield synthetic(runId, "abandoned", null);
         return;
       }
-      // Idle: decide whether the run is over.
+      // Idle: decide whether the run is over, or whether the file under us was truncated or replaced.
+      if (reader.truncated()) {
+        seqs.reason = "truncated";
+        const fresh = LineReader.open(path, "start");
+        if (fresh !== null) {
+          reader.close();
+          reader = fresh;
+          continue;
+        }
+        // Truncated, then removed: handled as a replacement below (wait for the runner to recreate it).
+      }
       if (reader.replaced(path)) {
         if (yield* drain()) return;
-        yield synthetic(runId, "abandoned", null);
-        return;
+        const again = await readSnapshotOrNull(storeRoot);
+        if (again?.run_id !== runId) {
+          yield synthetic(runId, "abandoned", null);
+          return;
+        }
+        // Still this run's stream, replaced or removed under the runner (which reopens the path at its next
+        // flush): follow the new file; while none exists, the end checks below still apply.
+        const next = LineReader.open(path, "start");
+        if (next !== null) {
+          reader.close();
+          reader = next;
+          seqs.reason = "replaced";
+          continue;
+        }
       }
       const now = await readSnapshotOrNull(storeRoot);
       if (now && now.run_id === runId && (now.status === "completed" || now.status === "failed")) {
@@ -136,6 +163,42 @@ export async function* followRun(
 }
 
 /**
+ * Sequence continuity of one run's stream: items already delivered are dropped, and a jump in `seq` is announced
+ * by a `gap` item naming the missing range and why (the file was truncated, replaced, or lines are missing).
+ */
+class SeqGuard {
+  readonly #runId: string;
+  #last: number | null;
+  /** Why the next jump happened (set when the follower reopened the file). */
+  reason = "missing";
+
+  constructor(runId: string, last: number | null) {
+    this.#runId = runId;
+    this.#last = last;
+  }
+
+  /** `false`: skip (duplicate); a gap item to yield first; or null. */
+  admit(item: StreamItem): StreamItem | false | null {
+    if (typeof item.seq !== "number" || item.run_id !== this.#runId) return null;
+    const last = this.#last;
+    if (last !== null && item.seq <= last) return false;
+    this.#last = item.seq;
+    if (last === null || item.seq === last + 1) return null;
+    const gap: StreamItem = {
+      type: "gap",
+      seq: null,
+      at: nowIso(),
+      run_id: this.#runId,
+      origin: "runner",
+      synthetic: true,
+      data: { reason: this.reason, from_seq: last + 1, to_seq: item.seq - 1 },
+    };
+    this.reason = "missing";
+    return gap;
+  }
+}
+
+/**
  * Follow `log.jsonl` from its current end (or start), yielding decodable entries until `until()` says the run is
  * over (checked when idle), the signal aborts, or the consumer stops.
  */
@@ -156,6 +219,17 @@ export async function* followLines(
           const { items, eof } = reader.readChunk();
           for (const item of items) yield item;
           if (eof) break;
+        }
+        // Truncated in place, or replaced (the old file is drained above): read the file now at the path from its
+        // start. A truncation may have dropped lines not yet read, which is announced rather than hidden.
+        const truncated = reader.truncated();
+        if (truncated || reader.replaced(path)) {
+          reader.close();
+          reader = LineReader.open(path, "start");
+          if (truncated) {
+            yield { type: "gap", data: { reason: "truncated", file: path.slice(path.lastIndexOf("/") + 1) } };
+          }
+          continue;
         }
       }
       if (await opts.until()) {

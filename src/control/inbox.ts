@@ -1,14 +1,19 @@
 /**
- * The request inbox (control-plane.md §6.3–§6.4): scans `control/requests/` in byte order of names, rejects what it
- * cannot use (non-files, oversized, undecodable, command-less, other runs, unknown commands), hands `set_view` and
- * `steer` to the plane for a decision, and commits each outcome in the idempotent order — log entry unless keyed,
- * receipt if absent, apply, remove — so a failure part-way is retried without duplicates.
+ * The request inbox (control-plane.md §6.3–§6.4, docs/control-protocol.md): lists `control/requests/`, claims each
+ * entry by rename into the runner's private claim directory before touching it (so nothing can block the runner and
+ * nothing gets two outcomes), rejects what it cannot use (refused names, non-files, oversized, undecodable,
+ * ill-typed, too deep, other runs, unknown commands), hands `set_view` and `steer` to the plane for a decision, and
+ * commits each outcome in the idempotent order — log entry unless keyed, receipt if absent, apply, remove — so a
+ * failure part-way is retried from the claim directory without duplicates. A failure on one entry never stops the
+ * scan; only later entries of the same writer wait, which keeps each writer's requests in the order it wrote them.
  */
 import { nowIso } from "../util/time.ts";
 import type { AuditWriter } from "./audit.ts";
-import { inspectRequest } from "./inspect.ts";
+import { byteOrder, Claimer, requestNameProblem } from "./claim.ts";
+import { inspectBody } from "./request_body.ts";
 import type { LogEntry, LogOutcome } from "./log.ts";
 import type { StorePaths } from "./store.ts";
+import { errorMessage } from "./_internal.ts";
 
 /** A decision for one request: its log entry, its receipt outcome, and what applying it does. */
 export interface Decision {
@@ -31,6 +36,38 @@ export interface InboxDeps {
   closing(): boolean;
   /** Decide a `set_view` or `steer` request. */
   dispatch(name: string, command: "set_view" | "steer", params: Record<string, unknown>, author: string): Decision;
+  /** Claim directory owner (default `runner-<pid>`). */
+  owner?: string;
+}
+
+/** Listing rounds per scan (each round lists once more; see {@link readyNames}). */
+const MAX_ROUNDS = 4;
+const WRITER = /^\d{8}T\d{6}\.\d{6}Z-(\d+)-\d{6,}-[0-9a-f]{4}\.json$/;
+
+/** The writer (pid) of a request-shaped name, else null. */
+function writerOf(name: string): string | null {
+  return WRITER.exec(name)?.[1] ?? null;
+}
+
+/**
+ * The names of listing `cur` that are safe to process now, given the previous listing `prev`: `readdir` is not a
+ * snapshot, so an entry renamed in during the listing can be missed while a later one of the same writer is seen.
+ * An entry seen in both listings existed before `cur` began, and so did every earlier entry of its writer (writers
+ * rename one request before naming the next) — those are all in `cur`. So: entries in both listings, plus every
+ * earlier entry (same writer, smaller name) of those. The rest waits for the next round.
+ */
+export function readyNames(cur: string[], prev: ReadonlySet<string>): Set<string> {
+  const ready = new Set(cur.filter((n) => prev.has(n)));
+  const maxByWriter = new Map<string, string>();
+  for (const n of ready) {
+    const w = writerOf(n);
+    if (w !== null && n > (maxByWriter.get(w) ?? "")) maxByWriter.set(w, n);
+  }
+  for (const n of cur) {
+    const w = writerOf(n);
+    if (w !== null && n < (maxByWriter.get(w) ?? "")) ready.add(n);
+  }
+  return ready;
 }
 
 /** Consumes request files for one plane. */
@@ -38,6 +75,9 @@ export class RequestInbox {
   readonly #d: InboxDeps;
   /** Outcome reasons already in the log, by key (a retried request keeps a refusal already logged). */
   readonly #logged = new Map<string, string | null>();
+  #claimer: Claimer | null = null;
+  /** The last error a scan met on some entry (diagnostics and tests). */
+  lastError: string | null = null;
 
   constructor(deps: InboxDeps) {
     this.#d = deps;
@@ -50,108 +90,152 @@ export class RequestInbox {
     }
   }
 
-  /** Process every pending request in byte order of names; stops at the first I/O failure (retried later). */
-  scan(): void {
-    let names: string[];
+  #claims(): Claimer {
+    this.#claimer ??= new Claimer(this.#d.paths, this.#d.owner ?? `runner-${Deno.pid}`);
+    return this.#claimer;
+  }
+
+  /** Take over entries claimed by a dead runner or a crashed sweep (they are processed first by the next scan). */
+  adopt(): string[] {
+    return this.#claims().adoptOrphans(Date.now());
+  }
+
+  #list(): string[] | null {
     try {
-      names = [];
-      for (const e of Deno.readDirSync(this.#d.paths.requests)) if (!e.name.startsWith(".")) names.push(e.name);
+      const names: string[] = [];
+      for (const e of Deno.readDirSync(this.#d.paths.requests)) names.push(e.name);
+      return names.sort(byteOrder);
     } catch {
-      return;
-    }
-    names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const name of names) {
-      try {
-        this.#process(name);
-      } catch {
-        // Log or receipt not written: the request stays pending and is retried at the next poll tick.
-        return;
-      }
+      return null;
     }
   }
 
-  #process(name: string): void {
-    const path = `${this.#d.paths.requests}/${name}`;
-    const ins = inspectRequest(path);
-    if (ins.kind === "gone") return;
-    const removeFile = () => {
-      try {
-        Deno.removeSync(path);
-      } catch (e) {
-        if (!(e instanceof Deno.errors.NotFound)) throw e;
+  /**
+   * Give every pending entry its one outcome: first what is left in the claim directory (in name order), then the
+   * listing of `requests/`. A failing entry stays claimed (retried next scan) and holds back only its own writer.
+   */
+  scan(): void {
+    const claims = this.#claims();
+    const blocked = new Set<string>();
+    for (const name of claims.pending()) {
+      this.#guard(name, blocked, () => this.#processClaimed(name, `${claims.dir}/${name}`));
+    }
+    let prev = this.#list();
+    if (prev === null || prev.length === 0) return;
+    let prevSet = new Set(prev);
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const cur = this.#list();
+      if (cur === null || cur.length === 0) return;
+      const ready = readyNames(cur, prevSet);
+      for (const name of cur) {
+        if (!ready.has(name)) continue;
+        const w = writerOf(name);
+        if (w !== null && blocked.has(w)) continue;
+        this.#guard(name, blocked, () => this.#claimAndProcess(name));
       }
-    };
-    if (ins.kind === "not_file" || ins.kind === "oversized") {
-      const fileType = ins.kind === "oversized" ? "file" : ins.fileType;
-      const reason = ins.kind === "oversized"
+      if (cur.every((n) => ready.has(n))) return;
+      prev = cur;
+      prevSet = new Set(prev);
+    }
+  }
+
+  #guard(name: string, blocked: Set<string>, fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      // Not recorded: the entry stays in the claim directory (or in requests/) and is retried at the next scan.
+      this.lastError = `${name}: ${errorMessage(e)}`;
+      const w = writerOf(name);
+      if (w !== null) blocked.add(w);
+    }
+  }
+
+  #claimAndProcess(name: string): void {
+    const claims = this.#claims();
+    const problem = requestNameProblem(name);
+    if (problem !== null) {
+      const as = Claimer.safeName();
+      const path = claims.claim(name, as);
+      if (path === null) return;
+      this.#refuseName(as, name, problem, path);
+      return;
+    }
+    const path = claims.claim(name);
+    if (path === null) return; // another consumer took it
+    this.#processClaimed(name, path);
+  }
+
+  /** An entry whose name is refused: logged under its original name (no receipt: no reader waits on it), removed. */
+  #refuseName(claimedAs: string, original: string | null, problem: string, path: string): void {
+    const claims = this.#claims();
+    let st: Deno.FileInfo | null = null;
+    try {
+      st = Deno.lstatSync(path);
+    } catch { /* gone */ }
+    this.#d.audit.append(this.#d.entry({
+      key: `${claimedAs}:rejected`,
+      request: original,
+      command: "rejected_file",
+      params: { file: original, file_type: st ? kindOf(st) : "unknown", size: st?.size ?? 0 },
+      author: "unknown",
+      outcome: "rejected",
+      reason: original === null ? `${problem} (original name lost in a crash)` : problem,
+    }));
+    claims.discard(path);
+  }
+
+  #processClaimed(name: string, path: string): void {
+    const claims = this.#claims();
+    if (name.startsWith("bad-")) {
+      this.#refuseName(name, null, "refused file name", path);
+      return;
+    }
+    const content = claims.read(path);
+    if (content.kind === "gone") return;
+    if (content.kind === "not_file" || content.kind === "oversized") {
+      const fileType = content.kind === "oversized" ? "file" : content.fileType;
+      const reason = content.kind === "oversized"
         ? "request larger than 65536 bytes"
-        : `not a regular file (${ins.fileType})`;
-      const remove = ins.kind === "not_file" && ins.isDirectory
-        ? () => Deno.renameSync(path, `${this.#d.paths.rejected}/${name}-${Date.now()}`)
-        : removeFile;
+        : `not a regular file (${content.fileType})`;
       this.#commit(name, {
         command: "rejected_file",
-        params: { file: name, file_type: fileType, size: ins.size },
+        params: { file: name, file_type: fileType, size: content.size },
         author: "unknown",
         outcome: "rejected",
         reason,
-      }, remove);
+      }, () => claims.discard(path, name));
       return;
     }
+    const remove = () => claims.discard(path);
     if (this.#d.audit.hasReceipt(name)) {
-      removeFile();
+      remove();
       return;
     }
-    let d: Decision;
-    if (ins.kind === "unparseable") {
-      d = {
-        command: "unparseable",
-        params: {},
-        author: "unknown",
-        outcome: "rejected",
-        reason: `invalid JSON: ${ins.message}`,
-      };
-    } else if (ins.kind === "no_command") {
-      d = {
-        command: "unknown",
-        params: ins.params,
-        author: ins.author,
-        outcome: "rejected",
-        reason: "request has no command",
-      };
-    } else if (ins.runId !== null && ins.runId !== this.#d.runId) {
-      d = {
-        command: ins.command,
-        params: ins.params,
-        author: ins.author,
-        outcome: "rejected",
-        reason: `request targets run ${ins.runId}`,
-      };
-    } else if (this.#d.closing()) {
-      d = {
-        command: ins.command,
-        params: ins.params,
-        author: ins.author,
-        outcome: "rejected",
-        reason: "run has finished",
-      };
-    } else if (ins.command === "set_view") {
-      d = this.#d.dispatch(name, "set_view", ins.params, ins.author);
-    } else if (ins.command === "steer") {
-      d = this.#d.dispatch(name, "steer", ins.params, ins.author);
-    } else {
-      d = {
-        command: ins.command,
-        params: ins.params,
-        author: ins.author,
-        outcome: "rejected",
-        reason: "unknown command",
-      };
-    }
-    this.#commit(name, d, removeFile);
+    this.#commit(name, this.#decide(name, content.bytes), remove);
   }
 
-  /** §6.4: (1) log unless keyed, (2) receipt if absent, (3) apply, (4) remove. A throw at 1–2 leaves it pending. */
+  #decide(name: string, bytes: Uint8Array): Decision {
+    const ins = inspectBody(bytes);
+    const reject = (command: string, params: Record<string, unknown>, author: string, reason: string): Decision => ({
+      command,
+      params,
+      author,
+      outcome: "rejected",
+      reason,
+    });
+    if (ins.kind === "unparseable") return reject("unparseable", {}, "unknown", `invalid JSON: ${ins.message}`);
+    if (ins.kind === "invalid") return reject(ins.command, ins.params, ins.author, ins.reason);
+    if (ins.kind === "no_command") return reject("unknown", ins.params, ins.author, "request has no command");
+    if (ins.runId !== null && ins.runId !== this.#d.runId) {
+      return reject(ins.command, ins.params, ins.author, `request targets run ${ins.runId}`);
+    }
+    if (this.#d.closing()) return reject(ins.command, ins.params, ins.author, "run has finished");
+    if (ins.command === "set_view") return this.#d.dispatch(name, "set_view", ins.params, ins.author);
+    if (ins.command === "steer") return this.#d.dispatch(name, "steer", ins.params, ins.author);
+    return reject(ins.command, ins.params, ins.author, "unknown command");
+  }
+
+  /** §6.4: (1) log unless keyed, (2) receipt if absent, (3) apply, (4) remove. A throw at 1–2 leaves it claimed. */
   #commit(name: string, d: Decision, remove: () => void): void {
     // A request retried after a failed receipt write keeps a refusal already logged for it.
     const refusedKey = `${name}:rejected`;
@@ -186,4 +270,17 @@ export class RequestInbox {
     d.apply?.();
     remove();
   }
+
+  /** Remove the claim directory if empty (the plane closed). */
+  release(): void {
+    this.#claimer?.release();
+  }
+}
+
+function kindOf(st: Deno.FileInfo): string {
+  if (st.isSymlink) return "symlink";
+  if (st.isDirectory) return "directory";
+  if (st.isFifo) return "fifo";
+  if (st.isSocket) return "socket";
+  return st.isFile ? "file" : "other";
 }

@@ -15,6 +15,7 @@ import { storePaths } from "./store.ts";
 import { isRecord, localHostname } from "./_internal.ts";
 import { readProcStat } from "../lanes/proc_tree.ts";
 import { sendSignal } from "../util/signal.ts";
+import { reapEarlierRun, recordSurvivors, sweepRun } from "../lanes/containment.ts";
 
 /** A process group the runner started (a provider), with its start time in clock ticks. */
 export interface ProcessIdentity {
@@ -116,7 +117,11 @@ export async function acquireLease(
     });
   }
   const stale = await readPidFile(p.runPid);
-  if (stale && stale.hostname === localHostname()) await reapOrphan(stale.provider);
+  if (stale && stale.hostname === localHostname()) {
+    await reapOrphan(stale.provider);
+    // Tools that left the provider's group (setsid, double fork) are found by the run id they inherited.
+    if (typeof stale.run_id === "string") await reapEarlierRun(p.root, stale.run_id);
+  }
   const doc: Record<string, unknown> = {
     pid: Deno.pid,
     hostname: localHostname(),
@@ -151,6 +156,9 @@ export async function acquireLease(
     async release() {
       if (released) return;
       released = true;
+      // On exit (also after an interrupt or `stop`): nothing the run started may outlive it.
+      const runId = String(doc.run_id);
+      await sweepRun(runId).then((r) => recordSurvivors(p.root, runId, "exit", r)).catch(() => {});
       const current = await readPidFile(p.runPid);
       if (current && current.pid === Deno.pid && current.hostname === doc.hostname) {
         await Deno.remove(p.runPid).catch(() => {});

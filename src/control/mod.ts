@@ -281,15 +281,35 @@ export async function* followLog(
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   for await (const line of lines) {
+    if (line.type === "gap") {
+      // Never a silent loss: the follower says entries may be missing.
+      yield normalizeEntry({
+        at: nowIso(),
+        key: `gap:${nowIso()}`,
+        command: "log_gap",
+        outcome: "received",
+        author: "prompt_runner",
+        reason: "log.jsonl was truncated while followed; entries written just before may be missing",
+      });
+      continue;
+    }
     if (typeof line.key !== "string" || typeof line.command !== "string" || typeof line.outcome !== "string") continue;
     const entry = normalizeEntry(line);
     if (opts.allRuns || entry.run_id === ref.runId || entry.run_id === null) yield entry;
   }
 }
 
+/** Give stale requests their outcome (stale.ts); a failure here never fails the caller's own command. */
+async function sweepAfterRun(storeRoot: string): Promise<void> {
+  try {
+    await (await import("./stale.ts")).sweepStaleRequests(storeRoot);
+  } catch { /* retried by the next writer */ }
+}
+
 async function requireRunning(ref: RunRef): Promise<void> {
   const snap = await snapshot(ref);
   if (snap.status !== "running") {
+    await sweepAfterRun(ref.storeRoot);
     throw new ControlError("run_not_running", `run ${ref.runId} is ${snap.status}; nothing will answer a request`, {
       details: { status: snap.status },
     });

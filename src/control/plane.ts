@@ -166,6 +166,7 @@ class FilePlane implements RunnerPlane {
     this.#events = new EventAppender(this.#paths.events, last.torn);
     const entries = this.#audit.open();
     this.#inbox.index(entries);
+    this.#inbox.adopt();
     pruneReceipts(this.#paths.outcomes, Date.now() - RECEIPT_MAX_AGE_MS);
     for (const [k, v] of steerCountsForRun(o.storeRoot, this.runId)) this.#delivered.set(k, v);
     this.#reconcile(entries);
@@ -323,7 +324,7 @@ class FilePlane implements RunnerPlane {
     this.#snapDirty = false;
     this.#snapDue = false;
     try {
-      atomicWriteStoreJsonSync(this.#paths.snapshot, s, opts);
+      atomicWriteStoreJsonSync(this.#paths.snapshot, s, { ...opts, failpoint: "snapshot.before_rename" });
     } catch (e) {
       if (!this.#snapshotError) this.#hooks.notice(`control snapshot not written: ${errorMessage(e)}`, "warning");
       this.#snapshotError = true;
@@ -531,6 +532,7 @@ class FilePlane implements RunnerPlane {
     this.#closed = true;
     this.#events.close();
     this.#audit.close();
+    this.#inbox.release();
     await this.#waker.stop();
   }
 

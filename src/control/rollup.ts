@@ -11,6 +11,7 @@ import { type LenientProgress, parseProgressLenient } from "../run/progress.ts";
 import { readCurrentRunRecord } from "../packet/run_record_read.ts";
 import { storePaths } from "./store.ts";
 import { readLease } from "./lease.ts";
+import { type Leftovers, readLeftovers } from "./leftovers.ts";
 import { effectiveStatus, readSnapshotOrNull, type SnapshotRead } from "./snapshot.ts";
 import { steerCountsForRun } from "./interventions.ts";
 import { isRecord } from "./_internal.ts";
@@ -65,9 +66,13 @@ export interface StatusRollup {
   } | null;
   steering: { prompt_id: string; used: number; max: number; pending: number; delivered_this_run: number } | null;
   amendments: { prompt_id: string; count: number; phases: string[] }[];
+  /** Failed work kept under a ref until the prompt's next run restores it (docs/keep_going.md). */
+  preserved: { prompt_id: string; ref: string; repos: string[] }[];
   lease: { state: "up" | "down" | "unknown"; pid: number | null; hostname: string | null };
   service: { mode: "attached" | "detached" | "systemd" | "none" };
   control: (SnapshotRead & { status: string }) | null;
+  /** Processes of a run that may have outlived it (docs/processes.md), or null. */
+  leftovers: Leftovers | null;
   last_progress_at: string | null;
 }
 
@@ -80,6 +85,18 @@ async function readJson(path: string): Promise<Record<string, unknown> | null> {
   } catch {
     return null;
   }
+}
+
+/** Prompts of state.json with preserved work, as `{prompt_id, ref, repos}` (malformed entries are skipped). */
+function preservedWork(prompts: Record<string, unknown>): StatusRollup["preserved"] {
+  const out: StatusRollup["preserved"] = [];
+  for (const [id, entry] of Object.entries(prompts)) {
+    const p = isRecord(entry) && isRecord(entry.preserved) ? entry.preserved : null;
+    if (!p || typeof p.ref !== "string") continue;
+    const repos = Array.isArray(p.repos) ? p.repos.filter(isRecord).map((r) => String(r.repo)) : [];
+    out.push({ prompt_id: id, ref: p.ref, repos });
+  }
+  return out;
 }
 
 /** A reader's status as a rollup state; foreign (`unknown`) and `superseded` statuses read as `abandoned`. */
@@ -163,6 +180,7 @@ export async function statusRollup(opts: {
       amendments.push({ prompt_id: id, count: mine.length, phases: [...new Set(mine.map((r) => String(r.phase)))] });
     }
   }
+  const preserved = preservedWork(prompts);
   const reason = live?.reason ?? record?.reason ?? null;
   let health: StatusRollup["health"];
   let healthy: boolean | null;
@@ -232,9 +250,11 @@ export async function statusRollup(opts: {
       }
       : null,
     amendments,
+    preserved,
     lease: leaseOut,
     service: { mode: lease.state === "up" ? (lease.info?.service === "detached" ? "detached" : "attached") : "none" },
     control: snap ? { ...snap, status: effectiveStatus(snap.status, lease.state) } : null,
+    leftovers: await readLeftovers(opts.storeRoot, lease),
     last_progress_at: maxIso(
       record?.updated_at,
       snap?.updated_at,

@@ -2,6 +2,7 @@
  * Steering decisions and texts (control-plane.md §8): the acceptance checks with their exact reasons, and the exact
  * prompts used to deliver steers by resuming the session or restarting it.
  */
+import { escapeControl } from "../util/escape.ts";
 import { utf8Length } from "./_internal.ts";
 
 /** Largest steer text in UTF-8 bytes (control-plane.md §6.6). */
@@ -36,10 +37,10 @@ export function steerAcceptance(text: unknown, gate: SteerGateState): SteerAccep
   return { ok: true, text: trimmed };
 }
 
-/** The first line of a steer, cut to `max` characters (for notices). */
+/** The first line of a steer, cut to `max` characters, control characters escaped (for notices). */
 export function steerFirstLine(text: string, max = 100): string {
   const line = text.split("\n", 1)[0] ?? "";
-  return line.length > max ? line.slice(0, max - 1) + "…" : line;
+  return escapeControl(line.length > max ? line.slice(0, max - 1) + "…" : line);
 }
 
 /** The resume prompt that delivers queued steers into the same session (control-plane.md §8.6, exact). */

@@ -123,6 +123,15 @@ export class LineReader {
     return new LineReader(file, st.ino, offset, skipFirst);
   }
 
+  /** Whether the open file is now shorter than what was read from it (truncated in place). */
+  truncated(): boolean {
+    try {
+      return this.#file.statSync().size < this.offset;
+    } catch {
+      return false;
+    }
+  }
+
   /** Whether `path` now names a different file than the one being read (rotated or replaced). */
   replaced(path: string): boolean {
     try {

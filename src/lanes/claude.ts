@@ -25,7 +25,7 @@ export const CLAUDE_FAILURE_HINTS: readonly FailureHint[] = [
   { class: "provider_auth_claim", status: [401, 403] },
   { class: "provider_auth_claim", message: /authentication|invalid api key|x-api-key/i },
   { class: "provider_rate_limit", status: [429] },
-  { class: "provider_capacity", status: [529, 502, 503] },
+  { class: "provider_capacity", status: [529, 502, 503, 500] },
   { class: "provider_capacity", message: /overloaded_error/ },
   { class: "provider_config_claim", status: [400, 404], message: /model/i },
   { class: "provider_runtime_claim", statusRange: [500, 599] },

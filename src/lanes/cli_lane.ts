@@ -4,6 +4,8 @@ import { startCliSession } from "./cli_session.ts";
 import { type CliProfile, resolveExecutable } from "./profile.ts";
 import type { Lane, ProbeResult } from "./types.ts";
 import { DRIVER_EXECUTABLES } from "./proc_tree.ts";
+import { runHelper } from "../util/helper.ts";
+import { SESSION_TOKEN_ENV, sweepByEnv } from "./containment.ts";
 
 /** Bound of a `--version` probe. */
 export const PROBE_TIMEOUT_MS = 15_000;
@@ -37,7 +39,11 @@ export function whichExecutable(exe: string, pathVar: string | undefined = envGe
 }
 
 /** Run `<bin> --version` for preflight (providers.md §1). Never throws. */
-export async function probeCli(profile: CliProfile, options: ExecutionOptions): Promise<ProbeResult> {
+export async function probeCli(
+  profile: CliProfile,
+  options: ExecutionOptions,
+  probeTimeoutMs = PROBE_TIMEOUT_MS,
+): Promise<ProbeResult> {
   const exe = resolveExecutable(profile, options, {});
   const base = { name: profile.lane.name, executable: exe };
   const path = whichExecutable(exe);
@@ -51,16 +57,25 @@ export async function probeCli(profile: CliProfile, options: ExecutionOptions): 
       error: `executable "${exe}" was not found; ${install}`,
     };
   }
-  const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(), PROBE_TIMEOUT_MS);
   try {
-    const out = await new Deno.Command(path, {
+    // Bounded: a probe that ignores SIGTERM or leaves a child holding stdout cannot hang the caller.
+    // A probe that setsid()s a child escapes the helper's group: its token finds it (containment.ts).
+    const token = crypto.randomUUID();
+    const out = await runHelper(path, {
       args: ["--version"],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      signal: ac.signal,
-    }).output();
+      timeoutMs: probeTimeoutMs,
+      env: { [SESSION_TOKEN_ENV]: token },
+    })
+      .finally(() => sweepByEnv(SESSION_TOKEN_ENV, token, { termGraceMs: 200 }).catch(() => {}));
+    if (out.timedOut) {
+      return {
+        ...base,
+        path,
+        version: null,
+        available: false,
+        error: `"${exe} --version" did not finish within ${probeTimeoutMs} ms`,
+      };
+    }
     const text = new TextDecoder().decode(out.stdout).trim() || new TextDecoder().decode(out.stderr).trim();
     const version = text.split("\n")[0]?.trim() || null;
     if (!out.success) {
@@ -83,8 +98,6 @@ export async function probeCli(profile: CliProfile, options: ExecutionOptions): 
       available: false,
       error: `"${exe} --version" could not run: ${msg}; ${install}`,
     };
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -23,9 +23,26 @@ type ErrorData = ProviderEventData["error_occurred"];
 /** Bytes of stderr kept in `run_failed.stderr_tail` and `StreamEnd.stderrTail`. */
 export const STDERR_TAIL_BYTES = 4096;
 
-function lastLine(text: string): string {
+/** A line of a backtrace or a panic's boilerplate, never the CLI's own message. */
+const NOISE = [
+  /^\d+:\s/, // `9: <unknown>`, `  3: std::rt::lang_start`
+  /^at\s/, // `at src/main.rs:12:5`, `at Object.<anonymous> (file.js:1:1)`
+  /^stack backtrace:?$/i,
+  /^note: .*backtrace/i,
+  /^thread '.*' panicked at/i,
+  /^WARNING:/,
+];
+
+/**
+ * The CLI's own last meaningful stderr line: the last `Error: …` line when there is one, else the last line that is
+ * not a backtrace frame or panic boilerplate. Pure.
+ */
+export function meaningfulLine(text: string): string {
   const lines = text.split("\n").map((l) => l.trim()).filter((l) => l !== "");
-  return lines[lines.length - 1] ?? "";
+  const errors = lines.filter((l) => /^(?:error|fatal)\b/i.test(l));
+  if (errors.length > 0) return errors[errors.length - 1]!;
+  const plain = lines.filter((l) => !NOISE.some((re) => re.test(l)));
+  return plain[plain.length - 1] ?? lines[lines.length - 1] ?? "";
 }
 
 /** A live CLI stream. Construct through {@link startCliSession}. */
@@ -272,7 +289,7 @@ class CliSession implements LaneSession {
       return [{ type: "run_completed", data: { stop_reason: "end_turn" } }];
     }
     const how = exit.signal !== null ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-    const detail = lastLine(this.#proc.stderrTail(STDERR_TAIL_BYTES));
+    const detail = meaningfulLine(this.#proc.stderrTail(STDERR_TAIL_BYTES));
     const message = `${this.#profile.lane.name} ${how} without a result${detail ? `: ${detail}` : ""}`;
     return this.#failure("transport_exit", message, exit);
   }

@@ -13,6 +13,27 @@ export interface CodexErrorInfo {
 }
 
 /**
+ * The HTTP status an API error type stands for, when the error document carries no status of its own (codex puts
+ * only the API's error JSON into its message: the status line is gone). Both APIs' vocabularies.
+ */
+const STATUS_OF_ERROR_TYPE: Readonly<Record<string, number>> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  invalid_api_key: 401,
+  permission_error: 403,
+  permission_denied: 403,
+  not_found_error: 404,
+  model_not_found: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  rate_limit_exceeded: 429,
+  insufficient_quota: 429,
+  api_error: 500,
+  server_error: 500,
+  overloaded_error: 529,
+};
+
+/**
  * Unwrap a codex error message: a message that is itself JSON (or ends in a JSON document, as in
  * `unexpected status 400 Bad Request: {"error": …}`) becomes its `error.message`, keeping `code`/`type` and status.
  */
@@ -23,10 +44,12 @@ export function unwrapCodexError(message: string): CodexErrorInfo {
   const err = obj(doc, "error") ?? (doc !== null && str(doc, "message") !== null ? doc : null);
   if (err !== null) {
     const inner = str(err, "message");
+    const code = str(err, "code") ?? str(err, "type");
+    const typed = STATUS_OF_ERROR_TYPE[str(err, "code") ?? ""] ?? STATUS_OF_ERROR_TYPE[str(err, "type") ?? ""] ?? null;
     return {
       message: inner ?? message,
-      code: str(err, "code") ?? str(err, "type"),
-      status: num(err, "status") ?? num(doc, "status") ?? status,
+      code,
+      status: num(err, "status") ?? num(doc, "status") ?? status ?? typed,
     };
   }
   return { message, code: null, status };

@@ -4,6 +4,7 @@
  */
 import type { ProcessIdentity } from "./types.ts";
 import { KILL_EXECUTABLE, sendSignal } from "../util/signal.ts";
+import { runHelper } from "../util/helper.ts";
 
 /** The fields of `/proc/<pid>/stat` the driver needs. */
 export interface ProcStat {
@@ -86,6 +87,15 @@ function readViaCat(args: string[], glob: boolean): string[] {
   }
 }
 
+/** Whether spawning `command` is granted now (never prompts: an ungranted reader is simply not used). */
+function mayRun(command: string): boolean {
+  try {
+    return Deno.permissions.querySync({ name: "run", command }).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
 function pickMode(): "direct" | "cat" | "none" {
   if (mode !== null) return mode;
   try {
@@ -93,7 +103,7 @@ function pickMode(): "direct" | "cat" | "none" {
     mode = "direct";
   } catch (e) {
     if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
-      mode = readViaCat(["/proc/self/stat"], false).length > 0 ? "cat" : "none";
+      mode = mayRun(CAT) && readViaCat(["/proc/self/stat"], false).length > 0 ? "cat" : "none";
     } else {
       mode = "none";
     }
@@ -219,4 +229,118 @@ export function aliveRecorded(recorded: Iterable<RecordedProcess>): RecordedProc
 /** SIGKILL every recorded process that is still alive with a matching start time; returns the pids killed. */
 export function killRecorded(recorded: Iterable<RecordedProcess>): number[] {
   return aliveRecorded(recorded).filter((p) => trySignal(p.pid, "SIGKILL")).map((p) => p.pid);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Asynchronous readers: the same facts without blocking the event loop (the periodic scan, containment sweeps).
+
+/** Deadline of one `/proc` reader spawn. */
+const PROC_READ_TIMEOUT_MS = 10_000;
+
+async function readViaCatAsync(args: string[], glob: boolean): Promise<string[]> {
+  try {
+    const r = glob
+      ? await runHelper(SHELL, {
+        args: ["-c", "cat /proc/[0-9]*/stat"],
+        stderr: false,
+        timeoutMs: PROC_READ_TIMEOUT_MS,
+      })
+      : await runHelper(CAT, { args, stderr: false, timeoutMs: PROC_READ_TIMEOUT_MS });
+    return new TextDecoder().decode(r.stdout).split("\n").filter((l) => l.trim() !== "");
+  } catch {
+    return [];
+  }
+}
+
+async function readDirectAsync(paths: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const p of paths) {
+    try {
+      out.push(await Deno.readTextFile(p));
+    } catch {
+      // vanished process
+    }
+  }
+  return out;
+}
+
+function parsed(texts: string[]): ProcStat[] {
+  return texts.map(parseProcStat).filter((x): x is ProcStat => x !== null);
+}
+
+/** {@link listProcesses} without blocking: one `/bin/sh` reader (or direct async reads under `--allow-all`). */
+export async function listProcessesAsync(): Promise<ProcStat[]> {
+  const m = pickMode();
+  if (m === "none") return [];
+  if (m === "cat") return mayRun(SHELL) ? parsed(await readViaCatAsync([], true)) : [];
+  const paths: string[] = [];
+  try {
+    for await (const e of Deno.readDir("/proc")) if (/^\d+$/.test(e.name)) paths.push(`/proc/${e.name}/stat`);
+  } catch {
+    return [];
+  }
+  return parsed(await readDirectAsync(paths));
+}
+
+/** {@link readProcStats} without blocking. */
+export async function readProcStatsAsync(pids: readonly number[]): Promise<ProcStat[]> {
+  if (pids.length === 0) return [];
+  const paths = pids.map((p) => `/proc/${p}/stat`);
+  const m = pickMode();
+  if (m === "none") return [];
+  return parsed(m === "direct" ? await readDirectAsync(paths) : await readViaCatAsync(paths, false));
+}
+
+/** {@link aliveRecorded} without blocking. */
+export async function aliveRecordedAsync(recorded: Iterable<RecordedProcess>): Promise<RecordedProcess[]> {
+  const list = [...recorded];
+  const stats = new Map((await readProcStatsAsync(list.map((p) => p.pid))).map((s) => [s.pid, s]));
+  return list.filter((p) => {
+    const st = stats.get(p.pid);
+    return st !== undefined && st.startTicks === p.startTicks && st.state !== "Z";
+  });
+}
+
+/**
+ * Pids of the processes whose environment holds exactly `name=value` (read from `/proc/<pid>/environ`, which the
+ * kernel lets us read for our own uid). The runner's own pid is never included. Under scoped permissions one
+ * `/bin/sh` runs `grep` over every environ file; the value travels as an argument, never through the shell text.
+ */
+export async function pidsWithEnv(name: string, value: string): Promise<number[]> {
+  const entry = `${name}=${value}`;
+  const m = pickMode();
+  const pids: number[] = [];
+  if (m === "cat") {
+    if (!mayRun(SHELL)) return [];
+    try {
+      const r = await runHelper(SHELL, {
+        args: ["-c", 'exec grep -lzxF -e "$1" /proc/[0-9]*/environ 2>/dev/null', "sh", entry],
+        // The reader itself must not match (it would inherit the variable when the runner has it).
+        env: { [name]: "" },
+        stderr: false,
+        timeoutMs: PROC_READ_TIMEOUT_MS,
+      });
+      for (const line of new TextDecoder().decode(r.stdout).split("\n")) {
+        const hit = /^\/proc\/(\d+)\/environ$/.exec(line.trim());
+        if (hit) pids.push(Number(hit[1]));
+      }
+    } catch {
+      return [];
+    }
+  } else if (m === "direct") {
+    try {
+      for await (const e of Deno.readDir("/proc")) {
+        if (!/^\d+$/.test(e.name)) continue;
+        try {
+          const vars = new TextDecoder().decode(await Deno.readFile(`/proc/${e.name}/environ`)).split("\0");
+          if (vars.includes(entry)) pids.push(Number(e.name));
+        } catch {
+          // vanished, or another user's process
+        }
+      }
+    } catch {
+      return [];
+    }
+  }
+  return pids.filter((p) => p !== Deno.pid);
 }

@@ -6,14 +6,16 @@
 import { LaunchError, type ProcessIdentity } from "./types.ts";
 import { spawnRetryingBusy } from "../util/spawn.ts";
 import {
-  aliveRecorded,
+  aliveRecordedAsync,
   descendantsOf,
   killRecorded,
   listProcesses,
+  listProcessesAsync,
   processIdentity,
   type RecordedProcess,
   trySignal,
 } from "./proc_tree.ts";
+import { SESSION_TOKEN_ENV, sweepByEnv } from "./containment.ts";
 
 /** A stdout line longer than this is a `protocol_error` (providers.md §1). */
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;
@@ -83,7 +85,7 @@ function concatBytes(parts: Uint8Array[], total: number): Uint8Array {
 async function waitGone(recorded: Iterable<RecordedProcess>, boundMs: number): Promise<void> {
   const list = [...recorded];
   const until = Date.now() + boundMs;
-  while (aliveRecorded(list).length > 0 && Date.now() < until) {
+  while ((await aliveRecordedAsync(list)).length > 0 && Date.now() < until) {
     const d = delay(20);
     await d.promise;
   }
@@ -110,14 +112,17 @@ export class ProviderProcess {
   #lastLineAt = Date.now();
   #sessionTimer: ReturnType<typeof setTimeout> | undefined;
   #scanTimer: ReturnType<typeof setInterval> | undefined;
+  #scanning = false;
+  readonly #token: string;
   #stopProcedure: Promise<void> | null = null;
   #stdoutReader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   #stderrReader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   readonly #exitStatus: Promise<Deno.CommandStatus>;
   readonly #done: Promise<DriverExit>;
 
-  private constructor(child: Deno.ChildProcess, opts: Required<DriverOptions>) {
+  private constructor(child: Deno.ChildProcess, opts: Required<DriverOptions>, token: string) {
     this.#child = child;
+    this.#token = token;
     this.#opts = opts;
     const id = processIdentity(child.pid);
     // A detached child calls setsid() before exec, so it leads its own group.
@@ -130,7 +135,7 @@ export class ProviderProcess {
       Math.min(opts.sessionTimeoutMs, MAX_TIMER_MS),
     );
     this.#armIdle();
-    if (opts.scanIntervalMs > 0) this.#scanTimer = setInterval(() => this.recordDescendants(), opts.scanIntervalMs);
+    if (opts.scanIntervalMs > 0) this.#scanTimer = setInterval(() => this.#scanInBackground(), opts.scanIntervalMs);
     this.#exitStatus = child.status.then((st) => {
       this.#exited = true;
       this.#clearTimers();
@@ -150,11 +155,13 @@ export class ProviderProcess {
       ...options,
     };
     let child: Deno.ChildProcess;
+    // Inherited by everything the provider starts, so leftovers are found even outside its group (containment.ts).
+    const token = crypto.randomUUID();
     try {
       child = spawnRetryingBusy(opts.command, {
         args: opts.args,
         cwd: opts.cwd,
-        env: opts.env,
+        env: { ...opts.env, [SESSION_TOKEN_ENV]: token },
         stdin: "null",
         stdout: "piped",
         stderr: "piped",
@@ -177,7 +184,7 @@ export class ProviderProcess {
       }
       throw new LaunchError(`cannot start "${opts.command}": ${e instanceof Error ? e.message : String(e)}`);
     }
-    return new ProviderProcess(child, opts);
+    return new ProviderProcess(child, opts, token);
   }
 
   /** Stdout lines (without the newline, a trailing `\r` removed), ending when stdout closes. Single consumer. */
@@ -241,18 +248,37 @@ export class ProviderProcess {
     }
   }
 
+  /** The periodic scan: asynchronous (never blocks the event loop) and never more than one in flight. */
+  async #scanInBackground(): Promise<void> {
+    if (this.#scanning || this.#exited) return;
+    this.#scanning = true;
+    try {
+      await this.#recordAsync();
+    } finally {
+      this.#scanning = false;
+    }
+  }
+
+  /** {@link recordDescendants} without blocking the event loop. */
+  async #recordAsync(): Promise<void> {
+    const procs = await listProcessesAsync();
+    for (const p of descendantsOf(this.identity.pid, this.identity.pgid, procs)) {
+      if (!this.#recorded.has(p.pid)) this.#recorded.set(p.pid, { pid: p.pid, startTicks: p.startTicks });
+    }
+  }
+
   async #escalate(first: "SIGINT" | "SIGTERM", graceMs: number, interrupt: boolean): Promise<void> {
     if (this.#exited) return;
     if (interrupt) this.#interrupted = true;
-    this.recordDescendants();
+    await this.#recordAsync();
     trySignal(-this.identity.pgid, first);
     if (await this.#exitWithin(graceMs)) return;
     if (first === "SIGINT") {
-      this.recordDescendants();
+      await this.#recordAsync();
       trySignal(-this.identity.pgid, "SIGTERM");
       if (await this.#exitWithin(this.#opts.killAfterTermMs)) return;
     }
-    this.recordDescendants();
+    await this.#recordAsync();
     trySignal(-this.identity.pgid, "SIGKILL");
     await this.#exitStatus;
   }
@@ -378,13 +404,15 @@ export class ProviderProcess {
     const status = await this.#exitStatus;
     await this.#stopProcedure?.catch(() => {});
     // Leftovers: anything still in the provider's group, and recorded descendants that left it (setsid tools).
-    this.recordDescendants();
+    await this.#recordAsync();
     trySignal(-this.identity.pgid, "SIGKILL");
     // Only what is alive now can still be alive later: when nothing is, there is nothing to wait for and no further
     // /proc read (a `cat` spawn under scoped permissions).
-    const alive = aliveRecorded(this.#recorded.values());
+    const alive = await aliveRecordedAsync(this.#recorded.values());
     for (const p of alive) trySignal(p.pid, "SIGKILL");
     await waitGone(alive, 2000);
+    // Whatever carries this session's token is a leftover too: a setsid or double-forked tool, reparented away.
+    await sweepByEnv(SESSION_TOKEN_ENV, this.#token, { termGraceMs: 500 }).catch(() => {});
     const pumps = Promise.all([stdoutDone, stderrDone]);
     const d = delay(this.#opts.drainMs);
     const drained = await Promise.race([pumps.then(() => true), d.promise.then(() => false)]);

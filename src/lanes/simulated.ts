@@ -6,6 +6,7 @@
 import type { ProviderErrorInfo, ProviderEvent } from "../events/types.ts";
 import type { ExecutionOptions } from "../packet/types.ts";
 import type { Lane, LaneSession, ProbeResult, SessionSpec, StreamEnd } from "./types.ts";
+import { ScriptWriter } from "./simulated_cursor.ts";
 
 /** Default envelope facts of one simulated error kind (packet.md §7 table). */
 export interface SimulatedKindFacts {
@@ -132,16 +133,28 @@ function resolveWritePath(w: Record<string, unknown>, spec: SessionSpec): string
   return `${base.replace(/\/+$/, "")}/${rel}`;
 }
 
-async function applyWrites(list: unknown, spec: SessionSpec): Promise<void> {
+async function applyWrites(list: unknown, spec: SessionSpec, writer: ScriptWriter): Promise<void> {
   for (const item of asList(list)) {
     const w = asMap(item);
     if (!w) continue;
-    const path = resolveWritePath(w, spec);
     const text = w.text === undefined || w.text === null ? "" : String(w.text);
-    const slash = path.lastIndexOf("/");
-    if (slash > 0) await Deno.mkdir(path.slice(0, slash), { recursive: true });
-    await Deno.writeTextFile(path, text, { append: simBool(w.append) });
+    await writer.apply({ path: resolveWritePath(w, spec), text, append: simBool(w.append) });
   }
+}
+
+/**
+ * The step a session plays. Crash recovery (a cursor continuing an interrupted attempt) continues that attempt's
+ * script, unless the stream is a crash resume of a script with its own `resume:` step (played as scripted).
+ */
+async function stepFor(spec: SessionSpec): Promise<{ step: Record<string, unknown>; writer: ScriptWriter }> {
+  const sim = spec.simulate ?? {};
+  const scriptedResume = spec.simulatedStep === "resume" &&
+    asMap(Array.isArray(sim.resume) ? sim.resume[0] : sim.resume) !== null;
+  const tracked = scriptedResume ? false : spec.simulatedCursor?.continueFrom ? true : spec.simulatedStep === "attempt";
+  // Attempt scripts (and their crash-recovery continuations) keep a cursor; scripted resume/steer steps do not.
+  if (!tracked) return { step: simulatedStep(spec), writer: await ScriptWriter.open(null, spec.attempt) };
+  const writer = await ScriptWriter.open(spec.simulatedCursor, spec.attempt);
+  return { step: simulatedStep({ simulate: spec.simulate, simulatedStep: "attempt", attempt: writer.script }), writer };
 }
 
 function usageData(v: unknown): ProviderEvent {
@@ -301,7 +314,7 @@ class SimulatedSession implements LaneSession {
   async *#script(): AsyncGenerator<ProviderEvent> {
     const spec = this.spec;
     const sim = spec.simulate ?? {};
-    const step = simulatedStep(spec);
+    const { step, writer } = await stepFor(spec);
     const delay = delayOf(step.delay_ms);
     const sent: ProviderEvent = { type: "message_sent", hidden: true, data: { content: spec.prompt, role: "user" } };
     if (spec.resumeSessionId !== null && asMap(sim.session) && !simBool(asMap(sim.session)!.resumable ?? true)) {
@@ -339,7 +352,7 @@ class SimulatedSession implements LaneSession {
       };
       return;
     }
-    await applyWrites(step.writes, spec);
+    await applyWrites(step.writes, spec, writer);
     yield sent;
     if (this.#cancel) {
       yield this.#cancelled();
@@ -367,7 +380,7 @@ class SimulatedSession implements LaneSession {
     };
     for (const action of stepActions(step)) {
       if (action.kind === "write") {
-        await applyWrites(action.write, spec);
+        await applyWrites(action.write, spec, writer);
         continue;
       }
       if (action.kind === "wait") {
@@ -385,7 +398,7 @@ class SimulatedSession implements LaneSession {
       const input = asMap(tool.input) ?? {};
       yield { type: "tool_call_started", data: { tool_call_id: id, tool_name: name, tool_input: input } };
       if (!(await pause(delayOf(tool.delay_ms)))) break;
-      await applyWrites(tool.writes, spec);
+      await applyWrites(tool.writes, spec, writer);
       const output = tool.output === undefined || tool.output === null ? "" : String(tool.output);
       if (simBool(tool.is_error)) {
         yield {

@@ -40,6 +40,19 @@ export interface SessionSpec {
   /** The prompt's raw `simulate:` script (simulated lane only). */
   simulate: Record<string, unknown> | null;
   simulatedStep: SimulatedStep;
+  /**
+   * Crash-safe script cursor of the simulated lane (docs/crash_recovery.md): where this session records the writes
+   * it applied, and the cursor of an interrupted attempt whose script it continues (crash recovery only).
+   */
+  simulatedCursor?: SimulatedCursor | null;
+}
+
+/** Where the simulated lane records applied writes, and which interrupted attempt's script it continues. */
+export interface SimulatedCursor {
+  path: string;
+  continueFrom: { path: string; attempt: number } | null;
+  /** The previous attempt's cursor: this attempt plays the script entry after the one that attempt played. */
+  previous: string | null;
 }
 
 /** How a stream ended; available once iteration has finished. */

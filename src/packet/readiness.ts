@@ -6,6 +6,7 @@ import type { ProbeResult } from "../lanes/types.ts";
 import type { ExecutionOptions, Packet } from "./types.ts";
 import { hasPlaceholderMarkers } from "./prompt_text.ts";
 import { discoverPromptFiles } from "./load.ts";
+import { runHelper } from "../util/helper.ts";
 
 /** Repo error kinds. */
 export type RepoErrorKind = "missing_path" | "path_not_found" | "not_a_directory" | "not_git_repo" | "git_unavailable";
@@ -63,13 +64,12 @@ export type GitProbe = (dir: string) => Promise<boolean | null>;
 /** Default {@link GitProbe}: `git rev-parse --is-inside-work-tree` in the directory. */
 export const gitWorkTree: GitProbe = async (dir) => {
   try {
-    const out = await new Deno.Command("git", {
+    const out = await runHelper("git", {
       args: ["rev-parse", "--is-inside-work-tree"],
       cwd: dir,
-      stdout: "piped",
-      stderr: "null",
-      stdin: "null",
-    }).output();
+      stderr: false,
+      timeoutMs: 30_000,
+    });
     return out.success && new TextDecoder().decode(out.stdout).trim() === "true";
   } catch (e) {
     if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.PermissionDenied) return null;

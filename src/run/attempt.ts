@@ -4,12 +4,18 @@
  * steer streams (interrupt + resume, or restart_with_steer when the session is gone).
  */
 import type { AttemptMode, StreamKind } from "../events/types.ts";
-import { type LaneSession, LaunchError, type SimulatedStep, type StreamEnd } from "../lanes/types.ts";
+import {
+  type LaneSession,
+  LaunchError,
+  type SimulatedCursor,
+  type SimulatedStep,
+  type StreamEnd,
+} from "../lanes/types.ts";
 import { laneFor } from "../lanes/mod.ts";
 import type { Prompt } from "../packet/types.ts";
 import { createRenderer, logHeader, renderHeader } from "../render/mod.ts";
 import { eventsFileSink, fileSink } from "../render/sinks.ts";
-import { gitPathDiff } from "../render/git_diff.ts";
+import { pathDiffPrefetchFor } from "../render/git_diff.ts";
 import type { EventSink, Renderer, TextSink } from "../render/types.ts";
 import { restartWithSteerPrompt, steerResumePrompt } from "../control/steer.ts";
 import { storePaths } from "../control/store.ts";
@@ -48,7 +54,8 @@ export function newRenderer(ctx: RunContext, prompt: Prompt): Renderer {
     tool_output_max_lines: o.tool_output_max_lines,
     color: ctx.io.color,
     tty: ctx.io.stdout.isTerminal,
-    pathDiff: gitPathDiff(prompt.cwd),
+    // Filled asynchronously before each event is rendered (stream.ts): rendering never runs git itself.
+    pathDiff: pathDiffPrefetchFor(prompt.cwd).get,
   });
 }
 
@@ -94,6 +101,21 @@ function endOf(session: LaneSession, obs: StreamObservation, thrown: unknown): S
   return end;
 }
 
+/** The simulated lane's script cursor of an attempt, continuing `from` after a crash. */
+function simulatedCursorFor(
+  ctx: RunContext,
+  promptId: string,
+  attempt: number,
+  from: { runId: string; attempt: number } | null,
+): SimulatedCursor {
+  const at = (runId: string, n: number) => `${storePaths(ctx.storeRoot).runDir(runId)}/simulated/${promptId}.${n}.json`;
+  return {
+    path: at(ctx.runId, attempt),
+    continueFrom: from ? { path: at(from.runId, from.attempt), attempt: from.attempt } : null,
+    previous: !from && attempt > 1 ? at(ctx.runId, attempt - 1) : null,
+  };
+}
+
 /** Run the streams of one attempt. The attempt record must already exist in state.json. */
 export async function runAttemptStreams(
   ctx: RunContext,
@@ -104,6 +126,8 @@ export async function runAttemptStreams(
   body: string,
   /** Crash resume (mode `resume`): the provider session to continue with the continuation prompt. */
   resumeSessionId: string | null = null,
+  /** Crash recovery: the interrupted attempt whose work this attempt continues (docs/crash_recovery.md). */
+  continueFrom: { runId: string; attempt: number } | null = null,
 ): Promise<AttemptRun> {
   const o = prompt.options;
   const lane = laneFor(o.provider);
@@ -157,7 +181,11 @@ export async function runAttemptStreams(
   let step: SimulatedStep = crashResume ? "resume" : "attempt";
   let sessionId: string | null = resumeId;
   if (crashResume) ctx.marker(`SESSION_RESUME action=started reason=${CRASH_RESUME_REASON}`);
-  let resumesUsed = 0;
+  // A crash-recovery attempt spends the attempt's session-resume budget on the crash resume itself.
+  let resumesUsed = continueFrom ? 1 : 0;
+  let freshAfterGone = false;
+  const cursor = ctx.persist ? simulatedCursorFor(ctx, prompt.id, attempt, continueFrom) : null;
+  let firstStream = true;
   let batch: ReturnType<SteerDesk["takeAll"]> = [];
   let batchInterrupted = false;
   let result: AttemptRun["stream"] = "ok";
@@ -202,7 +230,10 @@ export async function runAttemptStreams(
         },
         simulate: prompt.simulate,
         simulatedStep: step,
+        // Only the attempt's first stream plays (or continues) the attempt's script.
+        ...(cursor && firstStream ? { simulatedCursor: cursor } : {}),
       });
+      firstStream = false;
     } catch (e) {
       await settle();
       const message = e instanceof Error ? e.message : String(e);
@@ -363,6 +394,18 @@ export async function runAttemptStreams(
       result = "ok";
       envelope = null;
       break;
+    }
+    if (end.kind === "error" && end.sessionNotFound && kind === "resume" && !freshAfterGone) {
+      // The CLI no longer knows the session (e.g. after a crash): resuming it again cannot work, start fresh now.
+      freshAfterGone = true;
+      ctx.say(`↳ session ${resumeId ?? "?"} cannot be resumed (${end.message}); starting a fresh session`, "yellow");
+      ctx.marker(`SESSION_RESUME action=fresh reason=session_not_found`);
+      kind = "initial";
+      text = crashResume ? prompt.body : body;
+      resumeId = null;
+      sessionId = null;
+      step = "attempt";
+      continue;
     }
     const env = classifyStreamEnd(end)!;
     rootError ??= env;

@@ -112,12 +112,16 @@ export function classifyMessage(message: string): FailureClass {
   return "unknown";
 }
 
-/** Class from an HTTP status (step 3); "model unavailable" by status is a config claim. */
+/**
+ * Class from an HTTP status (step 3), the same on every lane: a request the provider rejects as malformed, too large
+ * or naming an unknown model is a config claim; a server-side failure (500, 502, 503, 529) is capacity.
+ */
 export function classifyStatus(status: number): FailureClass | null {
-  if (status === 529 || status === 503) return "provider_capacity";
+  if (status === 529 || status === 503 || status === 502 || status === 500) return "provider_capacity";
   if (status === 429) return "provider_rate_limit";
   if (status === 401 || status === 403) return "provider_auth_claim";
-  if (status === 400 || status === 404 || status === 422) return "provider_config_claim";
+  if (status === 400 || status === 404 || status === 413 || status === 422) return "provider_config_claim";
+  if (status >= 500 && status <= 599) return "provider_runtime_claim";
   return null;
 }
 

@@ -5,11 +5,15 @@
 import type { CommitRecord } from "./state.ts";
 import { type GitResult, porcelain, runGit } from "./git.ts";
 import { outsideStore, type RecordsSource, type RidingRecords, ridingRecords } from "./commit_records.ts";
+import { commitOwnPaths } from "./dirty.ts";
+import { failpoint } from "../util/failpoint.ts";
 
 /** A repo to commit in. */
 export interface CommitRepo {
   name: string;
   path: string;
+  /** Paths dirty before the prompt started (`--allow-dirty`): the user's, never committed. */
+  exclude?: string[];
 }
 
 /** Trailer inputs. */
@@ -74,19 +78,24 @@ export async function commitPrompt(
         results.push({ repo: repo.name, status: "failed", error: "git_status_failed" });
         break;
       }
-      if (status.length === 0) {
+      const own = repo.exclude?.length && status.length
+        ? await commitOwnPaths(repo.path, repo.exclude, tmp, riding)
+        : undefined;
+      if (status.length === 0 || own === null) {
         say(`No changes in ${repo.name}`);
         results.push({ repo: repo.name, status: "skip" });
         continue;
       }
-      const add = await addWork(repo.path, riding);
-      const commit = add.ok ? await runGit(repo.path, ["commit", "-q", "--file", tmp]) : add;
+      const add = own ?? await addWork(repo.path, riding);
+      if (own === undefined) failpoint("commit.before_git_commit");
+      const commit = own ?? (add.ok ? await runGit(repo.path, ["commit", "-q", "--file", tmp]) : add);
       if (!commit.ok) {
         const msg = (commit.stderr || commit.stdout).trim().split("\n")[0] ?? "git commit failed";
         error ??= `commit failed in ${repo.name}: ${msg}`;
         results.push({ repo: repo.name, status: "failed", error: msg });
         break;
       }
+      failpoint("commit.after_git_commit");
       const head = await runGit(repo.path, ["rev-parse", "HEAD"]);
       const sha = head.stdout.trim();
       say(`Committed to ${repo.name}: ${sha.slice(0, 8)}`);

@@ -13,6 +13,7 @@ import { painter } from "../render/ansi.ts";
 import type { StateStore } from "./state.ts";
 import { appendProgress, type ProgressMap, type ProgressStatus } from "./progress.ts";
 import { nowIso } from "../util/time.ts";
+import { promptRepos } from "./dirty.ts";
 
 /** Commit policy of a run (runner.md §9). */
 export type CommitPolicy = "git" | "noop" | "none";
@@ -53,6 +54,11 @@ export class RunContext {
   completedThisRun = new Set<string>();
   /** Ids whose contract already passed before their first session ran (src/run/vacuous.ts). */
   vacuous = new Set<string>();
+  /**
+   * The current prompt's pre-existing uncommitted paths by canonical repo root (docs/keep_going.md): kept out of
+   * `changed_paths_only`, the commit and every repair prompt.
+   */
+  preexisting: Record<string, string[]> = {};
   /** The plane; set once opened. */
   plane!: RunnerPlane;
   readonly paint: ReturnType<typeof painter>;
@@ -112,7 +118,10 @@ export class RunContext {
     });
     while (!settled) {
       await Promise.race([done.catch(() => {}), this.plane.wake()]);
-      if (!settled) this.plane.boundary();
+      if (settled) break;
+      this.plane.boundary();
+      // A closed plane (a second Ctrl-C closes it mid-work) wakes at once: yield to the event loop, never spin.
+      await new Promise((r) => setTimeout(r, 0));
     }
     return await done;
   }
@@ -136,11 +145,7 @@ export class RunContext {
 
   /** Session working directory and the other target repos of a prompt. */
   reposFor(prompt: Prompt): { name: string; path: string }[] {
-    const byName = new Map(this.packet.repos.map((r) => [r.name, r.path]));
-    const named = prompt.targets.map((t) => ({ name: t, path: byName.get(t) ?? "" })).filter((r) => r.path !== "");
-    if (named.length) return named;
-    if (this.packet.defaultRepo) return [{ name: this.packet.defaultRepo.name, path: this.packet.defaultRepo.path }];
-    return [{ name: "default", path: this.packet.dir }];
+    return promptRepos(this.packet, prompt);
   }
 
   /** Repo index for the verifier and the simulated lane: name → root, plus `packet`. */

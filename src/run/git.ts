@@ -1,4 +1,5 @@
 /** Small git helpers for the runner: porcelain status, add/commit/rev-parse, with the repo's own identity. */
+import { runHelper } from "../util/helper.ts";
 
 /** Result of one git invocation. */
 export interface GitResult {
@@ -8,11 +9,16 @@ export interface GitResult {
   stderr: string;
 }
 
+/** Deadline of one runner git call (a hung git — a lock, a hook waiting on input — fails instead of hanging). */
+export const RUN_GIT_TIMEOUT_MS = 5 * 60 * 1000;
+
 /** Run git in a directory (never throws for a non-zero exit; throws only when git cannot start). */
-export async function runGit(cwd: string, args: string[]): Promise<GitResult> {
-  const out = await new Deno.Command("git", { args, cwd, stdin: "null", stdout: "piped", stderr: "piped" }).output();
+export async function runGit(cwd: string, args: string[], timeoutMs = RUN_GIT_TIMEOUT_MS): Promise<GitResult> {
+  const out = await runHelper("git", { args, cwd, timeoutMs });
   const dec = new TextDecoder();
-  return { ok: out.success, code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  const stderr = dec.decode(out.stderr) +
+    (out.timedOut ? `\ngit ${args[0] ?? ""} did not finish within ${timeoutMs} ms` : "");
+  return { ok: out.success, code: out.code ?? -1, stdout: dec.decode(out.stdout), stderr };
 }
 
 /** `git status --porcelain [-- paths]` lines; null when git fails. */

@@ -9,9 +9,18 @@ export function completedLine(id: string): string {
 /** The override notice of the decision table. */
 export const OVERRIDE_LINE = "Provider reported an error, but the contract passes.";
 
-/** `Retrying prompt 03 after provider_capacity (attempt 2, in 1.8s)…`. */
-export function retryLine(id: string, cls: string, nextAttempt: number, delayMs: number): string {
-  return `Retrying prompt ${id} after ${cls} (attempt ${nextAttempt}, in ${formatDelay(delayMs)})…`;
+/** Longest provider message shown on a retry line. */
+const RETRY_MESSAGE_MAX = 240;
+
+/**
+ * `Retrying prompt 03 after provider_capacity (attempt 2, in 1.8s)…`, followed by ` — <the provider's own message>`
+ * (first line, shortened) when there is one.
+ */
+export function retryLine(id: string, cls: string, nextAttempt: number, delayMs: number, message = ""): string {
+  const base = `Retrying prompt ${id} after ${cls} (attempt ${nextAttempt}, in ${formatDelay(delayMs)})…`;
+  const first = message.split("\n").map((l) => l.trim()).find((l) => l !== "") ?? "";
+  if (first === "") return base;
+  return `${base} — ${first.length > RETRY_MESSAGE_MAX ? `${first.slice(0, RETRY_MESSAGE_MAX - 1)}…` : first}`;
 }
 
 /** `Repairing prompt 03 (repair 1 of 2)…`. */
@@ -53,4 +62,13 @@ export function keepGoingSummary(failed: { id: string; reason: string }[]): stri
 /** Ensure a verification summary starts with `verification failed: `. */
 export function verificationReason(summary: string): string {
   return summary.startsWith("verification failed") ? summary : `verification failed: ${summary}`;
+}
+
+/** Where each failed prompt's work was preserved (after the keep-going summary; docs/keep_going.md). */
+export function preservedLines(works: { ref: string; prompt_id: string; repos: { repo: string }[] }[]): string[] {
+  if (works.length === 0) return [];
+  return [
+    "Failed work is preserved (the next run of each prompt restores it first):",
+    ...works.map((w) => `  ${w.prompt_id}: ${w.ref} (${w.repos.map((r) => r.repo).join(", ")})`),
+  ];
 }

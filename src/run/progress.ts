@@ -5,9 +5,16 @@
  */
 import { RunFailedError } from "../errors.ts";
 import { storePaths } from "../control/store.ts";
-import { appendStoreLine, ensureStoreDir, readStoreTextOrNull } from "../util/safe_fs.ts";
+import {
+  appendStoreLine,
+  atomicWriteStoreText,
+  ensureStoreDir,
+  lstatStore,
+  readStoreTextOrNull,
+} from "../util/safe_fs.ts";
 import { normalizePromptId } from "../util/ids.ts";
 import { nowIso } from "../util/time.ts";
+import { failpoint } from "../util/failpoint.ts";
 
 /** A progress status. */
 export type ProgressStatus = "completed" | "failed";
@@ -141,5 +148,10 @@ export async function appendProgress(
 ): Promise<void> {
   const paths = storePaths(storeRoot);
   await ensureStoreDir(paths.root, paths.root);
-  await appendStoreLine(paths.progress, formatProgressLine(id, status, nowIso(), suffix), { fsync: true });
+  const line = formatProgressLine(id, status, nowIso(), suffix);
+  // The first line creates the file atomically: a crash can never leave an empty progress.log (which reads as
+  // corrupt). Later lines are single O_APPEND writes. Never through a link (src/util/safe_fs.ts).
+  if (await lstatStore(paths.progress, "file") !== null) await appendStoreLine(paths.progress, line, { fsync: true });
+  else await atomicWriteStoreText(paths.progress, line + "\n", { fsync: true });
+  failpoint("progress.after_append");
 }

@@ -8,7 +8,9 @@ import type { AttemptMode } from "../events/types.ts";
 import type { Prompt } from "../packet/types.ts";
 import { nowIso } from "../util/time.ts";
 import { CONTINUE_PROMPT, runAttemptStreams } from "./attempt.ts";
-import { crashResumeTarget, modeCounts, retryDelayMs, retryLimit } from "./budgets.ts";
+import { modeCounts, retryDelayMs, retryLimit } from "./budgets.ts";
+import { type RecoveryTarget, resumedTarget } from "./crash_recovery.ts";
+import { failpoint } from "../util/failpoint.ts";
 import { okEnvelope } from "./classify.ts";
 import type { RunContext } from "./context.ts";
 import { decide } from "./decide.ts";
@@ -47,12 +49,24 @@ async function waitWithBoundaries(ctx: RunContext, ms: number): Promise<void> {
   }
 }
 
-/** Run a prompt's attempt chain to a final state. */
-export async function runPromptChain(ctx: RunContext, desk: SteerDesk, prompt: Prompt): Promise<PromptOutcome> {
+/**
+ * Run a prompt's attempt chain to a final state. `recover`: the interrupted attempt whose leftovers this prompt
+ * continues (docs/crash_recovery.md). `restored`: the prompt's preserved partial progress was applied before it
+ * (docs/keep_going.md), so its first attempt is a repair of the last verification, like any partial work.
+ */
+export async function runPromptChain(
+  ctx: RunContext,
+  desk: SteerDesk,
+  prompt: Prompt,
+  recover: RecoveryTarget | null = null,
+  restored = false,
+): Promise<PromptOutcome> {
   const o = prompt.options;
   const prior = ctx.state.attempts(prompt.id).filter((a) => a.run_id === ctx.runId);
   let attemptNo = prior.reduce((m, a) => Math.max(m, a.attempt), 0) + 1;
-  let mode: AttemptMode = ctx.opts.repairFirst ? "repair" : "run";
+  const repairRestored = restored && o.recovery.repair.max_attempts > 0 &&
+    lastReport(ctx.state.attempts(prompt.id)) !== null;
+  let mode: AttemptMode = ctx.opts.repairFirst || repairRestored ? "repair" : "run";
   let body = prompt.body;
   if (mode === "repair") {
     const counts = modeCounts(ctx.state.attempts(prompt.id), ctx.runId);
@@ -65,22 +79,27 @@ export async function runPromptChain(ctx: RunContext, desk: SteerDesk, prompt: P
       report: last,
     });
   }
-  // Crash resume (runner.md §4): a resumed run continues the session its dead or stopped runner left behind.
+  // Crash resume (runner.md §4, docs/crash_recovery.md): a resumed run continues the attempt its dead or stopped
+  // runner left behind; `recover` (leftovers of an interrupted attempt) does so in any run.
+  const crashed = recover ?? (mode === "run" && ctx.opts.resumed ? resumedTarget(prompt.id, prior, ctx.runId) : null);
   let resumeSession: string | null = null;
-  const crashed = mode === "run" && ctx.opts.resumed ? crashResumeTarget(prior, ctx.runId) : null;
+  let continueFrom: { runId: string; attempt: number } | null = null;
   if (crashed) {
-    resumeSession = crashed.session_id;
+    resumeSession = crashed.sessionId;
+    continueFrom = { runId: crashed.runId, attempt: crashed.attempt };
     mode = "resume";
-    body = CONTINUE_PROMPT;
-  }
-  const stale = ctx.opts.resumed ? prior.at(-1) : undefined;
-  if (stale?.status === "running") {
-    // Left `running` by a runner that died (we hold the lease now): it ended when its runner did.
-    await ctx.state.updateAttempt(prompt.id, ctx.runId, stale.attempt, (a) => {
-      a.status = "interrupted";
-      a.completed_at ??= nowIso();
-      if (crashed) a.decision ??= "resume";
-    });
+    body = resumeSession ? CONTINUE_PROMPT : prompt.body;
+    const stale = ctx.state.attempts(prompt.id).find((a) =>
+      a.run_id === crashed.runId && a.attempt === crashed.attempt
+    );
+    if (stale && (stale.status === "running" || stale.status === "interrupted")) {
+      // Left by a runner that died or stopped (we hold the lease now): it ended when its runner did.
+      await ctx.state.updateAttempt(prompt.id, crashed.runId, crashed.attempt, (a) => {
+        a.status = "interrupted";
+        a.completed_at ??= nowIso();
+        a.decision ??= "resume";
+      });
+    }
   }
   const promptStartedAt = nowIso();
   let runAttempts = 0;
@@ -136,8 +155,11 @@ export async function runPromptChain(ctx: RunContext, desk: SteerDesk, prompt: P
       max_steers: o.recovery.max_steers,
     });
 
-    const run = await runAttemptStreams(ctx, desk, prompt, attemptNo, mode, body, resumeSession);
+    failpoint("attempt.before_session");
+    const run = await runAttemptStreams(ctx, desk, prompt, attemptNo, mode, body, resumeSession, continueFrom);
+    failpoint("attempt.after_session");
     resumeSession = null;
+    continueFrom = null;
     if (run.stream === "interrupted") {
       await ctx.state.updateAttempt(prompt.id, ctx.runId, attemptNo, (a) => {
         a.status = "interrupted";
@@ -286,7 +308,7 @@ export async function runPromptChain(ctx: RunContext, desk: SteerDesk, prompt: P
           p.status = "retry_scheduled";
           p.retry_delay_ms = delay;
         });
-        ctx.say(retryLine(prompt.id, env.class, attemptNo + 1, delay), "yellow");
+        ctx.say(retryLine(prompt.id, env.class, attemptNo + 1, delay, env.message), "yellow");
         ctx.attemptLog?.close();
         ctx.attemptLog = null;
         ctx.plane.transition({ stage: "waiting_retry" });

@@ -9,6 +9,7 @@ import { nowIso } from "../util/time.ts";
 import type { FailureEnvelope } from "./classify.ts";
 import { commitMessage, commitPrompt } from "./commit.ts";
 import { isPacketLocalStore } from "./commit_records.ts";
+import { withExclusions } from "./dirty.ts";
 import type { RunContext } from "./context.ts";
 import { faultBlock, preflightCompletedLine } from "./output.ts";
 import type { CommitRecord, FailureRecord, PromptResult, PromptStatus } from "./state.ts";
@@ -110,7 +111,9 @@ export async function commitWork(
   // Packet-local runs: the prompt's intervention and amendment records travel with its commit.
   const carry = ctx.persist && await isPacketLocalStore(ctx.storeRoot, ctx.packet.dir);
   const records = { storeRoot: ctx.storeRoot, promptId: prompt.id, carry };
-  const out = await ctx.withBoundaries(commitPrompt(ctx.reposFor(prompt), message, (l) => ctx.say(l), records));
+  // Paths dirty before the prompt started are the user's: never committed (docs/keep_going.md).
+  const repos = withExclusions(ctx.reposFor(prompt), ctx.preexisting);
+  const out = await ctx.withBoundaries(commitPrompt(repos, message, (l) => ctx.say(l), records));
   return { record: out.record, suffix: out.suffix, error: out.error };
 }
 

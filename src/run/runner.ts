@@ -16,11 +16,14 @@ import { packetFingerprint } from "../packet/fingerprint.ts";
 import { type Selection, selectPrompts } from "../packet/select.ts";
 import type { OptionOverrides, Packet, Prompt } from "../packet/types.ts";
 import { newRunId } from "../util/time.ts";
+import { failpoint } from "../util/failpoint.ts";
 import { newRenderer } from "./attempt.ts";
 import { type CommitPolicy, RunContext, type RunIo } from "./context.ts";
 import { printDryRun } from "./dry_run.ts";
-import { keepGoingSummary, NOTHING_TO_RUN } from "./output.ts";
+import { keepGoingSummary, NOTHING_TO_RUN, preservedLines } from "./output.ts";
 import { runPermissionChecks, runPreflightChecks } from "./preflight_checks.ts";
+import { beginPrompt, endPrompt, refuseDirtyRepos } from "./prompt_guard.ts";
+import type { PreservedWork } from "./preserve.ts";
 import { preflight, type PromptOutcome, runPromptChain } from "./prompt_chain.ts";
 import { readProgress } from "./progress.ts";
 import { closeRunRecord, openRunRecord } from "./run_record.ts";
@@ -29,6 +32,9 @@ import { lintGate } from "./lint_gate.ts";
 import { probeVacuous, vacuousSummaryLine } from "./vacuous.ts";
 import { amendedFingerprint, recordAmendedFingerprint } from "./amended_fingerprint.ts";
 import { StateStore } from "./state.ts";
+import type { RecoveryTarget } from "./crash_recovery.ts";
+import { recoverAtStart, recoveryPending } from "./recover_at_start.ts";
+import { hardStop, INTERRUPTED_EXIT } from "./interrupts.ts";
 import { SteerDesk } from "./steering.ts";
 
 /** Everything `run` (and `repair`) decide from the command line. */
@@ -45,6 +51,8 @@ export interface RunRequest {
   keepGoing: boolean;
   commit: CommitPolicy;
   skipPreflight: boolean;
+  /** `--allow-dirty`: run on target repos with uncommitted changes, keeping those paths out of every prompt. */
+  allowDirty?: boolean;
   dryRun: boolean;
   /** The `repair` command: the first attempt is a repair built from the last recorded verification. */
   repairFirst?: boolean;
@@ -79,6 +87,8 @@ interface SummaryPrompt {
   commit: unknown;
   /** The prompt's verdict was vacuous (src/run/vacuous.ts). */
   vacuous?: boolean;
+  /** The failed prompt's preserved work (docs/keep_going.md). */
+  preserved?: PreservedWork;
 }
 
 function maxSteersFor(packet: Packet): (id: string) => number {
@@ -122,7 +132,10 @@ export async function runPacket(req: RunRequest): Promise<number> {
   if (problems.length) {
     throw new RunFailedError("preflight_failed", "preflight failed", { hints: problems });
   }
-  if (req.selection.remaining && prompts.length === 0) {
+  // Nothing remains — unless recovery has work (a dead run to close, a completion to correct): then it goes on.
+  const quiet = req.selection.remaining && prompts.length === 0 &&
+    !(writesStoreRoot(req.runtimeStore) && await recoveryPending(packet, req.storeRoot));
+  if (quiet) {
     if (!io.json) io.stdout.write(NOTHING_TO_RUN + "\n");
     else {io.stdout.write(
         JSON.stringify({ type: "run_summary", run_id: null, status: "completed", prompts: [] }) + "\n",
@@ -131,6 +144,7 @@ export async function runPacket(req: RunRequest): Promise<number> {
   }
   if (!writesStoreRoot(req.runtimeStore)) {
     // No store root: in-memory state, no lease, no run record, a null plane.
+    await refuseDirtyRepos(packet, prompts, req.storeRoot, req.allowDirty === true, null);
     return await runLeased(req, packet, prompts, StateStore.memory(), null);
   }
   const state = await StateStore.open(req.storeRoot);
@@ -143,7 +157,19 @@ export async function runPacket(req: RunRequest): Promise<number> {
     service: serviceMode(),
   });
   try {
-    return await runLeased(req, packet, prompts, state, lease);
+    // Crash recovery (docs/crash_recovery.md): reconcile progress.log, state.json and git before anything runs.
+    const plan = await recoverAtStart(packet, state, (l) => io.stderr.write(l + "\n"));
+    let selected = prompts;
+    if (plan.appends.length > 0) selected = selectPrompts(packet, req.selection, await readProgress(req.storeRoot));
+    if (req.selection.remaining && selected.length === 0 && !plan.leftovers && !io.json) {
+      io.stdout.write(NOTHING_TO_RUN + "\n");
+    }
+    // After the lease (a live runner's own work is not the user's: exit 5 wins) and after crash recovery, which
+    // gives an interrupted prompt's leftovers to that prompt (docs/keep_going.md).
+    const owner = plan.leftovers ? packet.prompts.find((p) => p.id === plan.leftovers!.promptId) : undefined;
+    const guarded = owner && !selected.includes(owner) ? [owner, ...selected] : selected;
+    await refuseDirtyRepos(packet, guarded, req.storeRoot, req.allowDirty === true, state);
+    return await runLeased(req, packet, selected, state, lease, plan.leftovers);
   } finally {
     await lease.release();
   }
@@ -155,8 +181,12 @@ async function runLeased(
   prompts: Prompt[],
   state: StateStore,
   lease: Lease | null,
+  leftovers: RecoveryTarget | null = null,
 ): Promise<number> {
   const { io } = req;
+  // Leftover changes of an interrupted prompt belong to it: that prompt goes first, continuing its attempt.
+  const first = leftovers ? packet.prompts.find((p) => p.id === leftovers.promptId) : undefined;
+  if (first) prompts = [first, ...prompts.filter((p) => p.id !== first.id)];
   const persist = lease !== null;
   const ids = prompts.map((p) => p.id);
   const fingerprint = await packetFingerprint(packet);
@@ -242,7 +272,8 @@ async function runLeased(
     );
   }
 
-  // Signals: the first interrupts the live provider and closes the run as failed; a second kills at once.
+  // Signals: the first interrupts the live provider and closes the run as interrupted (exit 130); a second kills
+  // the provider at once, then still closes the plane and the run record and releases the lease before exiting 130.
   let signals = 0;
   const onSignal = () => {
     signals++;
@@ -253,9 +284,13 @@ async function runLeased(
         const prompt = packet.prompts.find((p) => p.id === live.promptId);
         void live.session.interrupt("operator_stop", prompt?.options.recovery.interrupt_grace_ms ?? 5000);
       }
-    } else {
+    } else if (signals === 2) {
       ctx.live?.session.kill();
-      Deno.exit(1);
+      void hardStop(
+        plane,
+        lease,
+        opened.record ? () => closeRunRecord(req.storeRoot, opened.record!, "failed", "interrupted") : null,
+      );
     }
   };
   const sigs: Deno.Signal[] = ["SIGINT", "SIGTERM"];
@@ -268,6 +303,7 @@ async function runLeased(
   const outcomes: PromptOutcome[] = [];
   const failed: { id: string; reason: string }[] = [];
   let haltReason: string | null = null;
+  const preserved = new Map<string, PreservedWork>();
   const preflightOn = req.verifyFirst ?? (req.selection.remaining && req.selection.ids.length === 0);
   try {
     let position = 0;
@@ -327,13 +363,21 @@ async function runLeased(
       ctx.promptId = prompt.id;
       ctx.attempt = null;
       let outcome: PromptOutcome | null = null;
-      if (preflightOn && !req.repairFirst) outcome = await preflight(ctx, desk, prompt);
-      outcome ??= await probeVacuous(ctx, desk, prompt, {
-        preflightRequested: preflightOn,
-        completionVerifyPassed: false, // agent-control completion_verify does not exist yet
-        strict: req.strict === true,
-      });
-      outcome ??= await runPromptChain(ctx, desk, prompt);
+      const recovering = first !== undefined && prompt === first ? leftovers : null;
+      const { baseline, restored } = await beginPrompt(ctx, packet, prompt);
+      if (preflightOn && !req.repairFirst && !recovering) outcome = await preflight(ctx, desk, prompt);
+      // A recovered prompt's leftovers and a prompt's restored preserved work are its own partial progress, not a
+      // contract passing before any session.
+      if (!recovering && !restored) {
+        outcome ??= await probeVacuous(ctx, desk, prompt, {
+          preflightRequested: preflightOn,
+          completionVerifyPassed: false, // agent-control completion_verify does not exist yet
+          strict: req.strict === true,
+        });
+      }
+      outcome ??= await runPromptChain(ctx, desk, prompt, recovering, restored);
+      const kept = await endPrompt(ctx, prompt, baseline, outcome);
+      if (kept) preserved.set(prompt.id, kept);
       outcomes.push(outcome);
       if (persist) await journalPromptFinished(req.storeRoot, ctx.runId, outcome);
       await plane.sync();
@@ -360,11 +404,13 @@ async function runLeased(
     }
   }
 
+  failpoint("run.before_close");
   const ok = failed.length === 0 && haltReason === null;
   let reason: string | null = null;
   if (!ok) {
     if (req.keepGoing && haltReason === null) {
       for (const l of keepGoingSummary(failed)) io.stderr.write(l + "\n");
+      for (const l of preservedLines([...preserved.values()])) io.stderr.write(l + "\n");
       reason = `${failed.length} selected prompt(s) failed`;
     } else {
       reason = haltReason ?? `${failed.length} selected prompt(s) failed`;
@@ -382,6 +428,7 @@ async function runLeased(
       failure_class: o.failureClass,
       commit: o.commit,
       ...(ctx.vacuous.has(o.id) ? { vacuous: true } : {}),
+      ...(preserved.has(o.id) ? { preserved: preserved.get(o.id)! } : {}),
     }));
     io.stdout.write(
       JSON.stringify({
@@ -397,7 +444,7 @@ async function runLeased(
   }
   if (ctx.vacuous.size > 0) io.stderr.write(vacuousSummaryLine([...ctx.vacuous]) + "\n");
   if (!ok) io.stderr.write(`error: run failed: ${reason}\n`);
-  return ok ? 0 : 1;
+  return ok ? 0 : ctx.interrupted || haltReason === "interrupted" ? INTERRUPTED_EXIT : 1;
 }
 
 /** `detached` when `start`/`run --detach` launched this runner (src/run/detach.ts sets the variable), else `attached`. */

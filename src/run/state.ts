@@ -106,6 +106,19 @@ export interface PromptState {
   result?: PromptResult;
   retry_delay_ms?: number;
   blocked_by?: string[];
+  /** Uncommitted paths per repo when the prompt started in run `run_id` (the user's; docs/keep_going.md). */
+  preexisting?: { run_id: string; repos: Record<string, string[]> };
+  /** The failed work of the prompt's latest failure, kept under `ref` until a later run restores it. */
+  preserved?: { ref: string; run_id: string; prompt_id: string; at: string; repos: PreservedRepoRecord[] };
+  /** The preserved work a run applied again before the prompt's first attempt. */
+  restored?: { ref: string; run_id: string; at: string; repos: PreservedRepoRecord[] };
+}
+
+/** One repo's share of preserved work: the preserved commit and the paths the failed prompt changed. */
+export interface PreservedRepoRecord {
+  repo: string;
+  sha: string;
+  paths: string[];
 }
 
 /** The whole document. */
@@ -228,7 +241,7 @@ export class StateStore {
       const doc = await readState(this.storeRoot);
       fn(doc);
       doc.updated_at = nowIso();
-      await atomicWriteStoreJson(storePaths(this.storeRoot).state, doc);
+      await atomicWriteStoreJson(storePaths(this.storeRoot).state, doc, { failpoint: "state.before_rename" });
       this.doc = doc;
     });
     this.#chain = next.catch(() => {});

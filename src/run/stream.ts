@@ -9,6 +9,34 @@ import type { EventContext } from "../control/plane_types.ts";
 import type { LaneSession } from "../lanes/types.ts";
 import type { EventSink } from "../render/types.ts";
 import type { RunContext } from "./context.ts";
+import { toolChange } from "../render/diff.ts";
+import { pathDiffPrefetchFor } from "../render/git_diff.ts";
+
+type ToolStarts = Map<string, { name: string; input: Record<string, unknown> }>;
+
+/**
+ * Before a path-only file change is rendered under `diff: full`, compute its git diffs asynchronously (so the event
+ * loop keeps serving control requests and timers while git runs); the renderer then reads them synchronously.
+ */
+async function prefetchPathDiffs(ctx: RunContext, ev: ProviderEvent, starts: ToolStarts): Promise<void> {
+  if (ev.hidden) return;
+  if (ev.type === "tool_call_started") {
+    starts.set(ev.data.tool_call_id, { name: ev.data.tool_name, input: ev.data.tool_input });
+    return;
+  }
+  if (ev.type !== "tool_call_completed") return;
+  const start = starts.get(ev.data.tool_call_id);
+  starts.delete(ev.data.tool_call_id);
+  const live = ctx.live;
+  if (live === null || ctx.view.diff !== "full") return;
+  const change = toolChange(
+    ev.data.tool_name || start?.name || "tool",
+    start?.input ?? {},
+    ev.data.result_meta ?? null,
+  );
+  if (change?.kind !== "paths") return;
+  await pathDiffPrefetchFor(live.cwd).prefetch(change.paths.map((p) => p.path));
+}
 
 /** Context of one stream. */
 export interface StreamMeta {
@@ -81,6 +109,7 @@ export async function pumpStream(
     session_id: obs.sessionId,
   };
   const it = session.events[Symbol.asyncIterator]();
+  const starts: ToolStarts = new Map();
   // One wake promise at a time: a waiter slot is overwritten per wait, so nothing accumulates on long streams.
   let waiter: ((v: typeof WAKE) => void) | null = null;
   let woke = false;
@@ -129,6 +158,7 @@ export async function pumpStream(
         ctx.plane.guardrail({ tool: g.tool, allowed_tools: g.allowed_tools, rule: g.reason });
         ctx.marker(`GUARDRAIL tool=${g.tool} allowed_tools=${g.allowed_tools.join(",")} reason=${g.reason}`);
       }
+      await prefetchPathDiffs(ctx, ev, starts);
       handle(ctx, ev, stamp, events);
       obs.events++;
       if (ev.type === "run_started") hooks.onRunStarted?.(obs.sessionId);

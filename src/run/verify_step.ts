@@ -11,6 +11,7 @@ import type { Prompt } from "../packet/types.ts";
 import type { RunContext } from "./context.ts";
 import { outsideStore, ridingRecords } from "./commit_records.ts";
 import { porcelain } from "./git.ts";
+import { failpoint } from "../util/failpoint.ts";
 
 /** Verify a prompt's enforced contract now and record the result. */
 export async function verifyNow(
@@ -26,6 +27,7 @@ export async function verifyNow(
     runId: ctx.runId,
     source,
     attempt,
+    preexisting: ctx.preexisting,
     env: {
       PROMPT_RUNNER_RUN_ID: ctx.runId,
       PROMPT_RUNNER_PROMPT_ID: prompt.id,
@@ -33,6 +35,7 @@ export async function verifyNow(
     },
   });
   const report = await ctx.withBoundaries(verifyContract(contract, vctx, amendments));
+  failpoint("verify.after_checks");
   if (ctx.persist) await appendVerification(ctx.storeRoot, report);
   ctx.record(
     {

@@ -1,4 +1,12 @@
 /** File helpers shared by every writer of state: atomic JSON documents, single-write appends, private modes. */
+import { failpoint } from "./failpoint.ts";
+
+/** Options of the atomic writers: fsync the temp file, and a failpoint reached between the write and the rename. */
+export interface AtomicOpts {
+  fsync?: boolean;
+  /** A failpoint (src/util/failpoint.ts) reached after the temp file is written, before it is renamed. */
+  failpoint?: string;
+}
 
 /** Directory mode for everything under a store root. */
 export const DIR_MODE = 0o700;
@@ -32,7 +40,7 @@ export function prettyJson(value: unknown): string {
  * Write a file atomically: a dot-prefixed temp file in the same directory, optionally fsynced, then renamed over
  * the target. Readers see either the old or the new content, never a torn file.
  */
-export async function atomicWriteText(path: string, text: string, opts: { fsync?: boolean } = {}): Promise<void> {
+export async function atomicWriteText(path: string, text: string, opts: AtomicOpts = {}): Promise<void> {
   await writeViaTemp(tempSibling(path), path, text, opts);
 }
 
@@ -45,7 +53,7 @@ export async function writeViaTemp(
   tmp: string,
   path: string,
   data: string | Uint8Array,
-  opts: { fsync?: boolean } = {},
+  opts: AtomicOpts = {},
 ): Promise<void> {
   const file = await Deno.open(tmp, { write: true, createNew: true, mode: FILE_MODE });
   try {
@@ -59,6 +67,7 @@ export async function writeViaTemp(
     throw e;
   }
   file.close();
+  if (opts.failpoint) failpoint(opts.failpoint);
   try {
     await Deno.rename(tmp, path);
   } catch (e) {
@@ -68,7 +77,7 @@ export async function writeViaTemp(
 }
 
 /** Synchronous {@link atomicWriteText}. */
-export function atomicWriteTextSync(path: string, text: string, opts: { fsync?: boolean } = {}): void {
+export function atomicWriteTextSync(path: string, text: string, opts: AtomicOpts = {}): void {
   const tmp = tempSibling(path);
   const file = Deno.openSync(tmp, { write: true, createNew: true, mode: FILE_MODE });
   try {
@@ -84,16 +93,17 @@ export function atomicWriteTextSync(path: string, text: string, opts: { fsync?: 
     throw e;
   }
   file.close();
+  if (opts.failpoint) failpoint(opts.failpoint);
   Deno.renameSync(tmp, path);
 }
 
 /** Write a JSON document atomically (pretty, trailing newline). */
-export async function atomicWriteJson(path: string, value: unknown, opts: { fsync?: boolean } = {}): Promise<void> {
+export async function atomicWriteJson(path: string, value: unknown, opts: AtomicOpts = {}): Promise<void> {
   await atomicWriteText(path, prettyJson(value), opts);
 }
 
 /** Synchronous {@link atomicWriteJson}. */
-export function atomicWriteJsonSync(path: string, value: unknown, opts: { fsync?: boolean } = {}): void {
+export function atomicWriteJsonSync(path: string, value: unknown, opts: AtomicOpts = {}): void {
   atomicWriteTextSync(path, prettyJson(value), opts);
 }
 

@@ -6,7 +6,7 @@
  * The store root must be owned by the runner's user and is tightened to 0700.
  */
 import { Exit, PromptRunnerError } from "../errors.ts";
-import { atomicWriteText, atomicWriteTextSync, DIR_MODE, FILE_MODE, prettyJson } from "./fs.ts";
+import { type AtomicOpts, atomicWriteText, atomicWriteTextSync, DIR_MODE, FILE_MODE, prettyJson } from "./fs.ts";
 
 /** A store path that is a symlink or of the wrong kind, or a store root owned by another user (exit 1). */
 export class StoreIntegrityError extends PromptRunnerError {
@@ -268,13 +268,13 @@ export function appendStoreLineSync(path: string, line: string, opts: { fsync?: 
  * Replace a store document atomically (temp created with `createNew`, then rename). A symlink or a non-regular
  * file at the target is refused rather than silently replaced.
  */
-export async function atomicWriteStoreText(path: string, text: string, opts: { fsync?: boolean } = {}): Promise<void> {
+export async function atomicWriteStoreText(path: string, text: string, opts: AtomicOpts = {}): Promise<void> {
   await lstatStore(path, "file");
   await atomicWriteText(path, text, opts);
 }
 
 /** Synchronous {@link atomicWriteStoreText}. */
-export function atomicWriteStoreTextSync(path: string, text: string, opts: { fsync?: boolean } = {}): void {
+export function atomicWriteStoreTextSync(path: string, text: string, opts: AtomicOpts = {}): void {
   lstatStoreSync(path, "file");
   atomicWriteTextSync(path, text, opts);
 }
@@ -283,13 +283,13 @@ export function atomicWriteStoreTextSync(path: string, text: string, opts: { fsy
 export async function atomicWriteStoreJson(
   path: string,
   value: unknown,
-  opts: { fsync?: boolean } = {},
+  opts: AtomicOpts = {},
 ): Promise<void> {
   await atomicWriteStoreText(path, prettyJson(value), opts);
 }
 
 /** Synchronous {@link atomicWriteStoreJson}. */
-export function atomicWriteStoreJsonSync(path: string, value: unknown, opts: { fsync?: boolean } = {}): void {
+export function atomicWriteStoreJsonSync(path: string, value: unknown, opts: AtomicOpts = {}): void {
   atomicWriteStoreTextSync(path, prettyJson(value), opts);
 }
 

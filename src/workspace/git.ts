@@ -1,4 +1,5 @@
 /** Bounded git calls for workspace preparation. */
+import { runHelper } from "../util/helper.ts";
 
 /** Result of a git call. */
 export interface GitResult {
@@ -13,31 +14,16 @@ export const GIT_TIMEOUT_MS = 10 * 60 * 1000;
 
 /** Run git with a deadline; never throws for a non-zero exit. */
 export async function runGit(cwd: string, args: string[], timeoutMs = GIT_TIMEOUT_MS): Promise<GitResult> {
-  const child = new Deno.Command("git", {
-    args,
-    cwd,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    env: { GIT_TERMINAL_PROMPT: "0" },
-  }).spawn();
-  const timer = setTimeout(() => {
-    try {
-      child.kill("SIGKILL");
-    } catch { /* already exited */ }
-  }, timeoutMs);
-  try {
-    const out = await child.output();
-    const dec = new TextDecoder();
-    return {
-      ok: out.success,
-      code: out.code,
-      stdout: dec.decode(out.stdout).trim(),
-      stderr: dec.decode(out.stderr).trim(),
-    };
-  } finally {
-    clearTimeout(timer);
-  }
+  // Bounded with SIGTERM → SIGKILL of git's whole group (a credential helper or ssh holding the pipes included).
+  const out = await runHelper("git", { args, cwd, env: { GIT_TERMINAL_PROMPT: "0" }, timeoutMs });
+  const dec = new TextDecoder();
+  return {
+    ok: out.success,
+    code: out.code ?? -1,
+    stdout: dec.decode(out.stdout).trim(),
+    stderr: (dec.decode(out.stderr).trim() + (out.timedOut ? `\ngit did not finish within ${timeoutMs} ms` : ""))
+      .trim(),
+  };
 }
 
 /** Run git and throw an Error carrying stderr when it fails. */

@@ -27,7 +27,7 @@ async function waitFor(pred: () => Promise<boolean>, ms = 15_000): Promise<void>
   throw new Error("condition not reached in time");
 }
 
-Deno.test("stop interrupts a live run: the run closes failed/interrupted, the lease drops, exit 0", async () => {
+Deno.test("stop interrupts a live run: the run closes failed/interrupted (runner exit 130), the lease drops, exit 0", async () => {
   await using dir = await tempDir();
   const packet = await slowPacket(dir.path);
   const child = spawnCli(["run", packet]);
@@ -40,7 +40,7 @@ Deno.test("stop interrupts a live run: the run closes failed/interrupted, the le
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^Stopped run \d{8}T\d{6}Z-[A-Z2-7]{6} \(prompt 01, attempt 1\)\.\n$/);
     const out = await child.output();
-    assert.equal(out.code, 1);
+    assert.equal(out.code, 130, "an interrupted run exits 130");
     assert.match(new TextDecoder().decode(out.stderr), /error: run failed: interrupted/);
     const snap = parseJsonOut(await runCli(["control", "status", packet, "--json"]));
     assert.equal(snap.status, "failed");

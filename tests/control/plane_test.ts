@@ -215,7 +215,8 @@ Deno.test("a failed receipt write leaves the request pending and the retry does 
       if (fail) throw new Error("disk full");
     };
     plane.boundary();
-    assert.deepEqual(await names(paths.requests), [name], "request stays pending");
+    assert.deepEqual(await names(paths.requests), [], "claimed out of requests/");
+    assert.deepEqual(await names(`${paths.control}/.claims/runner-${Deno.pid}`), [name], "stays claimed, pending");
     assert.equal(hooks.views.length, 0, "state unchanged");
     assert.equal((await lines(paths.log)).length, 1);
     fail = false;
@@ -223,7 +224,7 @@ Deno.test("a failed receipt write leaves the request pending and the retry does 
     // Force a rescan (the poll fallback would do this after pollMs).
     (plane as unknown as { boundary(): void }).boundary();
     const start = Date.now();
-    while ((await names(paths.requests)).length && Date.now() - start < 3000) {
+    while (!(await names(paths.outcomes)).includes(name) && Date.now() - start < 3000) {
       await new Promise((r) => setTimeout(r, 50));
       plane.boundary();
     }

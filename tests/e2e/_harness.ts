@@ -30,7 +30,8 @@ export const LANES: Record<LaneName, {
     cliEnv: "PROMPT_RUNNER_CLAUDE_CLI",
     requestsPerFailedAttempt: 2,
     thinkingText: "Let me think about this request step by step.",
-    class500: "provider_runtime_claim",
+    // The same fault has the same class on every lane (tests/lanes/classification_table_test.ts).
+    class500: "provider_capacity",
     extraManifest: { allowed_tools: ["Bash", "Read", "Edit", "Write"] },
   },
   codex: {

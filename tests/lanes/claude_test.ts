@@ -151,7 +151,7 @@ Deno.test("claude session: API errors carry failure hint classes", async () => {
   const expected: Record<string, string | null> = {
     error_400: null, // a 400 that does not name the model is left to the runner's heuristics
     error_429: "provider_rate_limit",
-    error_500: "provider_runtime_claim",
+    error_500: "provider_capacity", // as on the codex lane (tests/lanes/classification_table_test.ts)
   };
   for (const [name, hint] of Object.entries(expected)) {
     await using dir = await tempDir();

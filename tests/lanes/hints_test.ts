@@ -27,12 +27,13 @@ Deno.test("claude failure hints follow providers.md §2", () => {
   assert.equal(c(403, "http_403"), "provider_auth_claim");
   assert.equal(c(null, "error", "authentication_error: invalid x-api-key"), "provider_auth_claim");
   assert.equal(c(429, "http_429"), "provider_rate_limit");
-  for (const s of [529, 502, 503]) assert.equal(c(s, `http_${s}`), "provider_capacity");
+  // 500 is capacity like codex's "high demand" 500: the same fault has the same class on every lane.
+  for (const s of [529, 502, 503, 500]) assert.equal(c(s, `http_${s}`), "provider_capacity");
   assert.equal(c(null, "error", "overloaded_error"), "provider_capacity");
   assert.equal(c(404, "http_404", "model: claude-nope not found"), "provider_config_claim");
   assert.equal(c(400, "http_400", "invalid model name"), "provider_config_claim");
   assert.equal(c(400, "http_400", "prompt too long"), null);
-  assert.equal(c(500, "http_500"), "provider_runtime_claim");
+  assert.equal(c(501, "http_501"), "provider_runtime_claim");
   assert.equal(c(null, "error_max_turns"), "provider_runtime_claim");
 });
 

@@ -88,7 +88,7 @@ Deno.test("SIGINT, then run --remaining resumes the interrupted attempt's sessio
     return s?.session_live === true && s.session_id ? s : null;
   });
   child.kill("SIGINT");
-  assert.equal((await child.output()).code, 1);
+  assert.equal((await child.output()).code, 130);
   const resumed = await runCli(["run", pkt, "--remaining"]);
   assert.equal(resumed.code, 0, resumed.stderr);
   await checkResumed(pkt, snap.run_id as string, "interrupted");

@@ -40,7 +40,10 @@ for (const store of ["memory", "noop"] as const) {
     const r = await runCli(["run", pkt, "--runtime-store", store]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(await exists(`${pkt}/.prompt_runner`), false, "no store root");
-    assert.match(r.stdout, /^Retrying prompt 01 after provider_capacity \(attempt 2, in 0\.0s\)…$/m);
+    assert.match(
+      r.stdout,
+      /^Retrying prompt 01 after provider_capacity \(attempt 2, in 0\.0s\)… — simulated failure$/m,
+    );
     assert.match(r.stdout, /^✓ Prompt 01 completed$/m);
     assert.match(r.stdout, /^✓ Prompt 02 completed$/m);
     assert.doesNotMatch(r.stdout, /^Log:/m, "no log file is announced");

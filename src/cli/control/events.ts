@@ -142,13 +142,20 @@ export const spec: CommandSpec = {
     const target = await controlTarget(ctx, { idsFollow: false });
     const ref = await runRef(target, str(ctx, "run"));
     const paint = paintFor(ctx);
+    let lost = 0;
     await untilInterrupted(async (signal) => {
       for await (const item of subscribe(ref, { from, signal, follow: ctx.flags["no-follow"] !== true })) {
         if (ctx.json) {
           ctx.stdout.write(JSON.stringify(item) + "\n");
           continue;
         }
-        if (item.type === "resync") {
+        if (item.type === "gap") {
+          const d = item.data as { reason: string; from_seq: number; to_seq: number };
+          lost += d.to_seq - d.from_seq + 1;
+          ctx.stdout.write(
+            paint("red", `-- gap (${d.reason}): events ${d.from_seq}–${d.to_seq} are missing --`) + "\n",
+          );
+        } else if (item.type === "resync") {
           const d = item.data as { reason: string; run_id: string };
           ctx.stdout.write(paint("dim", `-- resync (${d.reason}): following run ${d.run_id} from seq 1 --`) + "\n");
         } else if (item.type === "run_finished") {
@@ -157,6 +164,8 @@ export const spec: CommandSpec = {
         } else ctx.stdout.write(eventLine(item) + "\n");
       }
     });
-    return 0;
+    // Events that could not be delivered are never a silent success.
+    if (lost > 0) ctx.stderr.write(`error: ${lost} event(s) of run ${ref.runId} were lost (see the gap lines)\n`);
+    return lost > 0 ? 1 : 0;
   },
 };

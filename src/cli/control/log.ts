@@ -2,6 +2,7 @@
 import { type CommandContext, type CommandSpec, untilInterrupted } from "../frame.ts";
 import { followLog, log, type LogEntry } from "../../control/mod.ts";
 import type { Color, Paint } from "../../render/ansi.ts";
+import { escapeControl } from "../../util/escape.ts";
 import { controlTarget, paintFor, runRef, TARGET_FLAGS } from "./_common.ts";
 
 const OUTCOME_COLOR: Record<string, Color> = { applied: "green", rejected: "red", accepted: "yellow", received: "dim" };
@@ -17,8 +18,10 @@ function shownParams(e: LogEntry): Record<string, unknown> {
 export function logLine(e: LogEntry, paint: Paint): string {
   const outcome = paint(OUTCOME_COLOR[e.outcome] ?? "dim", e.outcome.padEnd(8));
   const where = e.prompt_id !== null ? ` on ${e.prompt_id}${e.attempt !== null ? `/${e.attempt}` : ""}` : "";
-  const reason = e.reason !== null ? ` — ${e.reason}` : "";
-  return `${e.at}  ${outcome}  ${e.command} ${JSON.stringify(shownParams(e))}  by ${e.author}${where}${reason}`;
+  const reason = e.reason !== null ? ` — ${escapeControl(e.reason)}` : "";
+  // Everything but the outcome's colour is escaped: a request's fields never reach the terminal raw.
+  const body = escapeControl(`${e.command} ${JSON.stringify(shownParams(e))}  by ${e.author}`);
+  return `${escapeControl(e.at)}  ${outcome}  ${body}${escapeControl(where)}${reason}`;
 }
 
 /** The command. */

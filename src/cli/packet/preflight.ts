@@ -8,6 +8,9 @@ import { laneFor } from "../../lanes/mod.ts";
 import type { ProviderName } from "../../packet/types.ts";
 import { Exit } from "../../errors.ts";
 import { runPermissionsFor } from "../../run/run_permissions.ts";
+import { dirtyRepos } from "../../run/dirty.ts";
+import { hasLeftovers } from "../../run/prompt_guard.ts";
+import { readState } from "../../run/state.ts";
 
 /** Shared body of `packet preflight` and `packet doctor`. */
 export async function runReadiness(ctx: CommandContext, doctor: boolean): Promise<number> {
@@ -19,6 +22,14 @@ export async function runReadiness(ctx: CommandContext, doctor: boolean): Promis
     { doctor },
   );
   report.permissions = { run: (await runPermissionsFor(packet, packet.prompts, target.storeRoot)).run };
+  // Uncommitted changes in a target repo would be mixed into prompt work (docs/keep_going.md), as `run` refuses.
+  const state = await readState(target.storeRoot).catch(() => null);
+  const claimed = state ? packet.prompts.filter((p) => hasLeftovers(state, p.id)) : [];
+  const allowDirty = ctx.flags["allow-dirty"] === true;
+  for (const d of await dirtyRepos(packet, packet.prompts, target.storeRoot, allowDirty, claimed)) {
+    report.readiness_errors.push({ kind: "uncommitted_changes", repo: d.repo, message: d.message });
+  }
+  report.runtime_ready = report.readiness_errors.length === 0;
   if (ctx.json) ctx.stdout.write(JSON.stringify(report) + "\n");
   else ctx.stdout.write(renderReadiness(report, doctor ? "Doctor" : "Preflight"));
   if (doctor || report.runtime_ready) return Exit.ok;
@@ -32,6 +43,9 @@ export const spec: CommandSpec = {
   usage: "[TARGET] [--json]",
   description: "Check that every repo exists, is a directory inside a git work tree, and that the lane's " +
     "executable is found. Exit 1 when the packet is not runnable.",
-  flags: { ...TARGET_FLAGS },
+  flags: {
+    ...TARGET_FLAGS,
+    "allow-dirty": { type: "boolean", description: "do not count uncommitted changes in target repos as a problem" },
+  },
   run: (ctx) => runReadiness(ctx, false),
 };

@@ -92,10 +92,13 @@ export async function checkChangedPathsOnly(entries: unknown[], env: ClauseEnv):
     }
     const store = env.ctx.storeRoot;
     const storeRel = store && isWithin(root, store) && store !== root ? relative(root, store) : null;
-    const changed = changedPaths(st.entries, storeRel);
+    const user = new Set(env.ctx.preexisting?.[root] ?? []);
+    const all = changedPaths(st.entries, storeRel);
+    const changed = all.filter((p) => !user.has(p));
     const bad = changed.filter((p) => !allowed.some((a) => pathAllowed(a, p)));
     const verdict = bad.length ? fail(disallowedDetails(bad)) : pass();
-    items.push(makeItem(head, verdict, { allowed_paths: allowed, changed_paths: changed }));
+    const extra = user.size ? { preexisting_paths: all.filter((p) => user.has(p)) } : {};
+    items.push(makeItem(head, verdict, { allowed_paths: allowed, changed_paths: changed, ...extra }));
   }
   return items;
 }
@@ -136,7 +139,11 @@ export async function checkReposClean(entry: unknown, env: ClauseEnv, id: string
   // make the repo dirty (the same exclusion as changed_paths_only).
   const store = env.ctx.storeRoot;
   const storeRel = store && isWithin(root, store) && store !== root ? relative(root, store) : null;
-  const entries = bs.status.entries.filter((e) => changedPaths([e], storeRel).length > 0);
+  // The user's pre-existing paths (`run --allow-dirty`) are not the prompt's to clean up.
+  const user = new Set(env.ctx.preexisting?.[root] ?? []);
+  const work = bs.status.entries.filter((e) => changedPaths([e], storeRel).length > 0);
+  const entries = work.filter((e) => !user.has(e.path) && (e.orig === undefined || !user.has(e.orig)));
+  if (user.size) fields.preexisting_paths = work.length - entries.length;
   const short = oid ? oid.slice(0, 7) : "(no commits)";
   Object.assign(fields, { branch, head: short, upstream, dirty_count: entries.length });
   if (entries.length) {

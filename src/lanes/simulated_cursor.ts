@@ -1,0 +1,120 @@
+/**
+ * The simulated lane's crash-safe script cursor (docs/crash_recovery.md): every write of an attempt's script gets an
+ * index; before a write the cursor records it as pending (with the file's size, for appends), after it as applied.
+ * A crash-recovery session continues the interrupted attempt's script from its cursor: applied writes are skipped,
+ * and a pending append is first cut back to its recorded size, so no write ever lands twice.
+ */
+import { atomicWriteText, ensureDir, readTextOrNull } from "../util/fs.ts";
+import { failpoint } from "../util/failpoint.ts";
+import type { SimulatedCursor } from "./types.ts";
+
+/** The cursor file's content. */
+export interface CursorDoc {
+  /** The `simulate.attempts` entry (1-based) the attempt plays; null when unknown (read from an older cursor). */
+  script: number | null;
+  /** Writes with an index below this were applied. */
+  applied: number;
+  /** The write in progress when the cursor was saved, if any. */
+  pending: { index: number; path: string; size: number } | null;
+}
+
+/** Read a cursor file; a missing or unreadable one reads as nothing applied. */
+export async function readCursor(path: string): Promise<CursorDoc> {
+  const text = await readTextOrNull(path).catch(() => null);
+  if (text === null) return { script: null, applied: 0, pending: null };
+  try {
+    const v = JSON.parse(text) as Partial<CursorDoc>;
+    const applied = typeof v.applied === "number" && v.applied >= 0 ? v.applied : 0;
+    const p = v.pending;
+    const pending = p && typeof p.index === "number" && typeof p.path === "string" && typeof p.size === "number"
+      ? { index: p.index, path: p.path, size: p.size }
+      : null;
+    const script = typeof v.script === "number" && v.script >= 1 ? v.script : null;
+    return { script, applied, pending };
+  } catch {
+    return { script: null, applied: 0, pending: null };
+  }
+}
+
+async function sizeOf(path: string): Promise<number> {
+  try {
+    return (await Deno.stat(path)).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** One write a script asks for: the resolved path, the text, and whether it appends. */
+export interface ScriptWrite {
+  path: string;
+  text: string;
+  append: boolean;
+}
+
+/** Applies a script's writes in order, keeping the cursor (when one is given) crash-safe. */
+export class ScriptWriter {
+  #next = 0;
+  #skipBelow = 0;
+  #pending: CursorDoc["pending"] = null;
+  #path: string | null;
+
+  private constructor(path: string | null) {
+    this.#path = path;
+  }
+
+  /** The `simulate.attempts` entry (1-based) this session plays. */
+  script = 1;
+
+  /**
+   * A writer for a session playing attempt `attempt`'s script: a crash-recovery session continues the interrupted
+   * attempt's entry and cursor; any other attempt plays the entry after its previous attempt's (so a recovered
+   * attempt does not shift the script), else the entry numbered like the attempt.
+   */
+  static async open(cursor: SimulatedCursor | null | undefined, attempt: number): Promise<ScriptWriter> {
+    const w = new ScriptWriter(cursor?.path ?? null);
+    w.script = attempt;
+    if (!cursor) return w;
+    const dir = cursor.path.slice(0, cursor.path.lastIndexOf("/"));
+    await ensureDir(dir);
+    if (cursor.continueFrom) {
+      const doc = await readCursor(cursor.continueFrom.path);
+      w.script = doc.script ?? cursor.continueFrom.attempt;
+      w.#skipBelow = doc.applied;
+      w.#pending = doc.pending;
+    } else if (cursor.previous) {
+      const prev = await readCursor(cursor.previous);
+      if (prev.script !== null) w.script = prev.script + 1;
+    }
+    // Saved at once, so the next attempt (or a second crash) knows where this one stands.
+    await w.#save({ script: w.script, applied: w.#skipBelow, pending: w.#pending });
+    return w;
+  }
+
+  async #save(doc: CursorDoc): Promise<void> {
+    if (this.#path) await atomicWriteText(this.#path, JSON.stringify(doc) + "\n");
+  }
+
+  /** Apply one write (or skip it when an interrupted session already applied it). */
+  async apply(w: ScriptWrite): Promise<void> {
+    const index = this.#next++;
+    if (index < this.#skipBelow) return;
+    const pending = this.#pending?.index === index ? this.#pending : null;
+    this.#pending = null;
+    if (pending && w.append && pending.path === w.path && (await sizeOf(w.path)) > pending.size) {
+      await Deno.truncate(w.path, pending.size);
+    }
+    if (this.#path) {
+      await this.#save({
+        script: this.script,
+        applied: index,
+        pending: { index, path: w.path, size: w.append ? await sizeOf(w.path) : 0 },
+      });
+    }
+    failpoint("simulated.before_write");
+    const slash = w.path.lastIndexOf("/");
+    if (slash > 0) await Deno.mkdir(w.path.slice(0, slash), { recursive: true });
+    await Deno.writeTextFile(w.path, w.text, { append: w.append });
+    failpoint("simulated.after_write");
+    if (this.#path) await this.#save({ script: this.script, applied: index + 1, pending: null });
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * The user's files are the user's (docs/keep_going.md): which paths of a target repo are uncommitted, the run
+ * preflight that refuses dirty target repos unless `--allow-dirty`, and the per-prompt baseline — the paths that
+ * were already dirty when a prompt started, which are kept out of `changed_paths_only`, the commit and every repair
+ * prompt.
+ */
+import { relative } from "node:path";
+import { changedPaths } from "../contract/clauses/git_clauses.ts";
+import { gitIn, parsePorcelainZ } from "../contract/git.ts";
+import { canonicalPath, isWithin } from "../contract/paths.ts";
+import type { Packet, Prompt } from "../packet/types.ts";
+
+/** A target repo of a prompt. */
+export interface TargetRepo {
+  name: string;
+  path: string;
+}
+
+/**
+ * The target repos of a prompt (runner.md §9): its `targets` in order (each a configured repo), else the default
+ * repo, else the packet dir as repo `default`.
+ */
+export function promptRepos(packet: Packet, prompt: Prompt): TargetRepo[] {
+  const byName = new Map(packet.repos.map((r) => [r.name, r.path]));
+  const named = prompt.targets.map((t) => ({ name: t, path: byName.get(t) ?? "" })).filter((r) => r.path !== "");
+  if (named.length) return named;
+  if (packet.defaultRepo) return [{ name: packet.defaultRepo.name, path: packet.defaultRepo.path }];
+  return [{ name: "default", path: packet.dir }];
+}
+
+/** Repo-relative path of the store root when it lies inside the repo (its files are never the user's work). */
+export function storeRelative(root: string, storeRoot: string | null): string | null {
+  if (!storeRoot) return null;
+  const r = canonicalPath(root);
+  const s = canonicalPath(storeRoot);
+  return isWithin(r, s) && s !== r ? relative(r, s) : null;
+}
+
+/**
+ * Uncommitted paths of a work tree (modified, staged, deleted, untracked; both sides of renames), store-root paths
+ * excluded, sorted. Null when `root` is not a git work tree or git fails.
+ */
+export async function uncommittedPaths(root: string, storeRoot: string | null): Promise<string[] | null> {
+  const r = await gitIn(root, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
+  if (!r.ok) return null;
+  return changedPaths(parsePorcelainZ(r.stdout), storeRelative(root, storeRoot));
+}
+
+/** `a, b, c` with the first `max` and `and <n> more`. */
+export function listPaths(paths: string[], max = 20): string {
+  const shown = paths.slice(0, max).join(", ");
+  return paths.length > max ? `${shown}, and ${paths.length - max} more` : shown;
+}
+
+/** A target repo with uncommitted changes. */
+export interface DirtyRepo {
+  repo: string;
+  paths: string[];
+  /** One human line: the repo, its paths and how to proceed. */
+  message: string;
+}
+
+/**
+ * Run preflight: target repos of the selected prompts with uncommitted changes, each naming the repo and its paths
+ * (none with `allowDirty`, or when every target repo is clean). Repos that do not exist or are not git work trees
+ * are left to the repo check.
+ *
+ * It must run after crash recovery has claimed an interrupted prompt's leftovers (those are that prompt's work, not
+ * the user's): `claimed` lists the prompts whose leftovers were claimed, and their repos are not refused.
+ */
+export async function dirtyRepos(
+  packet: Packet,
+  prompts: Prompt[],
+  storeRoot: string | null,
+  allowDirty: boolean,
+  claimed: Prompt[] = [],
+): Promise<DirtyRepo[]> {
+  if (allowDirty) return [];
+  // Repos of prompts whose leftovers recovery claimed: that dirt is the interrupted prompt's work.
+  const seen = new Set(claimed.flatMap((p) => promptRepos(packet, p).map((r) => canonicalPath(r.path))));
+  const out: DirtyRepo[] = [];
+  for (const prompt of prompts) {
+    for (const repo of promptRepos(packet, prompt)) {
+      const key = canonicalPath(repo.path);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const dirty = await uncommittedPaths(repo.path, storeRoot);
+      if (dirty === null || dirty.length === 0) continue;
+      out.push({
+        repo: repo.name,
+        paths: dirty,
+        message: `repo ${repo.name}: ${dirty.length} uncommitted path(s) that are not any prompt's work: ` +
+          `${listPaths(dirty)}; commit or stash them, or pass --allow-dirty to keep them out of every prompt's ` +
+          "changes, commits and repair prompts",
+      });
+    }
+  }
+  return out;
+}
+
+/** One target repo at the moment a prompt started. */
+export interface RepoBaseline extends TargetRepo {
+  /** Canonical root (the verifier's key). */
+  root: string;
+  /** HEAD when the prompt started (its last good commit); null when unborn or not a repo. */
+  head: string | null;
+  /** Paths already uncommitted when the prompt started: the user's, never the prompt's. */
+  dirty: string[];
+}
+
+/** Capture the baseline of each target repo of a prompt. */
+export async function captureBaseline(
+  packet: Packet,
+  prompt: Prompt,
+  storeRoot: string | null,
+  recorded: Record<string, string[]> | null = null,
+): Promise<RepoBaseline[]> {
+  const out: RepoBaseline[] = [];
+  const seen = new Set<string>();
+  for (const repo of promptRepos(packet, prompt)) {
+    const root = canonicalPath(repo.path);
+    if (seen.has(root)) continue;
+    seen.add(root);
+    const head = await gitIn(repo.path, ["rev-parse", "--verify", "-q", "HEAD"]);
+    const dirty = recorded ? recorded[repo.name] ?? [] : await uncommittedPaths(repo.path, storeRoot) ?? [];
+    out.push({ ...repo, root, head: head.ok ? head.stdout.trim() : null, dirty });
+  }
+  return out;
+}
+
+/** The verifier's view of a baseline: canonical root → pre-existing dirty paths (repos with none left out). */
+export function preexistingByRoot(baseline: RepoBaseline[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const b of baseline) if (b.dirty.length) out[b.root] = b.dirty;
+  return out;
+}
+
+/** Result of {@link gitLiteral}. */
+export interface GitRun {
+  ok: boolean;
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** git with literal pathspecs, an optional temporary index and optional stdin (never throws). */
+export async function gitLiteral(
+  cwd: string,
+  args: string[],
+  opts: { index?: string; input?: string } = {},
+): Promise<GitRun> {
+  const env: Record<string, string> = { GIT_LITERAL_PATHSPECS: "1", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
+  if (opts.index) env.GIT_INDEX_FILE = opts.index;
+  try {
+    const child = new Deno.Command("git", {
+      args,
+      cwd,
+      env,
+      stdin: opts.input === undefined ? "null" : "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    if (opts.input !== undefined) {
+      const w = child.stdin.getWriter();
+      await w.write(new TextEncoder().encode(opts.input));
+      await w.close();
+    }
+    const out = await child.output();
+    const dec = new TextDecoder();
+    return { ok: out.success, code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  } catch (e) {
+    return { ok: false, code: -1, stdout: "", stderr: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/**
+ * Commit only the prompt's own uncommitted paths (everything dirty except `exclude`, the user's pre-existing paths)
+ * with `git commit --only` semantics, so the user's staged and unstaged changes stay exactly as they were. Returns
+ * null when the prompt changed nothing.
+ */
+export async function commitOwnPaths(
+  root: string,
+  exclude: string[],
+  messageFile: string,
+  riding: { storeRel: string; files: string[] } | null = null,
+): Promise<GitRun | null> {
+  const dirty = await uncommittedPaths(root, null);
+  if (dirty === null) return { ok: false, code: -1, stdout: "", stderr: "git status failed" };
+  const skip = new Set(exclude);
+  const store = riding?.storeRel ?? null;
+  const own = dirty.filter((p) => !skip.has(p) && !(store !== null && (p === store || p.startsWith(store + "/"))));
+  if (own.length === 0) return null;
+  const from = ["--pathspec-from-file=-", "--pathspec-file-nul"];
+  const add = await gitLiteral(root, ["add", "-A", ...from], { input: own.join("\0") + "\0" });
+  if (!add.ok) return add;
+  // The prompt's own records ride along past the store's .gitignore (src/run/commit_records.ts).
+  const records = riding?.files ?? [];
+  if (records.length) {
+    const force = await gitLiteral(root, ["add", "-f", ...from], { input: records.join("\0") + "\0" });
+    if (!force.ok) return force;
+  }
+  const input = [...own, ...records].join("\0") + "\0";
+  return await gitLiteral(root, ["commit", "-q", "--file", messageFile, ...from], { input });
+}
+
+/** Commit repos with their pre-existing paths attached as exclusions. */
+export function withExclusions(
+  repos: TargetRepo[],
+  preexisting: Record<string, string[]>,
+): (TargetRepo & { exclude: string[] })[] {
+  return repos.map((r) => ({ ...r, exclude: preexisting[canonicalPath(r.path)] ?? [] }));
+}

@@ -1,0 +1,124 @@
+/**
+ * The runner's hooks around one prompt (docs/keep_going.md): before it, capture the baseline of its target repos
+ * (last good commit, the user's pre-existing dirty paths) and restore its preserved work from an earlier failure;
+ * after it, preserve the work of a failed prompt under a named ref and return the repos to their last good commit,
+ * so the next prompt's commit holds only its own files.
+ */
+import type { Packet, Prompt } from "../packet/types.ts";
+import { nowIso } from "../util/time.ts";
+import type { RunContext } from "./context.ts";
+import { captureBaseline, dirtyRepos, listPaths, preexistingByRoot, type RepoBaseline } from "./dirty.ts";
+import { type PreservedWork, preserveFailedWork, restorePreserved } from "./preserve.ts";
+import type { PromptStatus, StateDoc, StateStore } from "./state.ts";
+import { RunFailedError } from "../errors.ts";
+
+/** Final states whose leftovers are preserved and reset (an interrupted prompt's leftovers are resumed instead). */
+const PRESERVED_STATUSES: ReadonlySet<PromptStatus> = new Set(["failed", "verification_failed", "verifier_fault"]);
+
+/**
+ * Whether a prompt left work behind when its runner stopped or died: crash recovery (src/run/recover_at_start.ts)
+ * marked it `interrupted` — also when it died after verification, in the commit phase — or its latest attempt is
+ * `running` or `interrupted`. That work is the prompt's own, claimed by its next run.
+ */
+export function hasLeftovers(state: StateDoc, promptId: string): boolean {
+  const entry = state.prompts[promptId];
+  const last = entry?.attempts.at(-1);
+  return entry?.status === "interrupted" || last?.status === "running" || last?.status === "interrupted";
+}
+
+function recordedBaseline(ctx: RunContext, prompt: Prompt): Record<string, string[]> | null {
+  // An interrupted prompt keeps the baseline recorded when the run of its last attempt started it (none: nothing
+  // was dirty then): its leftovers are its own, not the user's.
+  const entry = ctx.state.current.prompts[prompt.id];
+  if (!entry || !hasLeftovers(ctx.state.current, prompt.id)) return null;
+  const rec = entry.preexisting;
+  return rec && rec.run_id === entry.attempts.at(-1)?.run_id ? rec.repos : {};
+}
+
+/**
+ * Refuse dirty target repos unless `allowDirty` (docs/keep_going.md). Called after the lease, and it must run after
+ * crash recovery: the repos of prompts with leftovers ({@link hasLeftovers}) are claimed by those prompts. It runs
+ * even under `--skip-preflight`, because it guards the record, not the setup.
+ */
+export async function refuseDirtyRepos(
+  packet: Packet,
+  prompts: Prompt[],
+  storeRoot: string,
+  allowDirty: boolean,
+  state: StateStore | null,
+): Promise<void> {
+  const claimed = state ? prompts.filter((p) => hasLeftovers(state.current, p.id)) : [];
+  const dirty = await dirtyRepos(packet, prompts, storeRoot, allowDirty, claimed);
+  if (dirty.length) {
+    throw new RunFailedError("preflight_failed", "preflight failed", { hints: dirty.map((d) => d.message) });
+  }
+}
+
+/** Before a prompt: capture its baseline, then apply its preserved work (its partial progress) if any. */
+export async function beginPrompt(
+  ctx: RunContext,
+  packet: Packet,
+  prompt: Prompt,
+): Promise<{ baseline: RepoBaseline[]; restored: boolean }> {
+  const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recordedBaseline(ctx, prompt));
+  ctx.preexisting = preexistingByRoot(baseline);
+  const user = baseline.filter((b) => b.dirty.length > 0);
+  if (user.length) {
+    await ctx.state.updatePrompt(prompt.id, (p) => {
+      p.preexisting = { run_id: ctx.runId, repos: Object.fromEntries(baseline.map((b) => [b.name, b.dirty])) };
+    });
+    for (const b of user) {
+      ctx.say(
+        `Leaving the uncommitted paths already in ${b.name} out of prompt ${prompt.id}: ${listPaths(b.dirty, 5)}`,
+      );
+    }
+  }
+  const restored = await restorePreserved(baseline, prompt.id).catch((e) => ({
+    ref: null,
+    repos: [],
+    skipped: (e as Error).message,
+  }));
+  if (restored.skipped) {
+    ctx.err(`warning: prompt ${prompt.id} has preserved work that was not restored: ${restored.skipped}`);
+  }
+  if (restored.ref) {
+    const where = restored.repos.map((r) => `${r.repo}: ${r.paths.length} path(s)`).join(", ");
+    ctx.say(`Restored the preserved work of prompt ${prompt.id} from ${restored.ref} (${where})`);
+    await ctx.state.updatePrompt(prompt.id, (p) => {
+      const prev = p.preserved;
+      if (prev && prev.ref === restored.ref) delete p.preserved;
+      p.restored = {
+        ref: restored.ref!,
+        run_id: ctx.runId,
+        at: nowIso(),
+        repos: restored.repos.map((r) => ({ repo: r.repo, sha: r.sha, paths: r.paths })),
+      };
+    });
+  }
+  return { baseline, restored: restored.ref !== null };
+}
+
+/** After a prompt: preserve a failed prompt's work and reset its repos; returns what was preserved. */
+export async function endPrompt(
+  ctx: RunContext,
+  prompt: Prompt,
+  baseline: RepoBaseline[],
+  outcome: { status: PromptStatus; reason: string | null },
+): Promise<PreservedWork | null> {
+  ctx.preexisting = {};
+  if (!PRESERVED_STATUSES.has(outcome.status)) return null;
+  const { work, errors } = await preserveFailedWork(baseline, {
+    runId: ctx.runId,
+    promptId: prompt.id,
+    storeRoot: ctx.storeRoot || null,
+    reason: `${outcome.status}: ${outcome.reason ?? outcome.status}`,
+  });
+  for (const e of errors) ctx.err(`warning: ${e}`);
+  if (!work) return null;
+  const where = work.repos.map((r) => `${r.repo}: ${r.paths.length} path(s)`).join(", ");
+  ctx.say(`Preserved the work of prompt ${prompt.id} under ${work.ref} (${where}); back at the last good commit`);
+  await ctx.state.updatePrompt(prompt.id, (p) => {
+    p.preserved = work;
+  });
+  return work;
+}

@@ -1,0 +1,121 @@
+/**
+ * Bounded helper processes (git, `--version` probes, `/proc` readers): every helper the runner spawns gets its own
+ * process group, a deadline with SIGTERM → SIGKILL escalation, and a bounded drain, so a helper that ignores
+ * SIGTERM or leaves a child holding its stdout can never hang the runner (docs/processes.md).
+ */
+import { sendSignal } from "./signal.ts";
+import { spawnRetryingBusy } from "./spawn.ts";
+
+/** Default deadline of a helper. */
+export const HELPER_TIMEOUT_MS = 30_000;
+/** Default grace between SIGTERM and SIGKILL of a helper's group. */
+export const HELPER_KILL_GRACE_MS = 1000;
+/** How long pipes may stay open after the helper itself exited (a leftover child holding them). */
+const DRAIN_MS = 500;
+
+/** How to run one helper. */
+export interface HelperOptions {
+  args?: string[];
+  cwd?: string;
+  /** Added to the inherited environment. */
+  env?: Record<string, string>;
+  /** Deadline in ms (default {@link HELPER_TIMEOUT_MS}). */
+  timeoutMs?: number;
+  /** SIGTERM → SIGKILL grace (default {@link HELPER_KILL_GRACE_MS}). */
+  killGraceMs?: number;
+  /** Capture stderr (default true); false discards it. */
+  stderr?: boolean;
+}
+
+/** What a helper did. */
+export interface HelperResult {
+  success: boolean;
+  /** Exit code (null when killed by a signal). */
+  code: number | null;
+  signal: string | null;
+  stdout: Uint8Array;
+  stderr: Uint8Array;
+  /** The deadline fired and the helper's group was terminated. */
+  timedOut: boolean;
+}
+
+function killGroup(pid: number, signal: Deno.Signal): void {
+  if (!sendSignal(-pid, signal)) sendSignal(pid, signal);
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let off = 0;
+  for (const p of parts) {
+    out.set(p, off);
+    off += p.length;
+  }
+  return out;
+}
+
+async function collect(stream: ReadableStream<Uint8Array> | null, stop: Promise<void>): Promise<Uint8Array> {
+  if (stream === null) return new Uint8Array();
+  const reader = stream.getReader();
+  const parts: Uint8Array[] = [];
+  const stopped = stop.then(() => null);
+  try {
+    while (true) {
+      const r = await Promise.race([reader.read(), stopped]);
+      if (r === null || r.done) break;
+      parts.push(r.value);
+    }
+  } catch {
+    // the stream errored: keep what arrived
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return concat(parts);
+}
+
+/**
+ * Run `command` to completion under a deadline, in its own process group with stdin closed. Throws only when the
+ * helper cannot be started (the spawn error, e.g. `Deno.errors.NotFound`); never hangs past
+ * `timeoutMs + killGraceMs + 500 ms`.
+ */
+export async function runHelper(command: string, opts: HelperOptions = {}): Promise<HelperResult> {
+  const child = spawnRetryingBusy(command, {
+    args: opts.args ?? [],
+    ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
+    ...(opts.env !== undefined ? { env: opts.env } : {}),
+    stdin: "null",
+    stdout: "piped",
+    stderr: opts.stderr === false ? "null" : "piped",
+    detached: true,
+  });
+  let timedOut = false;
+  let killTimer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = setTimeout(() => {
+    timedOut = true;
+    killGroup(child.pid, "SIGTERM");
+    killTimer = setTimeout(() => killGroup(child.pid, "SIGKILL"), opts.killGraceMs ?? HELPER_KILL_GRACE_MS);
+  }, opts.timeoutMs ?? HELPER_TIMEOUT_MS);
+  let release!: () => void;
+  const stop = new Promise<void>((r) => (release = r));
+  const out = collect(child.stdout, stop);
+  const err = opts.stderr === false ? Promise.resolve(new Uint8Array()) : collect(child.stderr, stop);
+  const status = await child.status;
+  clearTimeout(deadline);
+  clearTimeout(killTimer);
+  // A leftover child may still hold the pipes: give it a moment, then take the group down and stop reading.
+  const drain = setTimeout(() => {
+    killGroup(child.pid, "SIGKILL");
+    release();
+  }, timedOut ? 0 : DRAIN_MS);
+  const [stdout, stderr] = await Promise.all([out, err]);
+  clearTimeout(drain);
+  release();
+  if (timedOut) killGroup(child.pid, "SIGKILL");
+  return {
+    success: status.success && !timedOut,
+    code: status.signal === null ? status.code : null,
+    signal: status.signal ?? null,
+    stdout,
+    stderr,
+    timedOut,
+  };
+}

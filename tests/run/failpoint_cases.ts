@@ -1,0 +1,37 @@
+/**
+ * The failpoint crash cases (docs/failpoints.md): each names a point and the occurrence to crash at (most land
+ * inside the second of three prompts). Shared by the `run --remaining` and plain `run` failpoint tests.
+ */
+import assert from "node:assert/strict";
+import { runCli } from "../support/cli.ts";
+import { tempDir } from "../support/fs.ts";
+import { checkRecovered, makeCrashPacket } from "../support/crash_packet.ts";
+
+/** `name@n` per documented failpoint. */
+export const FAILPOINT_CASES: readonly string[] = [
+  "attempt.before_session@2",
+  "simulated.before_write@6",
+  "simulated.after_write@6",
+  "attempt.after_session@2",
+  "verify.after_checks@2",
+  "commit.before_git_commit@2",
+  "commit.after_git_commit@2",
+  "progress.after_append@2",
+  "state.before_rename@12",
+  "snapshot.before_rename@3",
+  "run.before_close",
+];
+
+/** Crash a three-prompt run at `point`, resume it with `resume` (plain `run` or `run --remaining`), check it all. */
+export async function crashAndResume(point: string, resume: "run" | "remaining"): Promise<void> {
+  await using dir = await tempDir();
+  const plain = resume === "run";
+  const pkt = await makeCrashPacket(dir.path, { prompts: 3, stepMs: 5, append: !plain });
+  const crashed = await runCli(["run", pkt], { env: { PROMPT_RUNNER_FAILPOINT: point } });
+  const name = point.split("@")[0]!;
+  assert.equal(crashed.code, 137, `the run must die at ${point}: ${crashed.stderr}`);
+  assert.match(crashed.stderr, new RegExp(`failpoint ${name.replace(".", "\\.")} reached`));
+  const resumed = await runCli(plain ? ["run", pkt] : ["run", pkt, "--remaining"]);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.equal(await checkRecovered(pkt, 3, { allowNoChanges: plain }), null);
+}

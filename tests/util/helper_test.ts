@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { runHelper } from "../../src/util/helper.ts";
+import { pidsWithEnv } from "../../src/lanes/proc_tree.ts";
+import { tempDir } from "../support/fs.ts";
+
+async function script(dir: string, body: string): Promise<string> {
+  const path = `${dir}/helper.sh`;
+  await Deno.writeTextFile(path, `#!/bin/sh\n${body}\n`);
+  await Deno.chmod(path, 0o755);
+  return path;
+}
+
+Deno.test("runHelper: a helper that ignores SIGTERM is killed at deadline + grace, with its whole group", async () => {
+  await using dir = await tempDir();
+  const marker = crypto.randomUUID();
+  const exe = await script(dir.path, `trap '' TERM; sleep 30 & trap '' TERM; echo started; wait`);
+  const t0 = Date.now();
+  const r = await runHelper(exe, { timeoutMs: 300, killGraceMs: 300, env: { HELPER_MARKER: marker } });
+  const took = Date.now() - t0;
+  assert.equal(r.timedOut, true);
+  assert.equal(r.success, false);
+  assert.equal(r.signal, "SIGKILL");
+  assert.match(new TextDecoder().decode(r.stdout), /started/);
+  assert.ok(took < 3000, `returned after ${took} ms`);
+  assert.deepEqual(await pidsWithEnv("HELPER_MARKER", marker), [], "no process of the helper survives");
+});
+
+Deno.test("runHelper: a helper that exits but leaves a child holding stdout returns and the child is killed", async () => {
+  await using dir = await tempDir();
+  const marker = crypto.randomUUID();
+  const exe = await script(dir.path, `echo v1.2.3; sleep 30 & exit 0`);
+  const t0 = Date.now();
+  const r = await runHelper(exe, { timeoutMs: 20_000, env: { HELPER_MARKER: marker } });
+  const took = Date.now() - t0;
+  assert.equal(r.timedOut, false);
+  assert.equal(r.success, true);
+  assert.equal(new TextDecoder().decode(r.stdout).trim(), "v1.2.3");
+  assert.ok(took < 5000, `returned after ${took} ms`);
+  assert.deepEqual(await pidsWithEnv("HELPER_MARKER", marker), [], "the leftover child is gone");
+});
+
+Deno.test("runHelper: a missing executable throws NotFound (callers keep their launch errors)", async () => {
+  await using dir = await tempDir();
+  await assert.rejects(() => runHelper(`${dir.path}/nope`), Deno.errors.NotFound);
+});
