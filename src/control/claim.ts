@@ -6,7 +6,7 @@
  * descriptor's inode matches is read (at most 64 KiB + 1 bytes). FIFOs, sockets, devices and symlinks are never
  * opened; they are unlinked (directories moved to `rejected/`).
  */
-import { DIR_MODE } from "../util/fs.ts";
+import { ensureStoreDirSync } from "../util/safe_fs.ts";
 import { failpoint } from "../util/failpoint.ts";
 import { MAX_REQUEST_BYTES } from "./request.ts";
 import type { StorePaths } from "./store.ts";
@@ -61,11 +61,8 @@ export class Claimer {
   constructor(paths: StorePaths, owner: string) {
     this.#paths = paths;
     this.dir = `${claimsRoot(paths)}/${owner}`;
-    Deno.mkdirSync(this.dir, { recursive: true, mode: DIR_MODE });
-    try {
-      Deno.chmodSync(claimsRoot(paths), DIR_MODE);
-      Deno.chmodSync(this.dir, DIR_MODE);
-    } catch { /* best effort on filesystems without modes */ }
+    // One level at a time, never through a link planted at `.claims/` (src/util/safe_fs.ts); modes tightened.
+    ensureStoreDirSync(paths.root, this.dir);
   }
 
   /**

@@ -5,7 +5,8 @@
  * inheritance (`/proc/<pid>/environ`), terminates them (SIGTERM, then SIGKILL), and reports what survived.
  * A process that clears its own environment cannot be found this way: a documented limit.
  */
-import { atomicWriteJson, readTextOrNull } from "../util/fs.ts";
+import { readTextOrNull } from "../util/fs.ts";
+import { atomicWriteStoreJson } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 import {
   aliveRecordedAsync,
@@ -112,7 +113,7 @@ export async function recordSurvivors(storeRoot: string, runId: string, moment: 
     return;
   }
   const doc: SurvivorsRecord = { run_id: runId, checked_at: nowIso(), moment, survivors: r.survivors };
-  await atomicWriteJson(path, doc);
+  await atomicWriteStoreJson(path, doc);
 }
 
 /** The survivors record of a store root, or null when there is none (or it is unreadable). */

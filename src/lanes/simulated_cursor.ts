@@ -4,7 +4,8 @@
  * A crash-recovery session continues the interrupted attempt's script from its cursor: applied writes are skipped,
  * and a pending append is first cut back to its recorded size, so no write ever lands twice.
  */
-import { atomicWriteText, ensureDir, readTextOrNull } from "../util/fs.ts";
+import { ensureDir } from "../util/fs.ts";
+import { atomicWriteStoreText, readStoreTextOrNull } from "../util/safe_fs.ts";
 import { failpoint } from "../util/failpoint.ts";
 import type { SimulatedCursor } from "./types.ts";
 
@@ -20,7 +21,7 @@ export interface CursorDoc {
 
 /** Read a cursor file; a missing or unreadable one reads as nothing applied. */
 export async function readCursor(path: string): Promise<CursorDoc> {
-  const text = await readTextOrNull(path).catch(() => null);
+  const text = await readStoreTextOrNull(path).catch(() => null);
   if (text === null) return { script: null, applied: 0, pending: null };
   try {
     const v = JSON.parse(text) as Partial<CursorDoc>;
@@ -91,7 +92,8 @@ export class ScriptWriter {
   }
 
   async #save(doc: CursorDoc): Promise<void> {
-    if (this.#path) await atomicWriteText(this.#path, JSON.stringify(doc) + "\n");
+    // Never through a link planted at the cursor (src/util/safe_fs.ts); the runner made its directory safely.
+    if (this.#path) await atomicWriteStoreText(this.#path, JSON.stringify(doc) + "\n");
   }
 
   /** Apply one write (or skip it when an interrupted session already applied it). */

@@ -185,6 +185,10 @@ export async function runAttemptStreams(
   let resumesUsed = continueFrom ? 1 : 0;
   let freshAfterGone = false;
   const cursor = ctx.persist ? simulatedCursorFor(ctx, prompt.id, attempt, continueFrom) : null;
+  if (cursor) {
+    // Created one level at a time, never through a link (src/util/safe_fs.ts), before the lane writes its cursor.
+    await ensureStoreDir(ctx.storeRoot, cursor.path.slice(0, cursor.path.lastIndexOf("/")));
+  }
   let firstStream = true;
   let batch: ReturnType<SteerDesk["takeAll"]> = [];
   let batchInterrupted = false;
