@@ -118,7 +118,8 @@ export async function scenario(lane: LaneName, opts: ScenarioOptions): Promise<S
   };
   await Deno.mkdir(`${packet}/prompts`, { recursive: true });
   await Deno.writeTextFile(`${packet}/prompt_runner_packet.md`, `---\n${JSON.stringify(manifest, null, 2)}\n---\n`);
-  const front = { id: "01", name: "E2E task", verify: opts.verify ?? {} };
+  // No `verify:` key when a case checks nothing on disk: an empty `verify: {}` is refused by run (docs/lint.md).
+  const front = { id: "01", name: "E2E task", ...(opts.verify ? { verify: opts.verify } : {}) };
   await Deno.writeTextFile(
     `${packet}/prompts/01_task.prompt.md`,
     `---\n${JSON.stringify(front, null, 2)}\n---\n# E2E task\n\n${opts.body}\n`,
