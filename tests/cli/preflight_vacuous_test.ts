@@ -118,3 +118,18 @@ Deno.test("packet preflight skips completed prompts and folds amendments into th
   assert.equal(again.code, 0, again.stderr);
   assert.deepEqual(findings(again.stdout).map((x) => x.prompt_id), ["02"]);
 });
+
+Deno.test("packet preflight names a corrupt progress.log it cannot check against, fails, and still prints the report", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, { "01_a.prompt.md": promptFile("1", VACUOUS) });
+  await Deno.mkdir(`${pkt}/.prompt_runner`, { recursive: true });
+  await Deno.writeTextFile(`${pkt}/.prompt_runner/progress.log`, "this is not a progress line\n");
+  const r = await runCli(["packet", "preflight", pkt, "--json"]);
+  assert.equal(r.code, 1, r.stderr);
+  const report = JSON.parse(r.stdout);
+  assert.deepEqual(report.vacuous, []);
+  const err = report.readiness_errors.find((e: { kind: string }) => e.kind === "vacuous_check_failed");
+  assert.ok(err, r.stdout);
+  assert.match(err.message, /cannot check for vacuous contracts: .*progress\.log/);
+  assert.match(r.stderr, /error: preflight failed\n {2}cannot check for vacuous contracts/);
+});

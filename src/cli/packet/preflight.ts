@@ -33,10 +33,17 @@ export async function runReadiness(ctx: CommandContext, doctor: boolean): Promis
   if (!doctor) {
     // No vacuous verdicts (docs/lint.md): the runner's own check, on the current tree, for prompts not yet completed.
     const strict = ctx.flags.strict === true;
-    report.vacuous = await vacuousFindings(packet, target.storeRoot, {
-      strict,
-      remaining: ctx.flags.remaining === true,
-    });
+    try {
+      report.vacuous = await vacuousFindings(packet, target.storeRoot, {
+        strict,
+        remaining: ctx.flags.remaining === true,
+      });
+    } catch (e) {
+      // A corrupt progress.log or amendments file: `run` would stop on it too; the rest of the report still prints.
+      const message = `cannot check for vacuous contracts: ${e instanceof Error ? e.message : String(e)}`;
+      report.readiness_errors.push({ kind: "vacuous_check_failed", repo: null, message });
+      report.vacuous = [];
+    }
     for (const v of report.vacuous) {
       if (strict && v.kind === "vacuous") {
         report.readiness_errors.push({ kind: "vacuous", repo: null, message: v.message });
