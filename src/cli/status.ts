@@ -67,6 +67,9 @@ export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()):
     );
   }
   for (const w of r.preserved ?? []) row("preserved", `${w.prompt_id}: ${w.ref} (${w.repos.join(", ")})`);
+  if ((r.vacuous ?? []).length > 0) {
+    row("vacuous", `${r.vacuous.join(", ")} (contract passed before any session ran)`);
+  }
   if ((r.state === "failed" || r.state === "abandoned") && p.reason) row("reason", wrap(p.reason, 88, " ".repeat(13)));
   if (p.last_verification) row("last check", p.last_verification);
   if (p.error) row("error", p.error);

@@ -68,6 +68,8 @@ export interface StatusRollup {
   amendments: { prompt_id: string; count: number; phases: string[] }[];
   /** Failed work kept under a ref until the prompt's next run restores it (docs/keep_going.md). */
   preserved: { prompt_id: string; ref: string; repos: string[] }[];
+  /** Selected prompts whose result in this run is flagged `vacuous` (docs/lint.md), in selection order. */
+  vacuous: string[];
   lease: { state: "up" | "down" | "unknown"; pid: number | null; hostname: string | null };
   service: { mode: "attached" | "detached" | "systemd" | "none" };
   control: (SnapshotRead & { status: string }) | null;
@@ -181,6 +183,11 @@ export async function statusRollup(opts: {
     }
   }
   const preserved = preservedWork(prompts);
+  const vacuous = ids.filter((id) => {
+    const entry = prompts[id];
+    const result = isRecord(entry) && isRecord(entry.result) ? entry.result : null;
+    return result !== null && result.vacuous === true && runId !== null && result.run_id === runId;
+  });
   const reason = live?.reason ?? record?.reason ?? null;
   let health: StatusRollup["health"];
   let healthy: boolean | null;
@@ -251,6 +258,7 @@ export async function statusRollup(opts: {
       : null,
     amendments,
     preserved,
+    vacuous,
     lease: leaseOut,
     service: { mode: lease.state === "up" ? (lease.info?.service === "detached" ? "detached" : "attached") : "none" },
     control: snap ? { ...snap, status: effectiveStatus(snap.status, lease.state) } : null,

@@ -133,6 +133,8 @@ export interface RunnerEventData {
     steered: boolean;
     amended: boolean;
     commit: unknown;
+    /** The prompt was flagged vacuous in this run (docs/lint.md); absent otherwise, so old readers are unaffected. */
+    vacuous?: true;
   };
   run_finished: { status: "completed" | "failed" | "abandoned"; reason?: string | null };
 }

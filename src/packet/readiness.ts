@@ -54,6 +54,11 @@ export interface ReadinessReport {
   prompt_files: string[];
   authoring_warnings: AuthoringWarning[];
   authoring_ready: boolean;
+  /**
+   * `packet preflight`: prompts whose contract already passes on the current tree (docs/lint.md, added by the
+   * command; `kind` is `vacuous`, or `preflight_completion` for a `--remaining` selection).
+   */
+  vacuous?: { kind: string; prompt_id: string; file: string; message: string }[];
   /** What a run of every prompt spawns: the exact `--allow-run` list (added by the command). */
   permissions?: { run: string[] };
 }
@@ -262,6 +267,15 @@ export function renderReadiness(r: ReadinessReport, title: "Preflight" | "Doctor
       lines.push(`           ${a.message}`);
     }
     lines.push(r.authoring_ready ? "Authoring ready." : `${r.authoring_warnings.length} authoring warning(s).`);
+  }
+  for (const v of r.vacuous ?? []) {
+    const level = v.kind !== "vacuous"
+      ? "NOTE   "
+      : r.readiness_errors.some((e) => e.kind === "vacuous")
+      ? "ERROR  "
+      : "WARNING";
+    lines.push(`  ${level}  ${v.file}  ${v.kind}`);
+    lines.push(`           ${v.message}`);
   }
   lines.push(r.runtime_ready ? "Runtime ready." : "Runtime not ready.");
   return lines.join("\n") + "\n";

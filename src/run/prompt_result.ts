@@ -84,6 +84,7 @@ export async function finish(
         steered: full.steered,
         amended: full.amended,
         commit: full.commit,
+        ...(full.vacuous ? { vacuous: true as const } : {}),
       },
     },
     { prompt_id: prompt.id, attempt: ctx.attempt, stream: null, provider: prompt.options.provider, session_id: null },

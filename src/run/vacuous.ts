@@ -10,7 +10,7 @@ import type { Contract, VerifyReport } from "../contract/types.ts";
 import { enforcedContract } from "../contract/enforced.ts";
 import { verifyContextFor } from "../contract/context.ts";
 import { verifyContract } from "../contract/verify.ts";
-import type { Prompt } from "../packet/types.ts";
+import type { Packet, Prompt } from "../packet/types.ts";
 import type { RunContext } from "./context.ts";
 import { finish, type PromptOutcome } from "./prompt_result.ts";
 import type { SteerDesk } from "./steering.ts";
@@ -54,6 +54,43 @@ export function isVacuous(report: VerifyReport): boolean {
   return report.pass && report.counts.items >= 1;
 }
 
+/** Options of {@link vacuousReport}. */
+export interface VacuousCheckOptions {
+  /** The run the probe belongs to (null outside a run, e.g. `packet preflight`). */
+  runId: string | null;
+  /** `--strict`: commands are evaluated too. */
+  strict: boolean;
+  /** Wraps the evaluation (the runner's control-plane boundaries); identity by default. */
+  guard?: <T>(work: Promise<T>) => Promise<T>;
+}
+
+/**
+ * The one vacuous evaluation, shared by the runner's probe and `packet preflight`: the prompt's enforced contract
+ * (amendments folded) on the current tree, commands only under `strict`. Returns the passing report when the
+ * contract is vacuous, null otherwise. Records nothing.
+ */
+export async function vacuousReport(
+  packet: Packet,
+  prompt: Prompt,
+  storeRoot: string,
+  opts: VacuousCheckOptions,
+): Promise<VerifyReport | null> {
+  const { contract, amendments } = await enforcedContract(prompt, storeRoot);
+  const probed = probedContract(contract, opts.strict);
+  if (probed === null) return null;
+  const env: Record<string, string> = { PROMPT_RUNNER_PROMPT_ID: prompt.id, PROMPT_RUNNER_PACKET_DIR: packet.dir };
+  if (opts.runId !== null) env.PROMPT_RUNNER_RUN_ID = opts.runId;
+  const vctx = verifyContextFor(packet, prompt, storeRoot, {
+    runId: opts.runId,
+    source: "preflight",
+    attempt: null,
+    env,
+  });
+  const work = verifyContract(probed, vctx, amendments);
+  const report = await (opts.guard ? opts.guard(work) : work);
+  return isVacuous(report) ? report : null;
+}
+
 /**
  * Probe one prompt before its first attempt; marks `ctx.vacuous`. Returns an outcome only when `--strict` fails the
  * prompt; otherwise the prompt runs as usual. The probe is not a verification of work: it is not recorded in the
@@ -67,21 +104,12 @@ export async function probeVacuous(
 ): Promise<PromptOutcome | null> {
   if (opts.preflightRequested || opts.completionVerifyPassed || ctx.opts.repairFirst) return null;
   if (ctx.state.attempts(prompt.id).some((a) => a.run_id === ctx.runId)) return null; // not the first attempt
-  const { contract, amendments } = await enforcedContract(prompt, ctx.storeRoot);
-  const probed = probedContract(contract, opts.strict);
-  if (probed === null) return null;
-  const vctx = verifyContextFor(ctx.packet, prompt, ctx.storeRoot, {
+  const report = await vacuousReport(ctx.packet, prompt, ctx.storeRoot, {
     runId: ctx.runId,
-    source: "preflight",
-    attempt: null,
-    env: {
-      PROMPT_RUNNER_RUN_ID: ctx.runId,
-      PROMPT_RUNNER_PROMPT_ID: prompt.id,
-      PROMPT_RUNNER_PACKET_DIR: ctx.packet.dir,
-    },
+    strict: opts.strict,
+    guard: (work) => ctx.withBoundaries(work),
   });
-  const report = await ctx.withBoundaries(verifyContract(probed, vctx, amendments));
-  if (!isVacuous(report)) return null;
+  if (report === null) return null;
   ctx.vacuous.add(prompt.id);
   ctx.err(vacuousLine(prompt.id));
   if (!opts.strict) return null;

@@ -11,6 +11,7 @@ import { runPermissionsFor } from "../../run/run_permissions.ts";
 import { dirtyRepos } from "../../run/dirty.ts";
 import { hasLeftovers } from "../../run/prompt_guard.ts";
 import { readState } from "../../run/state.ts";
+import { vacuousFindings } from "../../run/preflight_vacuous.ts";
 
 /** Shared body of `packet preflight` and `packet doctor`. */
 export async function runReadiness(ctx: CommandContext, doctor: boolean): Promise<number> {
@@ -29,6 +30,26 @@ export async function runReadiness(ctx: CommandContext, doctor: boolean): Promis
   for (const d of await dirtyRepos(packet, packet.prompts, target.storeRoot, allowDirty, claimed)) {
     report.readiness_errors.push({ kind: "uncommitted_changes", repo: d.repo, message: d.message });
   }
+  if (!doctor) {
+    // No vacuous verdicts (docs/lint.md): the runner's own check, on the current tree, for prompts not yet completed.
+    const strict = ctx.flags.strict === true;
+    try {
+      report.vacuous = await vacuousFindings(packet, target.storeRoot, {
+        strict,
+        remaining: ctx.flags.remaining === true,
+      });
+    } catch (e) {
+      // A corrupt progress.log or amendments file: `run` would stop on it too; the rest of the report still prints.
+      const message = `cannot check for vacuous contracts: ${e instanceof Error ? e.message : String(e)}`;
+      report.readiness_errors.push({ kind: "vacuous_check_failed", repo: null, message });
+      report.vacuous = [];
+    }
+    for (const v of report.vacuous) {
+      if (strict && v.kind === "vacuous") {
+        report.readiness_errors.push({ kind: "vacuous", repo: null, message: v.message });
+      }
+    }
+  }
   report.runtime_ready = report.readiness_errors.length === 0;
   if (ctx.json) ctx.stdout.write(JSON.stringify(report) + "\n");
   else ctx.stdout.write(renderReadiness(report, doctor ? "Doctor" : "Preflight"));
@@ -40,12 +61,17 @@ export async function runReadiness(ctx: CommandContext, doctor: boolean): Promis
 
 /** The `packet preflight` command. */
 export const spec: CommandSpec = {
-  usage: "[TARGET] [--json]",
+  usage: "[TARGET] [--json] [--strict] [--remaining]",
   description: "Check that every repo exists, is a directory inside a git work tree, and that the lane's " +
     "executable is found. Exit 1 when the packet is not runnable.",
   flags: {
     ...TARGET_FLAGS,
     "allow-dirty": { type: "boolean", description: "do not count uncommitted changes in target repos as a problem" },
+    strict: { type: "boolean", description: "a vacuous contract is an error, and commands are evaluated for it" },
+    remaining: {
+      type: "boolean",
+      description: "ask about `run --remaining`: passing prompts are completed by pre-flight, not vacuous",
+    },
   },
   run: (ctx) => runReadiness(ctx, false),
 };
