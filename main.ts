@@ -15,6 +15,7 @@ import {
 } from "./src/cli/frame.ts";
 import { PromptRunnerError, UsageError } from "./src/errors.ts";
 import { VERSION } from "./src/version.ts";
+import { detachWatchersAtStop } from "./src/control/watch_release.ts";
 
 function topHelp(): string {
   const lines = [
@@ -138,5 +139,8 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (import.meta.main) {
+  // Every command ends in Deno.exit, so a watcher is never closed (closing one whose thread is stuck opening a FIFO
+  // would freeze the process before the exit).
+  detachWatchersAtStop();
   Deno.exit(await main(Deno.args));
 }

@@ -4,7 +4,12 @@
  * (so one that keeps failing cannot spin), one whose owner reports an overflow is replaced at once, and the owner
  * hears of every gap — after a watcher ends and right after its replacement is armed — so it can rescan whatever
  * landed while nothing watched.
+ *
+ * A watcher is never closed while closing it could freeze the process (a watcher thread blocked opening a FIFO,
+ * see watch_release.ts): it is then detached — left open and never read again — and {@link WatchLoop.stop} returns
+ * without waiting for it; an overflow is then answered with a rescan on the same watcher instead of a replacement.
  */
+import { watcherCloseUnsafe } from "./watch_release.ts";
 
 /** The watcher surface; `Deno.watchFs` by default, a fake in tests. */
 export type WatchFactory = (dir: string) => AsyncIterable<Deno.FsEvent> & { close(): void };
@@ -45,16 +50,23 @@ export class WatchLoop {
         this.#watcher = watcher;
         this.armed++;
         if (attempt > 0) opts.onGap();
-        for await (const event of watcher) {
-          if (this.#stopped) break;
-          if (opts.onEvent(event)) {
-            overflow = true;
-            break;
+        // Iterated by hand: leaving a `for await` calls `return()`, which closes the watcher unconditionally.
+        const events = watcher[Symbol.asyncIterator]();
+        for (;;) {
+          const next = await events.next();
+          if (this.#stopped) return; // stop() closed or detached it
+          if (next.done) break;
+          if (!opts.onEvent(next.value)) continue;
+          if (watcherCloseUnsafe()) {
+            opts.onGap(); // rescan on the same watcher: replacing it would mean closing it
+            continue;
           }
+          overflow = true;
+          break;
         }
       } catch { /* failed or closed: re-armed below */ }
+      if (this.#stopped) return;
       this.#closeWatcher();
-      if (this.#stopped) break;
       opts.onGap();
       if (!overflow) await this.#pause(opts.rearmMs);
     }
@@ -74,18 +86,25 @@ export class WatchLoop {
 
   #closeWatcher(): void {
     try {
-      this.#watcher?.close();
+      if (!watcherCloseUnsafe()) this.#watcher?.close();
     } catch { /* already closed */ }
     this.#watcher = null;
   }
 
-  /** Stop watching; resolves when the loop has ended. */
+  /**
+   * Stop watching; resolves when the loop has ended — or at once when the watcher had to be detached instead of
+   * closed (its loop then never ends; the process exits around it).
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#rearm) {
       clearTimeout(this.#rearm.timer);
       this.#rearm.resolve();
       this.#rearm = null;
+    }
+    if (this.#watcher !== null && watcherCloseUnsafe()) {
+      this.#watcher = null; // detached: its pending read never settles, so the loop is not awaited
+      return;
     }
     this.#closeWatcher();
     await this.#loop;

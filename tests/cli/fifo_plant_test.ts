@@ -1,0 +1,90 @@
+/**
+ * Issue #11 "zero hangs": FIFOs created and removed again in `control/requests/` faster than the runner lists them
+ * (and other special files planted in the watched directories) must not keep a live `run` from ending by itself,
+ * exiting with its normal code and releasing its lease.
+ */
+import assert from "node:assert/strict";
+import { parseJsonOut, runCli, spawnCli } from "../support/cli.ts";
+import { initRepo, tempDir, writeFiles } from "../support/fs.ts";
+
+/** A simulated packet whose only prompt stays live for about `steps * 100` ms. */
+async function slowPacket(root: string, steps: number): Promise<string> {
+  const packet = `${root}/slow`;
+  await initRepo(`${packet}/app`);
+  const messages = Array.from({ length: steps }, (_, i) => `step ${i}`);
+  await writeFiles(packet, {
+    "prompt_runner_packet.md":
+      "---\nname: slow\nprofile: simulated-default\nrepos:\n  app: {path: app, default: true}\n---\n",
+    "prompts/01_slow.prompt.md":
+      `---\nverify:\n  files_exist: [done.txt]\nsimulate:\n  attempts:\n    - delay_ms: 100\n      messages: ${
+        JSON.stringify(messages)
+      }\n      writes: [{path: done.txt, text: ok}]\n---\n# Slow\n`,
+  });
+  return packet;
+}
+
+async function waitFor(pred: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await pred()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error("condition not reached in time");
+}
+
+/** Whether a thread of process `pid` waits in a FIFO open (kernel wait channel `wait_for_partner`). */
+async function blockedOnFifo(pid: number): Promise<boolean> {
+  // Deno reads /proc only with all permissions; the test's own permissions allow running `sh`.
+  const out = await new Deno.Command("sh", { args: ["-c", 'cat /proc/"$1"/task/*/wchan', "sh", String(pid)] })
+    .output();
+  return new TextDecoder().decode(out.stdout).includes("wait_for_partner");
+}
+
+/** Resolves with the child's status, or null when it has not exited within `ms`. */
+async function exitWithin(child: Deno.ChildProcess, ms: number): Promise<Deno.CommandStatus | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((r) => timer = setTimeout(() => r(null), ms));
+  try {
+    return await Promise.race([child.status, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+Deno.test("FIFOs created and removed in requests/ before the runner lists them: the run ends, exits 0, drops its lease", async () => {
+  await using dir = await tempDir();
+  const packet = await slowPacket(dir.path, 100);
+  const child = spawnCli(["run", packet], {});
+  const requests = `${packet}/.prompt_runner/control/requests`;
+  try {
+    await waitFor(async () => {
+      const s = await runCli(["control", "status", packet, "--json"]);
+      return s.code === 0 && (parseJsonOut(s) as { session_live?: boolean }).session_live === true;
+    });
+    // A second process plants and removes FIFOs in tight loops while the run is live, until a runner thread is
+    // caught stuck opening one (the worst case: nobody can ever write to that FIFO again).
+    let hazard = false;
+    for (let batch = 0; batch < 40 && !hazard; batch++) {
+      const planted = await new Deno.Command("sh", {
+        args: ["-c", 'i=0; while [ $i -lt 50 ]; do mkfifo "$1/p$2-$i" && rm -f "$1/p$2-$i"; i=$((i+1)); done', "sh"]
+          .concat([requests, String(batch)]),
+      }).output();
+      assert.ok(planted.success, new TextDecoder().decode(planted.stderr));
+      hazard = await blockedOnFifo(child.pid);
+    }
+    assert.ok(hazard, "a runner thread waits for a FIFO partner (the hazard is live)");
+    const status = await exitWithin(child, 30_000);
+    assert.ok(status !== null, "the runner ended by itself (no thread blocked on a vanished FIFO)");
+    assert.equal(status.code, 0, "the run's normal exit code");
+    const snap = parseJsonOut(await runCli(["control", "status", packet, "--json"]));
+    assert.equal(snap.status, "completed");
+    assert.equal((snap.lease as { state: string }).state, "down");
+    const again = await runCli(["run", packet]);
+    assert.equal(again.code, 0, `the next run is not refused: ${again.stderr}`);
+  } finally {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+    await child.status;
+  }
+});
