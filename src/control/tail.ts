@@ -5,6 +5,7 @@
  * split across reads is never corrupted), and skips lines that do not decode to JSON objects. Memory stays flat.
  */
 import { isRecord } from "./_internal.ts";
+import { openStoreReaderSync, StoreIntegrityError } from "../util/safe_fs.ts";
 import { defaultWatch, type WatchFactory, WatchLoop } from "./watch_loop.ts";
 
 /** The watcher surface a follower uses; `Deno.watchFs` by default, a fake in tests. */
@@ -101,12 +102,14 @@ export class LineReader {
    * moment is skipped whole). Null when the file does not exist.
    */
   static open(path: string, from: "start" | "end" | number = "start"): LineReader | null {
-    let file: Deno.FsFile;
+    let file: Deno.FsFile | null;
     try {
-      file = Deno.openSync(path, { read: true });
-    } catch {
+      file = openStoreReaderSync(path);
+    } catch (e) {
+      if (e instanceof StoreIntegrityError) throw e; // a FIFO, symlink or directory at the path: refused by name
       return null;
     }
+    if (file === null) return null;
     const st = file.statSync();
     let offset = 0;
     let skipFirst = false;

@@ -363,6 +363,25 @@ export function readStoreBytesOrNullSync(path: string): Uint8Array | null {
   throw new StoreIntegrityError(path, `refusing store path ${path}: it keeps changing while being read`);
 }
 
+/**
+ * Open a store file for reading (followers), or null when absent. A FIFO, symlink or directory is refused by name
+ * before any open (a read-only open of a FIFO blocks until a writer appears), and the handle must be the regular
+ * file the path names. Residual: without write permission the open is read-only, so a FIFO swapped in between the
+ * `lstat` and the open can still block it.
+ */
+export function openStoreReaderSync(path: string): Deno.FsFile | null {
+  if (lstatStoreSync(path, "file") === null) return null;
+  let file: Deno.FsFile;
+  try {
+    file = openForRead(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  }
+  verifyHandle(path, file);
+  return file;
+}
+
 /** Asynchronous {@link readStoreTextOrNullSync} (store documents are small; the read is synchronous). */
 export function readStoreTextOrNull(path: string): Promise<string | null> {
   try {

@@ -88,3 +88,60 @@ Deno.test("FIFOs created and removed in requests/ before the runner lists them: 
     await child.status;
   }
 });
+
+/** Run `args` to completion within `ms`; null when it hung (then it is killed). */
+async function runBounded(args: string[], ms: number): Promise<{ code: number; stderr: string } | null> {
+  const child = spawnCli(args);
+  const out = child.output();
+  const status = await exitWithin(child, ms);
+  if (status === null) {
+    child.kill("SIGKILL");
+    await out;
+    return null;
+  }
+  const o = await out;
+  return { code: o.code, stderr: new TextDecoder().decode(o.stderr) };
+}
+
+Deno.test("a FIFO planted at events.jsonl, log.jsonl or snapshot.json: no observer hangs; readers exit with an error naming the path", async () => {
+  await using dir = await tempDir();
+  const packet = await slowPacket(dir.path, 1);
+  assert.equal((await runCli(["run", packet])).code, 0);
+  const control = `${packet}/.prompt_runner/control`;
+  for (
+    const [file, args] of [
+      ["events.jsonl", ["control", "events", packet]],
+      ["events.jsonl", ["control", "events", packet, "--no-follow"]],
+      ["log.jsonl", ["control", "log", packet, "--follow"]],
+      ["log.jsonl", ["control", "log", packet]],
+    ] as const
+  ) {
+    const path = `${control}/${file}`;
+    await Deno.rename(path, `${path}.saved`);
+    const made = await new Deno.Command("mkfifo", { args: [path] }).output();
+    assert.ok(made.success);
+    try {
+      const r = await runBounded([...args], 20_000);
+      assert.ok(r !== null, `${args.join(" ")} ended by itself facing a FIFO at ${file}`);
+      assert.notEqual(r.code, 0, `${args.join(" ")}: ${r.stderr}`);
+      assert.ok(r.stderr.includes(path), `${args.join(" ")} names ${path}: ${r.stderr}`);
+    } finally {
+      await Deno.remove(path);
+      await Deno.rename(`${path}.saved`, path);
+    }
+  }
+  // A FIFO at snapshot.json: every observer ends by itself; the one that must read it names it.
+  const snap = `${control}/snapshot.json`;
+  await Deno.rename(snap, `${snap}.saved`);
+  assert.ok((await new Deno.Command("mkfifo", { args: [snap] }).output()).success);
+  for (
+    const args of [["watch", packet, "--once"], ["watch", packet, "--every", "100ms", "--for", "500ms"], [
+      "status",
+      packet,
+    ]]
+  ) {
+    assert.ok((await runBounded(args, 20_000)) !== null, `${args.join(" ")} ended by itself facing a FIFO snapshot`);
+  }
+  const status = await runBounded(["control", "status", packet], 20_000);
+  assert.ok(status !== null && status.code !== 0 && status.stderr.includes(snap), status?.stderr);
+});
