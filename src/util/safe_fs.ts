@@ -339,21 +339,14 @@ export function readStoreTextOrNullSync(path: string): string | null {
 /** The bytes of a store file, or null when absent; checked as {@link readStoreTextOrNullSync}. */
 export function readStoreBytesOrNullSync(path: string): Uint8Array | null {
   for (let tries = 0; tries < 3; tries++) {
-    if (lstatStoreSync(path, "file") === null) return null;
-    let file: Deno.FsFile;
+    let file: Deno.FsFile | null;
     try {
-      file = openForRead(path);
-    } catch (e) {
-      if (e instanceof Deno.errors.NotFound) return null;
-      throw e;
-    }
-    try {
-      verifyHandle(path, file);
+      file = openStoreReaderSync(path);
     } catch (e) {
       if (e instanceof StoreIntegrityError && /replaced/.test(e.message)) continue; // renamed over: read again
-      if (e instanceof Deno.errors.NotFound) return null;
       throw e;
     }
+    if (file === null) return null;
     try {
       return readAllSync(file);
     } finally {
@@ -378,7 +371,12 @@ export function openStoreReaderSync(path: string): Deno.FsFile | null {
     if (e instanceof Deno.errors.NotFound) return null;
     throw e;
   }
-  verifyHandle(path, file);
+  try {
+    verifyHandle(path, file);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null; // removed between the open and the check
+    throw e;
+  }
   return file;
 }
 

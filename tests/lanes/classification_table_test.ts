@@ -9,20 +9,12 @@ import { claudeLane } from "../../src/lanes/claude.ts";
 import { codexLane } from "../../src/lanes/codex.ts";
 import type { Lane } from "../../src/lanes/types.ts";
 import { classifyStreamEnd } from "../../src/run/classify.ts";
+import { ERROR_TYPES } from "../support/fake_anthropic.ts";
 import { tempDir } from "../support/fs.ts";
 import { drain, fixtureLines, fixtureMeta, startWithCli, writeReplayCli } from "./_support.ts";
 
 /** The API error type each status carries in the providers' error documents. */
-const TYPES: Record<number, string> = {
-  400: "invalid_request_error",
-  401: "authentication_error",
-  403: "permission_error",
-  404: "not_found_error",
-  413: "request_too_large",
-  429: "rate_limit_error",
-  500: "api_error",
-  529: "overloaded_error",
-};
+const TYPES = ERROR_TYPES;
 
 /** One fault as every lane must classify it. */
 const EXPECTED: [string, string][] = [

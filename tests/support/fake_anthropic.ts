@@ -39,7 +39,8 @@ interface Message {
   content: string | Block[];
 }
 
-const ERROR_TYPES: Record<number, string> = {
+/** The API error type each HTTP status carries in the Messages API error documents. */
+export const ERROR_TYPES: Record<number, string> = {
   400: "invalid_request_error",
   401: "authentication_error",
   403: "permission_error",
