@@ -1,15 +1,18 @@
 /**
  * The folder layering of docs/architecture.md ("Layers"), held from the sources: every import between folders of
  * `src/` (static, `import type`, dynamic `import("…")`) goes down the layers or along an allowed same-layer edge,
- * the folders form a DAG, and no two files of `src/` import each other in a cycle.
+ * the folders form a DAG, no two files of `src/` import each other in a cycle, and every import between folders
+ * names the target folder's public surface (its mod.ts, a listed second surface, or for values a file they re-export).
  */
 import assert from "node:assert/strict";
 import {
   checkStructure,
+  checkSurfaces,
   importsOf,
   type LayerRules,
   parseImports,
   readSources,
+  type SurfaceRules,
   type Violation,
 } from "./support/import_graph.ts";
 
@@ -33,6 +36,9 @@ const RULES: LayerRules = {
   ],
 };
 
+/** Second surfaces besides each folder's mod.ts, as docs/architecture.md ("Public surfaces") states them. */
+const SURFACES: SurfaceRules = { second: { control: ["runner_api.ts"] } };
+
 function messages(vs: Violation[]): string {
   return vs.map((v) => `  [${v.rule}] ${v.message}`).join("\n");
 }
@@ -44,6 +50,16 @@ Deno.test("src/ follows the documented layers: no upward edge, no folder cycle, 
   assert.equal(violations.length, 0, `structure violations:\n${messages(violations)}`);
 });
 
+Deno.test("every import between folders of src/ goes through the target folder's public surface", async () => {
+  const refs = importsOf(await readSources(ROOT));
+  const violations = checkSurfaces(refs, SURFACES);
+  assert.equal(violations.length, 0, `surface violations:\n${messages(violations)}`);
+  // The surfaces exist: every folder but cli/ (imported by main.ts only) has a mod.ts.
+  for (const folder of RULES.layers.flat().filter((f) => !f.endsWith(".ts") && f !== "cli")) {
+    assert.ok((await Deno.stat(`${ROOT}/src/${folder}/mod.ts`)).isFile, `src/${folder}/mod.ts exists`);
+  }
+});
+
 Deno.test("docs/architecture.md states the layers and same-layer edges this test enforces", async () => {
   const doc = await Deno.readTextFile(`${ROOT}/docs/architecture.md`);
   const section = doc.split(/^## /m).find((s) => s.startsWith("Layers"));
@@ -52,6 +68,11 @@ Deno.test("docs/architecture.md states the layers and same-layer edges this test
   assert.ok(section.includes(line), `the Layers section states: ${line}`);
   for (const [a, b] of RULES.sameLayer) {
     assert.ok(section.includes(`\`${a} → ${b}\``), `the Layers section lists the same-layer edge \`${a} → ${b}\``);
+  }
+  for (const [folder, files] of Object.entries(SURFACES.second)) {
+    for (const f of files) {
+      assert.ok(section.includes(`\`${folder}/${f}\``), `the Layers section names \`${folder}/${f}\``);
+    }
   }
 });
 
@@ -126,6 +147,39 @@ Deno.test("the checker flags a folder that is in no layer", () => {
   const vs = checkStructure(importsOf(synthetic({ "src/extra/a.ts": ["src/util/b.ts"], "src/util/b.ts": [] })), RULES);
   assert.deepEqual(vs.map((v) => v.rule), ["unknown_folder"], messages(vs));
   assert.match(vs[0]!.message, /src\/extra/);
+});
+
+Deno.test("the surface check flags a private file, a type-only import past mod.ts, and passes the public ways", () => {
+  const files = new Map([
+    ["src/store/mod.ts", `export { readLease } from "./lease.ts";\nexport type { Lease } from "./lease.ts";`],
+    ["src/store/lease.ts", `export function readLease() {}\nexport interface Lease {}`],
+    ["src/store/guard.ts", `export function assertStoreIntact() {}`],
+    ["src/control/mod.ts", `export function snapshot() {}`],
+    ["src/control/runner_api.ts", `export { openPlane } from "./plane.ts";`],
+    ["src/control/plane.ts", `export function openPlane() {}`],
+    [
+      "src/run/a.ts",
+      [
+        `import { readLease } from "../store/lease.ts";`, // a value from a public file: allowed
+        `import type { Lease } from "../store/mod.ts";`, // a type through mod.ts: allowed
+        `import { openPlane } from "../control/runner_api.ts";`, // a listed second surface: allowed
+        `import { snapshot } from "../control/mod.ts";`, // mod.ts: allowed
+        `const { openPlane: p } = await import("../control/plane.ts");`, // dynamic, public: allowed
+        `import { assertStoreIntact } from "../store/guard.ts";`, // private: flagged
+        `import type { Lease as L } from "../store/lease.ts";`, // type-only past mod.ts: flagged
+      ].join("\n"),
+    ],
+  ]);
+  const vs = checkSurfaces(importsOf(files), SURFACES);
+  assert.equal(vs.length, 2, messages(vs));
+  assert.match(
+    vs[0]!.message,
+    /src\/store\/guard\.ts is private to store\/.*src\/run\/a\.ts:6 imports "\.\.\/store\/guard\.ts"/,
+  );
+  assert.match(vs[1]!.message, /type-only import names src\/store\/mod\.ts.*src\/run\/a\.ts:7/);
+  // Without the second surface listed, runner_api.ts is a private file.
+  const strict = checkSurfaces(importsOf(files), { second: {} });
+  assert.ok(strict.some((v) => /runner_api\.ts is private/.test(v.message)), messages(strict));
 });
 
 Deno.test("parseImports() reads static, type, re-export, bare and dynamic imports, and skips comments and npm", () => {

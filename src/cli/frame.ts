@@ -3,7 +3,7 @@
  * a {@link CommandSpec} in its own module under src/cli/; src/cli/registry.ts lists them with their permissions.
  */
 import { UsageError } from "../errors.ts";
-import type { TextOut } from "../util/text_out.ts";
+import type { TextOut } from "../util/mod.ts";
 
 export { denoOut, type TextOut } from "../util/text_out.ts";
 

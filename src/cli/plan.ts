@@ -7,7 +7,7 @@ import { selectPrompts } from "../packet/select.ts";
 import { packetFingerprint } from "../packet/fingerprint.ts";
 import { amendedFingerprint } from "../run/amended_fingerprint.ts";
 import { readCurrentRunRecord, type ResumeDecision, resumeDecision, runPidPresent } from "../store/run_record_read.ts";
-import type { Packet, Prompt } from "../packet/types.ts";
+import type { Packet, Prompt } from "../packet/mod.ts";
 import { readProgress } from "../store/progress.ts";
 import { type RunPermissions, runPermissionsFor } from "../run/run_permissions.ts";
 

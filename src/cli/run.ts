@@ -2,7 +2,7 @@
 import { type CommandContext, type CommandSpec, denoFlagsFor } from "./frame.ts";
 import { resolveTarget } from "./target.ts";
 import { OVERRIDE_FLAGS, parseOverrides, parseSelection, SELECTION_FLAGS, TARGET_FLAGS } from "./selection_flags.ts";
-import type { CommitPolicy } from "../run/context.ts";
+import type { CommitPolicy } from "../run/mod.ts";
 import { runPacket, type RuntimeStore } from "../run/runner.ts";
 import { LeaseHeldError, UsageError } from "../errors.ts";
 import { leaseHeldMessage, readLease } from "../store/lease.ts";

@@ -3,8 +3,7 @@
  * into a {@link Selection} and {@link OptionOverrides}. Invalid values are usage errors (exit 2).
  */
 import { UsageError } from "../errors.ts";
-import type { Selection } from "../packet/select.ts";
-import type { OptionOverrides } from "../packet/types.ts";
+import type { OptionOverrides, Selection } from "../packet/mod.ts";
 import { ENUM_OPTIONS, normalizeEnum, normalizeProvider, PROVIDERS } from "../packet/options.ts";
 import { parseDuration } from "../util/time.ts";
 import type { FlagSpec, FlagValues } from "./frame.ts";

@@ -5,8 +5,7 @@
  */
 import { NotFoundError, UsageError } from "../errors.ts";
 import { storeRootForPacket } from "../store/paths.ts";
-import type { LoadOptions, RepoRemap } from "../packet/load.ts";
-import type { Packet } from "../packet/types.ts";
+import type { LoadOptions, Packet, RepoRemap } from "../packet/mod.ts";
 import type { FlagValues } from "./frame.ts";
 
 /** The manifest file that makes a directory a packet. */

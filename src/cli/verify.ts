@@ -8,14 +8,14 @@ import { resolveTarget } from "./target.ts";
 import { TARGET_FLAGS } from "./selection_flags.ts";
 import { loadPacket } from "../packet/load.ts";
 import { ALL, selectPrompts } from "../packet/select.ts";
-import type { Packet, Prompt } from "../packet/types.ts";
+import type { Packet, Prompt } from "../packet/mod.ts";
 import { enforcedContract } from "../contract/enforced.ts";
 import { verifyContextFor } from "../contract/context.ts";
 import { verifyContract } from "../contract/verify.ts";
 import { appendVerification } from "../contract/history.ts";
 import { itemLine } from "../contract/report.ts";
 import { GitCache } from "../contract/git.ts";
-import type { VerifyReport } from "../contract/types.ts";
+import type { VerifyReport } from "../contract/mod.ts";
 
 /** The `--json` document of `verify`. */
 export interface VerifyOutput {

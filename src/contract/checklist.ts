@@ -1,5 +1,5 @@
 /** Checklist files (packet.md §8): a human-readable view of each prompt's packet contract. */
-import type { Packet, Prompt } from "../packet/types.ts";
+import type { Packet, Prompt } from "../packet/mod.ts";
 import { isLegacyCommand, isRecord, pick } from "./entries.ts";
 import { packetContract } from "./enforced.ts";
 import { parsePathString } from "./paths.ts";

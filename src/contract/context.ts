@@ -1,5 +1,5 @@
 /** Build a {@link VerifyContext} for one prompt of a loaded packet (contract.md §2 repo index and default scope). */
-import type { Packet, Prompt } from "../packet/types.ts";
+import type { Packet, Prompt } from "../packet/mod.ts";
 import type { VerifyContext, VerifySource } from "./types.ts";
 
 /** The repo index of a packet: every manifest repo plus the alias `packet` → the packet dir. */

@@ -5,7 +5,7 @@ import { storePaths } from "../store/paths.ts";
 import { canonicalJson } from "./canonical.ts";
 import { isRecord } from "./entries.ts";
 import type { AmendmentRecord, Contract } from "./types.ts";
-import type { Prompt } from "../packet/types.ts";
+import type { Prompt } from "../packet/mod.ts";
 import { persistedEffect } from "./persisted.ts";
 
 /** Read `<store>/amendments/<prompt>.jsonl`; lines without a known operation or a clause are skipped. */

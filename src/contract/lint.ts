@@ -1,6 +1,6 @@
 /** Contract lint rules (contract.md §11) with the message formats of cli.md §3.8. Static: no git, no commands. */
 import { CLAUSES, type Contract } from "./types.ts";
-import type { Finding, Packet, Prompt } from "../packet/types.ts";
+import type { Finding, Packet, Prompt } from "../packet/mod.ts";
 import { isLegacyCommand, isRecord, pick, validateEntry } from "./entries.ts";
 import { packetContract } from "./enforced.ts";
 import { canonicalJoin, canonicalPath, isWithin, parsePathString, repoForScope } from "./paths.ts";

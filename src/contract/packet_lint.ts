@@ -7,7 +7,7 @@ import { lintSimulate } from "../packet/simulate_lint.ts";
 import { inspectPacket, type LoadOptions } from "../packet/load.ts";
 import { filenamePrefix } from "../packet/prompt_text.ts";
 import { normalizePromptId } from "../util/ids.ts";
-import type { Finding, Packet } from "../packet/types.ts";
+import type { Finding, Packet } from "../packet/mod.ts";
 
 /** The result of linting a packet. */
 export interface LintResult {

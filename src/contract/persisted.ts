@@ -5,7 +5,7 @@
  */
 import { sha256Digest } from "./canonical.ts";
 import type { AmendmentRecord } from "./types.ts";
-import type { Prompt } from "../packet/types.ts";
+import type { Prompt } from "../packet/mod.ts";
 import { parseFrontMatter } from "../packet/front_matter.ts";
 import { normalizeVerify } from "../packet/prompt_file.ts";
 import { parseJsonLines, readTextOrNull } from "../util/fs.ts";

@@ -4,7 +4,7 @@
  * is written on any error. Records go to `amendments/<prompt>.jsonl` and the audit log, each with one write + fsync.
  */
 import { loadPacket } from "../packet/load.ts";
-import type { Packet, Prompt } from "../packet/types.ts";
+import type { Packet, Prompt } from "../packet/mod.ts";
 import { type AmendmentRecord, CLAUSES, type Contract } from "../contract/types.ts";
 import { contractDiff, enforcedContract, foldAmendments } from "../contract/enforced.ts";
 import { verifyDigest, verifyOfText } from "../contract/persisted.ts";

@@ -11,9 +11,9 @@ import { type ClauseEnv, refOf } from "../contract/clauses/_common.ts";
 import { pathAllowed } from "../contract/clauses/git_clauses.ts";
 import { verifyContextFor } from "../contract/context.ts";
 import { resolveRef } from "../contract/paths.ts";
-import type { Contract } from "../contract/types.ts";
+import type { Contract } from "../contract/mod.ts";
 import { clauseEnv } from "../contract/verify.ts";
-import type { Packet, Prompt } from "../packet/types.ts";
+import type { Packet, Prompt } from "../packet/mod.ts";
 import { ControlError } from "./errors.ts";
 
 const PATH_FORM_CLAUSES = new Set(["files_exist", "files_absent", "changed_paths_only"]);

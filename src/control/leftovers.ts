@@ -4,7 +4,7 @@
  * stale `run.pid` naming the provider of a runner that died without closing (docs/processes.md).
  */
 import { readSurvivors } from "../util/containment.ts";
-import type { LeaseState } from "../store/lease.ts";
+import type { LeaseState } from "../store/mod.ts";
 import { isRecord } from "../util/common.ts";
 
 /** One process named by {@link Leftovers}. */

@@ -35,7 +35,7 @@ export type { Cursor, StreamItem } from "./follow.ts";
 export type { AmendOptions, ContractView, RelaxOptions, Target } from "./amend.ts";
 export type { RollupState, StatusRollup } from "./rollup.ts";
 import type { AmendOptions, ContractView, RelaxOptions, Target } from "./amend.ts";
-import type { AmendmentRecord } from "../contract/types.ts";
+import type { AmendmentRecord } from "../contract/mod.ts";
 import type { StatusRollup } from "./rollup.ts";
 
 // The packet- and contract-reading functions load lazily: readers such as `control status` never pay for the packet
@@ -437,3 +437,5 @@ export async function outcome(
 
 /** The default view, for callers that render one. */
 export const defaultView: Readonly<View> = DEFAULT_VIEW;
+export { describeLeftovers } from "./leftovers.ts";
+export { effectiveStatus, readSnapshotFile, readSnapshotOrNull, type ReadStatus } from "./snapshot.ts";

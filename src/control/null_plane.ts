@@ -1,5 +1,5 @@
 /** The plane of a run without a store root (control-plane.md §1): it writes no control directory at all. */
-import type { Envelope } from "../events/types.ts";
+import type { Envelope } from "../events/mod.ts";
 import { isProviderEventType, type View } from "../events/types.ts";
 import { nowIso } from "../util/time.ts";
 import type { PlaneHooks, RunnerPlane } from "./plane_types.ts";

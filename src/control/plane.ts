@@ -3,7 +3,7 @@
  * snapshot, and consumes request files at boundaries with the §6.3 algorithm and §6.4 idempotency order. A run
  * without a store root uses {@link nullPlane}, which writes nothing at all.
  */
-import type { Envelope, ProviderEvent, RunnerEvent, View } from "../events/types.ts";
+import type { Envelope, ProviderEvent, RunnerEvent, View } from "../events/mod.ts";
 import { isProviderEventType } from "../events/types.ts";
 import { encodeEnvelope } from "../events/json.ts";
 import { appendStoreLineSync, atomicWriteStoreJsonSync, readStoreTextOrNullSync } from "../util/safe_fs.ts";

@@ -3,7 +3,7 @@
  * boundary, and the hooks through which the plane applies views and hands over accepted steers. Implemented by
  * src/control/plane.ts (files) and a null plane for runs without a store root.
  */
-import type { AttemptMode, Envelope, ProviderEvent, RunnerEvent, StreamKind, View } from "../events/types.ts";
+import type { AttemptMode, Envelope, ProviderEvent, RunnerEvent, StreamKind, View } from "../events/mod.ts";
 
 /** Context stamped onto each envelope. */
 export interface EventContext {

@@ -3,9 +3,9 @@
  * partial or foreign document — missing fields take defaults and unknown enum values read as `unknown`/`null` — plus
  * the shared file readers and the `abandoned` rule every reader of the run status uses.
  */
-import type { AttemptMode, StreamKind, View } from "../events/types.ts";
+import type { AttemptMode, StreamKind, View } from "../events/mod.ts";
 import type { Stage } from "./plane_types.ts";
-import type { LeaseState } from "../store/lease.ts";
+import type { LeaseState } from "../store/mod.ts";
 import { readStoreTextOrNull } from "../util/safe_fs.ts";
 import { errorMessage, isRecord } from "../util/common.ts";
 import { readViewTotal } from "./view.ts";

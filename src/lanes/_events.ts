@@ -1,5 +1,5 @@
 /** Canonical events that every stream parser emits in the same shape (private to src/lanes/). */
-import type { ProviderErrorInfo, ProviderEvent } from "../events/types.ts";
+import type { ProviderErrorInfo, ProviderEvent } from "../events/mod.ts";
 import type { ParsedLine } from "./profile.ts";
 
 /** The `error_occurred` + `run_failed` pair of a failure the provider reported in its stream. */

@@ -1,5 +1,5 @@
 /** The claude lane (providers.md §2): `claude -p --output-format stream-json --verbose --include-partial-messages`. */
-import type { PermissionMode } from "../packet/types.ts";
+import type { PermissionMode } from "../packet/mod.ts";
 import { str } from "./_json.ts";
 import { createClaudeStreamParser } from "./claude_stream.ts";
 import { cliLane } from "./cli_lane.ts";

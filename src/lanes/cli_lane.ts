@@ -1,5 +1,5 @@
 /** Turns a {@link CliProfile} into a {@link Lane}: start = the generic CLI session, probe = `<bin> --version`. */
-import type { ExecutionOptions } from "../packet/types.ts";
+import type { ExecutionOptions } from "../packet/mod.ts";
 import { startCliSession } from "./cli_session.ts";
 import { type CliProfile, resolveExecutable } from "./profile.ts";
 import type { Lane, ProbeResult } from "./types.ts";

@@ -3,7 +3,7 @@
  * stdout lines to canonical events through the profile's parser, applies the readiness rule, and turns the way the
  * process ended into the stream's terminal event and {@link StreamEnd} (events-and-rendering.md §4, runner.md §4).
  */
-import type { ProviderErrorInfo, ProviderEvent, ProviderEventData } from "../events/types.ts";
+import type { ProviderErrorInfo, ProviderEvent, ProviderEventData } from "../events/mod.ts";
 import { classifyHint } from "./hints.ts";
 import { parseJsonObject } from "./_json.ts";
 import { type DriverExit, idleTimeoutFor, MAX_LINE_BYTES, ProviderProcess } from "./process.ts";

@@ -1,5 +1,5 @@
 /** The codex lane (providers.md §3): `codex exec --json --skip-git-repo-check … <prompt>`. */
-import type { PermissionMode } from "../packet/types.ts";
+import type { PermissionMode } from "../packet/mod.ts";
 import { str } from "./_json.ts";
 import { cliLane } from "./cli_lane.ts";
 import { createCodexStreamParser } from "./codex_stream.ts";

@@ -1,5 +1,5 @@
 /** Parser for `codex exec --json` lines (events-and-rendering.md §4.2). */
-import type { ProviderErrorInfo, ProviderEvent, TokenUsage } from "../events/types.ts";
+import type { ProviderErrorInfo, ProviderEvent, TokenUsage } from "../events/mod.ts";
 import { arr, isObject, type JsonObject, num, obj, parseJsonObject, str, textOf } from "./_json.ts";
 import { statusInMessage } from "./hints.ts";
 import type { LineParser, ParseContext, ParsedLine } from "./profile.ts";

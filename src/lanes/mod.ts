@@ -6,7 +6,7 @@ import { codexLane } from "./codex.ts";
 import { cursorLane } from "./cursor.ts";
 import { simulatedLane } from "./simulated.ts";
 import type { Lane, LaneExecutables } from "./types.ts";
-import type { ExecutionOptions, ProviderName } from "../packet/types.ts";
+import type { ExecutionOptions, ProviderName } from "../packet/mod.ts";
 
 const LANES: Readonly<Record<ProviderName, Lane>> = {
   claude: claudeLane,
@@ -31,3 +31,12 @@ export function allLanes(): Lane[] {
 export function laneExecutables(name: ProviderName, options: ExecutionOptions): LaneExecutables | null {
   return LANES[name].executables?.(options) ?? null;
 }
+export { whichExecutable } from "./cli_lane.ts";
+export {
+  type LaneSession,
+  LaunchError,
+  type ProbeResult,
+  type SimulatedCursor,
+  type SimulatedStep,
+  type StreamEnd,
+} from "./types.ts";

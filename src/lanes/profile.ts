@@ -3,8 +3,8 @@
  * markers, the session-not-found pattern, failure hints and transport facts. One generic session
  * (src/lanes/cli_session.ts) runs every profile over the shared process driver.
  */
-import type { ProviderEvent } from "../events/types.ts";
-import type { ExecutionOptions } from "../packet/types.ts";
+import type { ProviderEvent } from "../events/mod.ts";
+import type { ExecutionOptions } from "../packet/mod.ts";
 import type { FailureHint } from "./hints.ts";
 import type { JsonObject } from "./_json.ts";
 import type { LaneProfile, SessionSpec } from "./types.ts";

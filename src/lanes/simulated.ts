@@ -3,8 +3,8 @@
  * so every recovery and control path can be exercised deterministically. The error-kind table and the default
  * failure envelopes live here, not in the runner.
  */
-import type { ProviderErrorInfo, ProviderEvent } from "../events/types.ts";
-import type { ExecutionOptions } from "../packet/types.ts";
+import type { ProviderErrorInfo, ProviderEvent } from "../events/mod.ts";
+import type { ExecutionOptions } from "../packet/mod.ts";
 import type { Lane, LaneSession, ProbeResult, SessionSpec, StreamEnd } from "./types.ts";
 import { ScriptWriter } from "./simulated_cursor.ts";
 

@@ -1,7 +1,7 @@
 /** The lane contract: how the runner starts, follows, interrupts and resumes a provider session (providers.md §1). */
-import type { ProviderErrorInfo, ProviderEvent, StreamKind } from "../events/types.ts";
-import type { ExecutionOptions, ProviderName } from "../packet/types.ts";
-import type { ProcessIdentity } from "../util/proc_tree.ts";
+import type { ProviderErrorInfo, ProviderEvent, StreamKind } from "../events/mod.ts";
+import type { ExecutionOptions, ProviderName } from "../packet/mod.ts";
+import type { ProcessIdentity } from "../util/mod.ts";
 
 /** Static transport facts of a lane. Nothing outside src/lanes/ branches on a provider name. */
 export interface LaneProfile {

@@ -1,5 +1,5 @@
 /** The loaded packet model (packet.md). Produced by src/packet/load.ts, consumed by plan, runner and verifier. */
-import type { View } from "../events/types.ts";
+import type { View } from "../events/mod.ts";
 
 /** Lane names (packet.md §3). */
 export type ProviderName = "claude" | "codex" | "amp" | "cursor" | "antigravity" | "simulated";

@@ -1,5 +1,5 @@
 /** Runner chrome (events-and-rendering.md §9, runner.md §10.4): attempt headers, steer notices, log header lines. */
-import type { AttemptMode, View } from "../events/types.ts";
+import type { AttemptMode, View } from "../events/mod.ts";
 import { painter } from "./ansi.ts";
 import { oneLine, padEnd } from "./text.ts";
 

@@ -1,5 +1,5 @@
 /** The compact renderer (events-and-rendering.md §7.1): dense tokens sharing lines. */
-import type { Envelope, EnvelopeOf } from "../events/types.ts";
+import type { Envelope, EnvelopeOf } from "../events/mod.ts";
 import { RendererCore } from "./core.ts";
 import { nonBlankLines, oneLine, shortModel } from "./text.ts";
 import type { ToolResult } from "./tools.ts";

@@ -2,7 +2,7 @@
  * State and rules every renderer shares: hidden events, counters, the thinking filter, the text dedupe rule of §6,
  * tool input memory, and the formatting of stats, diff bodies and tool output lines.
  */
-import type { Envelope, EnvelopeOf, View } from "../events/types.ts";
+import type { Envelope, EnvelopeOf, View } from "../events/mod.ts";
 import type { Renderer, RenderSettings } from "./types.ts";
 import { type Paint, painter } from "./ansi.ts";
 import { budget, type DiffLine, parseMappedLine, type ToolChange, toolChange } from "./diff.ts";

@@ -1,27 +1,11 @@
 /** The render module's public surface: renderer factory, header chrome, sinks and the git path diff. */
-import type { Renderer, RenderSettings } from "./types.ts";
-import { CompactRenderer } from "./compact.ts";
-import { VerboseRenderer } from "./verbose.ts";
-import { StudioRenderer } from "./studio.ts";
 
 export type { EventSink, Renderer, RenderSettings, TextSink } from "./types.ts";
 export { type HeaderInfo, logHeader, logMarker, promptOutcomeLine, renderHeader, steerNotice } from "./chrome.ts";
 export { eventsFileSink, fileSink, jsonLinesSink, ttySink } from "./sinks.ts";
 export { gitPathDiff } from "./git_diff.ts";
-
-/** Default line budgets (events-and-rendering.md §6, §8). */
-export const DEFAULT_DIFF_MAX_LINES = 60;
-/** Default `tool_output: full` line cap. */
-export const DEFAULT_TOOL_OUTPUT_MAX_LINES = 200;
-
-/** A renderer for `settings.log_mode` (compact, verbose or studio). */
-export function createRenderer(settings: RenderSettings): Renderer {
-  switch (settings.log_mode) {
-    case "verbose":
-      return new VerboseRenderer(settings);
-    case "studio":
-      return new StudioRenderer(settings);
-    default:
-      return new CompactRenderer(settings);
-  }
-}
+export { createRenderer, DEFAULT_DIFF_MAX_LINES, DEFAULT_TOOL_OUTPUT_MAX_LINES } from "./create.ts";
+export { type Color, type Paint, painter, stripAnsi } from "./ansi.ts";
+export { toolChange } from "./diff.ts";
+export { pathDiffPrefetchFor } from "./git_diff.ts";
+export { replayEvents } from "./replay.ts";

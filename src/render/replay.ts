@@ -3,11 +3,11 @@
  * run, one renderer per provider stream, headers at `prompt_started`, steer notices and outcome lines from runner
  * events. Pure: everything that needs files (path diffs, prompt files, steer texts) is injected.
  */
-import type { Envelope, View } from "../events/types.ts";
+import type { Envelope, View } from "../events/mod.ts";
 import { DEFAULT_VIEW } from "../events/types.ts";
 import { painter } from "./ansi.ts";
 import { type HeaderInfo, promptOutcomeLine, renderHeader, steerNotice } from "./chrome.ts";
-import { createRenderer } from "./mod.ts";
+import { createRenderer } from "./create.ts";
 import type { Renderer } from "./types.ts";
 
 /** Inputs of {@link replayEvents}. */

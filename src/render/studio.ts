@@ -1,5 +1,5 @@
 /** The studio renderer (events-and-rendering.md §7.3): indented blocks with status icons. */
-import type { Envelope, EnvelopeOf, TokenUsage } from "../events/types.ts";
+import type { Envelope, EnvelopeOf, TokenUsage } from "../events/mod.ts";
 import { RendererCore } from "./core.ts";
 import { oneLine } from "./text.ts";
 import { toolActivity, type ToolResult, toolSummaries } from "./tools.ts";

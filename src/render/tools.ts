@@ -1,5 +1,5 @@
 /** Tool facts shared by the renderers: tool families, studio activities and completion summaries (§7.3). */
-import type { View } from "../events/types.ts";
+import type { View } from "../events/mod.ts";
 import { inputPath } from "./diff.ts";
 import { formatSize, nonBlankLines, oneLine, shortPath, splitLines, truncate } from "./text.ts";
 

@@ -1,5 +1,5 @@
 /** Renderer and sink contracts (events-and-rendering.md §5–§10). */
-import type { Envelope, View } from "../events/types.ts";
+import type { Envelope, View } from "../events/mod.ts";
 
 /** Settings a renderer honours; `setView` changes the View part at runtime. */
 export interface RenderSettings extends View {

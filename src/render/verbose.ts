@@ -1,5 +1,5 @@
 /** The verbose renderer (events-and-rendering.md §7.2): one tagged line per non-text event. */
-import type { Envelope, EnvelopeOf } from "../events/types.ts";
+import type { Envelope, EnvelopeOf } from "../events/mod.ts";
 import type { Color } from "./ansi.ts";
 import { RendererCore } from "./core.ts";
 import { oneLine, splitLines, truncate } from "./text.ts";

@@ -3,7 +3,7 @@
  * then the streams of the attempt — the initial stream, in-attempt session resumes after resumeable failures, and
  * steer streams (interrupt + resume, or restart_with_steer when the session is gone).
  */
-import type { AttemptMode, StreamKind } from "../events/types.ts";
+import type { AttemptMode, StreamKind } from "../events/mod.ts";
 import {
   type LaneSession,
   LaunchError,
@@ -12,11 +12,17 @@ import {
   type StreamEnd,
 } from "../lanes/types.ts";
 import { laneFor } from "../lanes/mod.ts";
-import type { Prompt } from "../packet/types.ts";
-import { createRenderer, logHeader, renderHeader } from "../render/mod.ts";
+import type { Prompt } from "../packet/mod.ts";
+import {
+  createRenderer,
+  type EventSink,
+  logHeader,
+  type Renderer,
+  renderHeader,
+  type TextSink,
+} from "../render/mod.ts";
 import { eventsFileSink, fileSink } from "../render/sinks.ts";
 import { pathDiffPrefetchFor } from "../render/git_diff.ts";
-import type { EventSink, Renderer, TextSink } from "../render/types.ts";
 import { restartWithSteerPrompt, steerResumePrompt } from "../control/steer.ts";
 import { storePaths } from "../store/paths.ts";
 import { exists } from "../util/fs.ts";

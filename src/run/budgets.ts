@@ -1,5 +1,5 @@
 /** Recovery budgets (runner.md §7): retry limits per class, retry delays with jitter, and per-run counts. */
-import type { RecoveryOptions } from "../packet/types.ts";
+import type { RecoveryOptions } from "../packet/mod.ts";
 
 /** `retry_limit(class)`: the class entry, else `retry.max_attempts`, capped by the envelope's suggestion. */
 export function retryLimit(recovery: RecoveryOptions, cls: string, suggestedMaxAttempts: number | null): number {

@@ -2,7 +2,7 @@
  * Failure classification (runner.md §5): every non-ok stream result becomes a failure envelope. Pure: the order is
  * local gates → explicit recovery map → the lane's structured hint / HTTP status → message heuristics.
  */
-import type { StreamEnd } from "../lanes/types.ts";
+import type { StreamEnd } from "../lanes/mod.ts";
 
 /** Failure classes of runner.md §5. */
 export type FailureClass =

@@ -2,13 +2,13 @@
  * The state one run shares across prompts, attempts and streams: the plane, the lease, the state store, the live
  * view and renderer, the output streams, and the run-wide flags (interrupted, halted). Decisions live elsewhere.
  */
-import type { TextOut } from "../util/text_out.ts";
-import type { Lease } from "../store/lease.ts";
-import type { EventContext, RunnerPlane } from "../control/plane_types.ts";
-import type { Envelope, RunnerEvent, View } from "../events/types.ts";
-import type { LaneSession } from "../lanes/types.ts";
-import type { Packet, Prompt } from "../packet/types.ts";
-import type { Renderer, TextSink } from "../render/types.ts";
+import type { TextOut } from "../util/mod.ts";
+import type { Lease } from "../store/mod.ts";
+import type { EventContext, RunnerPlane } from "../control/runner_api.ts";
+import type { Envelope, RunnerEvent, View } from "../events/mod.ts";
+import type { LaneSession } from "../lanes/mod.ts";
+import type { Packet, Prompt } from "../packet/mod.ts";
+import type { Renderer, TextSink } from "../render/mod.ts";
 import { painter } from "../render/ansi.ts";
 import type { StateStore } from "./state.ts";
 import { appendProgress, type ProgressMap, type ProgressStatus } from "../store/progress.ts";

@@ -2,7 +2,7 @@
  * The decision table applied after each attempt (runner.md §6). Pure: every input is a plain value, so every row is
  * unit-tested without processes or files.
  */
-import type { RecoveryOptions } from "../packet/types.ts";
+import type { RecoveryOptions } from "../packet/mod.ts";
 import type { FailureEnvelope } from "./classify.ts";
 
 /** What the runner does next. */

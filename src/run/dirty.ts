@@ -8,7 +8,7 @@ import { relative } from "node:path";
 import { changedPaths } from "../contract/clauses/git_clauses.ts";
 import { gitIn, parsePorcelainZ } from "../contract/git.ts";
 import { canonicalPath, isWithin } from "../contract/paths.ts";
-import type { Packet, Prompt } from "../packet/types.ts";
+import type { Packet, Prompt } from "../packet/mod.ts";
 
 /** A target repo of a prompt. */
 export interface TargetRepo {

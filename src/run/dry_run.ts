@@ -1,6 +1,6 @@
 /** `run --dry-run` (runner.md §11): the plan details per selected prompt; no lease, no state, no control dir. */
 import { enforcedContract } from "../contract/enforced.ts";
-import type { Packet, Prompt } from "../packet/types.ts";
+import type { Packet, Prompt } from "../packet/mod.ts";
 import type { CommitPolicy, RunIo } from "./context.ts";
 
 /** The dry-run description of one prompt (also the `--json` element). */

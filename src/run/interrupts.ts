@@ -1,6 +1,6 @@
 /** Interrupts (runner.md §1, docs/exit_codes.md): the exit code of an interrupted run and the second Ctrl-C. */
-import type { Lease } from "../store/lease.ts";
-import type { RunnerPlane } from "../control/plane_types.ts";
+import type { Lease } from "../store/mod.ts";
+import type { RunnerPlane } from "../control/runner_api.ts";
 
 /** Exit code of an interrupted run (128 + SIGINT). */
 export const INTERRUPTED_EXIT = 130;

@@ -8,7 +8,7 @@ import { lintPacket } from "../contract/packet_lint.ts";
 import { loadPacket } from "../packet/load.ts";
 import { readProgress } from "../store/progress.ts";
 import { type Selection, selectPrompts } from "../packet/select.ts";
-import type { Finding, OptionOverrides } from "../packet/types.ts";
+import type { Finding, OptionOverrides } from "../packet/mod.ts";
 
 /**
  * Lint findings that refuse a run even without `--strict`: each would make a verdict check less than it says.

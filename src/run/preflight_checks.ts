@@ -5,7 +5,7 @@
  */
 import { laneFor } from "../lanes/mod.ts";
 import { whichExecutable } from "../lanes/cli_lane.ts";
-import type { Packet, Prompt } from "../packet/types.ts";
+import type { Packet, Prompt } from "../packet/mod.ts";
 import { insideWorkTree } from "./git.ts";
 import { allowRunFlag, type RunPermissions, runPermissionsFor } from "./run_permissions.ts";
 

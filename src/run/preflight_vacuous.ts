@@ -4,7 +4,7 @@
  * contract is a `vacuous` finding — or, for a `--remaining` selection (whose run completes such prompts by pre-flight
  * verification, an intended skip), a `preflight_completion` note.
  */
-import type { Packet } from "../packet/types.ts";
+import type { Packet } from "../packet/mod.ts";
 import { readProgress } from "../store/progress.ts";
 import { vacuousReport } from "./vacuous.ts";
 

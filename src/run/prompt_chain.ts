@@ -2,10 +2,10 @@
  * One prompt's attempt chain (runner.md §4, §6): attempt → verify → decide → effects (commit, progress, result,
  * output lines), looping through retries and repairs within the per-run budgets. Verifier faults halt.
  */
-import type { VerifyReport } from "../contract/types.ts";
+import type { VerifyReport } from "../contract/mod.ts";
 import { reportSummary } from "../contract/report.ts";
-import type { AttemptMode } from "../events/types.ts";
-import type { Prompt } from "../packet/types.ts";
+import type { AttemptMode } from "../events/mod.ts";
+import type { Prompt } from "../packet/mod.ts";
 import { nowIso } from "../util/time.ts";
 import { CONTINUE_PROMPT, runAttemptStreams } from "./attempt.ts";
 import { modeCounts, retryDelayMs, retryLimit } from "./budgets.ts";

@@ -4,7 +4,7 @@
  * after it, preserve the work of a failed prompt under a named ref and return the repos to their last good commit,
  * so the next prompt's commit holds only its own files.
  */
-import type { Packet, Prompt } from "../packet/types.ts";
+import type { Packet, Prompt } from "../packet/mod.ts";
 import { nowIso } from "../util/time.ts";
 import type { RunContext } from "./context.ts";
 import { captureBaseline, dirtyRepos, listPaths, preexistingByRoot, type RepoBaseline } from "./dirty.ts";

@@ -2,9 +2,9 @@
  * Final prompt states (runner.md §6 effects, §10.2 results, contract.md §8–§9): the replaced `result` with its
  * steer/amendment flags, `prompt_finished`, commits per policy, verifier-fault halts and pre-flight completions.
  */
-import type { VerifyReport } from "../contract/types.ts";
+import type { VerifyReport } from "../contract/mod.ts";
 import { faultLines, reportSummary } from "../contract/report.ts";
-import type { Prompt } from "../packet/types.ts";
+import type { Prompt } from "../packet/mod.ts";
 import { nowIso } from "../util/time.ts";
 import type { FailureEnvelope } from "./classify.ts";
 import { commitMessage, commitPrompt } from "./commit.ts";

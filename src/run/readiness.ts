@@ -2,8 +2,8 @@
  * The readiness report of `packet preflight` / `packet doctor` (cli.md §3.9): repo checks with git, the lane
  * probe, and (doctor) authoring warnings.
  */
-import type { ProbeResult } from "../lanes/types.ts";
-import type { ExecutionOptions, Packet } from "../packet/types.ts";
+import type { ProbeResult } from "../lanes/mod.ts";
+import type { ExecutionOptions, Packet } from "../packet/mod.ts";
 import { hasPlaceholderMarkers } from "../packet/prompt_text.ts";
 import { discoverPromptFiles } from "../packet/load.ts";
 import { runHelper } from "../util/helper.ts";

@@ -3,7 +3,7 @@
  * {@link planRecovery}, then apply the plan — progress lines first (the source of truth), state.json after — and
  * say what was corrected. Runs once per run under the lease, before anything else runs.
  */
-import type { Packet, Prompt } from "../packet/types.ts";
+import type { Packet, Prompt } from "../packet/mod.ts";
 import { appendProgress, readProgress } from "../store/progress.ts";
 import { StateStore } from "./state.ts";
 import { readCurrentRun } from "../store/run_record.ts";

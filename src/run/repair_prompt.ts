@@ -1,5 +1,5 @@
 /** The repair prompt (runner.md §8): the original body followed by a repair section in a fixed format. */
-import type { ReportItem, VerifyReport } from "../contract/types.ts";
+import type { ReportItem, VerifyReport } from "../contract/mod.ts";
 
 /** The orientation paragraph of every repair section. */
 export const REPAIR_ORIENTATION =

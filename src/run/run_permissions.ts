@@ -11,7 +11,7 @@
  */
 import { isAbsolute, join, normalize } from "node:path";
 import { laneExecutables } from "../lanes/mod.ts";
-import type { Packet, Prompt } from "../packet/types.ts";
+import type { Packet, Prompt } from "../packet/mod.ts";
 import { isLegacyCommand, isRecord, pick, validateEntry } from "../contract/entries.ts";
 import { substituteRepo } from "../contract/clauses/commands.ts";
 import { enforcedContract, packetContract } from "../contract/enforced.ts";

@@ -2,8 +2,8 @@
  * `state.json` (runner.md §10.2): per-prompt attempts and results. Every change is a read-modify-write of the whole
  * document, written atomically. An unreadable or invalid file refuses the run (`state_store_invalid`, exit 1).
  */
-import type { VerifyReport } from "../contract/types.ts";
-import type { AttemptMode, StreamKind } from "../events/types.ts";
+import type { VerifyReport } from "../contract/mod.ts";
+import type { AttemptMode, StreamKind } from "../events/mod.ts";
 import { RunFailedError } from "../errors.ts";
 import { storePaths } from "../store/paths.ts";
 import { atomicWriteStoreJson, readStoreTextOrNull } from "../util/safe_fs.ts";

@@ -3,7 +3,7 @@
  * the live turn is interrupted (grace → SIGTERM → SIGKILL in the lane), and the attempt loop resumes the same
  * session with every queued steer in one prompt. Budgets: delivered + pending per prompt per run.
  */
-import type { AcceptedSteer } from "../control/plane_types.ts";
+import type { AcceptedSteer } from "../control/runner_api.ts";
 import type { RunContext } from "./context.ts";
 
 /** Steer queue and budget bookkeeping for one run. */

@@ -4,10 +4,10 @@
  * boundary. While the stream is silent, the next event is raced against `plane.wake()` so control requests are
  * still consumed (control-plane.md §6.1).
  */
-import type { Envelope, ProviderEvent, StreamKind } from "../events/types.ts";
-import type { EventContext } from "../control/plane_types.ts";
-import type { LaneSession } from "../lanes/types.ts";
-import type { EventSink } from "../render/types.ts";
+import type { Envelope, ProviderEvent, StreamKind } from "../events/mod.ts";
+import type { EventContext } from "../control/runner_api.ts";
+import type { LaneSession } from "../lanes/mod.ts";
+import type { EventSink } from "../render/mod.ts";
 import type { RunContext } from "./context.ts";
 import { toolChange } from "../render/diff.ts";
 import { pathDiffPrefetchFor } from "../render/git_diff.ts";

@@ -6,11 +6,11 @@
  * Intended skips are never vacuous: a requested pre-flight completion, and (later) a passing agent-control
  * `completion_verify`.
  */
-import type { Contract, VerifyReport } from "../contract/types.ts";
+import type { Contract, VerifyReport } from "../contract/mod.ts";
 import { enforcedContract } from "../contract/enforced.ts";
 import { verifyContextFor } from "../contract/context.ts";
 import { verifyContract } from "../contract/verify.ts";
-import type { Packet, Prompt } from "../packet/types.ts";
+import type { Packet, Prompt } from "../packet/mod.ts";
 import type { RunContext } from "./context.ts";
 import { finish, type PromptOutcome } from "./prompt_result.ts";
 import type { SteerDesk } from "./steering.ts";

@@ -2,12 +2,12 @@
  * Verification inside a run (runner.md §4 step 8, contract.md §9): evaluate the enforced contract, append it to
  * the verification history, emit `verification_finished`, and compute `workspace_changed` for the decision table.
  */
-import type { VerifyReport, VerifySource } from "../contract/types.ts";
+import type { VerifyReport, VerifySource } from "../contract/mod.ts";
 import { enforcedContract } from "../contract/enforced.ts";
 import { verifyContract } from "../contract/verify.ts";
 import { verifyContextFor } from "../contract/context.ts";
 import { appendVerification } from "../contract/history.ts";
-import type { Prompt } from "../packet/types.ts";
+import type { Prompt } from "../packet/mod.ts";
 import type { RunContext } from "./context.ts";
 import { outsideStore, ridingRecords } from "./commit_records.ts";
 import { porcelain } from "./git.ts";

@@ -5,8 +5,7 @@
 import { NotFoundError, PacketError, UsageError } from "../errors.ts";
 import { ensureStoreRoot, readStoreInfo } from "../store/layout.ts";
 import { storePaths } from "../store/paths.ts";
-import type { RepoRemap } from "../packet/load.ts";
-import type { Repo } from "../packet/types.ts";
+import type { Repo, RepoRemap } from "../packet/mod.ts";
 import { exists } from "../util/fs.ts";
 import { assertNotInSource, canonicalPath, isInside, type SourceTree, sourceTrees } from "./guard.ts";
 import { loadWorkspaceManifest, normalize, type WorkspaceManifest } from "./manifest.ts";

@@ -17,6 +17,8 @@ export interface ImportRef {
   line: number;
   /** `type` for `import type`/`export type`, `dynamic` for `import("…")`, else `value`. */
   kind: "value" | "type" | "dynamic";
+  /** `export` for a re-export (`export … from`), else `import`. */
+  stmt: "import" | "export";
 }
 
 const STATIC_RE = /\b(import|export)\s+(type\s+)?([^;]*?)\bfrom\s*["']([^"']+)["']/gs;
@@ -73,9 +75,9 @@ export function resolveSpec(from: string, spec: string): string {
 export function parseImports(from: string, source: string): ImportRef[] {
   const text = stripComments(source);
   const refs: ImportRef[] = [];
-  const add = (spec: string, offset: number, kind: ImportRef["kind"]) => {
+  const add = (spec: string, offset: number, kind: ImportRef["kind"], stmt: ImportRef["stmt"] = "import") => {
     if (!spec.startsWith(".")) return;
-    refs.push({ from, to: resolveSpec(from, spec), spec, line: lineAt(text, offset), kind });
+    refs.push({ from, to: resolveSpec(from, spec), spec, line: lineAt(text, offset), kind, stmt });
   };
   for (const m of text.matchAll(STATIC_RE)) {
     const clause = m[3] ?? "";
@@ -83,7 +85,7 @@ export function parseImports(from: string, source: string): ImportRef[] {
     const names = clause.match(/^\s*\{([^}]*)\}\s*$/s)?.[1];
     const allTyped = names !== undefined &&
       names.split(",").map((s) => s.trim()).filter(Boolean).every((s) => s.startsWith("type "));
-    add(m[4]!, m.index! + m[0].lastIndexOf(m[4]!), m[2] || allTyped ? "type" : "value");
+    add(m[4]!, m.index! + m[0].lastIndexOf(m[4]!), m[2] || allTyped ? "type" : "value", m[1] as ImportRef["stmt"]);
   }
   for (const m of text.matchAll(BARE_RE)) add(m[1]!, m.index!, "value");
   for (const m of text.matchAll(DYNAMIC_RE)) add(m[1]!, m.index!, "dynamic");
@@ -143,7 +145,7 @@ export interface LayerRules {
 
 /** One broken rule, with the file and import that break it. */
 export interface Violation {
-  rule: "unknown_folder" | "upward" | "same_layer" | "folder_cycle" | "file_cycle";
+  rule: "unknown_folder" | "upward" | "same_layer" | "folder_cycle" | "file_cycle" | "surface";
   message: string;
 }
 
@@ -256,6 +258,47 @@ export function checkStructure(refs: readonly ImportRef[], rules: LayerRules): V
     const path = cyclePath(comp, fileEdges);
     const steps = path.slice(0, -1).map((f, i) => at(firstRef.get(`${f} -> ${path[i + 1]}`)!));
     out.push({ rule: "file_cycle", message: `file cycle ${path.join(" -> ")}: ${steps.join("; ")}` });
+  }
+  return out;
+}
+
+/** The public surfaces: each folder's `mod.ts` plus the second surfaces a layer table names. */
+export interface SurfaceRules {
+  /** Second surfaces per folder, besides `mod.ts` (file names inside the folder). */
+  second: Readonly<Record<string, readonly string[]>>;
+}
+
+/**
+ * Check (c): a cross-folder import names a surface of the target folder (`mod.ts` or a listed second surface), or,
+ * for a statement that imports at least one value, a public file (one a surface re-exports from). A type-only
+ * import always names a surface. Root files (`src/errors.ts`) are their own surface.
+ */
+export function checkSurfaces(refs: readonly ImportRef[], rules: SurfaceRules): Violation[] {
+  const surfaces = (
+    folder: string,
+  ) => [`src/${folder}/mod.ts`, ...(rules.second[folder] ?? []).map((f) => `src/${folder}/${f}`)];
+  const isSurface = (path: string) => surfaces(folderOf(path)).includes(path);
+  const publicFiles = new Set<string>();
+  for (const r of refs) {
+    if (r.stmt === "export" && isSurface(r.from) && folderOf(r.to) === folderOf(r.from)) publicFiles.add(r.to);
+  }
+  const out: Violation[] = [];
+  for (const r of refs) {
+    const a = folderOf(r.from);
+    const b = folderOf(r.to);
+    if (a === b || b.endsWith(".ts") || isSurface(r.to)) continue;
+    const names = surfaces(b).join(" or ");
+    if (r.kind === "type") {
+      out.push({ rule: "surface", message: `a type-only import names ${names}, not ${r.to}: ${at(r)}` });
+    } else if (!publicFiles.has(r.to)) {
+      out.push({
+        rule: "surface",
+        message:
+          `${r.to} is private to ${b}/ (no surface re-exports it); import through ${names} or re-export it there: ${
+            at(r)
+          }`,
+      });
+    }
   }
   return out;
 }

@@ -5,7 +5,7 @@
 import type { CommandContext, CommandSpec } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
 import { amend } from "../../control/mod.ts";
-import type { AmendmentRecord } from "../../contract/types.ts";
+import type { AmendmentRecord } from "../../contract/mod.ts";
 import { AUTHOR_FLAG, controlTarget, list, paintFor, printJson, shellWords, str, TARGET_FLAGS } from "./_common.ts";
 import { PHASE_COLOR } from "./contract.ts";
 

@@ -2,7 +2,7 @@
 import type { CommandContext, CommandSpec } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
 import { contract, type ContractView } from "../../control/mod.ts";
-import type { Color, Paint } from "../../render/ansi.ts";
+import type { Color, Paint } from "../../render/mod.ts";
 import { controlTarget, paintFor, printJson, TARGET_FLAGS } from "./_common.ts";
 
 /** Colour of a timing class (control-plane.md §9.3). */

@@ -1,7 +1,7 @@
 /** `control log [TARGET] [--follow] [--all-runs] [--json]` (control-plane.md §13): the control audit log. */
 import { type CommandContext, type CommandSpec, untilInterrupted } from "../frame.ts";
 import { followLog, log, type LogEntry } from "../../control/mod.ts";
-import type { Color, Paint } from "../../render/ansi.ts";
+import type { Color, Paint } from "../../render/mod.ts";
 import { escapeControl } from "../../util/escape.ts";
 import { controlTarget, paintFor, runRef, TARGET_FLAGS } from "./_common.ts";
 

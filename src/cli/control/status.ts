@@ -3,7 +3,7 @@ import type { CommandContext, CommandSpec } from "../frame.ts";
 import { type Snapshot, snapshot } from "../../control/mod.ts";
 import { formatDuration } from "../../util/time.ts";
 import { controlTarget, paintFor, printJson, runRef, TARGET_FLAGS } from "./_common.ts";
-import type { Paint } from "../../render/ansi.ts";
+import type { Paint } from "../../render/mod.ts";
 
 /** The lease phrase of the status line: `lease up (pid 4242 on build-01)`. */
 export function leasePhrase(lease: Snapshot["lease"]): string {

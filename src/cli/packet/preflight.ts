@@ -5,7 +5,7 @@ import { TARGET_FLAGS } from "../selection_flags.ts";
 import { loadPacket } from "../../packet/load.ts";
 import { readinessReport, renderReadiness } from "../../run/readiness.ts";
 import { laneFor } from "../../lanes/mod.ts";
-import type { ProviderName } from "../../packet/types.ts";
+import type { ProviderName } from "../../packet/mod.ts";
 import { Exit } from "../../errors.ts";
 import { runPermissionsFor } from "../../run/run_permissions.ts";
 import { dirtyRepos } from "../../run/dirty.ts";

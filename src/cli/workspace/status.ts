@@ -1,7 +1,7 @@
 /** `workspace status [ID] [--json]` (workspace.md §8): the status rollup plus one line per clone. */
 import type { CommandSpec } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
-import { statusRollup } from "../../control/rollup.ts";
+import { statusRollup } from "../../control/mod.ts";
 import { painter } from "../../render/ansi.ts";
 import { loadWorkspaceManifest } from "../../workspace/manifest.ts";
 import { withCloneLines, workspaceSection } from "../../workspace/status.ts";

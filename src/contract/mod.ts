@@ -1,0 +1,24 @@
+/** The public surface of src/contract/: what other folders import from it (docs/architecture.md, Layers). */
+export { canonicalJson } from "./canonical.ts";
+export { checklistItems, checklistPath, checklistText } from "./checklist.ts";
+export { type ClauseEnv, refOf } from "./clauses/_common.ts";
+export { substituteRepo } from "./clauses/commands.ts";
+export { changedPaths, pathAllowed } from "./clauses/git_clauses.ts";
+export { repoIndex, verifyContextFor } from "./context.ts";
+export { contractDiff, enforcedContract, foldAmendments, packetContract } from "./enforced.ts";
+export { isLegacyCommand, isRecord, pathEscapes, pick, validateEntry } from "./entries.ts";
+export { GitCache, gitIn, parsePorcelainZ } from "./git.ts";
+export { appendVerification, latestVerification, timingClass } from "./history.ts";
+export { lintPacket, type LintResult } from "./packet_lint.ts";
+export { canonicalJoin, canonicalPath, isWithin, parsePathString, resolveRef } from "./paths.ts";
+export { fingerprintChain, verifyDigest, verifyOfText } from "./persisted.ts";
+export { faultLines, itemLine, reportSummary } from "./report.ts";
+export {
+  type AmendmentRecord,
+  CLAUSES,
+  type Contract,
+  type ReportItem,
+  type VerifyReport,
+  type VerifySource,
+} from "./types.ts";
+export { clauseEnv, verifyContract } from "./verify.ts";

@@ -1,0 +1,8 @@
+/**
+ * The runner's side of the control plane: what src/run/ uses (the plane, interventions, steer limits). Readers and
+ * tools use the Control API in mod.ts, which never loads this side (docs/architecture.md, Public surfaces).
+ */
+export { readInterventions, steerCountsForRun } from "./interventions.ts";
+export type { AcceptedSteer, EventContext, PlaneHooks, RunnerPlane } from "./plane_types.ts";
+export { nullPlane, openPlane } from "./plane.ts";
+export { restartWithSteerPrompt, steerResumePrompt } from "./steer.ts";

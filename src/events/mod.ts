@@ -1,0 +1,17 @@
+/** The public surface of src/events/: what other folders import from it (docs/architecture.md, Layers). */
+export { encodeEnvelope } from "./json.ts";
+export {
+  type AttemptMode,
+  DEFAULT_VIEW,
+  type Envelope,
+  type EnvelopeOf,
+  isProviderEventType,
+  type ProviderErrorInfo,
+  type ProviderEvent,
+  type ProviderEventData,
+  type RunnerEvent,
+  type StreamKind,
+  type TokenUsage,
+  type View,
+  VIEW_VALUES,
+} from "./types.ts";

@@ -1,0 +1,12 @@
+/** The public surface of src/run/: what other folders import from it (docs/architecture.md, Layers). */
+export { amendedFingerprint } from "./amended_fingerprint.ts";
+export type { CommitPolicy } from "./context.ts";
+export { detachedLine, detachRun } from "./detach.ts";
+export { dirtyRepos } from "./dirty.ts";
+export { lintGateForSelection } from "./lint_gate.ts";
+export { vacuousFindings } from "./preflight_vacuous.ts";
+export { hasLeftovers } from "./prompt_guard.ts";
+export { readinessReport, renderReadiness } from "./readiness.ts";
+export { type RunPermissions, runPermissionsFor } from "./run_permissions.ts";
+export { runPacket, type RuntimeStore } from "./runner.ts";
+export { readState } from "./state.ts";

@@ -1,0 +1,16 @@
+/** The public surface of src/store/: what other folders import from it (docs/architecture.md, Layers). */
+export { assertStoreIntact } from "./guard.ts";
+export { appendJournal } from "./journal.ts";
+export { ensureControlDirs, ensureStoreIgnored, ensureStoreRoot, readStoreInfo } from "./layout.ts";
+export { acquireLease, type Lease, leaseHeldMessage, type LeaseState, readLease } from "./lease.ts";
+export { type StorePaths, storePaths, storeRootForPacket } from "./paths.ts";
+export {
+  appendProgress,
+  type LenientProgress,
+  parseProgressLenient,
+  type ProgressMap,
+  type ProgressStatus,
+  readProgress,
+} from "./progress.ts";
+export { readCurrentRunRecord, type ResumeDecision, resumeDecision, runPidPresent } from "./run_record_read.ts";
+export { closeRunRecord, type OpenedRun, openRunRecord, readCurrentRun, writeRunRecord } from "./run_record.ts";

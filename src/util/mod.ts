@@ -1,0 +1,66 @@
+/** The public surface of src/util/: what other folders import from it (docs/architecture.md, Layers). */
+export { defaultAuthor, elapsedSince, errorMessage, isRecord, localHostname, utf8Length } from "./common.ts";
+export {
+  readSurvivors,
+  reapEarlierRun,
+  recordSurvivors,
+  SESSION_TOKEN_ENV,
+  sweepByEnv,
+  type SweepResult,
+  sweepRun,
+} from "./containment.ts";
+export { editDistance } from "./edit_distance.ts";
+export { escapeControl } from "./escape.ts";
+export { failpoint } from "./failpoint.ts";
+export {
+  atomicWriteJson,
+  atomicWriteText,
+  ensureDir,
+  exists,
+  FILE_MODE,
+  parseJsonLines,
+  prettyJson,
+  readTextOrNull,
+  writeViaTemp,
+} from "./fs.ts";
+export { runHelper } from "./helper.ts";
+export { normalizePromptId } from "./ids.ts";
+export {
+  aliveRecordedAsync,
+  descendantsOf,
+  DRIVER_EXECUTABLES,
+  killRecorded,
+  listProcesses,
+  listProcessesAsync,
+  type ProcessIdentity,
+  processIdentity,
+  readProcStat,
+  type RecordedProcess,
+  trySignal,
+} from "./proc_tree.ts";
+export {
+  appendStoreLine,
+  appendStoreLineSync,
+  atomicWriteStoreJson,
+  atomicWriteStoreJsonSync,
+  atomicWriteStoreText,
+  createStoreFileOnceSync,
+  ensureStoreDir,
+  ensureStoreDirSync,
+  lstatStore,
+  lstatStoreSync,
+  openStoreFile,
+  openStoreFileSync,
+  openStoreReaderSync,
+  readStoreBytesOrNullSync,
+  readStoreTextOrNull,
+  readStoreTextOrNullSync,
+  secureStoreRoot,
+  secureStoreRootSync,
+  StoreIntegrityError,
+} from "./safe_fs.ts";
+export { KILL_EXECUTABLE, sendSignal } from "./signal.ts";
+export { spawnRetryingBusy } from "./spawn.ts";
+export { denoOut, type TextOut } from "./text_out.ts";
+export { fileStamp, formatAge, formatDuration, isRunId, newRunId, nowIso, parseDuration } from "./time.ts";
+export { parseYaml, stringifyYaml, YamlSyntaxError } from "./yaml.ts";
