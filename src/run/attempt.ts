@@ -1,7 +1,9 @@
 /**
- * One attempt (runner.md §4): prompt_started, the attempt record, the log and events files with their headers,
- * then the streams of the attempt — the initial stream, in-attempt session resumes after resumeable failures, and
- * steer streams (interrupt + resume, or restart_with_steer when the session is gone).
+ * One attempt's streams (runner.md §4): the log and events files with their headers, then the streams — the initial
+ * stream (or a crash resume), in-attempt session resumes after resumeable failures, and steer streams (interrupt +
+ * resume, or restart_with_steer when the session is gone). This file is the driver: it runs a stream
+ * (attempt_stream.ts), asks the pure {@link nextStream} decision (next_stream.ts) what comes next, and performs only
+ * the effects that decision names (steer rejections, markers, notices, the next stream's prompt).
  */
 import type { AttemptMode } from "../events/types.ts";
 import type { SimulatedCursor } from "../lanes/types.ts";

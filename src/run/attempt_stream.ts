@@ -101,62 +101,74 @@ export async function runStream(ctx: RunContext, desk: SteerDesk, a: AttemptScop
   try {
     session = startSession(ctx, a, s);
   } catch (e) {
-    await a.books.settle();
-    const message = e instanceof Error ? e.message : String(e);
-    const envelope = classifyFailure({
-      launchFailed: e instanceof LaunchError,
-      code: e instanceof LaunchError ? "launch_failed" : "stream_failed",
-      message,
-      hintClass: null,
-      recovery: null,
-      stderrTail: "",
-    });
-    await endStream(ctx, prompt.id, attempt, "error");
-    return { outcome: { type: "launch_failed", envelope, message }, sessionId: s.sessionId };
+    return await launchFailed(ctx, a, s, e);
   }
   await goLive(ctx, desk, a, s, session);
-  let sessionId = s.sessionId;
   const delivery = steerDelivery(ctx, desk, a, s);
-  let obs: StreamObservation = {
-    sessionId: s.plan.resumeId,
-    sawRunStarted: false,
-    firstError: null,
-    cancelled: false,
-    events: 0,
-  };
-  let thrown: unknown = undefined;
-  try {
-    const meta = {
-      promptId: prompt.id,
-      attempt,
-      kind: s.plan.kind,
-      provider: prompt.options.provider,
-      sessionId: s.plan.resumeId,
-    };
-    obs = await pumpStream(ctx, session, meta, a.eventsSink, {
-      onRunStarted: (sid) => {
-        // Record the session id at once, so a runner killed mid-stream leaves it for a crash resume.
-        if (sid && sid !== sessionId) {
-          sessionId = sid;
-          ctx.state.updateAttempt(prompt.id, ctx.runId, attempt, (r) => {
-            r.session_id = sid;
-          }).catch(() => {/* written again when the stream ends */});
-        }
-        delivery.deliver(sid);
-      },
-    });
-  } catch (e) {
-    thrown = e;
-  }
+  const pumped = await pump(ctx, a, s, session, delivery.deliver);
   const steerInterrupt = leaveLive(ctx, desk, a, session);
-  const end = endOf(session, obs, thrown);
+  const end = endOf(session, pumped.obs, pumped.thrown);
   a.books.defer(endStream(ctx, prompt.id, attempt, end.kind === "cancelled" ? "cancelled" : end.kind));
-  if (obs.sessionId) sessionId = obs.sessionId;
-  const sid = sessionId;
+  const sessionId = pumped.obs.sessionId || pumped.sessionId;
   a.books.defer(ctx.state.updateAttempt(prompt.id, ctx.runId, attempt, (r) => {
-    r.session_id = sid;
+    r.session_id = sessionId;
   }));
   return { outcome: { type: "ended", end, steerInterrupt, undelivered: !delivery.delivered() }, sessionId };
+}
+
+/** The lane could not start the stream: settle the earlier writes, end the stream record, classify the failure. */
+async function launchFailed(ctx: RunContext, a: AttemptScope, s: StreamSpec, e: unknown): Promise<StreamRun> {
+  await a.books.settle();
+  const message = e instanceof Error ? e.message : String(e);
+  const envelope = classifyFailure({
+    launchFailed: e instanceof LaunchError,
+    code: e instanceof LaunchError ? "launch_failed" : "stream_failed",
+    message,
+    hintClass: null,
+    recovery: null,
+    stderrTail: "",
+  });
+  await endStream(ctx, a.prompt.id, a.attempt, "error");
+  return { outcome: { type: "launch_failed", envelope, message }, sessionId: s.sessionId };
+}
+
+/**
+ * Pump the live stream. A pump that throws is reported as `thrown`, never rethrown. `sessionId` is the session id
+ * known after `run_started` (recorded at once, so a runner killed mid-stream leaves it for a crash resume).
+ */
+async function pump(
+  ctx: RunContext,
+  a: AttemptScope,
+  s: StreamSpec,
+  session: LaneSession,
+  deliver: (sid: string | null) => void,
+): Promise<{ obs: StreamObservation; thrown: unknown; sessionId: string | null }> {
+  const { prompt, attempt } = a;
+  let sessionId = s.sessionId;
+  const resumeId = s.plan.resumeId;
+  const meta = {
+    promptId: prompt.id,
+    attempt,
+    kind: s.plan.kind,
+    provider: prompt.options.provider,
+    sessionId: resumeId,
+  };
+  const onRunStarted = (sid: string | null) => {
+    if (sid && sid !== sessionId) {
+      sessionId = sid;
+      ctx.state.updateAttempt(prompt.id, ctx.runId, attempt, (r) => {
+        r.session_id = sid;
+      }).catch(() => {/* written again when the stream ends */});
+    }
+    deliver(sid);
+  };
+  try {
+    const obs = await pumpStream(ctx, session, meta, a.eventsSink, { onRunStarted });
+    return { obs, thrown: undefined, sessionId };
+  } catch (e) {
+    const obs = { sessionId: resumeId, sawRunStarted: false, firstError: null, cancelled: false, events: 0 };
+    return { obs, thrown: e, sessionId };
+  }
 }
 
 function startSession(ctx: RunContext, a: AttemptScope, s: StreamSpec): LaneSession {
