@@ -304,7 +304,7 @@ async function drainEvents(session: LaneSession): Promise<void> {
 }
 
 /** Close the attempt's last open stream record in state.json with its result. */
-export async function endStream(
+async function endStream(
   ctx: RunContext,
   promptId: string,
   attempt: number,
