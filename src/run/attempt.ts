@@ -13,7 +13,7 @@ import { logHeader, renderHeader } from "../render/mod.ts";
 import { eventsFileSink, fileSink } from "../render/sinks.ts";
 import type { EventSink, TextSink } from "../render/types.ts";
 import { restartWithSteerPrompt, steerResumePrompt } from "../control/steer.ts";
-import { storePaths } from "../control/store.ts";
+import { storePaths } from "../store/paths.ts";
 import { exists } from "../util/fs.ts";
 import { ensureStoreDir } from "../util/safe_fs.ts";
 import { fileStamp } from "../util/time.ts";
