@@ -40,3 +40,4 @@ export {
   type SimulatedStep,
   type StreamEnd,
 } from "./types.ts";
+export type { Lane } from "./types.ts";
