@@ -13,7 +13,8 @@ import { storeRootForPacket } from "../../src/control/store.ts";
 import type { ProviderEvent } from "../../src/events/types.ts";
 import type { LaneSession } from "../../src/lanes/types.ts";
 import { eventsFileSink, fileSink } from "../../src/render/sinks.ts";
-import { RunContext } from "../../src/run/context.ts";
+import { RunContext, RunEnv, RunScope } from "../../src/run/context.ts";
+import { LiveSlot } from "../../src/run/live_slot.ts";
 import { newRenderer } from "../../src/run/attempt.ts";
 import { SteerDesk } from "../../src/run/steering.ts";
 import { StateStore } from "../../src/run/state.ts";
@@ -72,20 +73,21 @@ export async function bench(): Promise<Record<string, number | string>> {
 
     const state = await StateStore.open(storeRoot);
     const enc = new TextEncoder();
-    const ctx = new RunContext(packet, storeRoot, "20261130T120501Z-BENCHA", state, new Map(), null, {
+    const env = new RunEnv(packet, storeRoot, "20261130T120501Z-BENCHA", state, null, {
       stdout: { write: (t: string) => void devnull.writeSync(enc.encode(t)), isTerminal: false },
       stderr: { write: () => {}, isTerminal: false },
       json: false,
       color: false,
     }, { commit: "none", keepGoing: false, repairFirst: false, random: Math.random });
-    const desk = new SteerDesk(ctx, () => 3);
-    ctx.plane = await openPlane({
+    const scope = new RunScope(env, new LiveSlot(packet.options.view));
+    const desk = new SteerDesk(scope, () => 3);
+    const plane = await openPlane({
       storeRoot,
-      runId: ctx.runId,
+      runId: env.runId,
       resumed: false,
       packet: { name: packet.name, dir: packet.dir },
       workspace: null,
-      view: ctx.view,
+      view: scope.view,
       selectedCount: 1,
       maxSteers: 3,
       hooks: {
@@ -95,8 +97,10 @@ export async function bench(): Promise<Record<string, number | string>> {
         notice: () => {},
       },
     });
+    const ctx = new RunContext(scope, plane, new Map());
     await Deno.mkdir(`${storeRoot}/logs`, { recursive: true });
-    ctx.attemptLog = fileSink(`${storeRoot}/logs/bench.log`);
+    const log = fileSink(`${storeRoot}/logs/bench.log`);
+    ctx.slot.beginLog(log);
     const events = eventsFileSink(`${storeRoot}/logs/bench.events.jsonl`, "compact");
     const rss: number[] = [];
     const heap: number[] = [];
@@ -106,14 +110,14 @@ export async function bench(): Promise<Record<string, number | string>> {
       rss.push(m.rss);
       heap.push(m.heapUsed);
     }));
-    ctx.live = {
+    const live = ctx.slot.beginStream({
       session: s,
       promptId: prompt.id,
       attempt: 1,
       cwd: prompt.cwd,
       renderer: newRenderer(ctx, prompt),
       provider: "simulated",
-    };
+    });
     t0 = performance.now();
     const obs = await pumpStream(ctx, s, {
       promptId: prompt.id,
@@ -122,11 +126,11 @@ export async function bench(): Promise<Record<string, number | string>> {
       provider: "simulated",
       sessionId: null,
     }, events);
-    ctx.attemptLog.write(ctx.live.renderer.finish());
+    log.write(live.renderer.finish());
     const runnerMs = performance.now() - t0;
-    ctx.live = null;
+    ctx.slot.endStream();
     events.close();
-    ctx.attemptLog.close();
+    ctx.slot.endLog();
     await ctx.plane.close("completed", null);
     const first = rss[0] ?? 0;
     const last = rss.at(-1) ?? 0;

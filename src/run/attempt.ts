@@ -23,7 +23,7 @@ import { exists } from "../util/fs.ts";
 import { ensureStoreDir } from "../util/safe_fs.ts";
 import { fileStamp, nowIso } from "../util/time.ts";
 import { classifyFailure, classifyStreamEnd, type FailureEnvelope } from "./classify.ts";
-import type { RunContext } from "./context.ts";
+import type { RunContext, RunScope } from "./context.ts";
 import type { SteerDesk } from "./steering.ts";
 import type { StreamRecord } from "./state.ts";
 import { pumpStream, type StreamObservation } from "./stream.ts";
@@ -46,7 +46,7 @@ export interface AttemptRun {
 const NULL_TEXT_SINK: TextSink = { write() {}, flush() {}, close() {} };
 
 /** A renderer for the live view, bound to a session cwd. */
-export function newRenderer(ctx: RunContext, prompt: Prompt): Renderer {
+export function newRenderer(ctx: RunScope, prompt: Prompt): Renderer {
   const o = prompt.options;
   return createRenderer({
     ...ctx.view,
@@ -137,7 +137,7 @@ export async function runAttemptStreams(
   const eventsSink: EventSink | null = paths && o.events_mode !== "off"
     ? eventsFileSink(paths.events, o.events_mode)
     : null;
-  ctx.attemptLog = paths ? log : null;
+  ctx.slot.beginLog(paths ? log : null);
   log.write(logHeader({
     provider: o.provider,
     model: o.model,
@@ -274,7 +274,7 @@ export async function runAttemptStreams(
       throw e;
     }
     const renderer = newRenderer(ctx, prompt);
-    ctx.live = { session, promptId: prompt.id, attempt, cwd: prompt.cwd, renderer, provider: o.provider };
+    ctx.slot.beginStream({ session, promptId: prompt.id, attempt, cwd: prompt.cwd, renderer, provider: o.provider });
     ctx.plane.transition({ stream: kind, session_live: true, ...(resumeId ? { session_id: resumeId } : {}) });
     if (session.process) {
       await ctx.lease?.setProvider({ ...session.process, start_ticks: session.process.start_ticks ?? 0 });
@@ -335,7 +335,7 @@ export async function runAttemptStreams(
       if (!ctx.io.json) ctx.io.stdout.write(footer);
       log.write(footer);
     }
-    ctx.live = null;
+    ctx.slot.endStream();
     const wasSteerInterrupt = desk.interruptedLive;
     desk.streamEnded();
     if (session.process && ctx.lease) defer(ctx.lease.setProvider(null));

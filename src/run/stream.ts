@@ -86,7 +86,7 @@ function handle(
   return env;
 }
 
-/** Run one stream to its end. The caller sets `ctx.live` before and clears it after. */
+/** Run one stream to its end. The caller begins the live stream in the slot before and ends it after. */
 export async function pumpStream(
   ctx: RunContext,
   session: LaneSession,
