@@ -84,6 +84,12 @@ export async function runPacket(req: RunRequest): Promise<number> {
     await refuseDirtyRepos(packet, prompts, req.storeRoot, req.allowDirty === true, null);
     return await runLeased(req, packet, prompts, StateStore.memory(), null);
   }
+  return await runWithLease(req, packet, prompts);
+}
+
+/** Take the lease, recover from a crash, refuse dirty repos, then run (the store-root path of {@link runPacket}). */
+async function runWithLease(req: RunRequest, packet: Packet, prompts: Prompt[]): Promise<number> {
+  const { io } = req;
   const state = await StateStore.open(req.storeRoot);
   ensureStoreRoot(req.storeRoot, { kind: req.kind, packetDir: packet.dir });
   const lease = await acquireLease(req.storeRoot, {
@@ -112,6 +118,7 @@ export async function runPacket(req: RunRequest): Promise<number> {
   }
 }
 
+/** Run the selected prompts under the lease (or without a store root): open, loop, close; returns the exit code. */
 async function runLeased(
   req: RunRequest,
   packet: Packet,
