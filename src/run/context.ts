@@ -8,15 +8,15 @@
  * The plane is opened before the context exists, so nothing reaches a plane that is not there yet. Decisions live
  * elsewhere.
  */
-import type { TextOut } from "../cli/frame.ts";
-import type { Lease } from "../control/lease.ts";
+import type { TextOut } from "../util/text_out.ts";
+import type { Lease } from "../store/lease.ts";
 import type { EventContext, RunnerPlane } from "../control/plane_types.ts";
 import type { Envelope, RunnerEvent, View } from "../events/types.ts";
 import type { Packet, Prompt } from "../packet/types.ts";
 import type { TextSink } from "../render/types.ts";
 import { painter } from "../render/ansi.ts";
 import type { StateStore } from "./state.ts";
-import { appendProgress, type ProgressMap, type ProgressStatus } from "./progress.ts";
+import { appendProgress, type ProgressMap, type ProgressStatus } from "../store/progress.ts";
 import { nowIso } from "../util/time.ts";
 import { promptRepos } from "./dirty.ts";
 import type { LiveSlot, LiveStream } from "./live_slot.ts";

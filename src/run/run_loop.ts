@@ -5,9 +5,9 @@
  */
 import type { Prompt } from "../packet/types.ts";
 import type { RunContext } from "./context.ts";
-import { appendJournal } from "./journal.ts";
+import { appendJournal } from "../store/journal.ts";
 import type { PreservedWork } from "./preserve.ts";
-import { readProgress } from "./progress.ts";
+import { readProgress } from "../store/progress.ts";
 import { preflight, type PromptOutcome, runPromptChain } from "./prompt_chain.ts";
 import { beginPrompt, endPrompt } from "./prompt_guard.ts";
 import type { RecoveryTarget } from "./crash_recovery.ts";

@@ -7,7 +7,7 @@
 import { steerCountsForRun } from "../control/interventions.ts";
 import { nullPlane, openPlane } from "../control/plane.ts";
 import type { PlaneHooks, RunnerPlane } from "../control/plane_types.ts";
-import type { Lease } from "../control/lease.ts";
+import type { Lease } from "../store/lease.ts";
 import type { Envelope } from "../events/types.ts";
 import { encodeEnvelope } from "../events/json.ts";
 import { packetFingerprint } from "../packet/fingerprint.ts";
@@ -18,9 +18,9 @@ import { newRenderer } from "./attempt.ts";
 import { RunContext, RunEnv, RunScope } from "./context.ts";
 import { hardStop } from "./interrupts.ts";
 import { LiveSlot } from "./live_slot.ts";
-import { readProgress } from "./progress.ts";
+import { readProgress } from "../store/progress.ts";
 import type { RunRequest } from "./run_request.ts";
-import { closeRunRecord, type OpenedRun, openRunRecord } from "./run_record.ts";
+import { closeRunRecord, type OpenedRun, openRunRecord } from "../store/run_record.ts";
 import type { StateStore } from "./state.ts";
 import { SteerDesk } from "./steering.ts";
 

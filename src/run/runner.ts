@@ -2,9 +2,9 @@
  * The run pipeline (runner.md §1): plan, dry-run, preflight, select, lease, run record, control plane, the prompt
  * loop with dependency blocking, fail-fast or keep-going, signals, and closing. Returns the exit code.
  */
-import { acquireLease, type Lease } from "../control/lease.ts";
-import { ensureStoreRoot } from "../control/layout.ts";
-import { assertStoreIntact } from "../control/store_guard.ts";
+import { acquireLease, type Lease } from "../store/lease.ts";
+import { ensureStoreRoot } from "../store/layout.ts";
+import { assertStoreIntact } from "../store/guard.ts";
 import { RunFailedError } from "../errors.ts";
 import { loadPacket } from "../packet/load.ts";
 import { selectPrompts } from "../packet/select.ts";
@@ -17,8 +17,8 @@ import { keepGoingSummary, NOTHING_TO_RUN, preservedLines } from "./output.ts";
 import { runPermissionChecks, runPreflightChecks } from "./preflight_checks.ts";
 import { refuseDirtyRepos } from "./prompt_guard.ts";
 import type { PreservedWork } from "./preserve.ts";
-import { readProgress } from "./progress.ts";
-import { closeRunRecord } from "./run_record.ts";
+import { readProgress } from "../store/progress.ts";
+import { closeRunRecord } from "../store/run_record.ts";
 import { lintGate } from "./lint_gate.ts";
 import { vacuousSummaryLine } from "./vacuous.ts";
 import { StateStore } from "./state.ts";
