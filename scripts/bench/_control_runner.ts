@@ -8,7 +8,7 @@
  * Usage: deno run -A scripts/bench/_control_runner.ts <storeRoot> <mode JSON>
  */
 import process from "node:process";
-import { acquireLease } from "../../src/control/lease.ts";
+import { acquireLease } from "../../src/store/lease.ts";
 import { openPlane } from "../../src/control/plane.ts";
 import type { PlaneHooks } from "../../src/control/plane_types.ts";
 import { DEFAULT_VIEW, type ProviderEvent } from "../../src/events/types.ts";

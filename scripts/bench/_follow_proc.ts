@@ -7,7 +7,7 @@
  *   that every seq arrived once and in order, and prints `{n, ms, rssDeltaMb}` as JSON.
  */
 import { followRun } from "../../src/control/follow.ts";
-import { acquireLease } from "../../src/control/lease.ts";
+import { acquireLease } from "../../src/store/lease.ts";
 import { initialSnapshot } from "../../src/control/snapshot.ts";
 import { DEFAULT_VIEW } from "../../src/events/types.ts";
 

@@ -9,12 +9,12 @@
  * - runner CPU while idle (silent provider, no requests), reported by the child itself, watcher vs 200 ms poll;
  * - append → subscriber delivery (`record()` + the boundary flush until a follower yields the envelope).
  */
-import { acquireLease } from "../../src/control/lease.ts";
+import { acquireLease } from "../../src/store/lease.ts";
 import { followRun } from "../../src/control/follow.ts";
 import { setView } from "../../src/control/mod.ts";
 import { openPlane } from "../../src/control/plane.ts";
 import type { PlaneHooks } from "../../src/control/plane_types.ts";
-import { storePaths } from "../../src/control/store.ts";
+import { storePaths } from "../../src/store/paths.ts";
 import { DEFAULT_VIEW } from "../../src/events/types.ts";
 import { check, percentile, round, sized } from "./_harness.ts";
 import { RUN_ID, type RunnerMode } from "./_control_runner.ts";

@@ -5,11 +5,11 @@
  * gives the event loop turns.
  */
 import assert from "node:assert/strict";
-import { acquireLease } from "../../src/control/lease.ts";
+import { acquireLease } from "../../src/store/lease.ts";
 import { readLogEntries } from "../../src/control/log.ts";
 import { openPlane } from "../../src/control/plane.ts";
 import { REQUEST_SCHEMA, requestName } from "../../src/control/request.ts";
-import { storePaths } from "../../src/control/store.ts";
+import { storePaths } from "../../src/store/paths.ts";
 import { DEFAULT_VIEW, type ProviderEvent } from "../../src/events/types.ts";
 import type { LaneSession } from "../../src/lanes/types.ts";
 import type { RunContext } from "../../src/run/context.ts";
