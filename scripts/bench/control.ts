@@ -2,7 +2,8 @@
  * Control plane latency (control-plane.md §6.2, §11), against a runner child process (_control_runner.ts: lease,
  * plane, the real `pumpStream` loop) whose simulated provider is silent or streams as fast as it can:
  * - request → applied: from the Control API call (`setView`) to the moment this process sees the request's
- *   `applied` entry in `control/log.jsonl` — one clock, this process's; every request must be applied. With
+ *   `applied` entry in `control/log.jsonl` — one clock, this process's; every request must be applied. The call
+ *   alone (validation, write, fsync, rename) is reported too, to tell the client's cost from the runner's. With
  *   `Deno.watchFs` in the runner, and against a 200 ms polling baseline (no watcher) in the same run.
  * - the runner's provider-event throughput while requests are applied, against windows with no requests
  *   (counted by the child on its own clock; target ≥ 90 %);
@@ -177,6 +178,7 @@ async function requestLatency(c: LatencyCase) {
     return nums;
   };
   const e2e: number[] = [];
+  const call: number[] = [];
   let idleCpuPct: number | null = null;
   let loaded = NaN, unloaded = NaN;
   let tail: LogTail | null = null;
@@ -204,6 +206,7 @@ async function requestLatency(c: LatencyCase) {
       await sleep(c.gapMs[0] + Math.random() * (c.gapMs[1] - c.gapMs[0]));
       const t0 = performance.now();
       const h = await setView(ref, { tool_output: i % 2 ? "full" : "none" }, { author: "bench" });
+      call.push(performance.now() - t0);
       const got = await tail!.until(h.request, 10_000);
       check(got.outcome === "applied", `request ${h.request} was ${got.outcome}, expected applied`);
       e2e.push(got.at - t0);
@@ -222,7 +225,14 @@ async function requestLatency(c: LatencyCase) {
     await child.status;
     await Deno.remove(storeRoot, { recursive: true });
   }
-  return { p50: round(percentile(e2e, 50)), p99: round(percentile(e2e, 99)), idleCpuPct, loaded, unloaded };
+  return {
+    p50: round(percentile(e2e, 50)),
+    p99: round(percentile(e2e, 99)),
+    callP50: round(percentile(call, 50)),
+    idleCpuPct,
+    loaded,
+    unloaded,
+  };
 }
 
 /** append → subscriber delivery latency. */
@@ -299,6 +309,8 @@ export async function bench(): Promise<Record<string, number | string>> {
     request_applied_silent_poll200_p99_ms: silentPoll.p99,
     request_applied_full_stream_p50_ms: fullWatch.p50,
     request_applied_full_stream_p99_ms: fullWatch.p99,
+    request_api_call_silent_p50_ms: silentWatch.callP50,
+    request_api_call_full_stream_p50_ms: fullWatch.callP50,
     request_applied_full_stream_poll200_p50_ms: fullPoll.p50,
     request_applied_full_stream_poll200_p99_ms: fullPoll.p99,
     runner_events_per_s_unloaded: Math.round(fullWatch.unloaded),
