@@ -120,6 +120,7 @@ class FilePlane implements RunnerPlane {
       closing: () => this.#closing,
       dispatch: (name, command, params, author) =>
         command === "set_view" ? this.#decideView(name, params, author) : this.#decideSteer(name, params, author),
+      warn: (text) => this.#hooks.notice(text, "warning"),
     });
     this.#waker = new PlaneWaker(this.#paths.requests, {
       pollMs: opts.pollMs ?? 1000,
