@@ -50,7 +50,7 @@ export interface ResolvedProfile {
 export class ProfileError extends Error {
   constructor(
     message: string,
-    readonly code: "unknown_profile" | "profile_yaml_invalid",
+    readonly code: "unknown_profile" | "profile_yaml_invalid" | "profile_unreadable",
     readonly file: string | null,
   ) {
     super(message);
@@ -62,26 +62,57 @@ export class ProfileError extends Error {
 export async function listProfiles(home: string | null): Promise<string[]> {
   const names = new Set(Object.keys(BUILTIN_PROFILES));
   if (home) {
+    const dir = `${home}/profiles`;
     try {
-      for await (const e of Deno.readDir(`${home}/profiles`)) {
+      for await (const e of Deno.readDir(dir)) {
         if (e.name.endsWith(".md") && (e.isFile || e.isSymlink)) names.add(e.name.slice(0, -3));
       }
-    } catch { /* no profiles dir */ }
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw unreadable(dir, e); // no profiles dir: built-ins only
+    }
   }
   return [...names].sort();
 }
 
-/** The config home's `default_profile`, or null. */
+/** A config-home file that exists but cannot be read (a directory, no permission …): named, never skipped. */
+function unreadable(file: string, e: unknown): ProfileError {
+  return new ProfileError(`cannot read ${file}: ${(e as Error).message}`, "profile_unreadable", file);
+}
+
+/** The text of a config-home file, or null when absent; any other failure is a {@link ProfileError} naming it. */
+async function readConfigFile(file: string): Promise<string | null> {
+  try {
+    return await readTextOrNull(file);
+  } catch (e) {
+    throw unreadable(file, e);
+  }
+}
+
+/** The front matter of a config-home file; invalid YAML is a {@link ProfileError} naming the file and position. */
+function configFrontMatter(file: string, text: string, what: string): Record<string, unknown> {
+  try {
+    return parseFrontMatter(text).data;
+  } catch (e) {
+    const where = e instanceof FrontMatterSyntaxError ? ` at line ${e.line}, column ${e.column}` : "";
+    throw new ProfileError(
+      `invalid YAML in ${what} ${file}${where}: ${(e as Error).message}`,
+      "profile_yaml_invalid",
+      file,
+    );
+  }
+}
+
+/**
+ * The config home's `default_profile`, or null (no home, no `config.md`, or no such key). A `config.md` that cannot
+ * be read or parsed throws {@link ProfileError}, as a broken profile file does.
+ */
 export async function defaultProfileName(home: string | null): Promise<string | null> {
   if (!home) return null;
-  const text = await readTextOrNull(`${home}/config.md`).catch(() => null);
+  const file = `${home}/config.md`;
+  const text = await readConfigFile(file);
   if (text === null) return null;
-  try {
-    const v = parseFrontMatter(text).data.default_profile;
-    return typeof v === "string" && v.trim() !== "" ? v.trim() : null;
-  } catch {
-    return null;
-  }
+  const v = configFrontMatter(file, text, "config").default_profile;
+  return typeof v === "string" && v.trim() !== "" ? v.trim() : null;
 }
 
 /**
@@ -98,19 +129,8 @@ export async function resolveProfile(
   if (!name) return null;
   if (home && !name.includes("/")) {
     const file = `${home}/profiles/${name}.md`;
-    const text = await readTextOrNull(file).catch(() => null);
-    if (text !== null) {
-      try {
-        return { name, options: parseFrontMatter(text).data, source: file };
-      } catch (e) {
-        const where = e instanceof FrontMatterSyntaxError ? ` at line ${e.line}, column ${e.column}` : "";
-        throw new ProfileError(
-          `invalid YAML in profile ${file}${where}: ${(e as Error).message}`,
-          "profile_yaml_invalid",
-          file,
-        );
-      }
-    }
+    const text = await readConfigFile(file);
+    if (text !== null) return { name, options: configFrontMatter(file, text, "profile"), source: file };
   }
   const builtin = BUILTIN_PROFILES[name];
   if (builtin) return { name, options: structuredClone(builtin) as Record<string, unknown>, source: "built-in" };

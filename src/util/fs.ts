@@ -136,6 +136,15 @@ export function appendLineSync(path: string, line: string, opts: { fsync?: boole
   }
 }
 
+/**
+ * A `catch` handler for reads where only absence is quiet: `NotFound` becomes null, anything else (EACCES, EISDIR, a
+ * refused store path) is thrown again. `await Deno.lstat(p).catch(nullIfAbsent)`.
+ */
+export function nullIfAbsent(e: unknown): null {
+  if (e instanceof Deno.errors.NotFound) return null;
+  throw e;
+}
+
 /** Read a file as text, or null when it does not exist. Other errors propagate. */
 export async function readTextOrNull(path: string): Promise<string | null> {
   try {
