@@ -131,7 +131,7 @@ export async function readRollupInputs(storeRoot: string): Promise<RollupInputs>
   const verification = currentId
     ? await tolerant("verification history", () => latestVerification(storeRoot, currentId))
     : null;
-  const delivered = runId ? steerCountsForRun(storeRoot, runId) : new Map<string, number>();
+  const delivered = runId ? await tolerant(p.interventions, async () => steerCountsForRun(storeRoot, runId)) : null;
   const amendmentTexts = new Map<string, string>();
   for (const id of amendmentPromptIds(record, currentId)) {
     const file = p.amendmentsFile(id);
@@ -146,7 +146,7 @@ export async function readRollupInputs(storeRoot: string): Promise<RollupInputs>
     progressText,
     stateDoc: jsonRecord(stateText),
     verification,
-    delivered,
+    delivered: delivered ?? new Map(),
     amendmentTexts,
     leftovers: await readLeftovers(storeRoot, lease),
     readErrors,

@@ -137,11 +137,12 @@ export function appendLineSync(path: string, line: string, opts: { fsync?: boole
 }
 
 /**
- * A `catch` handler for reads where only absence is quiet: `NotFound` becomes null, anything else (EACCES, EISDIR, a
- * refused store path) is thrown again. `await Deno.lstat(p).catch(nullIfAbsent)`.
+ * A `catch` handler for reads where only absence is quiet: `NotFound` (or `NotADirectory`: a path through a file does
+ * not exist either) becomes null; anything else (EACCES, EISDIR, a refused store path) is thrown again.
+ * `await Deno.lstat(p).catch(nullIfAbsent)`.
  */
 export function nullIfAbsent(e: unknown): null {
-  if (e instanceof Deno.errors.NotFound) return null;
+  if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) return null;
   throw e;
 }
 

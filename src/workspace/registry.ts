@@ -75,6 +75,8 @@ export async function discoverWorkspace(cwd: string, env?: EnvGet): Promise<stri
     try {
       m = await loadWorkspaceManifest(entry.manifest);
     } catch {
+      // Deliberately skipped: the registry outlives workspaces (a moved or deleted manifest is a stale entry), and
+      // discovery only guesses from cwd; a target naming the workspace loads its manifest and reports the problem.
       continue;
     }
     const p = workspacePaths(m, env);

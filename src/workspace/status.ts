@@ -51,6 +51,7 @@ export function cloneLine(c: CloneFacts): string {
   return `${c.name} ${head} (${c.branch ?? "detached"})${c.dirty ? ` · ${c.dirty} dirty` : ""}`;
 }
 
+/** A `.git` file's text, or null. Deliberately tolerant: display only, an unreadable one shows as `unknown`. */
 async function readText(path: string): Promise<string | null> {
   try {
     return (await Deno.readTextFile(path)).trim();

@@ -3,6 +3,7 @@ import { tempDir } from "../support/fs.ts";
 import { readRollupInputs, type RollupInputs, statusRollup, summarizeRollup } from "../../src/control/rollup.ts";
 import { storePaths } from "../../src/control/store.ts";
 import { formatProgressLine } from "../../src/run/progress.ts";
+import { steerCountsForRun } from "../../src/control/interventions.ts";
 
 const OPTS = { target: "demo", packetDir: "/p" };
 
@@ -88,4 +89,13 @@ Deno.test("status rollup: store files that exist but cannot be read are named in
   await Deno.remove(p.progress);
   await Deno.remove(p.state);
   assert.deepEqual((await readRollupInputs(p.root)).readErrors, []);
+});
+
+Deno.test("steerCountsForRun(): absent is no steers; an interventions path that cannot be listed is an error", async () => {
+  await using t = await tempDir();
+  const p = storePaths(`${t.path}/store`);
+  assert.equal(steerCountsForRun(p.root, "r1").size, 0);
+  await Deno.mkdir(p.root, { recursive: true });
+  await Deno.writeTextFile(p.interventions, "not a directory");
+  assert.throws(() => steerCountsForRun(p.root, "r1"), (e: Error) => e.message.includes(p.interventions));
 });
