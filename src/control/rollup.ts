@@ -109,7 +109,7 @@ function runIdentity(record: RunRecord | null, snap: SnapshotRead | null) {
 export async function readRollupInputs(storeRoot: string): Promise<RollupInputs> {
   const p = storePaths(storeRoot);
   const readErrors: string[] = [];
-  const tolerant = async <T>(what: string, read: () => Promise<T>): Promise<T | null> => {
+  const tolerant = async <T>(what: string, read: () => T | Promise<T>): Promise<T | null> => {
     try {
       return await read();
     } catch (e) {
@@ -131,7 +131,7 @@ export async function readRollupInputs(storeRoot: string): Promise<RollupInputs>
   const verification = currentId
     ? await tolerant("verification history", () => latestVerification(storeRoot, currentId))
     : null;
-  const delivered = runId ? await tolerant(p.interventions, async () => steerCountsForRun(storeRoot, runId)) : null;
+  const delivered = runId ? await tolerant(p.interventions, () => steerCountsForRun(storeRoot, runId)) : null;
   const amendmentTexts = new Map<string, string>();
   for (const id of amendmentPromptIds(record, currentId)) {
     const file = p.amendmentsFile(id);
