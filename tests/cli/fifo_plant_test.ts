@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { parseJsonOut, runCli, spawnCli } from "../support/cli.ts";
 import { initRepo, tempDir, writeFiles } from "../support/fs.ts";
+import { waitFor } from "../support/wait.ts";
 
 /** A simulated packet whose only prompt stays live for about `steps * 100` ms. */
 async function slowPacket(root: string, steps: number): Promise<string> {
@@ -21,15 +22,6 @@ async function slowPacket(root: string, steps: number): Promise<string> {
       }\n      writes: [{path: done.txt, text: ok}]\n---\n# Slow\n`,
   });
   return packet;
-}
-
-async function waitFor(pred: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await pred()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error("condition not reached in time");
 }
 
 /** Whether a thread of process `pid` waits in a FIFO open (kernel wait channel `wait_for_partner`). */
@@ -60,7 +52,7 @@ Deno.test("FIFOs created and removed in requests/ before the runner lists them: 
     await waitFor(async () => {
       const s = await runCli(["control", "status", packet, "--json"]);
       return s.code === 0 && (parseJsonOut(s) as { session_live?: boolean }).session_live === true;
-    });
+    }, { timeoutMs: 20_000, what: "a live session" });
     // A second process plants and removes FIFOs in tight loops while the run is live, until a runner thread is
     // caught stuck opening one (the worst case: nobody can ever write to that FIFO again).
     let hazard = false;

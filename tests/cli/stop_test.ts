@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { parseJsonOut, runCli, spawnCli } from "../support/cli.ts";
 import { initRepo, tempDir, writeFiles } from "../support/fs.ts";
+import { waitFor } from "../support/wait.ts";
 
 /** A simulated packet whose only prompt stays live for ~10 s. */
 async function slowPacket(root: string): Promise<string> {
@@ -18,15 +19,6 @@ async function slowPacket(root: string): Promise<string> {
   return packet;
 }
 
-async function waitFor(pred: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await pred()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("condition not reached in time");
-}
-
 Deno.test("stop interrupts a live run: the run closes failed/interrupted (runner exit 130), the lease drops, exit 0", async () => {
   await using dir = await tempDir();
   const packet = await slowPacket(dir.path);
@@ -35,7 +27,7 @@ Deno.test("stop interrupts a live run: the run closes failed/interrupted (runner
     await waitFor(async () => {
       const s = await runCli(["control", "status", packet, "--json"]);
       return s.code === 0 && (parseJsonOut(s) as { session_live?: boolean }).session_live === true;
-    });
+    }, { what: "a live session" });
     const r = await runCli(["stop", packet, "--grace", "20s"]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^Stopped run \d{8}T\d{6}Z-[A-Z2-7]{6} \(prompt 01, attempt 1\)\.\n$/);

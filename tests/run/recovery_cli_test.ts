@@ -8,7 +8,8 @@ import { EXAMPLE_NAMES, setupExample } from "../../examples/setup.ts";
 import { runCli, spawnCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
 import { checkRecovered, makeCrashPacket } from "../support/crash_packet.ts";
-import { makePacket, promptFile, readPrompts, readSnapshot, waitFor } from "./support.ts";
+import { makePacket, promptFile, readPrompts, readSnapshot } from "./support.ts";
+import { waitFor } from "../support/wait.ts";
 
 async function git(repo: string, ...args: string[]): Promise<string> {
   const out = await new Deno.Command("git", { args, cwd: repo, stdout: "piped", stderr: "piped" }).output();
@@ -62,7 +63,7 @@ for (const name of EXAMPLE_NAMES) {
     await waitFor(async () => {
       const s = await readSnapshot(pkt);
       return s !== null && Number(s.completed_count) >= 1 && s.session_live === true;
-    }, 60000);
+    }, { timeoutMs: 60_000, what: "the first prompt done and the next session live" });
     child.kill("SIGKILL");
     await child.output();
     const r = await runCli(["run", pkt, "--remaining"]);
@@ -85,7 +86,7 @@ Deno.test("Ctrl-C mid-prompt, then a plain run: the interrupted prompt's leftove
     const s = await readSnapshot(pkt);
     if (s?.prompt_id !== "02" || s.session_live !== true) return false;
     return await Deno.stat(`${pkt}/app/p02/a.txt`).then(() => true, () => false);
-  }, 60000);
+  }, { timeoutMs: 60_000, what: "prompt 02 live with its first file written" });
   child.kill("SIGINT");
   assert.equal((await child.output()).code, 130);
   const r = await runCli(["run", pkt]);

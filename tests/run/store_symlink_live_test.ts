@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { spawnCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
-import { makePacket, promptFile, readSnapshot, waitFor } from "./support.ts";
+import { makePacket, promptFile, readSnapshot } from "./support.ts";
+import { waitFor } from "../support/wait.ts";
 import { canaryDigest, makeCanary, processesMentioning } from "./_store_plant.ts";
 
 const SLOW = "verify:\n  files_exist: [slow.txt]\nsimulate:\n  attempts:\n    - delay_ms: 150\n" +
