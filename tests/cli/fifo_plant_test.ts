@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { parseJsonOut, runCli, spawnCli } from "../support/cli.ts";
 import { initRepo, tempDir, writeFiles } from "../support/fs.ts";
-import { waitFor } from "../support/wait.ts";
+import { waitFor, within } from "../support/wait.ts";
 
 /** A simulated packet whose only prompt stays live for about `steps * 100` ms. */
 async function slowPacket(root: string, steps: number): Promise<string> {
@@ -33,14 +33,8 @@ async function blockedOnFifo(pid: number): Promise<boolean> {
 }
 
 /** Resolves with the child's status, or null when it has not exited within `ms`. */
-async function exitWithin(child: Deno.ChildProcess, ms: number): Promise<Deno.CommandStatus | null> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<null>((r) => timer = setTimeout(() => r(null), ms));
-  try {
-    return await Promise.race([child.status, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+function exitWithin(child: Deno.ChildProcess, ms: number): Promise<Deno.CommandStatus | null> {
+  return within(child.status, ms, null);
 }
 
 Deno.test("FIFOs created and removed in requests/ before the runner lists them: the run ends, exits 0, drops its lease", async () => {

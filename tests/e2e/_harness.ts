@@ -247,7 +247,6 @@ export function prompt01(s: Scenario): {
   };
 }
 
-
 /** Wait for the first event of `type` (and optional predicate on data) in events.jsonl. */
 export function waitForEvent(
   s: Scenario,

@@ -208,11 +208,10 @@ export function defineLaneSuite(lane: LaneName): void {
       const started = await waitForEvent(s, "run_started");
       sessionId = String(started.session_id ?? (started.data as Record<string, unknown>).provider_session_id);
       await waitFor(() => modelRequests(s).length >= 1, E2E_WAIT("the first model request"));
-      let destroyed: string[] = [];
-      for (let i = 0; i < 200 && destroyed.length === 0; i++) {
-        destroyed = await destroySession(s, sessionId);
-        if (destroyed.length === 0) await new Promise((r) => setTimeout(r, 50));
-      }
+      const destroyed = await waitFor(async () => {
+        const gone = await destroySession(s, sessionId);
+        return gone.length > 0 && gone;
+      }, { ...E2E_WAIT("the session destroyed"), timeoutMs: 10_000 }).catch(() => [] as string[]);
       assert.ok(destroyed.length > 0, `session storage of ${sessionId} found`);
       const steer = await control(s, [
         "steer",

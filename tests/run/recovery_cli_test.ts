@@ -6,16 +6,10 @@
 import assert from "node:assert/strict";
 import { EXAMPLE_NAMES, setupExample } from "../../examples/setup.ts";
 import { runCli, spawnCli } from "../support/cli.ts";
-import { tempDir } from "../support/fs.ts";
+import { git, tempDir } from "../support/fs.ts";
 import { checkRecovered, makeCrashPacket } from "../support/crash_packet.ts";
 import { makePacket, promptFile, readPrompts, readSnapshot } from "./support.ts";
-import { waitFor } from "../support/wait.ts";
-
-async function git(repo: string, ...args: string[]): Promise<string> {
-  const out = await new Deno.Command("git", { args, cwd: repo, stdout: "piped", stderr: "piped" }).output();
-  assert.ok(out.success, new TextDecoder().decode(out.stderr));
-  return new TextDecoder().decode(out.stdout);
-}
+import { pause, waitFor } from "../support/wait.ts";
 
 Deno.test("a completion whose commit is no longer reachable is not trusted: --remaining reruns that prompt", async () => {
   await using dir = await tempDir();
@@ -37,7 +31,7 @@ Deno.test("a second Ctrl-C exits 130 at once and still releases the lease and cl
   const child = spawnCli(["run", pkt]);
   await waitFor(async () => (await readSnapshot(pkt))?.stage === "verifying");
   child.kill("SIGINT");
-  await new Promise((r) => setTimeout(r, 150)); // two distinct signals, not one coalesced
+  await pause(150); // spacing, not a wait: two distinct signals, not one coalesced
   const sentAt = Date.now();
   child.kill("SIGINT");
   const out = await child.output();

@@ -75,4 +75,3 @@ export async function readSnapshot(packetDir: string): Promise<Record<string, un
     return null;
   }
 }
-
