@@ -5,23 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { parseJsonOut, runCli, spawnCli } from "../support/cli.ts";
-import { initRepo, tempDir, writeFiles } from "../support/fs.ts";
+import { slowPacket as slowPacketOf, tempDir } from "../support/fs.ts";
 import { waitFor, within } from "../support/wait.ts";
 
 /** A simulated packet whose only prompt stays live for about `steps * 100` ms. */
-async function slowPacket(root: string, steps: number): Promise<string> {
-  const packet = `${root}/slow`;
-  await initRepo(`${packet}/app`);
-  const messages = Array.from({ length: steps }, (_, i) => `step ${i}`);
-  await writeFiles(packet, {
-    "prompt_runner_packet.md":
-      "---\nname: slow\nprofile: simulated-default\nrepos:\n  app: {path: app, default: true}\n---\n",
-    "prompts/01_slow.prompt.md":
-      `---\nverify:\n  files_exist: [done.txt]\nsimulate:\n  attempts:\n    - delay_ms: 100\n      messages: ${
-        JSON.stringify(messages)
-      }\n      writes: [{path: done.txt, text: ok}]\n---\n# Slow\n`,
-  });
-  return packet;
+function slowPacket(root: string, steps: number): Promise<string> {
+  return slowPacketOf(root, steps, 100);
 }
 
 /** Whether a thread of process `pid` waits in a FIFO open (kernel wait channel `wait_for_partner`). */

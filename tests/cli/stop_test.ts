@@ -1,22 +1,11 @@
 import assert from "node:assert/strict";
 import { parseJsonOut, runCli, spawnCli } from "../support/cli.ts";
-import { initRepo, tempDir, writeFiles } from "../support/fs.ts";
+import { slowPacket as slowPacketOf, tempDir } from "../support/fs.ts";
 import { waitFor } from "../support/wait.ts";
 
 /** A simulated packet whose only prompt stays live for ~10 s. */
-async function slowPacket(root: string): Promise<string> {
-  const packet = `${root}/slow`;
-  await initRepo(`${packet}/app`);
-  const messages = Array.from({ length: 40 }, (_, i) => `step ${i}`);
-  await writeFiles(packet, {
-    "prompt_runner_packet.md":
-      "---\nname: slow\nprofile: simulated-default\nrepos:\n  app: {path: app, default: true}\n---\n",
-    "prompts/01_slow.prompt.md":
-      `---\nverify:\n  files_exist: [done.txt]\nsimulate:\n  attempts:\n    - delay_ms: 250\n      messages: ${
-        JSON.stringify(messages)
-      }\n      writes: [{path: done.txt, text: ok}]\n---\n# Slow\n`,
-  });
-  return packet;
+function slowPacket(root: string): Promise<string> {
+  return slowPacketOf(root, 40, 250);
 }
 
 Deno.test("stop interrupts a live run: the run closes failed/interrupted (runner exit 130), the lease drops, exit 0", async () => {
