@@ -14,11 +14,6 @@ export function shortSuffix(suffix: string | null): string {
   return suffix;
 }
 
-/** Status of a prompt in `list`. */
-export function listStatus(progress: ProgressMap, id: string): "completed" | "failed" | "pending" {
-  return progress.get(id)?.status ?? "pending";
-}
-
 function targetsOf(packet: Packet, p: Prompt): string[] {
   if (p.targets.length > 0) return p.targets;
   return packet.defaultRepo ? [packet.defaultRepo.name] : [];

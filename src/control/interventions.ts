@@ -23,11 +23,6 @@ export interface InterventionRecord {
   session_id: string | null;
 }
 
-/** Count the steers of a run from a decoded list of intervention records. */
-export function countSteers(records: Record<string, unknown>[], runId: string): number {
-  return records.filter((r) => r.run_id === runId).length;
-}
-
 /** Read the intervention records of one prompt (missing file → empty). */
 export async function readInterventions(storeRoot: string, promptId: string): Promise<InterventionRecord[]> {
   const text = await readStoreTextOrNull(storePaths(storeRoot).interventionsFile(promptId));

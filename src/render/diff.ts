@@ -48,11 +48,6 @@ const PATH_ONLY = new Set([
   "delete_file",
 ]);
 
-/** Whether a tool changes files (and so may carry a diff). */
-export function isFileTool(name: string): boolean {
-  return EDIT_FAMILY.has(name) || WRITE_FAMILY.has(name) || PATH_ONLY.has(name);
-}
-
 /** The first path-like string of a tool input, or null. */
 export function inputPath(input: Record<string, unknown>): string | null {
   for (const k of PATH_KEYS) {

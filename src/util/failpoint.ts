@@ -34,18 +34,6 @@ function parseArmed(): Map<string, number> {
   return out;
 }
 
-/** Re-read the environment (tests that set the variable in-process call this). */
-export function resetFailpoints(): void {
-  armed = null;
-  hits.clear();
-}
-
-/** Whether a failpoint named `name` is armed (for callers that must prepare before crashing). */
-export function failpointArmed(name: string): boolean {
-  armed ??= parseArmed();
-  return armed.has(name);
-}
-
 /**
  * Crash here when `name` is armed and this is the armed occurrence. Writes one line to stderr first so a test can
  * tell a failpoint crash from any other death, then SIGKILLs its own process.
