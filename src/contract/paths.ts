@@ -90,4 +90,3 @@ export function resolveRef(ref: EntryRef, repos: RepoIndex, scope: string): Reso
     resolved_path: canonicalJoin(scope, ref.path),
   };
 }
-

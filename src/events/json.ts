@@ -18,4 +18,3 @@ export function encodeEnvelope(envelope: Envelope): string {
     return JSON.stringify({ ...rest, data: { unencodable: String(data) } });
   }
 }
-
