@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
 import { readRollupInputs, type RollupInputs, statusRollup, summarizeRollup } from "../../src/control/rollup.ts";
-import { storePaths } from "../../src/control/store.ts";
-import { formatProgressLine } from "../../src/run/progress.ts";
+import { storePaths } from "../../src/store/paths.ts";
+import { formatProgressLine } from "../../src/store/progress.ts";
 import { steerCountsForRun } from "../../src/control/interventions.ts";
 
 const OPTS = { target: "demo", packetDir: "/p" };
