@@ -26,7 +26,7 @@ const VIEW_FLAGS = {
 } as const;
 
 /** The view settings given on the command line, or null when none was given (follow the recording). */
-export function viewFromFlags(flags: FlagValues): Partial<View> | null {
+function viewFromFlags(flags: FlagValues): Partial<View> | null {
   const view: Record<string, string> = {};
   for (const [flag, key] of Object.entries(VIEW_FLAGS)) {
     const v = flags[flag];

@@ -61,7 +61,7 @@ const SNAPSHOT_COALESCE_MS = 50;
 const RECEIPT_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
 
 /** Remove receipts last modified before `cutoffMs` (control-plane.md §2.3, receipts older than 7 days). */
-export function pruneReceipts(dir: string, cutoffMs: number): number {
+function pruneReceipts(dir: string, cutoffMs: number): number {
   let removed = 0;
   try {
     for (const e of Deno.readDirSync(dir)) {

@@ -12,7 +12,7 @@ import { readViewTotal } from "./view.ts";
 import { storePaths } from "../store/paths.ts";
 
 /** Schema tag of the snapshot. */
-export const SNAPSHOT_SCHEMA = "prompt_runner.snapshot/v1";
+const SNAPSHOT_SCHEMA = "prompt_runner.snapshot/v1";
 
 /** The snapshot as the runner writes it (every field present). */
 export interface SnapshotDoc {

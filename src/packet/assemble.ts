@@ -17,7 +17,7 @@ import { dependencyCycle } from "./dependencies.ts";
 import type { ExecutionOptions, Prompt, Repo } from "./types.ts";
 
 /** Compare two normalised ids numerically. */
-export function compareIds(a: string, b: string): number {
+function compareIds(a: string, b: string): number {
   return a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0;
 }
 

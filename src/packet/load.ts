@@ -20,7 +20,7 @@ import { applyLegacyRoots, buildPrompts, uniquePrompts } from "./assemble.ts";
 import type { Finding, OptionOverrides, Packet, Repo } from "./types.ts";
 
 /** The manifest file name. */
-export const MANIFEST_FILE = "prompt_runner_packet.md";
+const MANIFEST_FILE = "prompt_runner_packet.md";
 
 /** Options of {@link loadPacket}. */
 export interface LoadOptions {
@@ -85,7 +85,7 @@ const ENV_NAMES = [
 ];
 
 /** Read the environment variables the loader uses, tolerating partial env permission. */
-export function loaderEnv(): Record<string, string> {
+function loaderEnv(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of ENV_NAMES) {
     try {

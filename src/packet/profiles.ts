@@ -3,7 +3,7 @@ import { FrontMatterSyntaxError, parseFrontMatter } from "./front_matter.ts";
 import { readTextOrNull } from "../util/fs.ts";
 
 /** Built-in profiles; a config-home file of the same name overrides one. */
-export const BUILTIN_PROFILES: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
+const BUILTIN_PROFILES: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
   "simulated-default": {
     provider: "simulated",
     model: "simulated-demo",
@@ -28,7 +28,7 @@ export const BUILTIN_PROFILES: Readonly<Record<string, Readonly<Record<string, u
 };
 
 /** The config home: `$PROMPT_RUNNER_CONFIG_HOME`, else `$XDG_CONFIG_HOME/prompt_runner`, else `~/.config/prompt_runner`. */
-export function configHome(env: Record<string, string | undefined>): string | null {
+function configHome(env: Record<string, string | undefined>): string | null {
   const explicit = env.PROMPT_RUNNER_CONFIG_HOME;
   if (explicit) return explicit.replace(/\/+$/, "");
   const xdg = env.XDG_CONFIG_HOME;
@@ -59,7 +59,7 @@ export class ProfileError extends Error {
 }
 
 /** Profile names available: built-ins plus `profiles/*.md` of the config home, sorted. */
-export async function listProfiles(home: string | null): Promise<string[]> {
+async function listProfiles(home: string | null): Promise<string[]> {
   const names = new Set(Object.keys(BUILTIN_PROFILES));
   if (home) {
     const dir = `${home}/profiles`;
@@ -106,7 +106,7 @@ function configFrontMatter(file: string, text: string, what: string): Record<str
  * The config home's `default_profile`, or null (no home, no `config.md`, or no such key). A `config.md` that cannot
  * be read or parsed throws {@link ProfileError}, as a broken profile file does.
  */
-export async function defaultProfileName(home: string | null): Promise<string | null> {
+async function defaultProfileName(home: string | null): Promise<string | null> {
   if (!home) return null;
   const file = `${home}/config.md`;
   const text = await readConfigFile(file);

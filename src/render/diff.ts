@@ -33,7 +33,7 @@ export type ToolChange =
   | { kind: "paths"; paths: PathChange[] };
 
 /** Keys that name a file in a tool input (§8). */
-export const PATH_KEYS = ["file_path", "path", "TargetFile", "target_file", "notebook_path", "AbsolutePath"] as const;
+const PATH_KEYS = ["file_path", "path", "TargetFile", "target_file", "notebook_path", "AbsolutePath"] as const;
 
 const EDIT_FAMILY = new Set(["Edit", "MultiEdit", "NotebookEdit", "edit_file"]);
 const WRITE_FAMILY = new Set(["Write", "create_file", "write_to_file"]);

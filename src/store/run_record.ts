@@ -9,7 +9,7 @@ import { appendJournal } from "./journal.ts";
 import { readCurrentRunRecord, resumeDecision, type RunRecord } from "./run_record_read.ts";
 
 /** Schema tag of `run.json`. */
-export const RUN_SCHEMA = "prompt_runner.run/v1";
+const RUN_SCHEMA = "prompt_runner.run/v1";
 
 export type { RunRecord, RunState } from "./run_record_read.ts";
 

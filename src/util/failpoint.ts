@@ -10,7 +10,7 @@
 import { sendSignal } from "./signal.ts";
 
 /** The environment variable that arms failpoints. */
-export const FAILPOINT_ENV = "PROMPT_RUNNER_FAILPOINT";
+const FAILPOINT_ENV = "PROMPT_RUNNER_FAILPOINT";
 
 let armed: Map<string, number> | null = null;
 const hits = new Map<string, number>();

@@ -98,22 +98,6 @@ export async function atomicWriteJson(path: string, value: unknown, opts: Atomic
 }
 
 /**
- * Append one line with a single write on an O_APPEND descriptor, so lines from concurrent writers never
- * interleave. Adds the trailing newline.
- */
-export async function appendLine(path: string, line: string, opts: { fsync?: boolean } = {}): Promise<void> {
-  const file = await Deno.open(path, { append: true, create: true, mode: FILE_MODE });
-  try {
-    const bytes = new TextEncoder().encode(line.endsWith("\n") ? line : line + "\n");
-    const n = await file.write(bytes);
-    if (n !== bytes.length) throw new Error(`short append to ${path}: ${n} of ${bytes.length} bytes`);
-    if (opts.fsync) await file.sync();
-  } finally {
-    file.close();
-  }
-}
-
-/**
  * A `catch` handler for reads where only absence is quiet: `NotFound` (or `NotADirectory`: a path through a file does
  * not exist either) becomes null; anything else (EACCES, EISDIR, a refused store path) is thrown again.
  * `await Deno.lstat(p).catch(nullIfAbsent)`.

@@ -46,7 +46,7 @@ async function storeRootsOf(runtimeRoot: string, bound: string): Promise<string[
 }
 
 /** Check a clone is independent (workspace.md §2); returns the problem or null. */
-export async function independenceProblem(clone: string): Promise<string | null> {
+async function independenceProblem(clone: string): Promise<string | null> {
   const dotgit = await Deno.lstat(`${clone}/.git`).catch(nullIfAbsent);
   if (!dotgit) return `${clone} is not a git repository`;
   if (!dotgit.isDirectory) return `${clone} is a linked worktree, not an independent clone`;

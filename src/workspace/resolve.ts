@@ -56,7 +56,7 @@ export interface WorkspaceTarget {
 }
 
 /** An environment reader that treats variables it may not read as unset. */
-export const tolerantEnv: EnvGet = (name) => {
+const tolerantEnv: EnvGet = (name) => {
   try {
     return Deno.env.get(name);
   } catch {

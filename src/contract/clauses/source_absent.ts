@@ -6,7 +6,7 @@ import { isRecord, pick } from "../entries.ts";
 import type { ReportItem } from "../types.ts";
 
 /** Directory names skipped at any depth unless an entry adds more. */
-export const DEFAULT_PRUNE = [".git", "_build", "deps", "node_modules", ".elixir_ls", "cover"];
+const DEFAULT_PRUNE = [".git", "_build", "deps", "node_modules", ".elixir_ls", "cover"];
 
 /** One forbidden match. */
 export interface SourceFinding {
