@@ -58,7 +58,7 @@ export interface CommandEntry {
 }
 
 /** Flags every command accepts (cli.md §1). */
-export const GLOBAL_FLAGS: Record<string, FlagSpec> = {
+const GLOBAL_FLAGS: Record<string, FlagSpec> = {
   help: { type: "boolean", short: "h", description: "show help for this command" },
   json: { type: "boolean", description: "machine-readable output on stdout" },
   color: { type: "string", value: "auto|always|never", description: "colour on stdout (default auto)" },

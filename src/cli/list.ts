@@ -7,16 +7,11 @@ import type { Packet, Prompt } from "../packet/mod.ts";
 import { type ProgressMap, readProgress } from "../store/progress.ts";
 
 /** Display form of a progress suffix: 8-char sha, named suffix, or `N repos`. */
-export function shortSuffix(suffix: string | null): string {
+function shortSuffix(suffix: string | null): string {
   if (!suffix) return "";
   if (suffix.includes("=")) return `${suffix.split(",").length} repos`;
   if (/^[0-9a-f]{7,40}$/i.test(suffix)) return suffix.slice(0, 8);
   return suffix;
-}
-
-/** Status of a prompt in `list`. */
-export function listStatus(progress: ProgressMap, id: string): "completed" | "failed" | "pending" {
-  return progress.get(id)?.status ?? "pending";
 }
 
 function targetsOf(packet: Packet, p: Prompt): string[] {
@@ -25,7 +20,7 @@ function targetsOf(packet: Packet, p: Prompt): string[] {
 }
 
 /** The human listing (runner.md §11). */
-export function renderList(packet: Packet, progress: ProgressMap, color: boolean): string {
+function renderList(packet: Packet, progress: ProgressMap, color: boolean): string {
   const paint = (code: string, s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
   const project = packet.defaultRepo?.path || packet.dir;
   const lines = [`${packet.name} (${project})`];
@@ -61,7 +56,7 @@ export function renderList(packet: Packet, progress: ProgressMap, color: boolean
 }
 
 /** The `--json` document of cli.md §3.2. */
-export function listJson(packet: Packet, progress: ProgressMap): Record<string, unknown> {
+function listJson(packet: Packet, progress: ProgressMap): Record<string, unknown> {
   return {
     packet: packet.name,
     prompts: packet.prompts.map((p) => {

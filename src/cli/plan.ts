@@ -27,7 +27,7 @@ function targetsOf(packet: Packet, p: Prompt): string[] {
 }
 
 /** The `run` line of the human plan. */
-export function runLine(run: ResumeDecision): string {
+function runLine(run: ResumeDecision): string {
   if (run.action === "resume") return `would resume ${run.runId}`;
   if (run.changedSince) return `would start a new run (packet changed since run ${run.changedSince})`;
   if (run.supersedes) return `would start a new run (superseding ${run.supersedes})`;
@@ -35,7 +35,7 @@ export function runLine(run: ResumeDecision): string {
 }
 
 /** The human plan (runner.md §11). */
-export function renderPlan(v: PlanView): string {
+function renderPlan(v: PlanView): string {
   const { packet } = v;
   const ids = v.selected.map((p) => p.id);
   const o = packet.options;
@@ -61,7 +61,7 @@ export function renderPlan(v: PlanView): string {
 }
 
 /** The `--json` document of cli.md §3.1. */
-export function planJson(v: PlanView): Record<string, unknown> {
+function planJson(v: PlanView): Record<string, unknown> {
   return {
     packet: v.packet.name,
     store_root: v.storeRoot,

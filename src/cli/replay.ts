@@ -26,7 +26,7 @@ const VIEW_FLAGS = {
 } as const;
 
 /** The view settings given on the command line, or null when none was given (follow the recording). */
-export function viewFromFlags(flags: FlagValues): Partial<View> | null {
+function viewFromFlags(flags: FlagValues): Partial<View> | null {
   const view: Record<string, string> = {};
   for (const [flag, key] of Object.entries(VIEW_FLAGS)) {
     const v = flags[flag];
@@ -123,7 +123,7 @@ async function run(ctx: CommandContext): Promise<number> {
   const steerTexts = new Map<string, string>();
   const promptIds = [...new Set(events.map((e) => e.prompt_id).filter((id): id is string => id !== null))];
   for (const id of promptIds) {
-    for (const rec of await readInterventions(target.storeRoot, id).catch(() => [])) {
+    for (const rec of await readInterventions(target.storeRoot, id)) {
       if (typeof rec.request === "string" && typeof rec.text === "string") steerTexts.set(rec.request, rec.text);
     }
   }

@@ -5,7 +5,7 @@
  */
 import { NotFoundError, UsageError } from "../errors.ts";
 import { storeRootForPacket } from "../store/paths.ts";
-import type { LoadOptions, Packet, RepoRemap } from "../packet/mod.ts";
+import type { RepoRemap } from "../packet/mod.ts";
 import type { FlagValues } from "./frame.ts";
 
 /** The manifest file that makes a directory a packet. */
@@ -35,7 +35,7 @@ export interface ResolvedTarget {
     /** `failure_policy: continue_independent` (= `run --keep-going`). */
     keepGoing: boolean;
   };
-  /** Repo mapping onto the clones (workspace.md §6.2); pass it to the loader (see {@link loadTargetPacket}). */
+  /** Repo mapping onto the clones (workspace.md §6.2); the loader applies it (registered for the packet dir). */
   repoRemap?: RepoRemap;
 }
 
@@ -126,15 +126,6 @@ export const defaultWorkspaceResolver: WorkspaceResolver = async (input) => {
 };
 
 workspaceResolver = defaultWorkspaceResolver;
-
-/**
- * Load the packet a target addresses, with the workspace repo mapping applied (workspace.md §6.2). Commands call
- * this instead of `loadPacket(target.packetDir, …)`.
- */
-export async function loadTargetPacket(target: ResolvedTarget, opts: LoadOptions = {}): Promise<Packet> {
-  const { loadPacket } = await import("../packet/load.ts");
-  return await loadPacket(target.packetDir, target.repoRemap ? { ...opts, repoRemap: target.repoRemap } : opts);
-}
 
 async function statOrNull(path: string): Promise<Deno.FileInfo | null> {
   try {

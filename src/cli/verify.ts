@@ -31,7 +31,7 @@ export interface VerifyOutput {
  * Verify prompts one after another, appending each report to the history. Nothing but command items changes the
  * work trees in between, so the prompts share one git memo (command items clear it).
  */
-export async function verifyPrompts(packet: Packet, prompts: Prompt[], storeRoot: string): Promise<VerifyReport[]> {
+async function verifyPrompts(packet: Packet, prompts: Prompt[], storeRoot: string): Promise<VerifyReport[]> {
   const reports: VerifyReport[] = [];
   const gitCache = new GitCache();
   for (const prompt of prompts) {
@@ -48,7 +48,7 @@ export async function verifyPrompts(packet: Packet, prompts: Prompt[], storeRoot
 }
 
 /** The summary document of a set of reports. */
-export function verifyOutput(reports: VerifyReport[]): VerifyOutput {
+function verifyOutput(reports: VerifyReport[]): VerifyOutput {
   const failed = reports.filter((r) => r.status === "fail").map((r) => r.prompt_id);
   const faulted = reports.filter((r) => r.status === "fault").map((r) => r.prompt_id);
   return {
@@ -62,7 +62,7 @@ export function verifyOutput(reports: VerifyReport[]): VerifyOutput {
 }
 
 /** Human output: one `✗` line per failing or faulted item, then the count line. */
-export function renderVerify(out: VerifyOutput, color: boolean): string {
+function renderVerify(out: VerifyOutput, color: boolean): string {
   const cross = color ? "\x1b[31m✗\x1b[0m" : "✗";
   const lines: string[] = [];
   for (const r of out.reports) {

@@ -36,9 +36,9 @@ export interface WatchPolicy {
 }
 
 /** Default `--every`. */
-export const DEFAULT_EVERY_MS = 10 * 60_000;
+const DEFAULT_EVERY_MS = 10 * 60_000;
 /** Default `--progress-timeout`. */
-export const DEFAULT_PROGRESS_TIMEOUT_MS = 30 * 60_000;
+const DEFAULT_PROGRESS_TIMEOUT_MS = 30 * 60_000;
 
 /** The first violation of a sample under a policy, or null (pure). */
 export function watchViolation(
@@ -81,7 +81,7 @@ export function watchLine(s: WatchSample): string {
 }
 
 /** Whether watching ends after this sample because the run is over (or never started). */
-export function runOver(s: Pick<WatchSample, "state">): boolean {
+function runOver(s: Pick<WatchSample, "state">): boolean {
   return s.state !== "running";
 }
 

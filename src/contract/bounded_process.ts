@@ -6,9 +6,9 @@ import { sendSignal } from "../util/signal.ts";
 import { spawnRetryingBusy } from "../util/spawn.ts";
 
 /** Output kept per command: the last 1 MiB. */
-export const OUTPUT_CAP_BYTES = 1024 * 1024;
+const OUTPUT_CAP_BYTES = 1024 * 1024;
 /** Grace between SIGTERM and SIGKILL of the process group. */
-export const KILL_GRACE_MS = 3000;
+const KILL_GRACE_MS = 3000;
 /** How long to wait for pipes to close after the leader exited before cleaning up the group. */
 const DRAIN_GRACE_MS = 2000;
 

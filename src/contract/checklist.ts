@@ -6,7 +6,7 @@ import { parsePathString } from "./paths.ts";
 import { repoIndex } from "./context.ts";
 
 /** Clauses in checklist order (alphabetical). */
-export const CHECKLIST_ORDER = [
+const CHECKLIST_ORDER = [
   "changed_paths_only",
   "commands",
   "contains",
@@ -39,7 +39,7 @@ function pathLabel(entry: unknown, repos: Record<string, string>): string {
 }
 
 /** The checklist label of one entry (packet.md §8 label table). */
-export function checklistLabel(
+function checklistLabel(
   clause: string,
   entry: unknown,
   repos: Record<string, string>,

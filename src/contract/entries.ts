@@ -202,7 +202,7 @@ export function validateEntry(clause: string, entry: unknown): string | null {
 }
 
 /** Whether a relative path has a `..` segment or is absolute (the lexical half of {@link pathEscapes}). */
-export function pathEscapesLexically(rel: string): boolean {
+function pathEscapesLexically(rel: string): boolean {
   return isAbsolute(rel) || rel.split(/[\\/]+/).includes("..");
 }
 
@@ -210,7 +210,7 @@ export function pathEscapesLexically(rel: string): boolean {
  * Whether `rel` escapes `repoRoot`: absolute, containing a `..` segment, or resolving outside the root through
  * existing symlinked parents. Synchronous twin for lint, which must stay synchronous.
  */
-export function pathEscapesSync(repoRoot: string, rel: string): boolean {
+function pathEscapesSync(repoRoot: string, rel: string): boolean {
   if (pathEscapesLexically(rel)) return true;
   return !isWithin(canonicalPath(repoRoot), canonicalJoin(repoRoot, rel));
 }

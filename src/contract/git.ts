@@ -11,7 +11,7 @@ export interface GitResult {
 }
 
 /** Deadline of one verifier git query. */
-export const GIT_QUERY_TIMEOUT_MS = 5 * 60 * 1000;
+const GIT_QUERY_TIMEOUT_MS = 5 * 60 * 1000;
 
 const GIT_ENV = { GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
 
@@ -129,7 +129,7 @@ export interface BranchStatus {
 }
 
 /** Parse `git status --porcelain=v2 --branch -z --untracked-files=all` output. */
-export function parsePorcelainV2(out: string): BranchStatus {
+function parsePorcelainV2(out: string): BranchStatus {
   const fields = out.split("\0");
   const res: BranchStatus = { oid: null, branch: "HEAD", upstream: null, entries: [] };
   const xyOf = (s: string) => s.replaceAll(".", " ");

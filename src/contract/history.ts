@@ -18,7 +18,7 @@ export interface VerificationRecord {
 }
 
 /** The history line for a report (pure). */
-export function verificationRecord(report: VerifyReport): VerificationRecord {
+function verificationRecord(report: VerifyReport): VerificationRecord {
   return {
     at: report.verified_at,
     run_id: report.run_id,

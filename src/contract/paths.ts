@@ -1,6 +1,6 @@
 /** Path resolution for contract entries (contract.md §2): the repo index, entry forms and canonical paths. */
 import { existsSync } from "node:fs";
-import { isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
+import { isAbsolute, join, normalize, relative, sep } from "node:path";
 
 /** Repo index: name → canonical root (includes `packet`). */
 export type RepoIndex = Record<string, string>;
@@ -89,9 +89,4 @@ export function resolveRef(ref: EntryRef, repos: RepoIndex, scope: string): Reso
     root: scope,
     resolved_path: canonicalJoin(scope, ref.path),
   };
-}
-
-/** Absolute path from a root and a relative (or absolute) path, without symlink resolution. */
-export function absoluteFrom(root: string, rel: string): string {
-  return resolve(root, rel);
 }

@@ -23,6 +23,11 @@ export function verifyOfText(text: string): Record<string, unknown[]> {
   return v !== null && typeof v === "object" && !Array.isArray(v) ? normalizeVerify(v as Record<string, unknown>) : {};
 }
 
+/**
+ * The digest of the prompt file's `verify:` on disk, or null. Deliberately tolerant: null reads as "the prompt is
+ * current" (every persisted record shown), the same view as when the file was loaded; the loader reports a prompt
+ * file that cannot be read or parsed.
+ */
 async function diskDigest(file: string): Promise<string | null> {
   try {
     return await verifyDigest(verifyOfText(await Deno.readTextFile(file)));

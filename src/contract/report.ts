@@ -9,7 +9,7 @@ function firstLineOf(s: string): string {
 }
 
 /** The subject of an item in summaries: its path, else its command, else its repo. */
-export function itemSubject(item: ReportItem): string {
+function itemSubject(item: ReportItem): string {
   if (typeof item.path === "string" && item.path !== "" && item.kind !== "repos_clean") return item.path;
   if (typeof item.command === "string" && item.command !== "") return item.command;
   return item.repo ?? "";
@@ -21,7 +21,7 @@ export function itemLine(item: ReportItem): string {
 }
 
 /** The non-passing items of a report joined by `; ` (the part after the prefix of {@link reportSummary}). */
-export function failingItemsSummary(report: VerifyReport): string {
+function failingItemsSummary(report: VerifyReport): string {
   return report.items.filter((i) => i.status !== "pass").map(itemLine).join("; ");
 }
 
@@ -36,7 +36,7 @@ export function reportSummary(report: VerifyReport): string {
 }
 
 /** The fault line of one faulted item (contract.md §8 formats). */
-export function faultLine(item: ReportItem): string {
+function faultLine(item: ReportItem): string {
   const fault = item.fault ?? "verifier_fault";
   if (item.kind === "command") {
     const code = typeof item.exit_code === "number" ? String(item.exit_code) : "-";

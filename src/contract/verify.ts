@@ -37,7 +37,7 @@ const EVALUATORS: Record<Exclude<Clause, "changed_paths_only">, EntryEvaluator> 
 };
 
 /** A clause value as a list (a single non-list value is a one-element list; null/absent is empty). */
-export function clauseEntries(value: unknown): unknown[] {
+function clauseEntries(value: unknown): unknown[] {
   if (value === undefined || value === null) return [];
   return Array.isArray(value) ? value : [value];
 }
@@ -69,7 +69,7 @@ export async function evaluateItems(contract: Contract, ctx: VerifyContext): Pro
 }
 
 /** Assemble the report envelope around evaluated items (pure apart from the digest). */
-export async function buildReport(
+async function buildReport(
   items: ReportItem[],
   contract: Contract,
   ctx: VerifyContext,

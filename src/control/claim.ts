@@ -12,10 +12,10 @@ import { MAX_REQUEST_BYTES } from "./request.ts";
 import type { StorePaths } from "../store/mod.ts";
 
 /** Longest accepted request file name in bytes (the CLI's names are about 46). */
-export const MAX_REQUEST_NAME_BYTES = 100;
+const MAX_REQUEST_NAME_BYTES = 100;
 
 /** Claim directories older than this whose owner is not a runner are adopted by the next runner (a crashed sweep). */
-export const ORPHAN_CLAIM_AGE_MS = 30_000;
+const ORPHAN_CLAIM_AGE_MS = 30_000;
 
 const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
 
@@ -29,7 +29,7 @@ export function requestNameProblem(name: string): string | null {
 }
 
 /** The claim directory root of a store. */
-export function claimsRoot(paths: StorePaths): string {
+function claimsRoot(paths: StorePaths): string {
   return `${paths.control}/.claims`;
 }
 

@@ -30,7 +30,7 @@ export interface FollowOptions {
 export type StreamItem = Record<string, unknown>;
 
 /** The archive of an earlier run's stream, or null. */
-export function archivePath(storeRoot: string, runId: string): string | null {
+function archivePath(storeRoot: string, runId: string): string | null {
   const p = storePaths(storeRoot);
   try {
     Deno.statSync(p.archivedEvents(runId));

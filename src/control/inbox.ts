@@ -38,6 +38,11 @@ export interface InboxDeps {
   dispatch(name: string, command: "set_view" | "steer", params: Record<string, unknown>, author: string): Decision;
   /** Claim directory owner (default `runner-<pid>`). */
   owner?: string;
+  /**
+   * Report a scan failure (the plane shows it as a runner warning). Called once per distinct failure: an entry that
+   * keeps failing is retried every scan but reported once.
+   */
+  warn?(text: string): void;
 }
 
 /** Listing rounds per scan (each round lists once more; see {@link readyNames}). */
@@ -78,6 +83,8 @@ export class RequestInbox {
   #claimer: Claimer | null = null;
   /** The last error a scan met on some entry (diagnostics and tests). */
   lastError: string | null = null;
+  /** Subjects already reported through `warn` (a failing entry is retried every scan, reported once). */
+  readonly #warned = new Set<string>();
 
   constructor(deps: InboxDeps) {
     this.#d = deps;
@@ -100,14 +107,29 @@ export class RequestInbox {
     return this.#claims().adoptOrphans(Date.now());
   }
 
+  /** The names in `requests/`, or null when it cannot be listed (absent: quiet; any other failure is reported). */
   #list(): string[] | null {
     try {
       const names: string[] = [];
       for (const e of Deno.readDirSync(this.#d.paths.requests)) names.push(e.name);
       return names.sort(byteOrder);
-    } catch {
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) {
+        this.lastError = `${this.#d.paths.requests}: ${errorMessage(e)}`;
+        this.#report(
+          this.#d.paths.requests,
+          `control requests not read (${this.#d.paths.requests}): ${errorMessage(e)}`,
+        );
+      }
       return null;
     }
+  }
+
+  /** Warn about a failure on `subject` (an entry name or the requests directory), once per subject. */
+  #report(subject: string, text: string): void {
+    if (this.#warned.has(subject)) return;
+    this.#warned.add(subject);
+    this.#d.warn?.(text);
   }
 
   /**
@@ -145,6 +167,7 @@ export class RequestInbox {
     } catch (e) {
       // Not recorded: the entry stays in the claim directory (or in requests/) and is retried at the next scan.
       this.lastError = `${name}: ${errorMessage(e)}`;
+      this.#report(name, `control request ${name} not processed (retried at the next scan): ${errorMessage(e)}`);
       const w = writerOf(name);
       if (w !== null) blocked.add(w);
     }

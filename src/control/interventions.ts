@@ -3,7 +3,7 @@
  * per-prompt steer counts for one run, so a resumed run continues its budgets.
  */
 import { parseJsonLines } from "../util/fs.ts";
-import { readStoreTextOrNull } from "../util/safe_fs.ts";
+import { readStoreTextOrNull, readStoreTextOrNullSync } from "../util/safe_fs.ts";
 import { storePaths } from "../store/paths.ts";
 
 /** One delivered steer. */
@@ -23,11 +23,6 @@ export interface InterventionRecord {
   session_id: string | null;
 }
 
-/** Count the steers of a run from a decoded list of intervention records. */
-export function countSteers(records: Record<string, unknown>[], runId: string): number {
-  return records.filter((r) => r.run_id === runId).length;
-}
-
 /** Read the intervention records of one prompt (missing file → empty). */
 export async function readInterventions(storeRoot: string, promptId: string): Promise<InterventionRecord[]> {
   const text = await readStoreTextOrNull(storePaths(storeRoot).interventionsFile(promptId));
@@ -44,17 +39,14 @@ export function steerCountsForRun(storeRoot: string, runId: string): Map<string,
   let entries: Deno.DirEntry[];
   try {
     entries = [...Deno.readDirSync(dir)];
-  } catch {
-    return counts;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return counts; // no steer recorded yet
+    throw e; // an unreadable directory would undercount steers (and allow more than max_steers)
   }
   for (const entry of entries) {
     if (!entry.isFile || !entry.name.endsWith(".jsonl")) continue;
-    let text: string;
-    try {
-      text = Deno.readTextFileSync(`${dir}/${entry.name}`);
-    } catch {
-      continue;
-    }
+    const text = readStoreTextOrNullSync(`${dir}/${entry.name}`);
+    if (text === null) continue; // removed since the listing
     for (const r of parseJsonLines(text)) {
       if (r.run_id !== runId || typeof r.prompt !== "string") continue;
       counts.set(r.prompt, (counts.get(r.prompt) ?? 0) + 1);

@@ -7,7 +7,7 @@ import { stringifyYaml } from "../util/yaml.ts";
 import { atomicWriteText } from "../util/fs.ts";
 
 /** The `verify:` block text (with trailing newline) for a contract map. */
-export function verifyBlock(verify: Record<string, unknown[]>, eol = "\n"): string {
+function verifyBlock(verify: Record<string, unknown[]>, eol = "\n"): string {
   if (Object.keys(verify).length === 0) return `verify: {}${eol}`;
   const text = stringifyYaml({ verify });
   return eol === "\n" ? text : text.replaceAll("\n", eol);

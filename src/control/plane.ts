@@ -61,7 +61,7 @@ const SNAPSHOT_COALESCE_MS = 50;
 const RECEIPT_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
 
 /** Remove receipts last modified before `cutoffMs` (control-plane.md §2.3, receipts older than 7 days). */
-export function pruneReceipts(dir: string, cutoffMs: number): number {
+function pruneReceipts(dir: string, cutoffMs: number): number {
   let removed = 0;
   try {
     for (const e of Deno.readDirSync(dir)) {
@@ -120,6 +120,7 @@ class FilePlane implements RunnerPlane {
       closing: () => this.#closing,
       dispatch: (name, command, params, author) =>
         command === "set_view" ? this.#decideView(name, params, author) : this.#decideSteer(name, params, author),
+      warn: (text) => this.#hooks.notice(text, "warning"),
     });
     this.#waker = new PlaneWaker(this.#paths.requests, {
       pollMs: opts.pollMs ?? 1000,

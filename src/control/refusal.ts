@@ -41,7 +41,7 @@ async function isControlDir(path: string): Promise<boolean> {
  * The log entry of a refusal (§3.3 shape). The reason is the error's message, so `control log` shows the caller
  * exactly what the caller was told.
  */
-export function refusalEntry(call: RefusedCall, runId: string | null, reason: string): LogEntry {
+function refusalEntry(call: RefusedCall, runId: string | null, reason: string): LogEntry {
   const id = requestName().replace(/\.json$/, "");
   const prompt = call.promptId === undefined || call.promptId === null
     ? null
@@ -66,7 +66,7 @@ export function refusalEntry(call: RefusedCall, runId: string | null, reason: st
  * write on an O_APPEND descriptor, fsynced. When the entry cannot be written the refusal still reaches the caller,
  * with a hint saying it is not on the record.
  */
-export async function recordRefusal(storeRoot: string, call: RefusedCall, error: PromptRunnerError): Promise<void> {
+async function recordRefusal(storeRoot: string, call: RefusedCall, error: PromptRunnerError): Promise<void> {
   const p = storePaths(storeRoot);
   if (!(await isControlDir(p.control))) return;
   try {
@@ -152,7 +152,7 @@ export function contractCall(
 }
 
 /** Largest steer text a refusal entry keeps (a request file's limit); longer text is cut and its size noted. */
-export const MAX_REFUSED_TEXT_BYTES = 65536;
+const MAX_REFUSED_TEXT_BYTES = 65536;
 
 /** The params of a refused steer: the trimmed text as given, cut at {@link MAX_REFUSED_TEXT_BYTES} with its size. */
 export function steerParams(trimmed: string): Record<string, unknown> {
@@ -170,7 +170,7 @@ export const dropSeam: { afterDrop: ((request: string) => Promise<void>) | null 
  * that ended before it could take it. True when this call removed it; false when someone else already claimed it
  * (a runner consumed it, or a sweep gave it an outcome), in which case it has or will get its outcome there.
  */
-export async function withdrawRequest(storeRoot: string, request: string): Promise<boolean> {
+async function withdrawRequest(storeRoot: string, request: string): Promise<boolean> {
   const p = storePaths(storeRoot);
   const claimed = `${p.controlTmp}/.withdrawn-${Deno.pid}-${request}`;
   try {

@@ -9,7 +9,7 @@ import { isRecord } from "../util/common.ts";
 /** Deepest accepted nesting of objects and arrays in a request body (the body itself is level 1). */
 export const MAX_JSON_DEPTH = 16;
 /** Longest accepted `command`, `run_id` and `author` values, in characters. */
-export const MAX_FIELD_CHARS = { command: 64, run_id: 128, author: 256 } as const;
+const MAX_FIELD_CHARS = { command: 64, run_id: 128, author: 256 } as const;
 
 /** What a request body turned out to be. */
 export type BodyInspection =

@@ -1,20 +1,21 @@
 /**
  * The status rollup (workspace.md §8, packet kind): one reconciliation of the run record, the snapshot,
  * `progress.log`, `state.json`, the verification history, steering and amendment records and the lease. Reading is
- * tolerant: a damaged file becomes `progress.error`, never a crash.
+ * tolerant: a damaged file, or one that exists but cannot be read, becomes `progress.error`, never a crash (an absent
+ * file is simply empty). {@link readRollupInputs} performs every read; {@link summarizeRollup} is the pure summary.
  */
 import { parseJsonLines } from "../util/fs.ts";
 import { readStoreTextOrNull } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 import { latestVerification } from "../contract/history.ts";
 import { type LenientProgress, parseProgressLenient } from "../store/progress.ts";
-import { readCurrentRunRecord } from "../store/run_record_read.ts";
+import { readCurrentRunRecord, type RunRecord } from "../store/run_record_read.ts";
 import { storePaths } from "../store/paths.ts";
-import { readLease } from "../store/lease.ts";
+import { type LeaseState, readLease } from "../store/lease.ts";
 import { type Leftovers, readLeftovers } from "./leftovers.ts";
 import { effectiveStatus, readSnapshotOrNull, type SnapshotRead } from "./snapshot.ts";
 import { steerCountsForRun } from "./interventions.ts";
-import { isRecord } from "../util/common.ts";
+import { errorMessage, isRecord } from "../util/common.ts";
 import { Wakeup } from "./tail.ts";
 
 /** Rollup states. */
@@ -78,10 +79,90 @@ export interface StatusRollup {
   last_progress_at: string | null;
 }
 
-async function readJson(path: string): Promise<Record<string, unknown> | null> {
+/** Everything a rollup is made of, as read from a store root by {@link readRollupInputs}. */
+export interface RollupInputs {
+  storeRoot: string;
+  record: RunRecord | null;
+  snap: SnapshotRead | null;
+  lease: LeaseState;
+  progressText: string | null;
+  stateDoc: Record<string, unknown> | null;
+  verification: { status: "pass" | "fail" | "fault"; at: string } | null;
+  /** Steers delivered in this run, by prompt. */
+  delivered: Map<string, number>;
+  /** The amendment records file of each prompt that has one. */
+  amendmentTexts: Map<string, string>;
+  leftovers: Leftovers | null;
+  /** Store files that exist but could not be read (`<why>`, naming the file): reported, never skipped. */
+  readErrors: string[];
+}
+
+/** Which run the rollup describes: the record's (or else the snapshot's) id, and the snapshot when it is that run's. */
+function runIdentity(record: RunRecord | null, snap: SnapshotRead | null) {
+  const runId = record?.run_id ?? snap?.run_id ?? null;
+  const agrees = runId !== null && snap !== null && snap.run_id === runId;
+  const live = agrees ? snap : (!record && snap ? snap : null);
+  return { runId, agrees, live };
+}
+
+/** Read everything a rollup needs; a file that exists but cannot be read lands in `readErrors` instead of failing. */
+export async function readRollupInputs(storeRoot: string): Promise<RollupInputs> {
+  const p = storePaths(storeRoot);
+  const readErrors: string[] = [];
+  const tolerant = async <T>(what: string, read: () => T | Promise<T>): Promise<T | null> => {
+    try {
+      return await read();
+    } catch (e) {
+      readErrors.push(`${what} not read: ${errorMessage(e)}`);
+      return null;
+    }
+  };
+  // The canonical readers, so `status` follows exactly the run record and snapshot the runner and the Control API do.
+  const record = await tolerant("run record", () => readCurrentRunRecord(storeRoot));
+  let snap = await readSnapshotOrNull(storeRoot);
+  const lease = await readLease(storeRoot);
+  // The runner writes its final snapshot before it drops the lease: a `running` snapshot read just before a clean
+  // close must not turn into `abandoned`, so read it again once the lease is seen down.
+  if (snap?.status === "running" && lease.state === "down") snap = await readSnapshotOrNull(storeRoot);
+  const { runId, live } = runIdentity(record, snap);
+  const progressText = await tolerant(p.progress, () => readStoreTextOrNull(p.progress));
+  const stateText = await tolerant(p.state, () => readStoreTextOrNull(p.state));
+  const currentId = live?.prompt_id ?? null;
+  const verification = currentId
+    ? await tolerant("verification history", () => latestVerification(storeRoot, currentId))
+    : null;
+  const delivered = runId ? await tolerant(p.interventions, () => steerCountsForRun(storeRoot, runId)) : null;
+  const amendmentTexts = new Map<string, string>();
+  for (const id of amendmentPromptIds(record, currentId)) {
+    const file = p.amendmentsFile(id);
+    const text = await tolerant(file, () => readStoreTextOrNull(file));
+    if (text !== null) amendmentTexts.set(id, text);
+  }
+  return {
+    storeRoot: p.root,
+    record,
+    snap,
+    lease,
+    progressText,
+    stateDoc: jsonRecord(stateText),
+    verification,
+    delivered: delivered ?? new Map(),
+    amendmentTexts,
+    leftovers: await readLeftovers(storeRoot, lease),
+    readErrors,
+  };
+}
+
+/** The prompts whose amendments are counted: the selection, else the current prompt. */
+function amendmentPromptIds(record: RunRecord | null, currentId: string | null): string[] {
+  const ids = record?.selection.ids ?? [];
+  return ids.length ? ids : currentId ? [currentId] : [];
+}
+
+/** A JSON object document, or null (absent, undecodable or not an object: `state.json` is read leniently). */
+function jsonRecord(text: string | null): Record<string, unknown> | null {
+  if (text === null) return null;
   try {
-    const text = await readStoreTextOrNull(path);
-    if (text === null) return null;
     const v: unknown = JSON.parse(text);
     return isRecord(v) ? v : null;
   } catch {
@@ -120,111 +201,75 @@ function maxIso(...values: (string | null | undefined)[]): string | null {
   return best;
 }
 
-/** Build the rollup of a packet store root. */
-export async function statusRollup(opts: {
-  target: string;
-  packetDir: string;
-  storeRoot: string;
-  kind?: "packet" | "workspace";
-}): Promise<StatusRollup> {
-  const p = storePaths(opts.storeRoot);
-  // The canonical readers, so `status` follows exactly the run record and snapshot the runner and the Control API do.
-  const record = await readCurrentRunRecord(opts.storeRoot).catch(() => null);
-  let snap = await readSnapshotOrNull(opts.storeRoot);
-  const lease = await readLease(opts.storeRoot);
-  // The runner writes its final snapshot before it drops the lease: a `running` snapshot read just before a clean
-  // close must not turn into `abandoned`, so read it again once the lease is seen down.
-  if (snap?.status === "running" && lease.state === "down") snap = await readSnapshotOrNull(opts.storeRoot);
-  const runId = record?.run_id ?? snap?.run_id ?? null;
-  const agrees = runId !== null && snap !== null && snap.run_id === runId;
-  const live = agrees ? snap : (!record && snap ? snap : null);
-  const state: RollupState = live
-    ? rollupState(effectiveStatus(live.status, lease.state))
-    : record
-    ? rollupState(effectiveStatus(record.state, lease.state))
-    : "not_started";
-  const selection = record ? { ids: record.selection.ids, selectors: record.selection.selectors } : null;
-  const progressText = await readStoreTextOrNull(p.progress).catch(() => null);
-  const prog: LenientProgress = progressText === null
-    ? { latest: new Map(), error: null }
-    : parseProgressLenient(progressText);
-  const stateDoc = await readJson(p.state);
-  const prompts = isRecord(stateDoc?.prompts) ? stateDoc.prompts : {};
-  const resultStatus = (id: string): string | null => {
-    const entry = prompts[id];
-    if (!isRecord(entry)) return null;
-    return isRecord(entry.result) && typeof entry.result.status === "string" ? entry.result.status : null;
-  };
-  const ids = selection?.ids ?? [];
+const FAILED_RESULTS = ["failed", "verification_failed", "verifier_fault", "commit_failed"];
+
+/** The `state.json` result status of a prompt, or null. */
+function resultOf(prompts: Record<string, unknown>, id: string): Record<string, unknown> | null {
+  const entry = prompts[id];
+  return isRecord(entry) && isRecord(entry.result) ? entry.result : null;
+}
+
+/** How many selected prompts are completed, running, failed, blocked and pending. */
+function promptCounts(
+  ids: string[],
+  running: string | null,
+  prog: LenientProgress,
+  prompts: Record<string, unknown>,
+): Pick<StatusRollup["progress"], "completed" | "running" | "failed" | "blocked" | "pending"> {
   const counts = { completed: 0, running: 0, failed: 0, blocked: 0, pending: 0 };
   for (const id of ids) {
-    const result = resultStatus(id);
+    const status = resultOf(prompts, id)?.status;
+    const result = typeof status === "string" ? status : null;
     const latest = prog.latest.get(id);
-    if (state === "running" && live?.prompt_id === id) counts.running++;
+    if (running === id) counts.running++;
     else if (latest?.status === "completed") counts.completed++;
     else if (result === "blocked_by_dependency") counts.blocked++;
-    else if (
-      latest?.status === "failed" ||
-      ["failed", "verification_failed", "verifier_fault", "commit_failed"].includes(result ?? "")
-    ) counts.failed++;
+    else if (latest?.status === "failed" || FAILED_RESULTS.includes(result ?? "")) counts.failed++;
     else counts.pending++;
   }
-  const currentId = live?.prompt_id ?? null;
-  const verification = currentId ? await latestVerification(opts.storeRoot, currentId).catch(() => null) : null;
-  const delivered = runId ? steerCountsForRun(opts.storeRoot, runId) : new Map<string, number>();
-  const amendments: StatusRollup["amendments"] = [];
-  const amendIds = ids.length ? ids : currentId ? [currentId] : [];
-  for (const id of amendIds) {
-    const text = await readStoreTextOrNull(p.amendmentsFile(id)).catch(() => null);
-    if (text === null) continue;
+  return counts;
+}
+
+/** The amendments of this run, per prompt (in selection order). */
+function amendmentsOf(texts: Map<string, string>, runId: string | null): StatusRollup["amendments"] {
+  const out: StatusRollup["amendments"] = [];
+  for (const [id, text] of texts) {
     const mine = parseJsonLines(text).filter((r) => runId !== null && r.run_id === runId);
     if (mine.length) {
-      amendments.push({ prompt_id: id, count: mine.length, phases: [...new Set(mine.map((r) => String(r.phase)))] });
+      out.push({
+        prompt_id: id,
+        count: mine.length,
+        phases: [...new Set(mine.map((r) => String(r.phase)))],
+      });
     }
   }
-  const preserved = preservedWork(prompts);
-  const vacuous = ids.filter((id) => {
-    const entry = prompts[id];
-    const result = isRecord(entry) && isRecord(entry.result) ? entry.result : null;
-    return result !== null && result.vacuous === true && runId !== null && result.run_id === runId;
-  });
-  const reason = live?.reason ?? record?.reason ?? null;
-  let health: StatusRollup["health"];
-  let healthy: boolean | null;
-  if (state === "not_started") [health, healthy] = ["not started", null];
-  else if (state === "running") {
-    healthy = lease.state !== "down" && agrees;
-    health = healthy ? "healthy" : "needs attention";
-  } else if (state === "completed") {
-    healthy = lease.state === "down";
-    health = healthy ? "healthy" : "needs attention";
-  } else if (reason === "interrupted") [health, healthy] = ["stopped", true];
-  else [health, healthy] = ["needs attention", false];
-  const progressTimes = [...prog.latest.values()].map((v) => v.at);
-  const leaseOut = { state: lease.state, pid: lease.pid, hostname: lease.hostname };
+  return out;
+}
+
+/** Health from the state, the lease, whether the record and snapshot agree, and the stop reason. */
+function healthOf(
+  state: RollupState,
+  lease: LeaseState,
+  agrees: boolean,
+  reason: string | null,
+): Pick<StatusRollup, "health" | "healthy"> {
+  if (state === "not_started") return { health: "not started", healthy: null };
+  if (state === "running" || state === "completed") {
+    const healthy = state === "running" ? lease.state !== "down" && agrees : lease.state === "down";
+    return { health: healthy ? "healthy" : "needs attention", healthy };
+  }
+  return reason === "interrupted"
+    ? { health: "stopped", healthy: true }
+    : { health: "needs attention", healthy: false };
+}
+
+/** The live parts of a rollup (current prompt, activity, steering): null unless the snapshot is this run's. */
+function liveParts(
+  live: SnapshotRead | null,
+  delivered: Map<string, number>,
+): Pick<StatusRollup, "current" | "activity" | "steering"> {
+  const currentId = live?.prompt_id ?? null;
   return {
-    schema: "prompt_runner.status/v1",
-    kind: opts.kind ?? "packet",
-    target: opts.target,
-    packet_dir: opts.packetDir,
-    store_root: p.root,
-    checked_at: nowIso(),
-    state,
-    healthy,
-    health,
-    run_id: runId,
-    run_id_agrees: agrees,
-    selection,
-    progress: {
-      selected: ids.length || live?.selected_count || 0,
-      ...counts,
-      current_position: live && live.prompt_position > 0 ? live.prompt_position : null,
-      last_verification: verification
-        ? verification.status === "pass" ? "passed" : verification.status === "fail" ? "failed" : "faulted"
-        : null,
-      reason,
-      error: prog.error,
-    },
     current: live && currentId
       ? {
         prompt_id: currentId,
@@ -256,19 +301,77 @@ export async function statusRollup(opts: {
         delivered_this_run: [...delivered.values()].reduce((a, b) => a + b, 0),
       }
       : null,
-    amendments,
-    preserved,
+  };
+}
+
+const VERIFICATION_WORDS = { pass: "passed", fail: "failed", fault: "faulted" } as const;
+
+/** The rollup of what {@link readRollupInputs} read (pure). */
+export function summarizeRollup(
+  opts: { target: string; packetDir: string; kind?: "packet" | "workspace" },
+  inp: RollupInputs,
+  checkedAt: string,
+): StatusRollup {
+  const { record, snap, lease } = inp;
+  const { runId, agrees, live } = runIdentity(record, snap);
+  const state: RollupState = live
+    ? rollupState(effectiveStatus(live.status, lease.state))
+    : record
+    ? rollupState(effectiveStatus(record.state, lease.state))
+    : "not_started";
+  const selection = record ? { ids: record.selection.ids, selectors: record.selection.selectors } : null;
+  const prog: LenientProgress = inp.progressText === null
+    ? { latest: new Map(), error: null }
+    : parseProgressLenient(inp.progressText);
+  const prompts = isRecord(inp.stateDoc?.prompts) ? inp.stateDoc.prompts : {};
+  const ids = selection?.ids ?? [];
+  const running = state === "running" ? live?.prompt_id ?? null : null;
+  const vacuous = ids.filter((id) => {
+    const result = resultOf(prompts, id);
+    return result !== null && result.vacuous === true && runId !== null && result.run_id === runId;
+  });
+  const reason = live?.reason ?? record?.reason ?? null;
+  const errors = [prog.error, ...inp.readErrors].filter((e): e is string => e !== null);
+  return {
+    schema: "prompt_runner.status/v1",
+    kind: opts.kind ?? "packet",
+    target: opts.target,
+    packet_dir: opts.packetDir,
+    store_root: inp.storeRoot,
+    checked_at: checkedAt,
+    state,
+    ...healthOf(state, lease, agrees, reason),
+    run_id: runId,
+    run_id_agrees: agrees,
+    selection,
+    progress: {
+      selected: ids.length || live?.selected_count || 0,
+      ...promptCounts(ids, running, prog, prompts),
+      current_position: live && live.prompt_position > 0 ? live.prompt_position : null,
+      last_verification: inp.verification ? VERIFICATION_WORDS[inp.verification.status] : null,
+      reason,
+      error: errors.length ? errors.join("; ") : null,
+    },
+    ...liveParts(live, inp.delivered),
+    amendments: amendmentsOf(inp.amendmentTexts, runId),
+    preserved: preservedWork(prompts),
     vacuous,
-    lease: leaseOut,
+    lease: { state: lease.state, pid: lease.pid, hostname: lease.hostname },
     service: { mode: lease.state === "up" ? (lease.info?.service === "detached" ? "detached" : "attached") : "none" },
     control: snap ? { ...snap, status: effectiveStatus(snap.status, lease.state) } : null,
-    leftovers: await readLeftovers(opts.storeRoot, lease),
-    last_progress_at: maxIso(
-      record?.updated_at,
-      snap?.updated_at,
-      ...progressTimes,
-    ),
+    leftovers: inp.leftovers,
+    last_progress_at: maxIso(record?.updated_at, snap?.updated_at, ...[...prog.latest.values()].map((v) => v.at)),
   };
+}
+
+/** Build the rollup of a packet store root. */
+export async function statusRollup(opts: {
+  target: string;
+  packetDir: string;
+  storeRoot: string;
+  kind?: "packet" | "workspace";
+}): Promise<StatusRollup> {
+  return summarizeRollup(opts, await readRollupInputs(opts.storeRoot), nowIso());
 }
 
 /**

@@ -12,7 +12,7 @@ import { readViewTotal } from "./view.ts";
 import { storePaths } from "../store/paths.ts";
 
 /** Schema tag of the snapshot. */
-export const SNAPSHOT_SCHEMA = "prompt_runner.snapshot/v1";
+const SNAPSHOT_SCHEMA = "prompt_runner.snapshot/v1";
 
 /** The snapshot as the runner writes it (every field present). */
 export interface SnapshotDoc {
@@ -174,6 +174,8 @@ export async function readSnapshotFile(storeRoot: string): Promise<SnapshotFile>
 
 /** The snapshot of a store root, or null when it is missing, unreadable or invalid — for readers that never fail. */
 export async function readSnapshotOrNull(storeRoot: string): Promise<SnapshotRead | null> {
+  // Deliberately tolerant: its callers poll (followers, `stop`, refusal messages) or fall back to the run record, and
+  // a path refused by name (a planted FIFO, symlink or directory) is reported by the checked readers that need it.
   const file = await readSnapshotFile(storeRoot).catch(() => null);
   return file?.kind === "ok" ? file.value : null;
 }

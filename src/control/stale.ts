@@ -5,6 +5,7 @@
  * same moment and this sweep can never both record it.
  */
 import { nowIso } from "../util/time.ts";
+import { readStoreTextOrNullSync } from "../util/safe_fs.ts";
 import { AuditWriter } from "./audit.ts";
 import { byteOrder, Claimer, requestNameProblem } from "./claim.ts";
 import { readLease } from "../store/lease.ts";
@@ -15,9 +16,15 @@ import { isRecord } from "../util/common.ts";
 /** Reason logged for a stale request. */
 export const STALE_REASON = "run has finished (no runner took the request)";
 
+/**
+ * The run id of the last snapshot, only to label stale log entries that carry none. Deliberately tolerant: a snapshot
+ * that is absent, refused by name (a planted FIFO or link is never opened) or undecodable leaves the label null, and
+ * the sweep still gives every stale request its outcome.
+ */
 function snapshotRunId(path: string): string | null {
   try {
-    const v: unknown = JSON.parse(Deno.readTextFileSync(path));
+    const text = readStoreTextOrNullSync(path);
+    const v: unknown = text === null ? null : JSON.parse(text);
     return isRecord(v) && typeof v.run_id === "string" ? v.run_id : null;
   } catch {
     return null;

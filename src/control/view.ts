@@ -6,7 +6,7 @@ import { DEFAULT_VIEW, type View, VIEW_VALUES } from "../events/types.ts";
 import { isRecord } from "../util/common.ts";
 
 /** The four view keys, sorted. */
-export const VIEW_KEYS: readonly (keyof View)[] = ["diff", "log_mode", "thinking", "tool_output"];
+const VIEW_KEYS: readonly (keyof View)[] = ["diff", "log_mode", "thinking", "tool_output"];
 
 /** Result of {@link validateView}. */
 export type ViewValidation =

@@ -18,15 +18,3 @@ export function encodeEnvelope(envelope: Envelope): string {
     return JSON.stringify({ ...rest, data: { unencodable: String(data) } });
   }
 }
-
-/** Decode one line into an envelope-shaped object, or null when it is not a JSON object. */
-export function decodeEnvelopeLine(line: string): Envelope | null {
-  if (line.trim() === "") return null;
-  try {
-    const value: unknown = JSON.parse(line);
-    if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
-    return value as Envelope;
-  } catch {
-    return null;
-  }
-}

@@ -149,9 +149,6 @@ export type RunnerEventType = keyof RunnerEventData;
 /** Every canonical event type name. */
 export type EventType = ProviderEventType | RunnerEventType;
 
-/** All `data` shapes keyed by type. */
-export type EventData = ProviderEventData & RunnerEventData;
-
 /** What a lane yields: a provider event before the runner stamps it with seq and context. */
 export type ProviderEvent = {
   [K in ProviderEventType]: {

@@ -19,9 +19,13 @@ export interface CursorDoc {
   pending: { index: number; path: string; size: number } | null;
 }
 
-/** Read a cursor file; a missing or unreadable one reads as nothing applied. */
+/**
+ * Read a cursor file; a missing one (or one that does not decode) reads as nothing applied. A cursor path that exists
+ * but cannot be read (a directory, a planted link) throws naming it: reading it as "nothing applied" would replay
+ * writes a crashed attempt already made.
+ */
 export async function readCursor(path: string): Promise<CursorDoc> {
-  const text = await readStoreTextOrNull(path).catch(() => null);
+  const text = await readStoreTextOrNull(path);
   if (text === null) return { script: null, applied: 0, pending: null };
   try {
     const v = JSON.parse(text) as Partial<CursorDoc>;

@@ -17,13 +17,13 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** Hex SHA-256 of a string. */
-export async function sha256Hex(text: string): Promise<string> {
+async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** The fingerprint input document (exposed for tests and debugging). */
-export function fingerprintInput(packet: Packet): Record<string, unknown> {
+function fingerprintInput(packet: Packet): Record<string, unknown> {
   const quiet = new FindingSink();
   const execKeys = [...PROMPT_EXECUTION_KEYS, ...PROVIDER_BAGS] as string[];
   return {

@@ -25,7 +25,7 @@ export class FrontMatterSyntaxError extends SyntaxError {
 const FENCE = /^---\r?$/;
 
 /** Split a file into its front matter text (null when absent), the body, and the line the YAML starts on. */
-export function splitFrontMatter(text: string): { yaml: string | null; body: string; yamlStartLine: number } {
+function splitFrontMatter(text: string): { yaml: string | null; body: string; yamlStartLine: number } {
   const src = text.startsWith("\uFEFF") ? text.slice(1) : text;
   const firstEnd = src.indexOf("\n");
   const firstLine = firstEnd < 0 ? src : src.slice(0, firstEnd);
@@ -46,7 +46,7 @@ export function splitFrontMatter(text: string): { yaml: string | null; body: str
 }
 
 /** Convert a decoded YAML value so that every mapping key is a string, at every depth. */
-export function stringKeys(value: unknown): unknown {
+function stringKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(stringKeys);
   if (value instanceof Map) {
     const out: Record<string, unknown> = {};

@@ -11,18 +11,16 @@ import {
   mergeLayers,
   normalizeLayer,
   type OptionLayer,
-  PROMPT_EXECUTION_KEYS,
-  PROVIDER_BAGS,
   resolveExecutionOptions,
 } from "./options.ts";
 import { ProfileError, type ResolvedProfile, resolveProfile } from "./profiles.ts";
 import { defaultRepoOf, parseRepos } from "./repos.ts";
 import { parsePromptFile, type RawPrompt } from "./prompt_file.ts";
-import { dependencyCycle } from "./dependencies.ts";
-import type { ExecutionOptions, Finding, OptionOverrides, Packet, Prompt, Repo } from "./types.ts";
+import { applyLegacyRoots, buildPrompts, uniquePrompts } from "./assemble.ts";
+import type { Finding, OptionOverrides, Packet, Repo } from "./types.ts";
 
 /** The manifest file name. */
-export const MANIFEST_FILE = "prompt_runner_packet.md";
+const MANIFEST_FILE = "prompt_runner_packet.md";
 
 /** Options of {@link loadPacket}. */
 export interface LoadOptions {
@@ -87,7 +85,7 @@ const ENV_NAMES = [
 ];
 
 /** Read the environment variables the loader uses, tolerating partial env permission. */
-export function loaderEnv(): Record<string, string> {
+function loaderEnv(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of ENV_NAMES) {
     try {
@@ -161,27 +159,6 @@ function overridesLayer(o: OptionOverrides): OptionLayer {
   return layer;
 }
 
-function rewriteDeep(v: unknown, rewrite: (text: string) => string): unknown {
-  if (typeof v === "string") return rewrite(v);
-  if (Array.isArray(v)) return v.map((x) => rewriteDeep(x, rewrite));
-  if (v !== null && typeof v === "object") {
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, rewriteDeep(x, rewrite)]));
-  }
-  return v;
-}
-
-/** Workspace runs: author-machine paths in system prompts and provider option bags become clone paths (§6.2). */
-function withRewrittenPaths(o: ExecutionOptions, remap: RepoRemap | null): ExecutionOptions {
-  if (!remap) return o;
-  const r = (t: string | null) => (t === null ? null : remap.rewriteText(t));
-  return {
-    ...o,
-    system_prompt: r(o.system_prompt),
-    append_system_prompt: r(o.append_system_prompt),
-    provider_opts: rewriteDeep(o.provider_opts, (t) => remap.rewriteText(t)) as ExecutionOptions["provider_opts"],
-  };
-}
-
 /** Discover the prompt files and parse them concurrently, each into its own sink (merged later in file order). */
 async function readPromptFiles(
   root: string,
@@ -195,35 +172,35 @@ async function readPromptFiles(
   return { promptFiles, parsed };
 }
 
-/** Inspect a packet: load everything that can be loaded and collect every finding. Never throws for content. */
-export async function inspectPacket(dir: string, opts: LoadOptions = {}): Promise<PacketInspection> {
-  const root = await canonicalDir(dir);
-  const env = opts.env ?? loaderEnv();
-  const flags = overridesLayer(opts.overrides ?? {});
-  const sink = new FindingSink();
-  const manifestPath = `${root}/${MANIFEST_FILE}`;
-  let text: string;
+/** The manifest's text; a directory without one is not a packet (exit 4). */
+async function readManifest(root: string): Promise<string> {
   try {
-    text = await Deno.readTextFile(manifestPath);
+    return await Deno.readTextFile(`${root}/${MANIFEST_FILE}`);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) {
       throw new NotFoundError("target_not_found", `${root} is not a packet: ${MANIFEST_FILE} not found`);
     }
     throw e;
   }
-  let manifest: Record<string, unknown>;
+}
+
+/** The manifest's front matter, or null after a `manifest_yaml_invalid` finding. */
+function parseManifest(text: string, sink: FindingSink): Record<string, unknown> | null {
   try {
-    manifest = parseFrontMatter(text).data;
+    return parseFrontMatter(text).data;
   } catch (e) {
     if (!(e instanceof FrontMatterSyntaxError)) throw e;
-    const fe = e;
     sink.error(
       "manifest_yaml_invalid",
-      `invalid YAML in ${MANIFEST_FILE} at line ${fe.line}, column ${fe.column}: ${fe.message}`,
+      `invalid YAML in ${MANIFEST_FILE} at line ${e.line}, column ${e.column}: ${e.message}`,
       { file: MANIFEST_FILE },
     );
-    return { dir: root, packet: null, findings: sink.list, promptFiles: [] };
+    return null;
   }
+}
+
+/** Unknown manifest keys (warnings), the packet name (default: the directory's) and its prompt dir. */
+function manifestBasics(root: string, manifest: Record<string, unknown>, sink: FindingSink) {
   const mf = MANIFEST_FILE;
   for (const key of Object.keys(manifest)) {
     if (!MANIFEST_KEYS.has(key)) {
@@ -236,33 +213,57 @@ export async function inspectPacket(dir: string, opts: LoadOptions = {}): Promis
   const promptDirRel = typeof manifest.prompt_dir === "string" && manifest.prompt_dir !== ""
     ? manifest.prompt_dir
     : "prompts";
-  const promptDir = joinPath(root, promptDirRel);
-  // Prompt files are discovered, read and parsed while the profile is resolved: each prompt reports into its own
-  // sink, merged below in file order, so the findings come out exactly as if this happened afterwards.
-  const promptsParsed = readPromptFiles(root, promptDir);
-  promptsParsed.catch(() => {/* awaited below */});
-  let repos = parseRepos(manifest.repos, root, mf, sink);
-  if (repos.filter((r) => r.default).length > 1) {
+  return { name, promptDir: joinPath(root, promptDirRel) };
+}
+
+/** The manifest's repos; several marked `default: true` is a warning (the first is used). */
+function manifestRepos(manifest: Record<string, unknown>, root: string, sink: FindingSink): Repo[] {
+  const mf = MANIFEST_FILE;
+  const repos = parseRepos(manifest.repos, root, mf, sink);
+  const defaults = repos.filter((r) => r.default);
+  if (defaults.length > 1) {
     sink.warn(
       "multiple_default_repos",
-      `${mf}: several repos have default: true (${repos.filter((r) => r.default).map((r) => r.name).join(", ")}); "${
-        repos.find((r) => r.default)!.name
+      `${mf}: several repos have default: true (${defaults.map((r) => r.name).join(", ")}); "${
+        defaults[0]!.name
       }" is used`,
       { file: mf, key: "repos" },
     );
   }
-  const phases = parsePhases(manifest.phases, sink);
+  return repos;
+}
 
-  let profile: ResolvedProfile | null = null;
-  const explicitProfile = typeof manifest.profile === "string" && manifest.profile.trim() !== ""
-    ? manifest.profile.trim()
-    : null;
+/** The manifest's `profile:` (trimmed), or null when absent or blank. */
+function explicitProfileOf(manifest: Record<string, unknown>): string | null {
+  return typeof manifest.profile === "string" && manifest.profile.trim() !== "" ? manifest.profile.trim() : null;
+}
+
+/** Resolve the profile; a {@link ProfileError} becomes an error finding (the packet loads without a profile). */
+async function profileOf(
+  explicit: string | null,
+  env: Record<string, string>,
+  sink: FindingSink,
+): Promise<ResolvedProfile | null> {
   try {
-    profile = await resolveProfile(explicitProfile, env);
+    return await resolveProfile(explicit, env);
   } catch (e) {
     if (!(e instanceof ProfileError)) throw e;
-    sink.error(e.code, `${mf}: ${e.message}`, { file: e.file ?? mf, key: "profile" });
+    sink.error(e.code, `${MANIFEST_FILE}: ${e.message}`, { file: e.file ?? MANIFEST_FILE, key: "profile" });
+    return null;
   }
+}
+
+/**
+ * The packet-level option layers merged once (environment, profile, manifest); each prompt adds its own layer and
+ * the flags on top (merging is a left fold, so this equals merging every layer per prompt).
+ */
+function packetLayer(
+  env: Record<string, string>,
+  profile: ResolvedProfile | null,
+  manifest: Record<string, unknown>,
+  root: string,
+  sink: FindingSink,
+): OptionLayer {
   const envRaw: Record<string, unknown> = {};
   if (env.PROMPT_RUNNER_PROVIDER) envRaw.provider = env.PROMPT_RUNNER_PROVIDER;
   if (env.PROMPT_RUNNER_MODEL) envRaw.model = env.PROMPT_RUNNER_MODEL;
@@ -270,127 +271,53 @@ export async function inspectPacket(dir: string, opts: LoadOptions = {}): Promis
   const profileLayer = profile
     ? normalizeLayer(profile.options, MANIFEST_OPTION_KEYS, { file: `profile ${profile.name}`, packetDir: root }, sink)
     : {};
-  const manifestLayer = normalizeLayer(manifest, MANIFEST_OPTION_KEYS, { file: mf, packetDir: root }, sink);
-  const budgets = {
-    ...(opts.overrides?.retry_attempts !== undefined ? { retry_attempts: opts.overrides.retry_attempts } : {}),
-    ...(opts.overrides?.repair_attempts !== undefined ? { repair_attempts: opts.overrides.repair_attempts } : {}),
-    ...(opts.overrides?.max_steers !== undefined ? { max_steers: opts.overrides.max_steers } : {}),
+  const manifestLayer = normalizeLayer(manifest, MANIFEST_OPTION_KEYS, { file: MANIFEST_FILE, packetDir: root }, sink);
+  return mergeLayers([envLayer, profileLayer, manifestLayer]);
+}
+
+/** The budget flags (`--retry-attempts`, `--repair-attempts`, `--max-steers`) that were given. */
+function budgetOverrides(o: OptionOverrides): Parameters<typeof resolveExecutionOptions>[1] {
+  return {
+    ...(o.retry_attempts !== undefined ? { retry_attempts: o.retry_attempts } : {}),
+    ...(o.repair_attempts !== undefined ? { repair_attempts: o.repair_attempts } : {}),
+    ...(o.max_steers !== undefined ? { max_steers: o.max_steers } : {}),
   };
-  // The packet-level layers merged once; each prompt adds its own layer and the flags on top (merging is a left
-  // fold, so this equals merging every layer per prompt).
-  const base = mergeLayers([envLayer, profileLayer, manifestLayer]);
+}
+
+/**
+ * Inspect a packet: load everything that can be loaded and collect every finding, in discovery order. Never throws
+ * for content. Reads the manifest, the profile and the prompt files; the rest is pure (./assemble.ts).
+ */
+export async function inspectPacket(dir: string, opts: LoadOptions = {}): Promise<PacketInspection> {
+  const root = await canonicalDir(dir);
+  const env = opts.env ?? loaderEnv();
+  const flags = overridesLayer(opts.overrides ?? {});
+  const sink = new FindingSink();
+  const manifestPath = `${root}/${MANIFEST_FILE}`;
+  const manifest = parseManifest(await readManifest(root), sink);
+  if (manifest === null) return { dir: root, packet: null, findings: sink.list, promptFiles: [] };
+  const { name, promptDir } = manifestBasics(root, manifest, sink);
+  // Prompt files are discovered, read and parsed while the profile is resolved: each prompt reports into its own
+  // sink, merged below in file order, so the findings come out exactly as if this happened afterwards.
+  const promptsParsed = readPromptFiles(root, promptDir);
+  promptsParsed.catch(() => {/* awaited below */});
+  const declaredRepos = manifestRepos(manifest, root, sink);
+  const phases = parsePhases(manifest.phases, sink);
+  const explicitProfile = explicitProfileOf(manifest);
+  const profile = await profileOf(explicitProfile, env, sink);
+  const base = packetLayer(env, profile, manifest, root, sink);
+  const budgets = budgetOverrides(opts.overrides ?? {});
   const options = resolveExecutionOptions(mergeLayers([base, flags]), budgets);
 
   const { promptFiles, parsed } = await promptsParsed;
-  const raws: RawPrompt[] = [];
-  const byId = new Map<string, RawPrompt>();
-  for (const { raw, own } of parsed) {
-    sink.merge(own);
-    if (!raw) continue;
-    const dup = byId.get(raw.id);
-    if (dup) {
-      sink.error(
-        "duplicate_prompt_id",
-        `duplicate prompt id ${raw.id}: ${dup.relFile} and ${raw.relFile}`,
-        { file: raw.relFile, key: "id", prompt_id: raw.id },
-      );
-      continue;
-    }
-    byId.set(raw.id, raw);
-    raws.push(raw);
-  }
-  raws.sort((a, b) => compareIds(a.id, b.id));
-
-  // Legacy `## Repository Root` paths: match configured repos; a packet without repos infers them (SDK behaviour).
-  const implied = new Map<string, Repo>();
-  const configured = repos.length > 0;
-  for (const raw of raws) {
-    if (raw.legacyRoots.length === 0) continue;
-    raw.targets = raw.legacyRoots.map((p) => {
-      const abs = joinPath(root, p);
-      const hit = repos.find((r) =>
-        r.path === abs || r.configuredPath === p || joinPath(root, r.configuredPath) === abs
-      );
-      if (hit) return hit.name;
-      const guess = abs.slice(abs.lastIndexOf("/") + 1).replace(/[^a-zA-Z0-9_]/g, "_");
-      if (!configured) {
-        if (!implied.has(guess)) {
-          implied.set(guess, { name: guess, path: abs, configuredPath: p, default: false });
-        }
-        return guess;
-      }
-      return repos.some((r) => r.name === guess) ? guess : p;
-    });
-  }
-  if (!configured && implied.size > 0) {
-    repos = [...implied.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
-    repos[0]!.default = true;
-  }
+  const { raws, byId } = uniquePrompts(parsed, sink);
   const remap = opts.repoRemap ?? registeredRemaps.get(root) ?? null;
+  let repos = applyLegacyRoots(raws, declaredRepos, root);
   if (remap) repos = repos.map((r) => ({ ...r, path: remap.repoPath(r) }));
   const defaultRepo = defaultRepoOf(repos);
-  const repoNames = new Set(repos.map((r) => r.name));
-
-  const prompts: Prompt[] = [];
-  for (const raw of raws) {
-    const at = { file: raw.relFile, key: "targets", prompt_id: raw.id };
-    for (const t of raw.targets) {
-      if (t.startsWith("@")) {
-        sink.error("repo_group_in_targets", `${raw.relFile}: targets entry "${t}" is a repo group; name repos`, at);
-      } else if (!repoNames.has(t)) {
-        sink.error(
-          "unknown_target_repo",
-          `${raw.relFile}: target repo "${t}" is not defined in ${mf}; known repos: ${
-            [...repoNames].join(", ") || "(none)"
-          }`,
-          at,
-        );
-      }
-    }
-    for (const d of raw.dependsOn) {
-      if (!byId.has(d)) {
-        sink.error(
-          "unknown_dependency",
-          `${raw.relFile}: depends_on names unknown prompt ${d}; known: ${raws.map((r) => r.id).join(", ")}`,
-          { file: raw.relFile, key: "depends_on", prompt_id: raw.id },
-        );
-      }
-    }
-    const promptLayer = normalizeLayer(
-      raw.frontMatter,
-      [...PROMPT_EXECUTION_KEYS, "recovery", ...PROVIDER_BAGS],
-      { file: raw.relFile, promptId: raw.id, packetDir: root },
-      sink,
-    );
-    const cwdRepo = repos.find((r) => r.name === raw.targets[0]) ?? defaultRepo;
-    prompts.push({
-      id: raw.id,
-      file: raw.file,
-      relFile: raw.relFile,
-      phase: raw.phase,
-      sp: raw.sp,
-      name: raw.name,
-      targets: raw.targets,
-      commit: raw.commit,
-      dependsOn: raw.dependsOn,
-      verify: raw.verify,
-      simulate: raw.simulate,
-      body: remap ? remap.rewriteText(raw.body) : raw.body,
-      frontMatter: raw.frontMatter,
-      options: withRewrittenPaths(resolveExecutionOptions(mergeLayers([base, promptLayer, flags]), budgets), remap),
-      cwd: cwdRepo && cwdRepo.path !== "" ? cwdRepo.path : root,
-      legacyCommands: raw.legacyCommands,
-    });
-  }
-  const cycle = dependencyCycle(prompts);
-  if (cycle) {
-    const first = prompts.find((p) => p.id === cycle[0]);
-    sink.error("dependency_cycle", `dependency cycle: ${cycle.join(" → ")}`, {
-      file: first?.relFile ?? null,
-      key: "depends_on",
-      prompt_id: cycle[0] ?? null,
-    });
-  }
+  const rewrite = remap ? (t: string) => remap.rewriteText(t) : null;
+  const ctx = { root, manifestFile: MANIFEST_FILE, repos, defaultRepo, base, flags, budgets, rewrite };
+  const prompts = buildPrompts(raws, byId, ctx, sink);
   const packet: Packet = {
     dir: root,
     manifestPath,
@@ -428,11 +355,6 @@ function parsePhases(raw: unknown, sink: FindingSink): Record<string, string> {
     }
   }
   return out;
-}
-
-/** Compare two normalised ids numerically. */
-export function compareIds(a: string, b: string): number {
-  return a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**

@@ -3,7 +3,7 @@ import { FrontMatterSyntaxError, parseFrontMatter } from "./front_matter.ts";
 import { readTextOrNull } from "../util/fs.ts";
 
 /** Built-in profiles; a config-home file of the same name overrides one. */
-export const BUILTIN_PROFILES: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
+const BUILTIN_PROFILES: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
   "simulated-default": {
     provider: "simulated",
     model: "simulated-demo",
@@ -28,7 +28,7 @@ export const BUILTIN_PROFILES: Readonly<Record<string, Readonly<Record<string, u
 };
 
 /** The config home: `$PROMPT_RUNNER_CONFIG_HOME`, else `$XDG_CONFIG_HOME/prompt_runner`, else `~/.config/prompt_runner`. */
-export function configHome(env: Record<string, string | undefined>): string | null {
+function configHome(env: Record<string, string | undefined>): string | null {
   const explicit = env.PROMPT_RUNNER_CONFIG_HOME;
   if (explicit) return explicit.replace(/\/+$/, "");
   const xdg = env.XDG_CONFIG_HOME;
@@ -50,7 +50,7 @@ export interface ResolvedProfile {
 export class ProfileError extends Error {
   constructor(
     message: string,
-    readonly code: "unknown_profile" | "profile_yaml_invalid",
+    readonly code: "unknown_profile" | "profile_yaml_invalid" | "profile_unreadable",
     readonly file: string | null,
   ) {
     super(message);
@@ -59,29 +59,60 @@ export class ProfileError extends Error {
 }
 
 /** Profile names available: built-ins plus `profiles/*.md` of the config home, sorted. */
-export async function listProfiles(home: string | null): Promise<string[]> {
+async function listProfiles(home: string | null): Promise<string[]> {
   const names = new Set(Object.keys(BUILTIN_PROFILES));
   if (home) {
+    const dir = `${home}/profiles`;
     try {
-      for await (const e of Deno.readDir(`${home}/profiles`)) {
+      for await (const e of Deno.readDir(dir)) {
         if (e.name.endsWith(".md") && (e.isFile || e.isSymlink)) names.add(e.name.slice(0, -3));
       }
-    } catch { /* no profiles dir */ }
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw unreadable(dir, e); // no profiles dir: built-ins only
+    }
   }
   return [...names].sort();
 }
 
-/** The config home's `default_profile`, or null. */
-export async function defaultProfileName(home: string | null): Promise<string | null> {
-  if (!home) return null;
-  const text = await readTextOrNull(`${home}/config.md`).catch(() => null);
-  if (text === null) return null;
+/** A config-home file that exists but cannot be read (a directory, no permission …): named, never skipped. */
+function unreadable(file: string, e: unknown): ProfileError {
+  return new ProfileError(`cannot read ${file}: ${(e as Error).message}`, "profile_unreadable", file);
+}
+
+/** The text of a config-home file, or null when absent; any other failure is a {@link ProfileError} naming it. */
+async function readConfigFile(file: string): Promise<string | null> {
   try {
-    const v = parseFrontMatter(text).data.default_profile;
-    return typeof v === "string" && v.trim() !== "" ? v.trim() : null;
-  } catch {
-    return null;
+    return await readTextOrNull(file);
+  } catch (e) {
+    throw unreadable(file, e);
   }
+}
+
+/** The front matter of a config-home file; invalid YAML is a {@link ProfileError} naming the file and position. */
+function configFrontMatter(file: string, text: string, what: string): Record<string, unknown> {
+  try {
+    return parseFrontMatter(text).data;
+  } catch (e) {
+    const where = e instanceof FrontMatterSyntaxError ? ` at line ${e.line}, column ${e.column}` : "";
+    throw new ProfileError(
+      `invalid YAML in ${what} ${file}${where}: ${(e as Error).message}`,
+      "profile_yaml_invalid",
+      file,
+    );
+  }
+}
+
+/**
+ * The config home's `default_profile`, or null (no home, no `config.md`, or no such key). A `config.md` that cannot
+ * be read or parsed throws {@link ProfileError}, as a broken profile file does.
+ */
+async function defaultProfileName(home: string | null): Promise<string | null> {
+  if (!home) return null;
+  const file = `${home}/config.md`;
+  const text = await readConfigFile(file);
+  if (text === null) return null;
+  const v = configFrontMatter(file, text, "config").default_profile;
+  return typeof v === "string" && v.trim() !== "" ? v.trim() : null;
 }
 
 /**
@@ -98,19 +129,8 @@ export async function resolveProfile(
   if (!name) return null;
   if (home && !name.includes("/")) {
     const file = `${home}/profiles/${name}.md`;
-    const text = await readTextOrNull(file).catch(() => null);
-    if (text !== null) {
-      try {
-        return { name, options: parseFrontMatter(text).data, source: file };
-      } catch (e) {
-        const where = e instanceof FrontMatterSyntaxError ? ` at line ${e.line}, column ${e.column}` : "";
-        throw new ProfileError(
-          `invalid YAML in profile ${file}${where}: ${(e as Error).message}`,
-          "profile_yaml_invalid",
-          file,
-        );
-      }
-    }
+    const text = await readConfigFile(file);
+    if (text !== null) return { name, options: configFrontMatter(file, text, "profile"), source: file };
   }
   const builtin = BUILTIN_PROFILES[name];
   if (builtin) return { name, options: structuredClone(builtin) as Record<string, unknown>, source: "built-in" };

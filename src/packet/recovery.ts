@@ -2,7 +2,7 @@
 import type { RecoveryOptions } from "./types.ts";
 
 /** Default retries per failure class; always filled in after normalisation. */
-export const DEFAULT_CLASS_ATTEMPTS: Readonly<Record<string, number>> = Object.freeze({
+const DEFAULT_CLASS_ATTEMPTS: Readonly<Record<string, number>> = Object.freeze({
   provider_capacity: 5,
   provider_rate_limit: 5,
   provider_auth_claim: 3,
@@ -43,7 +43,7 @@ export function truthy(value: unknown): boolean {
 }
 
 /** An integer ≥ 0 (digit strings accepted), or null when the value does not qualify. */
-export function nonNegativeInt(value: unknown): number | null {
+function nonNegativeInt(value: unknown): number | null {
   if (typeof value === "number" && Number.isInteger(value) && value >= 0) return value;
   if (typeof value === "string" && /^\s*\d+\s*$/.test(value)) return Number(value.trim());
   return null;

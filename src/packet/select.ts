@@ -44,7 +44,7 @@ function resolveId(packet: Packet, given: string): Prompt {
  * Stable topological sort (runner.md §3): repeatedly emit the ready prompt (all selected dependencies emitted)
  * that comes first in `base`. Only edges between selected prompts reorder.
  */
-export function orderByDependencies(base: readonly Prompt[]): Prompt[] {
+function orderByDependencies(base: readonly Prompt[]): Prompt[] {
   const selected = new Set(base.map((p) => p.id));
   const emitted = new Set<string>();
   const pending = [...base];

@@ -1,7 +1,7 @@
 /** The colour palette of events-and-rendering.md §11 and ANSI stripping for file sinks. */
 
 /** Palette escape sequences (§11). */
-export const PALETTE = {
+const PALETTE = {
   red: "\x1b[0;31m",
   green: "\x1b[0;32m",
   yellow: "\x1b[1;33m",
@@ -13,7 +13,7 @@ export const PALETTE = {
 } as const;
 
 /** The reset sequence. */
-export const RESET = "\x1b[0m";
+const RESET = "\x1b[0m";
 
 /** A palette colour name. */
 export type Color = keyof typeof PALETTE;

@@ -9,11 +9,11 @@ import { budget, type DiffLine, parseMappedLine, type ToolChange, toolChange } f
 import { nonBlankLines, truncate } from "./text.ts";
 
 /** Longest output or diff body line shown, in columns; longer lines end in `…`. */
-export const MAX_BODY_LINE = 240;
+const MAX_BODY_LINE = 240;
 import type { ToolResult } from "./tools.ts";
 
 /** The truncation marker of §6 and §8. */
-export function moreMarker(n: number): string {
+function moreMarker(n: number): string {
   return `… ${n} more lines (truncated)`;
 }
 

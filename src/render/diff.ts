@@ -33,7 +33,7 @@ export type ToolChange =
   | { kind: "paths"; paths: PathChange[] };
 
 /** Keys that name a file in a tool input (§8). */
-export const PATH_KEYS = ["file_path", "path", "TargetFile", "target_file", "notebook_path", "AbsolutePath"] as const;
+const PATH_KEYS = ["file_path", "path", "TargetFile", "target_file", "notebook_path", "AbsolutePath"] as const;
 
 const EDIT_FAMILY = new Set(["Edit", "MultiEdit", "NotebookEdit", "edit_file"]);
 const WRITE_FAMILY = new Set(["Write", "create_file", "write_to_file"]);
@@ -47,11 +47,6 @@ const PATH_ONLY = new Set([
   "apply_patch",
   "delete_file",
 ]);
-
-/** Whether a tool changes files (and so may carry a diff). */
-export function isFileTool(name: string): boolean {
-  return EDIT_FAMILY.has(name) || WRITE_FAMILY.has(name) || PATH_ONLY.has(name);
-}
 
 /** The first path-like string of a tool input, or null. */
 export function inputPath(input: Record<string, unknown>): string | null {

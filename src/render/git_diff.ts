@@ -42,7 +42,7 @@ export function gitPathDiff(cwd: string): (path: string) => string[] | null {
 }
 
 /** Deadline of one render-time git call. */
-export const PATH_DIFF_TIMEOUT_MS = 10_000;
+const PATH_DIFF_TIMEOUT_MS = 10_000;
 
 async function gitAsync(cwd: string, args: string[]): Promise<{ code: number | null; stdout: string }> {
   const out = await runHelper("git", {
@@ -55,7 +55,7 @@ async function gitAsync(cwd: string, args: string[]): Promise<{ code: number | n
 }
 
 /** {@link gitPathDiff} for one path without blocking the event loop (bounded git helpers). */
-export async function gitPathDiffAsync(cwd: string, path: string): Promise<string[] | null> {
+async function gitPathDiffAsync(cwd: string, path: string): Promise<string[] | null> {
   if (cwd === "") return null;
   try {
     const tracked = (await gitAsync(cwd, ["ls-files", "--error-unmatch", "--", path])).code === 0;

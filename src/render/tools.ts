@@ -55,7 +55,7 @@ const FAMILIES: Record<string, ToolFamily> = {
 };
 
 /** The family of a tool name. */
-export function toolFamily(name: string): ToolFamily {
+function toolFamily(name: string): ToolFamily {
   return FAMILIES[name] ?? "other";
 }
 
@@ -78,7 +78,7 @@ function s(v: unknown): string | null {
 }
 
 /** The command of a shell tool input. */
-export function commandOf(input: Record<string, unknown>): string {
+function commandOf(input: Record<string, unknown>): string {
   const c = input.command ?? input.cmd ?? input.CommandLine;
   if (Array.isArray(c)) return c.map(String).join(" ");
   return typeof c === "string" ? c : "";

@@ -94,7 +94,7 @@ async function openAttempt(
   const eventsSink: EventSink | null = paths && o.events_mode !== "off"
     ? eventsFileSink(paths.events, o.events_mode)
     : null;
-  ctx.attemptLog = paths ? log : null;
+  ctx.slot.beginLog(paths ? log : null);
   log.write(logHeader({
     provider: o.provider,
     model: o.model,

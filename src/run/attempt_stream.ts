@@ -8,7 +8,7 @@ import { type Lane, type LaneSession, LaunchError, type SimulatedCursor, type St
 import type { Prompt } from "../packet/mod.ts";
 import { nowIso } from "../util/time.ts";
 import { classifyFailure } from "./classify.ts";
-import type { RunContext } from "./context.ts";
+import type { RunContext, RunScope } from "./context.ts";
 import type { StreamOutcome, StreamPlan } from "./next_stream.ts";
 import type { SteerDesk } from "./steering.ts";
 import type { StreamRecord } from "./state.ts";
@@ -78,7 +78,7 @@ export interface StreamRun {
 }
 
 /** A renderer for the live view, bound to a session cwd. */
-export function newRenderer(ctx: RunContext, prompt: Prompt): Renderer {
+export function newRenderer(ctx: RunScope, prompt: Prompt): Renderer {
   const o = prompt.options;
   return createRenderer({
     ...ctx.view,
@@ -207,7 +207,7 @@ async function goLive(ctx: RunContext, desk: SteerDesk, a: AttemptScope, s: Stre
   const { prompt } = a;
   const renderer = newRenderer(ctx, prompt);
   const provider = prompt.options.provider;
-  ctx.live = { session, promptId: prompt.id, attempt: a.attempt, cwd: prompt.cwd, renderer, provider };
+  ctx.slot.beginStream({ session, promptId: prompt.id, attempt: a.attempt, cwd: prompt.cwd, renderer, provider });
   const resumeId = s.plan.resumeId;
   ctx.plane.transition({ stream: s.plan.kind, session_live: true, ...(resumeId ? { session_id: resumeId } : {}) });
   if (session.process) {
@@ -226,7 +226,7 @@ function leaveLive(ctx: RunContext, desk: SteerDesk, a: AttemptScope, session: L
     if (!ctx.io.json) ctx.io.stdout.write(footer);
     a.log.write(footer);
   }
-  ctx.live = null;
+  ctx.slot.endStream();
   const steerInterrupt = desk.interruptedLive;
   desk.streamEnded();
   if (session.process && ctx.lease) a.books.defer(ctx.lease.setProvider(null));

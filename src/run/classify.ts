@@ -47,7 +47,7 @@ interface ClassFacts {
 }
 
 /** Per-class default flags and suggested delay (runner.md §5 table). */
-export const CLASS_TABLE: Readonly<Record<FailureClass, ClassFacts>> = {
+const CLASS_TABLE: Readonly<Record<FailureClass, ClassFacts>> = {
   provider_capacity: { retry: true, repair: true, resume: false, local: false, delay: 2000 },
   provider_rate_limit: { retry: true, repair: true, resume: false, local: false, delay: 2000 },
   provider_auth_claim: { retry: true, repair: true, resume: false, local: false, delay: null },
@@ -64,7 +64,7 @@ export const CLASS_TABLE: Readonly<Record<FailureClass, ClassFacts>> = {
 };
 
 /** Whether a string names a failure class. */
-export function isFailureClass(s: string): s is FailureClass {
+function isFailureClass(s: string): s is FailureClass {
   return Object.hasOwn(CLASS_TABLE, s);
 }
 
@@ -126,7 +126,7 @@ export function classifyStatus(status: number): FailureClass | null {
 }
 
 /** Class from a structured error code (step 3), e.g. `transport_exit`, `http_429`, a lane kind. */
-export function classifyCode(code: string): FailureClass | null {
+function classifyCode(code: string): FailureClass | null {
   if (isFailureClass(code)) return code;
   if (code === "transport_exit" || code === "transport_error") return "transport_disconnect";
   if (code === "stream_failed") return "protocol_error";

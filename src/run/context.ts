@@ -1,19 +1,27 @@
 /**
- * The state one run shares across prompts, attempts and streams: the plane, the lease, the state store, the live
- * view and renderer, the output streams, and the run-wide flags (interrupted, halted). Decisions live elsewhere.
+ * What one run shares across prompts, attempts and streams, in three layers built in order:
+ * - {@link RunEnv}: the immutable run environment (packet, store root, run id, state store, lease, output streams,
+ *   options) — fixed before the run starts;
+ * - {@link LiveSlot} (src/run/live_slot.ts): what changes while it runs, each field behind an explicit begin/end;
+ * - {@link RunScope} (environment + slot): what exists before the control plane — the steer desk and the plane
+ *   hooks are built on it — and {@link RunContext}, the scope plus the opened plane and the run's tallies.
+ * The plane is opened before the context exists, so nothing reaches a plane that is not there yet. Decisions live
+ * elsewhere.
  */
 import type { TextOut } from "../util/mod.ts";
 import type { Lease } from "../store/mod.ts";
 import type { EventContext, RunnerPlane } from "../control/runner_api.ts";
 import type { Envelope, RunnerEvent, View } from "../events/mod.ts";
-import type { LaneSession } from "../lanes/mod.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
-import type { Renderer, TextSink } from "../render/mod.ts";
+import type { TextSink } from "../render/mod.ts";
 import { painter } from "../render/ansi.ts";
 import type { StateStore } from "./state.ts";
 import { appendProgress, type ProgressMap, type ProgressStatus } from "../store/progress.ts";
 import { nowIso } from "../util/time.ts";
 import { promptRepos } from "./dirty.ts";
+import type { LiveSlot, LiveStream } from "./live_slot.ts";
+
+export type { LiveStream } from "./live_slot.ts";
 
 /** Commit policy of a run (runner.md §9). */
 export type CommitPolicy = "git" | "noop" | "none";
@@ -26,74 +34,168 @@ export interface RunIo {
   color: boolean;
 }
 
-/** The live stream, when one is running. */
-export interface LiveStream {
-  session: LaneSession;
-  promptId: string;
-  attempt: number;
-  cwd: string;
-  renderer: Renderer;
-  /** Lane name (for log markers). */
-  provider: string;
+/** Run-wide options decided before the run starts. */
+export interface RunOptions {
+  commit: CommitPolicy;
+  keepGoing: boolean;
+  /** The first attempt of each prompt is a repair (the `repair` command). */
+  repairFirst: boolean;
+  /** The run id was resumed (`run --remaining`): interrupted sessions continue in mode `resume`. */
+  resumed?: boolean;
+  /**
+   * False for `--runtime-store memory|noop` (runner.md §1): nothing is written under the store root — no
+   * progress, logs, events files or verification history.
+   */
+  persist?: boolean;
+  /** Random source for jitter. */
+  random: () => number;
 }
 
-/** Shared run state. */
-export class RunContext {
-  /** The live view (control-plane.md §7): seeds every later renderer. */
-  view: View;
-  /** The current prompt and attempt (null before the first attempt). */
-  promptId: string | null = null;
-  attempt: number | null = null;
-  /** The live stream. */
-  live: LiveStream | null = null;
-  /** The open attempt log (ANSI-stripped transcript). */
-  attemptLog: TextSink | null = null;
-  /** First SIGINT/SIGTERM seen. */
-  interrupted = false;
-  /** Ids completed in this run. */
-  completedThisRun = new Set<string>();
-  /** Ids whose contract already passed before their first session ran (src/run/vacuous.ts). */
-  vacuous = new Set<string>();
-  /**
-   * The current prompt's pre-existing uncommitted paths by canonical repo root (docs/keep_going.md): kept out of
-   * `changed_paths_only`, the commit and every repair prompt.
-   */
-  preexisting: Record<string, string[]> = {};
-  /** The plane; set once opened. */
-  plane!: RunnerPlane;
+/** The immutable environment of one run. */
+export class RunEnv {
+  /** Colours for human output lines. */
   readonly paint: ReturnType<typeof painter>;
 
   constructor(
     readonly packet: Packet,
     readonly storeRoot: string,
-    public runId: string,
+    readonly runId: string,
     readonly state: StateStore,
-    public progress: ProgressMap,
     readonly lease: Lease | null,
     readonly io: RunIo,
-    readonly opts: {
-      commit: CommitPolicy;
-      keepGoing: boolean;
-      /** The first attempt of each prompt is a repair (the `repair` command). */
-      repairFirst: boolean;
-      /** The run id was resumed (`run --remaining`): interrupted sessions continue in mode `resume`. */
-      resumed?: boolean;
-      /**
-       * False for `--runtime-store memory|noop` (runner.md §1): nothing is written under the store root — no
-       * progress, logs, events files or verification history.
-       */
-      persist?: boolean;
-      /** Random source for jitter. */
-      random: () => number;
-    },
+    readonly opts: Readonly<RunOptions>,
   ) {
-    this.view = { ...packet.options.view };
     this.paint = painter(io.color);
   }
 
   /** Whether this run writes its store root (false for `--runtime-store memory|noop`). */
   get persist(): boolean {
     return this.opts.persist !== false;
+  }
+
+  /** Session working directory and the other target repos of a prompt. */
+  reposFor(prompt: Prompt): { name: string; path: string }[] {
+    return promptRepos(this.packet, prompt);
+  }
+
+  /** Repo index for the verifier and the simulated lane: name → root, plus `packet`. */
+  repoIndex(): Record<string, string> {
+    const index: Record<string, string> = {};
+    for (const r of this.packet.repos) index[r.name] = r.path;
+    index.packet = this.packet.dir;
+    return index;
+  }
+}
+
+/**
+ * The environment and the live slot, read through one object (every getter is read-only: writes go through the
+ * slot's begin/end methods), plus the human output lines, which also go to the slot's open attempt log.
+ */
+export class RunScope {
+  constructor(readonly env: RunEnv, readonly slot: LiveSlot) {}
+
+  /** The packet being run. */
+  get packet(): Packet {
+    return this.env.packet;
+  }
+  /** The store root (empty or unused when the run does not persist). */
+  get storeRoot(): string {
+    return this.env.storeRoot;
+  }
+  /** The run id. */
+  get runId(): string {
+    return this.env.runId;
+  }
+  /** The state store (state.json or in memory). */
+  get state(): StateStore {
+    return this.env.state;
+  }
+  /** The lease (null without a store root). */
+  get lease(): Lease | null {
+    return this.env.lease;
+  }
+  /** Output streams and their modes. */
+  get io(): RunIo {
+    return this.env.io;
+  }
+  /** Run-wide options. */
+  get opts(): Readonly<RunOptions> {
+    return this.env.opts;
+  }
+  /** Colours for human output lines. */
+  get paint(): ReturnType<typeof painter> {
+    return this.env.paint;
+  }
+  /** Whether this run writes its store root (false for `--runtime-store memory|noop`). */
+  get persist(): boolean {
+    return this.env.persist;
+  }
+  /** The live view. */
+  get view(): View {
+    return this.slot.view;
+  }
+  /** The current (or last) prompt. */
+  get promptId(): string | null {
+    return this.slot.promptId;
+  }
+  /** The current (or last) attempt. */
+  get attempt(): number | null {
+    return this.slot.attempt;
+  }
+  /** The live stream. */
+  get live(): LiveStream | null {
+    return this.slot.live;
+  }
+  /** The open attempt log. */
+  get attemptLog(): TextSink | null {
+    return this.slot.attemptLog;
+  }
+  /** The current prompt's pre-existing paths by repo root. */
+  get preexisting(): Record<string, string[]> {
+    return this.slot.preexisting;
+  }
+  /** Whether the first SIGINT/SIGTERM was seen. */
+  get interrupted(): boolean {
+    return this.slot.interrupted;
+  }
+
+  /** Session working directory and the other target repos of a prompt. */
+  reposFor(prompt: Prompt): { name: string; path: string }[] {
+    return this.env.reposFor(prompt);
+  }
+
+  /** Repo index for the verifier and the simulated lane: name → root, plus `packet`. */
+  repoIndex(): Record<string, string> {
+    return this.env.repoIndex();
+  }
+
+  /** A human output line (stdout and the attempt log); dropped from stdout under `--json`. */
+  say(line: string, color?: "green" | "red" | "yellow" | "dim"): void {
+    if (!this.io.json) this.io.stdout.write((color ? this.paint(color, line) : line) + "\n");
+    this.attemptLog?.write(line + "\n");
+  }
+
+  /** An error or warning line on stderr (also copied to the attempt log). */
+  err(line: string): void {
+    this.io.stderr.write(line + "\n");
+    this.attemptLog?.write(line + "\n");
+  }
+
+  /** A marker line in the attempt log only (runner.md §10.4). */
+  marker(line: string): void {
+    this.attemptLog?.write(line + "\n");
+  }
+}
+
+/** A run's scope once its control plane is open, with the run's tallies. */
+export class RunContext extends RunScope {
+  /** Ids completed in this run. */
+  readonly completedThisRun = new Set<string>();
+  /** Ids whose contract already passed before their first session ran (src/run/vacuous.ts). */
+  readonly vacuous = new Set<string>();
+
+  constructor(scope: RunScope, readonly plane: RunnerPlane, readonly progress: ProgressMap) {
+    super(scope.env, scope.slot);
   }
 
   /** Append a progress line (runner.md §10.3) and note it in {@link RunContext.progress}; memory-only runs skip the file. */
@@ -124,35 +226,5 @@ export class RunContext {
       await new Promise((r) => setTimeout(r, 0));
     }
     return await done;
-  }
-
-  /** A human output line (stdout and the attempt log); dropped from stdout under `--json`. */
-  say(line: string, color?: "green" | "red" | "yellow" | "dim"): void {
-    if (!this.io.json) this.io.stdout.write((color ? this.paint(color, line) : line) + "\n");
-    this.attemptLog?.write(line + "\n");
-  }
-
-  /** An error or warning line on stderr (also copied to the attempt log). */
-  err(line: string): void {
-    this.io.stderr.write(line + "\n");
-    this.attemptLog?.write(line + "\n");
-  }
-
-  /** A marker line in the attempt log only (runner.md §10.4). */
-  marker(line: string): void {
-    this.attemptLog?.write(line + "\n");
-  }
-
-  /** Session working directory and the other target repos of a prompt. */
-  reposFor(prompt: Prompt): { name: string; path: string }[] {
-    return promptRepos(this.packet, prompt);
-  }
-
-  /** Repo index for the verifier and the simulated lane: name → root, plus `packet`. */
-  repoIndex(): Record<string, string> {
-    const index: Record<string, string> = {};
-    for (const r of this.packet.repos) index[r.name] = r.path;
-    index.packet = this.packet.dir;
-    return index;
   }
 }

@@ -74,6 +74,8 @@ function shellQuote(s: string): string {
 }
 
 async function logTail(path: string, lines = 15): Promise<string[]> {
+  // Deliberately tolerant: the tail only decorates the error being reported (the child's own failure); a log that
+  // cannot be read must not replace that error, and the hints still name the log's path.
   const text = await readTextOrNull(path).catch(() => null);
   return text ? text.trimEnd().split("\n").slice(-lines) : [];
 }
@@ -97,6 +99,8 @@ function childFailure(code: number, log: string, tail: string[]): Error {
 
 /** The run `runs/current.json` names, read through the one run-record reader (ids validated), or null. */
 async function currentRunId(storeRoot: string): Promise<string | null> {
+  // Deliberately tolerant: polled while the detached child writes its run record; an unreadable record here means
+  // "not yet", and the child's own exit (or the lease wait) reports a real problem.
   return (await readCurrentRunRecord(storeRoot).catch(() => null))?.run_id ?? null;
 }
 

@@ -40,7 +40,7 @@ export function storeRelative(root: string, storeRoot: string | null): string | 
  * Uncommitted paths of a work tree (modified, staged, deleted, untracked; both sides of renames), store-root paths
  * excluded, sorted. Null when `root` is not a git work tree or git fails.
  */
-export async function uncommittedPaths(root: string, storeRoot: string | null): Promise<string[] | null> {
+async function uncommittedPaths(root: string, storeRoot: string | null): Promise<string[] | null> {
   const r = await gitIn(root, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
   if (!r.ok) return null;
   return changedPaths(parsePorcelainZ(r.stdout), storeRelative(root, storeRoot));

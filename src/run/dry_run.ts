@@ -4,7 +4,7 @@ import type { Packet, Prompt } from "../packet/mod.ts";
 import type { CommitPolicy, RunIo } from "./context.ts";
 
 /** The dry-run description of one prompt (also the `--json` element). */
-export async function dryRunEntry(packet: Packet, prompt: Prompt, storeRoot: string, commit: CommitPolicy) {
+async function dryRunEntry(packet: Packet, prompt: Prompt, storeRoot: string, commit: CommitPolicy) {
   const o = prompt.options;
   const text = await Deno.readTextFile(prompt.file).catch(() => "");
   const { contract, amendments } = await enforcedContract(prompt, storeRoot);

@@ -10,7 +10,7 @@ export interface GitResult {
 }
 
 /** Deadline of one runner git call (a hung git — a lock, a hook waiting on input — fails instead of hanging). */
-export const RUN_GIT_TIMEOUT_MS = 5 * 60 * 1000;
+const RUN_GIT_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** Run git in a directory (never throws for a non-zero exit; throws only when git cannot start). */
 export async function runGit(cwd: string, args: string[], timeoutMs = RUN_GIT_TIMEOUT_MS): Promise<GitResult> {

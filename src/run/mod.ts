@@ -10,3 +10,4 @@ export { readinessReport, renderReadiness } from "./readiness.ts";
 export { type RunPermissions, runPermissionsFor } from "./run_permissions.ts";
 export { runPacket, type RuntimeStore } from "./runner.ts";
 export { readState } from "./state.ts";
+export type { StateDoc } from "./state.ts";

@@ -25,7 +25,7 @@ function loaderVariables(): string[] {
  * Problems with the run permission, one human line each (empty when every needed executable may be spawned).
  * Queries only: nothing is spawned.
  */
-export async function runPermissionProblems(perms: RunPermissions): Promise<string[]> {
+async function runPermissionProblems(perms: RunPermissions): Promise<string[]> {
   if ((await Deno.permissions.query({ name: "run" })).state === "granted") return [];
   const flag = allowRunFlag(perms.run);
   const problems: string[] = [];

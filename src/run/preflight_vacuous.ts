@@ -26,12 +26,12 @@ export interface VacuousFindingOptions {
 }
 
 /** The message of a `vacuous` finding (pure). */
-export function vacuousFindingMessage(id: string): string {
+function vacuousFindingMessage(id: string): string {
   return `prompt ${id}'s contract already passes on the current tree before any session ran; its verdict would be vacuous`;
 }
 
 /** The message of a `preflight_completion` note (pure). */
-export function preflightCompletionMessage(id: string): string {
+function preflightCompletionMessage(id: string): string {
   return `prompt ${id}'s contract already passes: run --remaining will complete it by pre-flight verification`;
 }
 

@@ -11,9 +11,9 @@ import { failpoint } from "../util/failpoint.ts";
 import { gitLiteral as git, type GitRun as Git, type RepoBaseline, storeRelative } from "./dirty.ts";
 
 /** Namespace of preserved work. */
-export const PRESERVED_PREFIX = "refs/prompt_runner/preserved/";
+const PRESERVED_PREFIX = "refs/prompt_runner/preserved/";
 /** Namespace of preserved work a later run applied again. */
-export const RESTORED_PREFIX = "refs/prompt_runner/restored/";
+const RESTORED_PREFIX = "refs/prompt_runner/restored/";
 
 /** One repo's share of preserved work. */
 export interface PreservedRepo {
@@ -40,7 +40,7 @@ function firstLine(r: Git): string {
 const nul = (s: string) => s.split("\0").filter((p) => p !== "");
 
 /** The ref that holds a prompt's preserved work of one run. */
-export function preservedRef(runId: string, promptId: string): string {
+function preservedRef(runId: string, promptId: string): string {
   return `${PRESERVED_PREFIX}${runId}/${promptId}`;
 }
 

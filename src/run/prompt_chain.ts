@@ -1,19 +1,25 @@
 /**
  * One prompt's attempt chain (runner.md §4, §6): attempt → verify → decide → effects (commit, progress, result,
- * output lines), looping through retries and repairs within the per-run budgets. Verifier faults halt.
+ * output lines), looping through retries and repairs within the per-run budgets. Verifier faults halt. The
+ * decisions are pure (src/run/chain_decide.ts, src/run/decide.ts); the functions here only perform effects.
  */
 import type { VerifyReport } from "../contract/mod.ts";
 import { reportSummary } from "../contract/report.ts";
-import type { AttemptMode } from "../events/mod.ts";
 import type { Prompt } from "../packet/mod.ts";
 import { nowIso } from "../util/time.ts";
-import { CONTINUE_PROMPT, runAttemptStreams } from "./attempt.ts";
-import { modeCounts, retryDelayMs, retryLimit } from "./budgets.ts";
-import { type RecoveryTarget, resumedTarget } from "./crash_recovery.ts";
+import { type AttemptRun, runAttemptStreams } from "./attempt.ts";
+import type { RecoveryTarget } from "./crash_recovery.ts";
 import { failpoint } from "../util/failpoint.ts";
-import { okEnvelope } from "./classify.ts";
+import { type FailureEnvelope, okEnvelope } from "./classify.ts";
 import type { RunContext } from "./context.ts";
-import { decide } from "./decide.ts";
+import {
+  type AttemptPlan,
+  judgeAttempt,
+  type Judgement,
+  nextAttempt,
+  planFirstAttempt,
+  sessionResult,
+} from "./chain_decide.ts";
 import {
   completedLine,
   OVERRIDE_LINE,
@@ -24,29 +30,25 @@ import {
 } from "./output.ts";
 import { commitWork, failureRecord, finish, halted, type PromptOutcome } from "./prompt_result.ts";
 import { repairPrompt } from "./repair_prompt.ts";
-import type { AttemptRecord, CommitRecord, PromptStatus } from "./state.ts";
+import type { CommitRecord, PromptStatus } from "./state.ts";
 import type { SteerDesk } from "./steering.ts";
 import { verifyNow, workspaceChanged } from "./verify_step.ts";
 
 export { preflight, type PromptOutcome } from "./prompt_result.ts";
 
-function lastReport(attempts: AttemptRecord[]): VerifyReport | null {
-  for (let i = attempts.length - 1; i >= 0; i--) {
-    const v = attempts[i]!.verification;
-    if (v) return v;
-  }
-  return null;
-}
+/** What follows an attempt: the prompt's outcome, or the next attempt. */
+type Step = { outcome: PromptOutcome } | { next: AttemptPlan };
 
-/** Sleep for a retry delay while boundaries keep running; stops early on interrupt. */
-async function waitWithBoundaries(ctx: RunContext, ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  while (!ctx.interrupted) {
-    ctx.plane.boundary();
-    const left = until - Date.now();
-    if (left <= 0) break;
-    await Promise.race([new Promise((r) => setTimeout(r, Math.min(left, 100))), ctx.plane.wake()]);
-  }
+/** A judged attempt, as the effect functions of its decision need it. */
+interface Judged {
+  prompt: Prompt;
+  plan: AttemptPlan;
+  run: AttemptRun;
+  report: VerifyReport;
+  env: FailureEnvelope;
+  judgement: Judgement;
+  /** Attempts run for the prompt in this chain, the current one included. */
+  runAttempts: number;
 }
 
 /**
@@ -61,296 +63,292 @@ export async function runPromptChain(
   recover: RecoveryTarget | null = null,
   restored = false,
 ): Promise<PromptOutcome> {
-  const o = prompt.options;
-  const prior = ctx.state.attempts(prompt.id).filter((a) => a.run_id === ctx.runId);
-  let attemptNo = prior.reduce((m, a) => Math.max(m, a.attempt), 0) + 1;
-  const repairRestored = restored && o.recovery.repair.max_attempts > 0 &&
-    lastReport(ctx.state.attempts(prompt.id)) !== null;
-  let mode: AttemptMode = ctx.opts.repairFirst || repairRestored ? "repair" : "run";
-  let body = prompt.body;
-  if (mode === "repair") {
-    const counts = modeCounts(ctx.state.attempts(prompt.id), ctx.runId);
-    const last = lastReport(ctx.state.attempts(prompt.id));
-    body = repairPrompt({
-      body: prompt.body,
-      pass: counts.repair + 1,
-      max: o.recovery.repair.max_attempts,
-      lastError: last ? reportSummary(last) : null,
-      report: last,
-    });
-  }
-  // Crash resume (runner.md §4, docs/crash_recovery.md): a resumed run continues the attempt its dead or stopped
-  // runner left behind; `recover` (leftovers of an interrupted attempt) does so in any run.
-  const crashed = recover ?? (mode === "run" && ctx.opts.resumed ? resumedTarget(prompt.id, prior, ctx.runId) : null);
-  let resumeSession: string | null = null;
-  let continueFrom: { runId: string; attempt: number } | null = null;
-  if (crashed) {
-    resumeSession = crashed.sessionId;
-    continueFrom = { runId: crashed.runId, attempt: crashed.attempt };
-    mode = "resume";
-    body = resumeSession ? CONTINUE_PROMPT : prompt.body;
-    const stale = ctx.state.attempts(prompt.id).find((a) =>
-      a.run_id === crashed.runId && a.attempt === crashed.attempt
-    );
-    if (stale && (stale.status === "running" || stale.status === "interrupted")) {
-      // Left by a runner that died or stopped (we hold the lease now): it ended when its runner did.
-      await ctx.state.updateAttempt(prompt.id, crashed.runId, crashed.attempt, (a) => {
-        a.status = "interrupted";
-        a.completed_at ??= nowIso();
-        a.decision ??= "resume";
-      });
-    }
-  }
+  let plan = await openChain(ctx, prompt, recover, restored);
   const promptStartedAt = nowIso();
   let runAttempts = 0;
   for (;;) {
     runAttempts++;
-    ctx.promptId = prompt.id;
-    ctx.attempt = attemptNo;
-    const startedAt = nowIso();
-    ctx.record(
-      {
-        type: "prompt_started",
-        data: {
-          prompt_name: prompt.name,
-          mode,
-          attempt: attemptNo,
-          provider: o.provider,
-          model: o.model,
-          cwd: prompt.cwd,
-        },
-      },
-      { prompt_id: prompt.id, attempt: attemptNo, stream: null, provider: o.provider, session_id: null },
-    );
-    await ctx.state.updatePrompt(prompt.id, (p) => {
-      p.status = "running";
-      p.attempts.push({
-        run_id: ctx.runId,
-        attempt: attemptNo,
-        mode,
-        status: "running",
-        started_at: startedAt,
-        provider: o.provider,
-        model: o.model,
-        session_id: null,
-        streams: [],
-        log_file: null,
-        events_file: null,
-      });
-    });
-    ctx.plane.transition({
-      stage: "session",
-      prompt_id: prompt.id,
-      prompt_name: prompt.name,
-      attempt: attemptNo,
-      mode,
-      stream: "initial",
-      provider: o.provider,
-      model: o.model,
-      session_id: null,
-      session_live: false,
-      prompt_started_at: promptStartedAt,
-      attempt_started_at: startedAt,
-      steer_count: desk.count(prompt.id),
-      max_steers: o.recovery.max_steers,
-    });
-
+    await startAttempt(ctx, desk, prompt, plan, promptStartedAt);
     failpoint("attempt.before_session");
+    const { attemptNo, mode, body, resumeSession, continueFrom } = plan;
     const run = await runAttemptStreams(ctx, desk, prompt, attemptNo, mode, body, resumeSession, continueFrom);
     failpoint("attempt.after_session");
-    resumeSession = null;
-    continueFrom = null;
-    if (run.stream === "interrupted") {
-      await ctx.state.updateAttempt(prompt.id, ctx.runId, attemptNo, (a) => {
-        a.status = "interrupted";
-        a.completed_at = nowIso();
-        a.decision = "stop";
-      });
-      await finish(ctx, desk, prompt, {
-        status: "interrupted",
-        source: "session",
-        session_ran: true,
-        attempts: runAttempts,
-        commit: null,
-        failure_class: null,
-        reason: "interrupted",
-        last_verifier: null,
-      }, "stop");
-      ctx.attemptLog?.close();
-      ctx.attemptLog = null;
-      return {
-        id: prompt.id,
-        status: "interrupted",
-        reason: "interrupted",
-        failureClass: "user_cancelled",
-        attempts: runAttempts,
-        commit: null,
-        halt: true,
-      };
+    const step = await settleAttempt(ctx, desk, prompt, plan, run, runAttempts);
+    if ("next" in step) {
+      plan = step.next;
+      continue;
     }
-
-    const report = await verifyNow(ctx, prompt, "attempt", attemptNo);
-    if (report.status === "fault") {
-      await ctx.state.updateAttempt(prompt.id, ctx.runId, attemptNo, (a) => {
-        a.status = "verifier_fault";
-        a.completed_at = nowIso();
-        a.failure = failureRecord(run.envelope);
-        a.verification = report;
-        a.decision = "halt";
-        a.stage = "post_session";
-      });
-      const out = await halted(ctx, desk, prompt, report, "post_session", runAttempts);
-      ctx.attemptLog?.close();
-      ctx.attemptLog = null;
-      return out;
-    }
-    const env = run.envelope ?? okEnvelope();
-    const counts = modeCounts(ctx.state.attempts(prompt.id), ctx.runId);
-    const limit = retryLimit(o.recovery, env.class, env.suggested_max_attempts);
-    const changed = run.stream === "error" && !report.pass ? await workspaceChanged(ctx, prompt, report) : false;
-    const decision = decide({
-      stream: run.stream,
-      report: { pass: report.pass, items: report.counts.items },
-      envelope: env,
-      retryCount: counts.retry,
-      repairCount: counts.repair,
-      retryLimit: limit,
-      workspaceChanged: changed,
-      repair: o.recovery.repair,
-    });
-    const delay = decision.action === "retry"
-      ? retryDelayMs(o.recovery, counts.retry + 1, env.suggested_delay_ms, ctx.opts.random)
-      : 0;
-    await ctx.state.updateAttempt(prompt.id, ctx.runId, attemptNo, (a) => {
-      a.status = decision.attemptStatus;
-      a.completed_at = nowIso();
-      a.failure = failureRecord(run.envelope);
-      a.verification = report;
-      a.decision = decision.action;
-      if (decision.action === "retry") a.retry_delay_ms = delay;
-    });
-
-    const summary = verificationReason(reportSummary(report));
-    switch (decision.action) {
-      case "complete":
-      case "complete_override": {
-        if (decision.action === "complete_override") ctx.say(OVERRIDE_LINE, "yellow");
-        const c = await commitWork(ctx, desk, prompt, report);
-        if (c.error) {
-          ctx.err(`error: ${c.error}`);
-          await ctx.appendProgress(prompt.id, "failed", null);
-          await finish(ctx, desk, prompt, {
-            status: "commit_failed",
-            source: "session",
-            session_ran: true,
-            attempts: runAttempts,
-            commit: c.record,
-            failure_class: null,
-            reason: c.error,
-            last_verifier: report,
-          }, decision.action);
-          return done(ctx, prompt, "commit_failed", c.error, null, runAttempts, c.record);
-        }
-        await ctx.appendProgress(prompt.id, "completed", c.suffix);
-        await finish(ctx, desk, prompt, {
-          status: "completed",
-          source: "session",
-          session_ran: true,
-          attempts: runAttempts,
-          commit: c.record,
-          failure_class: null,
-          reason: null,
-          last_verifier: report,
-        }, decision.action);
-        ctx.say(completedLine(prompt.id), "green");
-        return done(ctx, prompt, "completed", null, null, runAttempts, c.record);
-      }
-      case "fail_provider": {
-        await ctx.appendProgress(prompt.id, "failed", null);
-        const message = env.message || "provider failed";
-        ctx.err(`error: ${message}`);
-        if (o.log_meta === "full" && env.stderr_tail) {
-          for (const l of env.stderr_tail.replace(/\n+$/, "").split("\n")) ctx.err(`  ${l}`);
-        }
-        await finish(ctx, desk, prompt, {
-          status: "failed",
-          source: "session",
-          session_ran: true,
-          attempts: runAttempts,
-          commit: null,
-          failure_class: env.class,
-          reason: message,
-          last_verifier: report,
-        }, decision.action);
-        return done(ctx, prompt, "failed", message, env.class, runAttempts, null);
-      }
-      case "fail_verification": {
-        await ctx.appendProgress(prompt.id, "failed", null);
-        ctx.say(verificationFailedLine(prompt.id), "red");
-        ctx.err(`error: ${summary}`);
-        await finish(ctx, desk, prompt, {
-          status: "verification_failed",
-          source: "session",
-          session_ran: true,
-          attempts: runAttempts,
-          commit: null,
-          failure_class: null,
-          reason: summary,
-          last_verifier: report,
-        }, decision.action);
-        return done(ctx, prompt, "verification_failed", summary, null, runAttempts, null);
-      }
-      case "stop":
-        return done(ctx, prompt, "interrupted", "interrupted", null, runAttempts, null, true);
-      case "retry": {
-        await ctx.appendProgress(prompt.id, "failed", null);
-        await ctx.state.updatePrompt(prompt.id, (p) => {
-          p.status = "retry_scheduled";
-          p.retry_delay_ms = delay;
-        });
-        ctx.say(retryLine(prompt.id, env.class, attemptNo + 1, delay, env.message), "yellow");
-        ctx.attemptLog?.close();
-        ctx.attemptLog = null;
-        ctx.plane.transition({ stage: "waiting_retry" });
-        await waitWithBoundaries(ctx, delay);
-        if (ctx.interrupted) {
-          await ctx.state.updatePrompt(prompt.id, (p) => {
-            p.status = "interrupted";
-          });
-          return done(ctx, prompt, "interrupted", "interrupted", null, runAttempts, null, true);
-        }
-        attemptNo++;
-        mode = "retry";
-        body = prompt.body;
-        continue;
-      }
-      case "repair": {
-        await ctx.appendProgress(prompt.id, "failed", null);
-        await ctx.state.updatePrompt(prompt.id, (p) => {
-          p.status = "repairing";
-        });
-        const n = counts.repair + 1;
-        const max = o.recovery.repair.max_attempts;
-        ctx.say(repairLine(prompt.id, n, max), "yellow");
-        ctx.attemptLog?.close();
-        ctx.attemptLog = null;
-        body = repairPrompt({
-          body: prompt.body,
-          pass: n,
-          max,
-          lastError: run.stream === "ok" ? summary : (env.message || null),
-          report,
-        });
-        attemptNo++;
-        mode = "repair";
-        continue;
-      }
-    }
+    ctx.slot.endLog();
+    return step.outcome;
   }
 }
 
-function done(
+/** Plan the first attempt; a crash resume first closes the attempt its dead or stopped runner left open. */
+async function openChain(
   ctx: RunContext,
+  prompt: Prompt,
+  recover: RecoveryTarget | null,
+  restored: boolean,
+): Promise<AttemptPlan> {
+  const { stale, ...plan } = planFirstAttempt({
+    promptId: prompt.id,
+    body: prompt.body,
+    attempts: ctx.state.attempts(prompt.id),
+    runId: ctx.runId,
+    repairFirst: ctx.opts.repairFirst,
+    restored,
+    resumed: ctx.opts.resumed === true,
+    repairMax: prompt.options.recovery.repair.max_attempts,
+    recover,
+  });
+  if (stale) {
+    // Left by a runner that died or stopped (we hold the lease now): it ended when its runner did.
+    await ctx.state.updateAttempt(prompt.id, stale.runId, stale.attempt, (a) => {
+      a.status = "interrupted";
+      a.completed_at ??= nowIso();
+      a.decision ??= "resume";
+    });
+  }
+  return plan;
+}
+
+/** Begin an attempt: `prompt_started`, the `running` attempt record, the session snapshot. */
+async function startAttempt(
+  ctx: RunContext,
+  desk: SteerDesk,
+  prompt: Prompt,
+  plan: AttemptPlan,
+  promptStartedAt: string,
+): Promise<void> {
+  const o = prompt.options;
+  const { attemptNo: attempt, mode } = plan;
+  ctx.slot.beginAttempt(prompt.id, attempt);
+  const startedAt = nowIso();
+  ctx.record(
+    {
+      type: "prompt_started",
+      data: { prompt_name: prompt.name, mode, attempt, provider: o.provider, model: o.model, cwd: prompt.cwd },
+    },
+    { prompt_id: prompt.id, attempt, stream: null, provider: o.provider, session_id: null },
+  );
+  await ctx.state.updatePrompt(prompt.id, (p) => {
+    p.status = "running";
+    p.attempts.push({
+      run_id: ctx.runId,
+      attempt,
+      mode,
+      status: "running",
+      started_at: startedAt,
+      provider: o.provider,
+      model: o.model,
+      session_id: null,
+      streams: [],
+      log_file: null,
+      events_file: null,
+    });
+  });
+  ctx.plane.transition({
+    stage: "session",
+    prompt_id: prompt.id,
+    prompt_name: prompt.name,
+    attempt,
+    mode,
+    stream: "initial",
+    provider: o.provider,
+    model: o.model,
+    session_id: null,
+    session_live: false,
+    prompt_started_at: promptStartedAt,
+    attempt_started_at: startedAt,
+    steer_count: desk.count(prompt.id),
+    max_steers: o.recovery.max_steers,
+  });
+}
+
+/** After an attempt's streams: stop, halt on a verifier fault, or verify, judge, record and act on the decision. */
+async function settleAttempt(
+  ctx: RunContext,
+  desk: SteerDesk,
+  prompt: Prompt,
+  plan: AttemptPlan,
+  run: AttemptRun,
+  runAttempts: number,
+): Promise<Step> {
+  const attemptNo = plan.attemptNo;
+  if (run.stream === "interrupted") return { outcome: await stopAttempt(ctx, desk, prompt, attemptNo, runAttempts) };
+  const report = await verifyNow(ctx, prompt, "attempt", attemptNo);
+  if (report.status === "fault") {
+    await ctx.state.updateAttempt(prompt.id, ctx.runId, attemptNo, (a) => {
+      a.status = "verifier_fault";
+      a.completed_at = nowIso();
+      a.failure = failureRecord(run.envelope);
+      a.verification = report;
+      a.decision = "halt";
+      a.stage = "post_session";
+    });
+    return { outcome: await halted(ctx, desk, prompt, report, "post_session", runAttempts) };
+  }
+  const env = run.envelope ?? okEnvelope();
+  const changed = run.stream === "error" && !report.pass ? await workspaceChanged(ctx, prompt, report) : false;
+  const judgement = judgeAttempt({
+    stream: run.stream,
+    report: { pass: report.pass, items: report.counts.items },
+    envelope: env,
+    attempts: ctx.state.attempts(prompt.id),
+    runId: ctx.runId,
+    recovery: prompt.options.recovery,
+    workspaceChanged: changed,
+    random: ctx.opts.random,
+  });
+  const { decision, delay } = judgement;
+  await ctx.state.updateAttempt(prompt.id, ctx.runId, attemptNo, (a) => {
+    a.status = decision.attemptStatus;
+    a.completed_at = nowIso();
+    a.failure = failureRecord(run.envelope);
+    a.verification = report;
+    a.decision = decision.action;
+    if (decision.action === "retry") a.retry_delay_ms = delay;
+  });
+  return await act(ctx, desk, { prompt, plan, run, report, env, judgement, runAttempts });
+}
+
+/** The effects of a decision (runner.md §6). */
+async function act(ctx: RunContext, desk: SteerDesk, j: Judged): Promise<Step> {
+  const action = j.judgement.decision.action;
+  switch (action) {
+    case "complete":
+    case "complete_override":
+      return { outcome: await complete(ctx, desk, j, action) };
+    case "fail_provider":
+      return { outcome: await failProvider(ctx, desk, j) };
+    case "fail_verification":
+      return { outcome: await failVerification(ctx, desk, j) };
+    case "stop":
+      return { outcome: outcome(j.prompt, "interrupted", "interrupted", null, j.runAttempts, null, true) };
+    case "retry":
+      return await scheduleRetry(ctx, j);
+    case "repair":
+      return await scheduleRepair(ctx, j);
+  }
+}
+
+/** The operator stopped the attempt: it and the prompt end `interrupted`, and the run halts. */
+async function stopAttempt(
+  ctx: RunContext,
+  desk: SteerDesk,
+  prompt: Prompt,
+  attemptNo: number,
+  runAttempts: number,
+): Promise<PromptOutcome> {
+  await ctx.state.updateAttempt(prompt.id, ctx.runId, attemptNo, (a) => {
+    a.status = "interrupted";
+    a.completed_at = nowIso();
+    a.decision = "stop";
+  });
+  const facts = { attempts: runAttempts, commit: null, failureClass: null, reason: "interrupted", lastVerifier: null };
+  await finish(ctx, desk, prompt, sessionResult("interrupted", facts), "stop");
+  return outcome(prompt, "interrupted", "interrupted", "user_cancelled", runAttempts, null, true);
+}
+
+/** The contract passed (or overrode a provider error): commit per policy, then `completed` or `commit_failed`. */
+async function complete(
+  ctx: RunContext,
+  desk: SteerDesk,
+  j: Judged,
+  action: "complete" | "complete_override",
+): Promise<PromptOutcome> {
+  const { prompt, report, runAttempts: attempts } = j;
+  if (action === "complete_override") ctx.say(OVERRIDE_LINE, "yellow");
+  const c = await commitWork(ctx, desk, prompt, report);
+  if (c.error) {
+    ctx.err(`error: ${c.error}`);
+    await ctx.appendProgress(prompt.id, "failed", null);
+    const facts = { attempts, commit: c.record, failureClass: null, reason: c.error, lastVerifier: report };
+    await finish(ctx, desk, prompt, sessionResult("commit_failed", facts), action);
+    return outcome(prompt, "commit_failed", c.error, null, attempts, c.record);
+  }
+  await ctx.appendProgress(prompt.id, "completed", c.suffix);
+  const facts = { attempts, commit: c.record, failureClass: null, reason: null, lastVerifier: report };
+  await finish(ctx, desk, prompt, sessionResult("completed", facts), action);
+  ctx.say(completedLine(prompt.id), "green");
+  return outcome(prompt, "completed", null, null, attempts, c.record);
+}
+
+/** The provider failed and nothing more is tried: `failed` with the failure class. */
+async function failProvider(ctx: RunContext, desk: SteerDesk, j: Judged): Promise<PromptOutcome> {
+  const { prompt, env, report, runAttempts: attempts } = j;
+  await ctx.appendProgress(prompt.id, "failed", null);
+  const message = env.message || "provider failed";
+  ctx.err(`error: ${message}`);
+  if (prompt.options.log_meta === "full" && env.stderr_tail) {
+    for (const l of env.stderr_tail.replace(/\n+$/, "").split("\n")) ctx.err(`  ${l}`);
+  }
+  const facts = { attempts, commit: null, failureClass: env.class, reason: message, lastVerifier: report };
+  await finish(ctx, desk, prompt, sessionResult("failed", facts), "fail_provider");
+  return outcome(prompt, "failed", message, env.class, attempts, null);
+}
+
+/** The session ended but the contract failed and no repair is left: `verification_failed`. */
+async function failVerification(ctx: RunContext, desk: SteerDesk, j: Judged): Promise<PromptOutcome> {
+  const { prompt, report, runAttempts: attempts } = j;
+  const summary = verificationReason(reportSummary(report));
+  await ctx.appendProgress(prompt.id, "failed", null);
+  ctx.say(verificationFailedLine(prompt.id), "red");
+  ctx.err(`error: ${summary}`);
+  const facts = { attempts, commit: null, failureClass: null, reason: summary, lastVerifier: report };
+  await finish(ctx, desk, prompt, sessionResult("verification_failed", facts), "fail_verification");
+  return outcome(prompt, "verification_failed", summary, null, attempts, null);
+}
+
+/** Retry after the delay, boundaries running meanwhile; an interrupt during the wait stops the prompt. */
+async function scheduleRetry(ctx: RunContext, j: Judged): Promise<Step> {
+  const { prompt, env, plan, judgement: { delay } } = j;
+  await ctx.appendProgress(prompt.id, "failed", null);
+  await ctx.state.updatePrompt(prompt.id, (p) => {
+    p.status = "retry_scheduled";
+    p.retry_delay_ms = delay;
+  });
+  ctx.say(retryLine(prompt.id, env.class, plan.attemptNo + 1, delay, env.message), "yellow");
+  ctx.slot.endLog();
+  ctx.plane.transition({ stage: "waiting_retry" });
+  await waitWithBoundaries(ctx, delay);
+  if (ctx.interrupted) {
+    await ctx.state.updatePrompt(prompt.id, (p) => {
+      p.status = "interrupted";
+    });
+    return { outcome: outcome(prompt, "interrupted", "interrupted", null, j.runAttempts, null, true) };
+  }
+  return { next: nextAttempt(plan, "retry", prompt.body) };
+}
+
+/** Repair: the next attempt gets the repair prompt built from this verification (or the provider's error). */
+async function scheduleRepair(ctx: RunContext, j: Judged): Promise<Step> {
+  const { prompt, env, plan, run, report, judgement: { counts } } = j;
+  await ctx.appendProgress(prompt.id, "failed", null);
+  await ctx.state.updatePrompt(prompt.id, (p) => {
+    p.status = "repairing";
+  });
+  const n = counts.repair + 1;
+  const max = prompt.options.recovery.repair.max_attempts;
+  ctx.say(repairLine(prompt.id, n, max), "yellow");
+  ctx.slot.endLog();
+  const summary = verificationReason(reportSummary(report));
+  const lastError = run.stream === "ok" ? summary : (env.message || null);
+  return { next: nextAttempt(plan, "repair", repairPrompt({ body: prompt.body, pass: n, max, lastError, report })) };
+}
+
+/** Sleep for a retry delay while boundaries keep running; stops early on interrupt. */
+async function waitWithBoundaries(ctx: RunContext, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (!ctx.interrupted) {
+    ctx.plane.boundary();
+    const left = until - Date.now();
+    if (left <= 0) break;
+    await Promise.race([new Promise((r) => setTimeout(r, Math.min(left, 100))), ctx.plane.wake()]);
+  }
+}
+
+function outcome(
   prompt: Prompt,
   status: PromptStatus,
   reason: string | null,
@@ -359,7 +357,5 @@ function done(
   commit: CommitRecord | null,
   halt = false,
 ): PromptOutcome {
-  ctx.attemptLog?.close();
-  ctx.attemptLog = null;
   return { id: prompt.id, status, reason, failureClass, attempts, commit, halt };
 }

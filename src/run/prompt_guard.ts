@@ -61,7 +61,7 @@ export async function beginPrompt(
   prompt: Prompt,
 ): Promise<{ baseline: RepoBaseline[]; restored: boolean }> {
   const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recordedBaseline(ctx, prompt));
-  ctx.preexisting = preexistingByRoot(baseline);
+  ctx.slot.beginPreexisting(preexistingByRoot(baseline));
   const user = baseline.filter((b) => b.dirty.length > 0);
   if (user.length) {
     await ctx.state.updatePrompt(prompt.id, (p) => {
@@ -105,7 +105,7 @@ export async function endPrompt(
   baseline: RepoBaseline[],
   outcome: { status: PromptStatus; reason: string | null },
 ): Promise<PreservedWork | null> {
-  ctx.preexisting = {};
+  ctx.slot.endPreexisting();
   if (!PRESERVED_STATUSES.has(outcome.status)) return null;
   const { work, errors } = await preserveFailedWork(baseline, {
     runId: ctx.runId,

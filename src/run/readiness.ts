@@ -67,7 +67,7 @@ export interface ReadinessReport {
 export type GitProbe = (dir: string) => Promise<boolean | null>;
 
 /** Default {@link GitProbe}: `git rev-parse --is-inside-work-tree` in the directory. */
-export const gitWorkTree: GitProbe = async (dir) => {
+const gitWorkTree: GitProbe = async (dir) => {
   try {
     const out = await runHelper("git", {
       args: ["rev-parse", "--is-inside-work-tree"],
@@ -131,7 +131,7 @@ const REPO_MESSAGES: Record<RepoErrorKind, string> = {
 };
 
 /** Authoring warnings of `packet doctor`. */
-export function authoringWarnings(packet: Packet, promptFiles: string[]): AuthoringWarning[] {
+function authoringWarnings(packet: Packet, promptFiles: string[]): AuthoringWarning[] {
   const out: AuthoringWarning[] = [];
   if (promptFiles.length === 0) {
     out.push({ kind: "no_prompts", message: "packet has no prompts", prompt_id: null, file: null });

@@ -31,7 +31,7 @@ export function promptRepos(packet: Packet, prompt: Prompt): { name: string; pat
 const SEP = "\x1f";
 
 /** Facts of one commit (`rev` may be a sha or HEAD); null when it is not a reachable commit of the repo. */
-export async function commitFacts(repo: string, rev: string): Promise<CommitFacts | null> {
+async function commitFacts(repo: string, rev: string): Promise<CommitFacts | null> {
   const format = `--format=%H${SEP}%(trailers:key=Prompt-Runner-Prompt,valueonly,separator=%x2c)${SEP}` +
     `%(trailers:key=Prompt-Runner-Run,valueonly,separator=%x2c)`;
   try {
@@ -68,7 +68,7 @@ async function shaValidity(packet: Packet, progress: Awaited<ReturnType<typeof r
 }
 
 /** Gather the facts and plan (no writes). */
-export async function gatherRecovery(packet: Packet, state: StateStore): Promise<RecoveryPlan> {
+async function gatherRecovery(packet: Packet, state: StateStore): Promise<RecoveryPlan> {
   const progress = await readProgress(state.storeRoot);
   const doc = state.current;
   const flight = inFlightPrompt(doc);

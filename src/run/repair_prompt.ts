@@ -2,7 +2,7 @@
 import type { ReportItem, VerifyReport } from "../contract/mod.ts";
 
 /** The orientation paragraph of every repair section. */
-export const REPAIR_ORIENTATION =
+const REPAIR_ORIENTATION =
   "The previous session ended, and its changes are still in the workspace. Continue from the current state and fix\n" +
   "only the unmet checks below. Do not redo work that already passes, and do not edit or weaken the checks.";
 

@@ -20,7 +20,7 @@ import { repoIndex } from "../contract/context.ts";
 import { KILL_EXECUTABLE } from "../util/signal.ts";
 
 /** The shell legacy (string) verification commands run under (contract.md §4: `["bash", "-c", …]`). */
-export const LEGACY_SHELL = "bash";
+const LEGACY_SHELL = "bash";
 
 /** One prompt as far as spawning goes. */
 export interface PromptSpawns {

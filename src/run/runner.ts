@@ -5,77 +5,31 @@
 import { acquireLease, type Lease } from "../store/lease.ts";
 import { ensureStoreRoot } from "../store/layout.ts";
 import { assertStoreIntact } from "../store/guard.ts";
-import { nullPlane, openPlane } from "../control/plane.ts";
-import { steerCountsForRun } from "../control/interventions.ts";
-import type { PlaneHooks } from "../control/runner_api.ts";
 import { RunFailedError } from "../errors.ts";
-import type { Envelope, View } from "../events/mod.ts";
-import { encodeEnvelope } from "../events/json.ts";
 import { loadPacket } from "../packet/load.ts";
-import { packetFingerprint } from "../packet/fingerprint.ts";
-import { type Selection, selectPrompts } from "../packet/select.ts";
-import type { OptionOverrides, Packet, Prompt } from "../packet/mod.ts";
+import { selectPrompts } from "../packet/select.ts";
+import type { Packet, Prompt } from "../packet/mod.ts";
 import { newRunId } from "../util/time.ts";
 import { failpoint } from "../util/failpoint.ts";
-import { newRenderer } from "./attempt.ts";
-import { type CommitPolicy, RunContext, type RunIo } from "./context.ts";
+import type { RunContext } from "./context.ts";
 import { printDryRun } from "./dry_run.ts";
 import { keepGoingSummary, NOTHING_TO_RUN, preservedLines } from "./output.ts";
 import { runPermissionChecks, runPreflightChecks } from "./preflight_checks.ts";
-import { beginPrompt, endPrompt, refuseDirtyRepos } from "./prompt_guard.ts";
+import { refuseDirtyRepos } from "./prompt_guard.ts";
 import type { PreservedWork } from "./preserve.ts";
-import { preflight, type PromptOutcome, runPromptChain } from "./prompt_chain.ts";
 import { readProgress } from "../store/progress.ts";
-import { closeRunRecord, openRunRecord } from "../store/run_record.ts";
-import { appendJournal } from "../store/journal.ts";
+import { closeRunRecord } from "../store/run_record.ts";
 import { lintGate } from "./lint_gate.ts";
-import { probeVacuous, vacuousSummaryLine } from "./vacuous.ts";
-import { amendedFingerprint, recordAmendedFingerprint } from "./amended_fingerprint.ts";
+import { vacuousSummaryLine } from "./vacuous.ts";
 import { StateStore } from "./state.ts";
 import type { RecoveryTarget } from "./crash_recovery.ts";
 import { recoverAtStart, recoveryPending } from "./recover_at_start.ts";
-import { hardStop, INTERRUPTED_EXIT } from "./interrupts.ts";
-import { SteerDesk } from "./steering.ts";
+import { runExitCode, runOrder, runVerdict } from "./run_decide.ts";
+import { listenForSignals, NO_CONTEXT, openContext, openRun, type RunOpening } from "./run_open.ts";
+import { runPrompts, type RunTally } from "./run_loop.ts";
+import { type RunRequest, writesStoreRoot } from "./run_request.ts";
 
-/** Everything `run` (and `repair`) decide from the command line. */
-export interface RunRequest {
-  packetDir: string;
-  storeRoot: string;
-  label: string;
-  kind: "packet" | "workspace";
-  selection: Selection;
-  overrides: OptionOverrides;
-  newRun: boolean;
-  /** `--verify-first` (true), `--no-verify-first` (false), or default (null). */
-  verifyFirst: boolean | null;
-  keepGoing: boolean;
-  commit: CommitPolicy;
-  skipPreflight: boolean;
-  /** `--allow-dirty`: run on target repos with uncommitted changes, keeping those paths out of every prompt. */
-  allowDirty?: boolean;
-  dryRun: boolean;
-  /** The `repair` command: the first attempt is a repair built from the last recorded verification. */
-  repairFirst?: boolean;
-  io: RunIo;
-  argv: string[];
-  /** Random source for retry jitter (tests). */
-  random?: () => number;
-  /**
-   * `--runtime-store` (runner.md §1, cli.md §3.1): `file` (default) keeps state under the store root; `memory`
-   * and `noop` write no store root at all — no control directory, lease, logs, progress or state.
-   */
-  runtimeStore?: RuntimeStore;
-  /** `--strict` (docs/lint.md): every lint finding refuses the run, and a vacuous verdict fails its prompt. */
-  strict?: boolean;
-}
-
-/** Where a run keeps its state (`--runtime-store`). */
-export type RuntimeStore = "file" | "memory" | "noop";
-
-/** Whether a runtime store writes the store root (pure). */
-export function writesStoreRoot(store: RuntimeStore | undefined): boolean {
-  return (store ?? "file") === "file";
-}
+export { type RunRequest, type RuntimeStore, writesStoreRoot } from "./run_request.ts";
 
 /** Per-prompt line of the final `run_summary`. */
 interface SummaryPrompt {
@@ -89,23 +43,6 @@ interface SummaryPrompt {
   vacuous?: boolean;
   /** The failed prompt's preserved work (docs/keep_going.md). */
   preserved?: PreservedWork;
-}
-
-function maxSteersFor(packet: Packet): (id: string) => number {
-  const byId = new Map(packet.prompts.map((p) => [p.id, p.options.recovery.max_steers]));
-  return (id) => byId.get(id) ?? packet.options.recovery.max_steers;
-}
-
-/** Journal a prompt's final state in this run (runner.md §10.5). */
-function journalPromptFinished(storeRoot: string, runId: string, o: PromptOutcome): Promise<unknown> {
-  return appendJournal(storeRoot, runId, "prompt_finished", {
-    prompt: o.id,
-    status: o.status,
-    attempts: o.attempts,
-    reason: o.reason,
-    failure_class: o.failureClass,
-    commit: o.commit,
-  });
 }
 
 /** Execute a packet run; returns the exit code (cli.md §3.1). */
@@ -147,6 +84,12 @@ export async function runPacket(req: RunRequest): Promise<number> {
     await refuseDirtyRepos(packet, prompts, req.storeRoot, req.allowDirty === true, null);
     return await runLeased(req, packet, prompts, StateStore.memory(), null);
   }
+  return await runWithLease(req, packet, prompts);
+}
+
+/** Take the lease, recover from a crash, refuse dirty repos, then run (the store-root path of {@link runPacket}). */
+async function runWithLease(req: RunRequest, packet: Packet, prompts: Prompt[]): Promise<number> {
+  const { io } = req;
   const state = await StateStore.open(req.storeRoot);
   ensureStoreRoot(req.storeRoot, { kind: req.kind, packetDir: packet.dir });
   const lease = await acquireLease(req.storeRoot, {
@@ -175,276 +118,75 @@ export async function runPacket(req: RunRequest): Promise<number> {
   }
 }
 
+/** Run the selected prompts under the lease (or without a store root): open, loop, close; returns the exit code. */
 async function runLeased(
   req: RunRequest,
   packet: Packet,
-  prompts: Prompt[],
+  selected: Prompt[],
   state: StateStore,
   lease: Lease | null,
   leftovers: RecoveryTarget | null = null,
 ): Promise<number> {
-  const { io } = req;
   // Leftover changes of an interrupted prompt belong to it: that prompt goes first, continuing its attempt.
   const first = leftovers ? packet.prompts.find((p) => p.id === leftovers.promptId) : undefined;
-  if (first) prompts = [first, ...prompts.filter((p) => p.id !== first.id)];
-  const persist = lease !== null;
-  const ids = prompts.map((p) => p.id);
-  const fingerprint = await packetFingerprint(packet);
-  // A packet changed only by persisted amendments still resumes its run (docs/amendments.md).
-  const amendedFrom = persist ? await amendedFingerprint(req.storeRoot, fingerprint) : null;
-  const opened = persist
-    ? await openRunRecord(req.storeRoot, {
-      // `repair` continues a failed run that selected the prompt (same id, attempt numbering goes on).
-      remaining: req.selection.remaining || req.repairFirst === true,
-      newRun: req.newRun,
-      fingerprint: amendedFrom?.from ?? fingerprint,
-      ids,
-      selectors: {
-        ids: req.selection.ids,
-        phase: req.selection.phase,
-        remaining: req.selection.remaining,
-        from: req.selection.from,
-        through: req.selection.through,
-      },
-    })
-    : { runId: newRunId(), resumed: false, record: null, notice: null };
-  if (opened.record && amendedFrom) await recordAmendedFingerprint(req.storeRoot, opened, fingerprint, amendedFrom);
-  if (opened.notice) io.stderr.write(opened.notice + "\n");
-  await lease?.setRunId(opened.runId);
-  const progress = await readProgress(req.storeRoot);
-  const ctx = new RunContext(packet, req.storeRoot, opened.runId, state, progress, lease, io, {
-    commit: req.commit,
-    keepGoing: req.keepGoing,
-    repairFirst: req.repairFirst ?? false,
-    resumed: opened.resumed,
-    persist,
-    random: req.random ?? Math.random,
-  });
-  const desk = new SteerDesk(ctx, maxSteersFor(packet));
-  // A resumed run continues its steer counts (rebuilt from interventions/ records of the same run id).
-  if (opened.resumed) {
-    for (const [id, n] of steerCountsForRun(req.storeRoot, opened.runId)) {
-      desk.delivered.set(id, n);
-    }
-  }
-  const hooks: PlaneHooks = {
-    applyView(view: View, changed: Partial<View>) {
-      const before = ctx.view.log_mode;
-      ctx.view = { ...view };
-      const live = ctx.live;
-      if (!live) return;
-      const prompt = packet.prompts.find((p) => p.id === live.promptId);
-      if (changed.log_mode !== undefined && changed.log_mode !== before && prompt) {
-        live.renderer = newRenderer(ctx, prompt);
-      } else {
-        const { log_mode: _m, ...rest } = changed;
-        live.renderer.setView(rest);
-      }
-    },
-    steerGate: () => desk.gate(),
-    steerAccepted: (steer) => desk.accepted(steer),
-    notice(text, level) {
-      ctx.say(text, level === "error" ? "red" : level === "warning" ? "yellow" : undefined);
-    },
-  };
-  // `run --json`: every envelope the plane records, in seq order, the moment it is recorded.
-  const onRecord = io.json ? (env: Envelope) => io.stdout.write(encodeEnvelope(env) + "\n") : undefined;
-  const plane = !persist ? nullPlane(opened.runId, ctx.view, hooks, onRecord) : await openPlane({
-    storeRoot: req.storeRoot,
-    runId: opened.runId,
-    resumed: opened.resumed,
-    packet: { name: packet.name, dir: packet.dir },
-    workspace: req.kind === "workspace" ? req.label : null,
-    view: ctx.view,
-    selectedCount: prompts.length,
-    maxSteers: packet.options.recovery.max_steers,
-    hooks,
-    selection: ids,
-    ...(onRecord ? { onRecord } : {}),
-  });
-  ctx.plane = plane;
-  const noContext = { prompt_id: null, attempt: null, stream: null, provider: null, session_id: null };
-  if (!persist) {
-    // The null plane records nothing on its own: the runner opens (and below closes) the stream itself.
-    ctx.record(
-      { type: "run_opened", data: { packet: packet.name, selection: ids, resumed: false, view: { ...ctx.view } } },
-      noContext,
-    );
-  }
-
-  // Signals: the first interrupts the live provider and closes the run as interrupted (exit 130); a second kills
-  // the provider at once, then still closes the plane and the run record and releases the lease before exiting 130.
-  let signals = 0;
-  const onSignal = () => {
-    signals++;
-    if (signals === 1) {
-      ctx.interrupted = true;
-      const live = ctx.live;
-      if (live) {
-        const prompt = packet.prompts.find((p) => p.id === live.promptId);
-        void live.session.interrupt("operator_stop", prompt?.options.recovery.interrupt_grace_ms ?? 5000);
-      }
-    } else if (signals === 2) {
-      ctx.live?.session.kill();
-      void hardStop(
-        plane,
-        lease,
-        opened.record ? () => closeRunRecord(req.storeRoot, opened.record!, "failed", "interrupted") : null,
-      );
-    }
-  };
-  const sigs: Deno.Signal[] = ["SIGINT", "SIGTERM"];
-  for (const s of sigs) {
-    try {
-      Deno.addSignalListener(s, onSignal);
-    } catch { /* signals unsupported */ }
-  }
-
-  const outcomes: PromptOutcome[] = [];
-  const failed: { id: string; reason: string }[] = [];
-  let haltReason: string | null = null;
-  const preserved = new Map<string, PreservedWork>();
-  const preflightOn = req.verifyFirst ?? (req.selection.remaining && req.selection.ids.length === 0);
+  const prompts = runOrder(selected, first);
+  const opened = await openRun(req, packet, prompts.map((p) => p.id), lease);
+  const { ctx, desk } = await openContext(req, packet, prompts, state, lease, opened);
+  const stopListening = listenForSignals(ctx, opened);
+  let tally: RunTally;
   try {
-    let position = 0;
-    for (const prompt of prompts) {
-      position++;
-      if (ctx.interrupted) {
-        haltReason = "interrupted";
-        break;
-      }
-      plane.transition({ stage: "between_prompts", prompt_position: position });
-      plane.boundary();
-      // Blocking check: dependencies completed earlier in this run or in progress.log.
-      const latest = persist ? await readProgress(req.storeRoot) : ctx.progress;
-      const blockers = prompt.dependsOn.filter((d) =>
-        !ctx.completedThisRun.has(d) && latest.get(d)?.status !== "completed"
-      );
-      if (blockers.length) {
-        const reason = `blocked by ${blockers.join(", ")}`;
-        await state.updatePrompt(prompt.id, (p) => {
-          p.status = "blocked_by_dependency";
-          p.blocked_by = blockers;
-          p.result = {
-            status: "blocked_by_dependency",
-            run_id: ctx.runId,
-            finished_at: new Date().toISOString(),
-            source: "session",
-            session_ran: false,
-            attempts: 0,
-            commit: null,
-            failure_class: null,
-            reason,
-            last_verifier: null,
-            steered: false,
-            amended: false,
-            blocked_by: blockers,
-          };
-        });
-        io.stderr.write(`error: prompt ${prompt.id} is ${reason}\n`);
-        const blocked: PromptOutcome = {
-          id: prompt.id,
-          status: "blocked_by_dependency",
-          reason,
-          failureClass: null,
-          attempts: 0,
-          commit: null,
-          halt: false,
-        };
-        outcomes.push(blocked);
-        if (persist) await journalPromptFinished(req.storeRoot, ctx.runId, blocked);
-        failed.push({ id: prompt.id, reason });
-        if (!req.keepGoing) {
-          haltReason = `prompt ${prompt.id} ${reason}`;
-          break;
-        }
-        continue;
-      }
-      ctx.promptId = prompt.id;
-      ctx.attempt = null;
-      let outcome: PromptOutcome | null = null;
-      const recovering = first !== undefined && prompt === first ? leftovers : null;
-      const { baseline, restored } = await beginPrompt(ctx, packet, prompt);
-      if (preflightOn && !req.repairFirst && !recovering) outcome = await preflight(ctx, desk, prompt);
-      // A recovered prompt's leftovers and a prompt's restored preserved work are its own partial progress, not a
-      // contract passing before any session.
-      if (!recovering && !restored) {
-        outcome ??= await probeVacuous(ctx, desk, prompt, {
-          preflightRequested: preflightOn,
-          completionVerifyPassed: false, // agent-control completion_verify does not exist yet
-          strict: req.strict === true,
-        });
-      }
-      outcome ??= await runPromptChain(ctx, desk, prompt, recovering, restored);
-      const kept = await endPrompt(ctx, prompt, baseline, outcome);
-      if (kept) preserved.set(prompt.id, kept);
-      outcomes.push(outcome);
-      if (persist) await journalPromptFinished(req.storeRoot, ctx.runId, outcome);
-      await plane.sync();
-      if (outcome.status === "completed") {
-        ctx.completedThisRun.add(prompt.id);
-        plane.transition({ completed_count: ctx.completedThisRun.size });
-        continue;
-      }
-      failed.push({ id: prompt.id, reason: outcome.reason ?? outcome.status });
-      if (outcome.halt) {
-        haltReason = outcome.status === "interrupted" ? "interrupted" : (outcome.reason ?? outcome.status);
-        break;
-      }
-      if (!req.keepGoing) {
-        haltReason = `prompt ${prompt.id}: ${outcome.reason ?? outcome.status.replaceAll("_", " ")}`;
-        break;
-      }
-    }
+    tally = await runPrompts(ctx, desk, prompts, {
+      keepGoing: req.keepGoing,
+      preflightOn: req.verifyFirst ?? (req.selection.remaining && req.selection.ids.length === 0),
+      strict: req.strict === true,
+      recovery: first ? leftovers : null,
+    });
   } finally {
-    for (const s of sigs) {
-      try {
-        Deno.removeSignalListener(s, onSignal);
-      } catch { /* ignore */ }
-    }
+    stopListening();
   }
-
   failpoint("run.before_close");
-  const ok = failed.length === 0 && haltReason === null;
-  let reason: string | null = null;
-  if (!ok) {
-    if (req.keepGoing && haltReason === null) {
-      for (const l of keepGoingSummary(failed)) io.stderr.write(l + "\n");
-      for (const l of preservedLines([...preserved.values()])) io.stderr.write(l + "\n");
-      reason = `${failed.length} selected prompt(s) failed`;
-    } else {
-      reason = haltReason ?? `${failed.length} selected prompt(s) failed`;
-    }
+  return await closeRun(ctx, req, opened, tally);
+}
+
+/** Close the plane and the run record, print the summaries, and return the exit code. */
+async function closeRun(ctx: RunContext, req: RunRequest, opened: RunOpening, tally: RunTally): Promise<number> {
+  const { io } = req;
+  const { ok, reason, keepGoingSummary: summarize } = runVerdict(tally.failed.length, tally.haltReason, req.keepGoing);
+  if (summarize) {
+    for (const l of keepGoingSummary(tally.failed)) io.stderr.write(l + "\n");
+    for (const l of preservedLines([...tally.preserved.values()])) io.stderr.write(l + "\n");
   }
-  if (!persist) ctx.record({ type: "run_finished", data: { status: ok ? "completed" : "failed", reason } }, noContext);
-  await plane.close(ok ? "completed" : "failed", reason);
-  if (opened.record) await closeRunRecord(req.storeRoot, opened.record, ok ? "completed" : "failed", reason);
-  if (io.json) {
-    const summary: SummaryPrompt[] = outcomes.map((o) => ({
-      id: o.id,
-      status: o.status,
-      attempts: o.attempts,
-      reason: o.reason,
-      failure_class: o.failureClass,
-      commit: o.commit,
-      ...(ctx.vacuous.has(o.id) ? { vacuous: true } : {}),
-      ...(preserved.has(o.id) ? { preserved: preserved.get(o.id)! } : {}),
-    }));
-    io.stdout.write(
-      JSON.stringify({
-        type: "run_summary",
-        run_id: ctx.runId,
-        status: ok ? "completed" : "failed",
-        reason,
-        store_root: persist ? req.storeRoot : null,
-        vacuous: [...ctx.vacuous],
-        prompts: summary,
-      }) + "\n",
-    );
-  }
+  const status = ok ? "completed" : "failed";
+  if (!ctx.persist) ctx.record({ type: "run_finished", data: { status, reason } }, NO_CONTEXT);
+  await ctx.plane.close(status, reason);
+  if (opened.record) await closeRunRecord(req.storeRoot, opened.record, status, reason);
+  if (io.json) io.stdout.write(JSON.stringify(runSummary(ctx, tally, status, reason)) + "\n");
   if (ctx.vacuous.size > 0) io.stderr.write(vacuousSummaryLine([...ctx.vacuous]) + "\n");
   if (!ok) io.stderr.write(`error: run failed: ${reason}\n`);
-  return ok ? 0 : ctx.interrupted || haltReason === "interrupted" ? INTERRUPTED_EXIT : 1;
+  return runExitCode(ok, ctx.interrupted, tally.haltReason);
+}
+
+/** The final `run_summary` line of `run --json`. */
+function runSummary(ctx: RunContext, tally: RunTally, status: "completed" | "failed", reason: string | null) {
+  const prompts: SummaryPrompt[] = tally.outcomes.map((o) => ({
+    id: o.id,
+    status: o.status,
+    attempts: o.attempts,
+    reason: o.reason,
+    failure_class: o.failureClass,
+    commit: o.commit,
+    ...(ctx.vacuous.has(o.id) ? { vacuous: true } : {}),
+    ...(tally.preserved.has(o.id) ? { preserved: tally.preserved.get(o.id)! } : {}),
+  }));
+  return {
+    type: "run_summary",
+    run_id: ctx.runId,
+    status,
+    reason,
+    store_root: ctx.persist ? ctx.storeRoot : null,
+    vacuous: [...ctx.vacuous],
+    prompts,
+  };
 }
 
 /** `detached` when `start`/`run --detach` launched this runner (src/run/detach.ts sets the variable), else `attached`. */

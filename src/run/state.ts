@@ -11,7 +11,7 @@ import { nowIso } from "../util/time.ts";
 import type { FailureEnvelope } from "./classify.ts";
 
 /** Schema tag of `state.json`. */
-export const STATE_SCHEMA = "prompt_runner.state/v1";
+const STATE_SCHEMA = "prompt_runner.state/v1";
 
 /** Prompt statuses (runner.md §10.2). */
 export type PromptStatus =
@@ -146,7 +146,7 @@ function isObj(v: unknown): v is Record<string, unknown> {
 }
 
 /** Validate a decoded document; throws `state_store_invalid` naming the field. */
-export function validateState(value: unknown, path: string): StateDoc {
+function validateState(value: unknown, path: string): StateDoc {
   if (!isObj(value)) throw invalid(path, "expected a JSON object");
   if (value.schema !== undefined && value.schema !== STATE_SCHEMA) {
     throw invalid(path, `field "schema" is ${JSON.stringify(value.schema)}; expected "${STATE_SCHEMA}"`);

@@ -4,7 +4,7 @@
  * session with every queued steer in one prompt. Budgets: delivered + pending per prompt per run.
  */
 import type { AcceptedSteer } from "../control/runner_api.ts";
-import type { RunContext } from "./context.ts";
+import type { RunScope } from "./context.ts";
 
 /** Steer queue and budget bookkeeping for one run. */
 export class SteerDesk {
@@ -16,7 +16,7 @@ export class SteerDesk {
   /** Whether the current live stream was interrupted for a steer. */
   interruptedLive = false;
 
-  constructor(private readonly ctx: RunContext, private readonly maxFor: (promptId: string) => number) {}
+  constructor(private readonly ctx: RunScope, private readonly maxFor: (promptId: string) => number) {}
 
   /** Delivered count for a prompt in this run. */
   count(promptId: string): number {

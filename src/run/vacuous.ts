@@ -29,10 +29,10 @@ export interface VacuousProbeOptions {
 }
 
 /** The failure class and reason of a prompt failed as vacuous under `--strict`. */
-export const VACUOUS_CLASS = "vacuous_contract";
+const VACUOUS_CLASS = "vacuous_contract";
 
 /** The warning line of a vacuous prompt. */
-export function vacuousLine(id: string): string {
+function vacuousLine(id: string): string {
   return `warning: prompt ${id}'s contract already passes before any session ran; its verdict is vacuous`;
 }
 
@@ -42,7 +42,7 @@ export function vacuousSummaryLine(ids: string[]): string {
 }
 
 /** The contract the probe evaluates: without `commands` unless `strict` (pure). */
-export function probedContract(contract: Contract, strict: boolean): Contract | null {
+function probedContract(contract: Contract, strict: boolean): Contract | null {
   const hasCommands = (contract.commands ?? []).length > 0;
   // Unevaluated commands might fail: without --strict such a contract cannot be shown to pass already.
   if (hasCommands && !strict) return null;
@@ -50,7 +50,7 @@ export function probedContract(contract: Contract, strict: boolean): Contract | 
 }
 
 /** Whether a probe report shows a vacuous contract: it passes with at least one item (pure). */
-export function isVacuous(report: VerifyReport): boolean {
+function isVacuous(report: VerifyReport): boolean {
   return report.pass && report.counts.items >= 1;
 }
 

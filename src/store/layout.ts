@@ -15,7 +15,7 @@ import { assertStoreIntact } from "./guard.ts";
 import { isRecord } from "../util/common.ts";
 
 /** Schema tag of `store.json`. */
-export const STORE_SCHEMA = "prompt_runner.store/v1";
+const STORE_SCHEMA = "prompt_runner.store/v1";
 
 /** The `store.json` document. */
 export interface StoreInfo {

@@ -14,3 +14,4 @@ export {
 } from "./progress.ts";
 export { readCurrentRunRecord, type ResumeDecision, resumeDecision, runPidPresent } from "./run_record_read.ts";
 export { closeRunRecord, type OpenedRun, openRunRecord, readCurrentRun, writeRunRecord } from "./run_record.ts";
+export type { RunRecord } from "./run_record_read.ts";

@@ -25,7 +25,7 @@ export type ProgressMap = Map<string, { status: ProgressStatus; at: string; suff
 const NAMED_SUFFIXES = new Set(["no_commit", "no_changes", "noop", "no_session"]);
 
 /** Whether a `:`-segment is a progress suffix: a named one, 7–40 hex chars, or the multi-repo `a=sha,b=sha` form. */
-export function isProgressSuffix(s: string): boolean {
+function isProgressSuffix(s: string): boolean {
   if (NAMED_SUFFIXES.has(s) || /^[0-9a-f]{7,40}$/i.test(s)) return true;
   return /^[^=,\s:]+=[^=,\s:]+(,[^=,\s:]+=[^=,\s:]+)*$/.test(s);
 }

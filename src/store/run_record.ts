@@ -3,26 +3,15 @@
  * rule, `--new-run` superseding, the fingerprint-change notice, and the run journal's lifecycle entries.
  */
 import { storePaths } from "./paths.ts";
-import { atomicWriteStoreJson, ensureStoreDir, readStoreTextOrNull } from "../util/safe_fs.ts";
+import { atomicWriteStoreJson, ensureStoreDir } from "../util/safe_fs.ts";
 import { newRunId, nowIso } from "../util/time.ts";
 import { appendJournal } from "./journal.ts";
-import { parseRunRecord, readCurrentRunRecord, resumeDecision, type RunRecord } from "./run_record_read.ts";
+import { readCurrentRunRecord, resumeDecision, type RunRecord } from "./run_record_read.ts";
 
 /** Schema tag of `run.json`. */
-export const RUN_SCHEMA = "prompt_runner.run/v1";
+const RUN_SCHEMA = "prompt_runner.run/v1";
 
 export type { RunRecord, RunState } from "./run_record_read.ts";
-
-/** Read one run record; null when missing or unreadable. */
-export async function readRunRecord(storeRoot: string, runId: string): Promise<RunRecord | null> {
-  const text = await readStoreTextOrNull(`${storePaths(storeRoot).runDir(runId)}/run.json`).catch(() => null);
-  if (text === null) return null;
-  try {
-    return parseRunRecord(JSON.parse(text));
-  } catch {
-    return null;
-  }
-}
 
 /** The run named by `runs/current.json`, or null (the same reader `plan` uses). */
 export const readCurrentRun: (storeRoot: string) => Promise<RunRecord | null> = readCurrentRunRecord;

@@ -28,7 +28,7 @@ function isMap(v: unknown): v is Record<string, unknown> {
 }
 
 /** Validate a decoded run.json; null when it does not have the expected shape. */
-export function parseRunRecord(value: unknown): RunRecord | null {
+function parseRunRecord(value: unknown): RunRecord | null {
   if (!isMap(value) || typeof value.run_id !== "string" || typeof value.state !== "string") return null;
   if (!STATES.has(value.state)) return null;
   const sel = isMap(value.selection) ? value.selection : {};

@@ -18,13 +18,13 @@ import {
 } from "./proc_tree.ts";
 
 /** Exported to every provider session and verification command (cli.md §5). */
-export const RUN_ID_ENV = "PROMPT_RUNNER_RUN_ID";
+const RUN_ID_ENV = "PROMPT_RUNNER_RUN_ID";
 /** A token unique to one provider session, exported to it so its own leftovers can be found at its end. */
 export const SESSION_TOKEN_ENV = "PROMPT_RUNNER_SESSION_TOKEN";
 /** Grace between SIGTERM and SIGKILL in a sweep. */
-export const SWEEP_TERM_GRACE_MS = 2000;
+const SWEEP_TERM_GRACE_MS = 2000;
 /** The store file naming processes that survived the last sweep of a run. */
-export const SURVIVORS_FILE = "survivors.json";
+const SURVIVORS_FILE = "survivors.json";
 
 /** A process still alive after a sweep. */
 export interface Survivor {

@@ -10,7 +10,7 @@
 import { sendSignal } from "./signal.ts";
 
 /** The environment variable that arms failpoints. */
-export const FAILPOINT_ENV = "PROMPT_RUNNER_FAILPOINT";
+const FAILPOINT_ENV = "PROMPT_RUNNER_FAILPOINT";
 
 let armed: Map<string, number> | null = null;
 const hits = new Map<string, number>();
@@ -32,18 +32,6 @@ function parseArmed(): Map<string, number> {
     out.set(name, Number.isInteger(n) && n > 0 ? n : 1);
   }
   return out;
-}
-
-/** Re-read the environment (tests that set the variable in-process call this). */
-export function resetFailpoints(): void {
-  armed = null;
-  hits.clear();
-}
-
-/** Whether a failpoint named `name` is armed (for callers that must prepare before crashing). */
-export function failpointArmed(name: string): boolean {
-  armed ??= parseArmed();
-  return armed.has(name);
 }
 
 /**

@@ -18,11 +18,6 @@ export async function ensureDir(path: string): Promise<void> {
   await Deno.mkdir(path, { recursive: true, mode: DIR_MODE });
 }
 
-/** Synchronous {@link ensureDir}. */
-export function ensureDirSync(path: string): void {
-  Deno.mkdirSync(path, { recursive: true, mode: DIR_MODE });
-}
-
 function tempSibling(path: string): string {
   const slash = path.lastIndexOf("/");
   const dir = slash >= 0 ? path.slice(0, slash) : ".";
@@ -102,38 +97,14 @@ export async function atomicWriteJson(path: string, value: unknown, opts: Atomic
   await atomicWriteText(path, prettyJson(value), opts);
 }
 
-/** Synchronous {@link atomicWriteJson}. */
-export function atomicWriteJsonSync(path: string, value: unknown, opts: AtomicOpts = {}): void {
-  atomicWriteTextSync(path, prettyJson(value), opts);
-}
-
 /**
- * Append one line with a single write on an O_APPEND descriptor, so lines from concurrent writers never
- * interleave. Adds the trailing newline.
+ * A `catch` handler for reads where only absence is quiet: `NotFound` (or `NotADirectory`: a path through a file does
+ * not exist either) becomes null; anything else (EACCES, EISDIR, a refused store path) is thrown again.
+ * `await Deno.lstat(p).catch(nullIfAbsent)`.
  */
-export async function appendLine(path: string, line: string, opts: { fsync?: boolean } = {}): Promise<void> {
-  const file = await Deno.open(path, { append: true, create: true, mode: FILE_MODE });
-  try {
-    const bytes = new TextEncoder().encode(line.endsWith("\n") ? line : line + "\n");
-    const n = await file.write(bytes);
-    if (n !== bytes.length) throw new Error(`short append to ${path}: ${n} of ${bytes.length} bytes`);
-    if (opts.fsync) await file.sync();
-  } finally {
-    file.close();
-  }
-}
-
-/** Synchronous {@link appendLine}. */
-export function appendLineSync(path: string, line: string, opts: { fsync?: boolean } = {}): void {
-  const file = Deno.openSync(path, { append: true, create: true, mode: FILE_MODE });
-  try {
-    const bytes = new TextEncoder().encode(line.endsWith("\n") ? line : line + "\n");
-    const n = file.writeSync(bytes);
-    if (n !== bytes.length) throw new Error(`short append to ${path}: ${n} of ${bytes.length} bytes`);
-    if (opts.fsync) file.syncSync();
-  } finally {
-    file.close();
-  }
+export function nullIfAbsent(e: unknown): null {
+  if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) return null;
+  throw e;
 }
 
 /** Read a file as text, or null when it does not exist. Other errors propagate. */

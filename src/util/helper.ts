@@ -7,9 +7,9 @@ import { sendSignal } from "./signal.ts";
 import { spawnRetryingBusy } from "./spawn.ts";
 
 /** Default deadline of a helper. */
-export const HELPER_TIMEOUT_MS = 30_000;
+const HELPER_TIMEOUT_MS = 30_000;
 /** Default grace between SIGTERM and SIGKILL of a helper's group. */
-export const HELPER_KILL_GRACE_MS = 1000;
+const HELPER_KILL_GRACE_MS = 1000;
 /** How long pipes may stay open after the helper itself exited (a leftover child holding them). */
 const DRAIN_MS = 500;
 

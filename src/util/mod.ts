@@ -64,3 +64,4 @@ export { spawnRetryingBusy } from "./spawn.ts";
 export { denoOut, type TextOut } from "./text_out.ts";
 export { fileStamp, formatAge, formatDuration, isRunId, newRunId, nowIso, parseDuration } from "./time.ts";
 export { parseYaml, stringifyYaml, YamlSyntaxError } from "./yaml.ts";
+export { nullIfAbsent } from "./fs.ts";

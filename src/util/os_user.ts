@@ -14,7 +14,7 @@ function granted(desc: Deno.PermissionDescriptor): boolean {
 }
 
 /** The effective uid of this process, or null when neither source is permitted (or the platform has no uids). */
-export function processUid(): number | null {
+function processUid(): number | null {
   if (granted({ name: "sys", kind: "uid" })) {
     try {
       const uid = Deno.uid();

@@ -118,7 +118,7 @@ function pickMode(): "direct" | "cat" | "none" {
 }
 
 /** Read the stat of each pid that still exists (one `cat` for all of them when direct reads are not allowed). */
-export function readProcStats(pids: readonly number[]): ProcStat[] {
+function readProcStats(pids: readonly number[]): ProcStat[] {
   if (pids.length === 0) return [];
   const paths = pids.map((p) => `/proc/${p}/stat`);
   const m = pickMode();
@@ -223,7 +223,7 @@ export function trySignal(pid: number, signal: Deno.Signal): boolean {
 }
 
 /** The recorded processes that are still alive (not zombies) with the same start time. */
-export function aliveRecorded(recorded: Iterable<RecordedProcess>): RecordedProcess[] {
+function aliveRecorded(recorded: Iterable<RecordedProcess>): RecordedProcess[] {
   const list = [...recorded];
   const stats = new Map(readProcStats(list.map((p) => p.pid)).map((s) => [s.pid, s]));
   return list.filter((p) => {

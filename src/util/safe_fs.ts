@@ -274,7 +274,7 @@ export async function atomicWriteStoreText(path: string, text: string, opts: Ato
 }
 
 /** Synchronous {@link atomicWriteStoreText}. */
-export function atomicWriteStoreTextSync(path: string, text: string, opts: AtomicOpts = {}): void {
+function atomicWriteStoreTextSync(path: string, text: string, opts: AtomicOpts = {}): void {
   lstatStoreSync(path, "file");
   atomicWriteTextSync(path, text, opts);
 }

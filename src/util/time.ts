@@ -8,7 +8,7 @@ export function nowIso(): string {
 const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
 /** Random base32 characters (alphabet A–Z2–7). */
-export function randomBase32(n: number): string {
+function randomBase32(n: number): string {
   const bytes = crypto.getRandomValues(new Uint8Array(n));
   let s = "";
   for (const b of bytes) s += BASE32[b & 31];

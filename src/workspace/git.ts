@@ -10,7 +10,7 @@ export interface GitResult {
 }
 
 /** Every git call of `workspace prepare` is bounded (workspace.md §4). */
-export const GIT_TIMEOUT_MS = 10 * 60 * 1000;
+const GIT_TIMEOUT_MS = 10 * 60 * 1000;
 
 /** Run git with a deadline; never throws for a non-zero exit. */
 export async function runGit(cwd: string, args: string[], timeoutMs = GIT_TIMEOUT_MS): Promise<GitResult> {

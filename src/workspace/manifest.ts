@@ -3,7 +3,7 @@ import { parseYaml, YamlSyntaxError } from "../util/yaml.ts";
 import { PacketError } from "../errors.ts";
 
 /** Schema id of workspace manifests. */
-export const WORKSPACE_SCHEMA = "prompt_runner.workspace/v1";
+const WORKSPACE_SCHEMA = "prompt_runner.workspace/v1";
 
 /** One repository of a workspace. */
 export interface WorkspaceRepository {
@@ -56,7 +56,7 @@ function str(file: string, key: string, v: unknown, required: boolean): string |
 }
 
 /** Whether a repo-relative packet path is acceptable (no absolute path, no `..` segment). */
-export function isSafeRelativePath(p: string): boolean {
+function isSafeRelativePath(p: string): boolean {
   if (p.startsWith("/") || p === "") return false;
   return !p.split("/").some((seg) => seg === "..");
 }

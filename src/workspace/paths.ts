@@ -13,12 +13,12 @@ function home(env: EnvGet): string {
 }
 
 /** `$XDG_DATA_HOME/prompt_runner` (fallback `~/.local/share/prompt_runner`). */
-export function dataHome(env: EnvGet = denoEnv): string {
+function dataHome(env: EnvGet = denoEnv): string {
   return `${env("XDG_DATA_HOME") || `${home(env)}/.local/share`}/prompt_runner`;
 }
 
 /** `$XDG_STATE_HOME/prompt_runner` (fallback `~/.local/state/prompt_runner`). */
-export function stateHome(env: EnvGet = denoEnv): string {
+function stateHome(env: EnvGet = denoEnv): string {
   return `${env("XDG_STATE_HOME") || `${home(env)}/.local/state`}/prompt_runner`;
 }
 

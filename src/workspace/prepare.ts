@@ -1,6 +1,6 @@
 /** `workspace prepare` (workspace.md §4): independent clones, store root, lock record and registry entry. */
 import { LeaseHeldError, RunFailedError } from "../errors.ts";
-import { atomicWriteJson, ensureDir, exists } from "../util/fs.ts";
+import { atomicWriteJson, ensureDir, exists, nullIfAbsent } from "../util/fs.ts";
 import { atomicWriteStoreJson, createStoreFileOnceSync, ensureStoreDir, secureStoreRoot } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 import { readLease } from "../store/lease.ts";
@@ -46,8 +46,8 @@ async function storeRootsOf(runtimeRoot: string, bound: string): Promise<string[
 }
 
 /** Check a clone is independent (workspace.md §2); returns the problem or null. */
-export async function independenceProblem(clone: string): Promise<string | null> {
-  const dotgit = await Deno.lstat(`${clone}/.git`).catch(() => null);
+async function independenceProblem(clone: string): Promise<string | null> {
+  const dotgit = await Deno.lstat(`${clone}/.git`).catch(nullIfAbsent);
   if (!dotgit) return `${clone} is not a git repository`;
   if (!dotgit.isDirectory) return `${clone} is a linked worktree, not an independent clone`;
   if (await exists(`${clone}/.git/objects/info/alternates`)) return `${clone} borrows objects through alternates`;
@@ -137,7 +137,7 @@ export async function prepareWorkspace(m: WorkspaceManifest, env?: EnvGet): Prom
   }
   if (m.packet) {
     const clone = await Deno.realPath(paths.clone(m.packet.repo));
-    const packetDir = await Deno.realPath(`${clone}/${m.packet.path}`).catch(() => null);
+    const packetDir = await Deno.realPath(`${clone}/${m.packet.path}`).catch(nullIfAbsent);
     if (!packetDir) {
       throw new RunFailedError(
         "workspace_packet_missing",

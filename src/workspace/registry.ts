@@ -1,5 +1,5 @@
 /** The operator-owned workspace registry and discovery from the current directory (workspace.md §5). */
-import { NotFoundError, UsageError } from "../errors.ts";
+import { UsageError } from "../errors.ts";
 import { exists } from "../util/fs.ts";
 import { loadWorkspaceManifest, type WorkspaceManifest } from "./manifest.ts";
 import { type EnvGet, registryDir, workspacePaths } from "./paths.ts";
@@ -45,19 +45,6 @@ export async function isPrepared(m: WorkspaceManifest, env?: EnvGet): Promise<bo
   return true;
 }
 
-/** Load the manifest of a registered, prepared workspace id; exit-4 errors otherwise. */
-export async function openWorkspaceById(id: string, env?: EnvGet): Promise<WorkspaceManifest> {
-  const entry = await findRegistered(id, env);
-  if (!entry) throw new NotFoundError("unknown_workspace", `unknown workspace "${id}"`);
-  const m = await loadWorkspaceManifest(entry.manifest);
-  if (!await isPrepared(m, env)) {
-    throw new NotFoundError("workspace_not_prepared", `workspace "${id}" is registered but not prepared`, {
-      hints: [`run: prompt_runner workspace prepare ${entry.manifest}`],
-    });
-  }
-  return m;
-}
-
 function related(a: string, b: string): boolean {
   const x = a.replace(/\/+$/, ""), y = b.replace(/\/+$/, "");
   return x === y || x.startsWith(y + "/") || y.startsWith(x + "/");
@@ -75,6 +62,8 @@ export async function discoverWorkspace(cwd: string, env?: EnvGet): Promise<stri
     try {
       m = await loadWorkspaceManifest(entry.manifest);
     } catch {
+      // Deliberately skipped: the registry outlives workspaces (a moved or deleted manifest is a stale entry), and
+      // discovery only guesses from cwd; a target naming the workspace loads its manifest and reports the problem.
       continue;
     }
     const p = workspacePaths(m, env);

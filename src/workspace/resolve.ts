@@ -6,7 +6,7 @@ import { NotFoundError, PacketError, UsageError } from "../errors.ts";
 import { ensureStoreRoot, readStoreInfo } from "../store/layout.ts";
 import { storePaths } from "../store/paths.ts";
 import type { Repo, RepoRemap } from "../packet/mod.ts";
-import { exists } from "../util/fs.ts";
+import { exists, nullIfAbsent } from "../util/fs.ts";
 import { assertNotInSource, canonicalPath, isInside, type SourceTree, sourceTrees } from "./guard.ts";
 import { loadWorkspaceManifest, normalize, type WorkspaceManifest } from "./manifest.ts";
 import { type EnvGet, type WorkspacePaths, workspacePaths } from "./paths.ts";
@@ -55,7 +55,7 @@ export interface WorkspaceTarget {
 }
 
 /** An environment reader that treats variables it may not read as unset. */
-export const tolerantEnv: EnvGet = (name) => {
+const tolerantEnv: EnvGet = (name) => {
   try {
     return Deno.env.get(name);
   } catch {
@@ -180,11 +180,13 @@ async function newestStoreRoot(paths: WorkspacePaths): Promise<string | null> {
       if (!e.isDirectory) continue;
       const root = `${paths.runtimeRoot}/packets/${e.name}`;
       const sp = storePaths(root);
-      const st = await Deno.stat(sp.snapshot).catch(() => Deno.stat(sp.storeJson)).catch(() => null);
+      const st = await Deno.stat(sp.snapshot).catch(nullIfAbsent) ?? await Deno.stat(sp.storeJson).catch(nullIfAbsent);
       const at = st?.mtime?.getTime() ?? -1;
       if (st && (!best || at > best.at)) best = { root, at };
     }
-  } catch { /* no packets yet */ }
+  } catch (e) {
+    nullIfAbsent(e); // no packets yet; anything else (unreadable, not a directory) is thrown naming the path
+  }
   return best?.root ?? null;
 }
 

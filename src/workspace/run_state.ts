@@ -7,6 +7,7 @@ import { effectiveStatus, readSnapshotFile, type ReadStatus } from "../control/s
  * `running` snapshot whose lease is down) or `unknown` (an unreadable snapshot or a foreign status).
  */
 export async function runState(storeRoot: string): Promise<ReadStatus | "not_started"> {
+  // An unreadable snapshot is `unknown` by definition (above): `workspace list` reports it, never fails on one store.
   const file = await readSnapshotFile(storeRoot).catch(() => null);
   if (file === null || file.kind === "invalid") return "unknown";
   if (file.kind === "none") return "not_started";

@@ -47,11 +47,12 @@ export async function workspaceSection(m: WorkspaceManifest, env?: EnvGet): Prom
 }
 
 /** `<name> <short head> (<branch>)[ · <n> dirty]` (pure). */
-export function cloneLine(c: CloneFacts): string {
+function cloneLine(c: CloneFacts): string {
   const head = c.head ? c.head.slice(0, 8) : "unknown";
   return `${c.name} ${head} (${c.branch ?? "detached"})${c.dirty ? ` · ${c.dirty} dirty` : ""}`;
 }
 
+/** A `.git` file's text, or null. Deliberately tolerant: display only, an unreadable one shows as `unknown`. */
 async function readText(path: string): Promise<string | null> {
   try {
     return (await Deno.readTextFile(path)).trim();
@@ -61,7 +62,7 @@ async function readText(path: string): Promise<string | null> {
 }
 
 /** HEAD and branch of a clone read from its `.git` files alone (for commands that may not spawn git). */
-export async function cloneHeadFromFiles(clone: string): Promise<{ head: string | null; branch: string | null }> {
+async function cloneHeadFromFiles(clone: string): Promise<{ head: string | null; branch: string | null }> {
   const git = `${clone}/.git`;
   const headText = await readText(`${git}/HEAD`);
   if (headText === null) return { head: null, branch: null };

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { parseJsonOut, runCli, spawnCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
 import { RUN_ID, startLivePlane, writeDemoPacket } from "../control/_harness.ts";
+import { holdsOpen, waitFor } from "../support/wait.ts";
 
 Deno.test("control events --no-follow prints human lines; --json prints envelopes", async () => {
   await using tmp = await tempDir();
@@ -29,7 +30,8 @@ Deno.test("control events follows until the run finishes and ends with -- run co
   const dir = await writeDemoPacket(tmp.path);
   const live = await startLivePlane(dir);
   const child = spawnCli(["control", "events", dir, "--from", "current"]);
-  await new Promise((r) => setTimeout(r, 400));
+  const events = `${await Deno.realPath(dir)}/.prompt_runner/control/events.jsonl`;
+  await waitFor(() => holdsOpen(child.pid, events), { what: "the follower following events.jsonl" });
   await live.stop();
   const out = await child.output();
   const text = new TextDecoder().decode(out.stdout);
@@ -62,10 +64,11 @@ Deno.test("control log prints refusals and applied entries; --json prints stored
       JSON.stringify({ command: "set_view", params: { tool_output: "everything" }, run_id: null, author: "bob" }),
     );
     await Deno.rename(`${store}/.tmp/${name}`, `${store}/requests/${name}`);
-    for (let i = 0; i < 50; i++) {
-      if ((await runCli(["control", "log", dir])).stdout.includes("everything")) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor(async () => (await runCli(["control", "log", dir])).stdout.includes("everything"), {
+      timeoutMs: 5_000,
+      what: "the refusal in the log",
+      intervalMs: 100,
+    });
     const r = await runCli(["control", "log", dir]);
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.trimEnd().split("\n");
@@ -103,7 +106,8 @@ Deno.test("control log --follow prints new entries live and ends when the run fi
   const dir = await writeDemoPacket(tmp.path);
   const live = await startLivePlane(dir);
   const child = spawnCli(["control", "log", dir, "--follow", "--json"]);
-  await new Promise((r) => setTimeout(r, 300));
+  const log = `${await Deno.realPath(dir)}/.prompt_runner/control/log.jsonl`;
+  await waitFor(() => holdsOpen(child.pid, log), { what: "the follower following log.jsonl" });
   assert.equal((await runCli(["control", "view", dir, "--thinking", "hide", "--wait"])).code, 0);
   await live.stop();
   const out = await child.output();

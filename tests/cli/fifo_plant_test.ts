@@ -5,31 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { parseJsonOut, runCli, spawnCli } from "../support/cli.ts";
-import { initRepo, tempDir, writeFiles } from "../support/fs.ts";
+import { slowPacket as slowPacketOf, tempDir } from "../support/fs.ts";
+import { waitFor, within } from "../support/wait.ts";
 
 /** A simulated packet whose only prompt stays live for about `steps * 100` ms. */
-async function slowPacket(root: string, steps: number): Promise<string> {
-  const packet = `${root}/slow`;
-  await initRepo(`${packet}/app`);
-  const messages = Array.from({ length: steps }, (_, i) => `step ${i}`);
-  await writeFiles(packet, {
-    "prompt_runner_packet.md":
-      "---\nname: slow\nprofile: simulated-default\nrepos:\n  app: {path: app, default: true}\n---\n",
-    "prompts/01_slow.prompt.md":
-      `---\nverify:\n  files_exist: [done.txt]\nsimulate:\n  attempts:\n    - delay_ms: 100\n      messages: ${
-        JSON.stringify(messages)
-      }\n      writes: [{path: done.txt, text: ok}]\n---\n# Slow\n`,
-  });
-  return packet;
-}
-
-async function waitFor(pred: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await pred()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error("condition not reached in time");
+function slowPacket(root: string, steps: number): Promise<string> {
+  return slowPacketOf(root, steps, 100);
 }
 
 /** Whether a thread of process `pid` waits in a FIFO open (kernel wait channel `wait_for_partner`). */
@@ -41,14 +22,8 @@ async function blockedOnFifo(pid: number): Promise<boolean> {
 }
 
 /** Resolves with the child's status, or null when it has not exited within `ms`. */
-async function exitWithin(child: Deno.ChildProcess, ms: number): Promise<Deno.CommandStatus | null> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<null>((r) => timer = setTimeout(() => r(null), ms));
-  try {
-    return await Promise.race([child.status, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+function exitWithin(child: Deno.ChildProcess, ms: number): Promise<Deno.CommandStatus | null> {
+  return within(child.status, ms, null);
 }
 
 Deno.test("FIFOs created and removed in requests/ before the runner lists them: the run ends, exits 0, drops its lease", async () => {
@@ -60,7 +35,7 @@ Deno.test("FIFOs created and removed in requests/ before the runner lists them: 
     await waitFor(async () => {
       const s = await runCli(["control", "status", packet, "--json"]);
       return s.code === 0 && (parseJsonOut(s) as { session_live?: boolean }).session_live === true;
-    });
+    }, { timeoutMs: 20_000, what: "a live session" });
     // A second process plants and removes FIFOs in tight loops while the run is live, until a runner thread is
     // caught stuck opening one (the worst case: nobody can ever write to that FIFO again).
     let hazard = false;

@@ -133,3 +133,18 @@ Deno.test("packet preflight names a corrupt progress.log it cannot check against
   assert.match(err.message, /cannot check for vacuous contracts: .*progress\.log/);
   assert.match(r.stderr, /error: preflight failed\n {2}cannot check for vacuous contracts/);
 });
+
+Deno.test("packet preflight names a state.json it cannot read instead of reading it as no leftovers", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, { "01_a.prompt.md": promptFile("1", REAL) });
+  await Deno.mkdir(`${pkt}/.prompt_runner/state.json`, { recursive: true }); // a directory where the file belongs
+  for (const command of ["preflight", "doctor"]) {
+    const r = await runCli(["packet", command, pkt, "--json"]);
+    const report = JSON.parse(r.stdout);
+    const err = report.readiness_errors.find((e: { kind: string }) => e.kind === "state_store_invalid");
+    assert.ok(err, r.stdout);
+    assert.match(err.message, /cannot read the run state: .*state\.json/);
+    assert.equal(report.runtime_ready, false);
+    assert.equal(r.code, command === "preflight" ? 1 : 0, r.stderr);
+  }
+});

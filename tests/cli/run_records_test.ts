@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { runCli, spawnCli } from "../support/cli.ts";
 import { git, initRepo, tempDir, writeFiles } from "../support/fs.ts";
-import { manifest, promptFile, readPrompts, readSnapshot, waitFor } from "../run/support.ts";
+import { manifest, promptFile, readPrompts, readSnapshot } from "../run/support.ts";
+import { waitFor } from "../support/wait.ts";
 
 const STORE = "pkt/.prompt_runner";
 

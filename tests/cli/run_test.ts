@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { runCli, spawnCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
 import { createScratchRepo, setupExample } from "../../examples/setup.ts";
-import { commitCount, history, makePacket, promptFile, readPrompts, readSnapshot, waitFor } from "../run/support.ts";
+import { commitCount, history, makePacket, promptFile, readPrompts, readSnapshot } from "../run/support.ts";
+import { waitFor } from "../support/wait.ts";
 
 Deno.test("run executes the recovery packet to exactly the attempt histories of runner.md §12", async () => {
   await using dir = await tempDir();
@@ -437,7 +438,7 @@ simulate:
   await waitFor(async () => {
     const text = await Deno.readTextFile(`${pkt}/.prompt_runner/control/events.jsonl`).catch(() => "");
     return text.includes('"view_changed"') && !text.includes('"tool_call_completed"');
-  }, 2000);
+  }, { timeoutMs: 2000, what: "view_changed recorded while the tool still runs" });
   const out = await child.output();
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
   const stdout = new TextDecoder().decode(out.stdout);

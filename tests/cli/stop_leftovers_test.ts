@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { pidsWithEnv } from "../../src/util/proc_tree.ts";
 import { runCli, spawnCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
-import { makePacket, promptFile, readSnapshot, waitFor } from "../run/support.ts";
+import { makePacket, promptFile, readSnapshot } from "../run/support.ts";
+import { waitFor } from "../support/wait.ts";
 
 const INIT = JSON.stringify({ type: "system", subtype: "init", session_id: "s-1", model: "m", cwd: "/x" });
 

@@ -1,30 +1,11 @@
 import assert from "node:assert/strict";
 import { parseJsonOut, runCli, spawnCli } from "../support/cli.ts";
-import { initRepo, tempDir, writeFiles } from "../support/fs.ts";
+import { slowPacket as slowPacketOf, tempDir } from "../support/fs.ts";
+import { waitFor } from "../support/wait.ts";
 
 /** A simulated packet whose only prompt stays live for ~10 s. */
-async function slowPacket(root: string): Promise<string> {
-  const packet = `${root}/slow`;
-  await initRepo(`${packet}/app`);
-  const messages = Array.from({ length: 40 }, (_, i) => `step ${i}`);
-  await writeFiles(packet, {
-    "prompt_runner_packet.md":
-      "---\nname: slow\nprofile: simulated-default\nrepos:\n  app: {path: app, default: true}\n---\n",
-    "prompts/01_slow.prompt.md":
-      `---\nverify:\n  files_exist: [done.txt]\nsimulate:\n  attempts:\n    - delay_ms: 250\n      messages: ${
-        JSON.stringify(messages)
-      }\n      writes: [{path: done.txt, text: ok}]\n---\n# Slow\n`,
-  });
-  return packet;
-}
-
-async function waitFor(pred: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await pred()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("condition not reached in time");
+function slowPacket(root: string): Promise<string> {
+  return slowPacketOf(root, 40, 250);
 }
 
 Deno.test("stop interrupts a live run: the run closes failed/interrupted (runner exit 130), the lease drops, exit 0", async () => {
@@ -35,7 +16,7 @@ Deno.test("stop interrupts a live run: the run closes failed/interrupted (runner
     await waitFor(async () => {
       const s = await runCli(["control", "status", packet, "--json"]);
       return s.code === 0 && (parseJsonOut(s) as { session_live?: boolean }).session_live === true;
-    });
+    }, { what: "a live session" });
     const r = await runCli(["stop", packet, "--grace", "20s"]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^Stopped run \d{8}T\d{6}Z-[A-Z2-7]{6} \(prompt 01, attempt 1\)\.\n$/);

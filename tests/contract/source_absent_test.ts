@@ -49,3 +49,29 @@ Deno.test("verifyContract() source_absent does not follow symlinked directories"
   assert.equal(item.status, "pass");
   assert.equal(item.files_checked, 1);
 });
+
+Deno.test("verifyContract() source_absent fails, never passes, on a source path it cannot read", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, { "main.ts": "x\n" });
+  // A device where a source file is expected: stat says it is there, it is not a file to scan.
+  await Deno.symlink("/dev/null", `${dir.path}/dev.ts`);
+  const item = await oneItem(dir.path, { source_absent: { path: "dev.ts", patterns: ["TODO"] } });
+  assert.equal(item.status, "fail");
+  assert.equal(item.details, "source path is not a regular file or directory");
+  // A FIFO is refused the same way, without being opened (opening it would block the verifier).
+  const mk = await new Deno.Command("mkfifo", { args: [`${dir.path}/pipe.ts`] }).output();
+  assert.ok(mk.success, "mkfifo is available");
+  const fifo = await oneItem(dir.path, { source_absent: { path: "pipe.ts", patterns: ["TODO"] } });
+  assert.equal(fifo.status, "fail");
+  assert.equal(fifo.details, "source path is not a regular file or directory");
+});
+
+Deno.test("verifyContract() source_absent fails naming a source file that exists but cannot be read (EIO)", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, { "lib/a.ts": "clean\n" });
+  // A link to a file every read of which fails with EIO: before, the file was skipped and the clause passed.
+  await Deno.symlink("/proc/self/mem", `${dir.path}/lib/mem.ts`);
+  const item = await oneItem(dir.path, { source_absent: { path: "lib", patterns: ["TODO"] } });
+  assert.equal(item.status, "fail");
+  assert.match(String(item.details), /^cannot read lib\/mem\.ts \(.*\)$/);
+});

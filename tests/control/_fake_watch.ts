@@ -1,4 +1,5 @@
 /** Test doubles for directory watchers: a scripted `Deno.watchFs` stand-in and a settle-within helper. */
+import { within } from "../support/wait.ts";
 
 /** A scripted stand-in for `Deno.watchFs`: events are pushed by the test; it can end or fail. */
 export class FakeWatcher implements AsyncIterable<Deno.FsEvent> {
@@ -43,11 +44,6 @@ export class FakeWatcher implements AsyncIterable<Deno.FsEvent> {
 }
 
 /** Resolves to true when `p` settles within `ms`. */
-export async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
-  const done = p.then(() => true as const);
-  const result = await Promise.race([done, timeout]);
-  clearTimeout(timer);
-  return result;
+export function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return within(p.then(() => true), ms, false);
 }

@@ -9,6 +9,7 @@ import { openPlane } from "../../src/control/plane.ts";
 import type { AcceptedSteer } from "../../src/control/plane_types.ts";
 import { storeRootForPacket } from "../../src/store/paths.ts";
 import { DEFAULT_VIEW } from "../../src/events/types.ts";
+import { within } from "../support/wait.ts";
 
 const [packetDir, runId, ending = "completed"] = Deno.args;
 if (!packetDir || !runId) throw new Error("usage: _live_plane.ts <packetDir> <runId> [completed|failed|crash]");
@@ -69,7 +70,7 @@ let stop = false;
 })();
 console.log("ready");
 while (!stop) {
-  await Promise.race([plane.wake(), new Promise((r) => setTimeout(r, 50))]);
+  await within(plane.wake(), 50, null); // the runner's poll interval, woken early by the watcher
   plane.boundary();
   if (queue.length) {
     const batch = queue.splice(0);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
 import { FakeHooks, lines, names, RUN_ID, testPlane } from "./_harness.ts";
+import { waitFor, within } from "../support/wait.ts";
 
 const WRITERS = 8;
 const PER_WRITER = 200;
@@ -25,7 +26,7 @@ Deno.test("8 writers × 200 requests against a live plane: every request gets ex
   });
   // The "runner": boundaries in a loop, waking on the watcher.
   while (!done) {
-    await Promise.race([plane.wake(), new Promise((r) => setTimeout(r, 20))]);
+    await within(plane.wake(), 20, null); // a runner's poll interval: woken early by the watcher
     plane.boundary();
   }
   const outputs = await all;
@@ -37,10 +38,10 @@ Deno.test("8 writers × 200 requests against a live plane: every request gets ex
   assert.equal(written.length, WRITERS * PER_WRITER);
   assert.equal(new Set(written.map((w) => w.name)).size, written.length, "names never collide");
   // Drain whatever arrived after the last wake.
-  for (let i = 0; i < 50 && (await names(paths.requests)).length; i++) {
-    await new Promise((r) => setTimeout(r, 20));
+  await waitFor(async () => {
     plane.boundary();
-  }
+    return (await names(paths.requests)).length === 0;
+  }, { timeoutMs: 5_000, what: "requests/ drained", intervalMs: 20 });
   await plane.close("completed", null);
   assert.deepEqual(await names(paths.requests), []);
   const log = await lines(paths.log);

@@ -4,6 +4,7 @@ import { RUN_ID, testPlane } from "./_harness.ts";
 import { followRun, type StreamItem } from "../../src/control/follow.ts";
 import { acquireLease } from "../../src/store/lease.ts";
 import { EventAppender } from "../../src/control/event_log.ts";
+import { pause, waitFor } from "../support/wait.ts";
 
 const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: null };
 const notice = (i: number) => ({
@@ -25,12 +26,8 @@ async function follow(store: string, act: (seen: () => number) => Promise<void>)
   return items;
 }
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  const start = Date.now();
-  while (!cond()) {
-    if (Date.now() - start > 10_000) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+function until(cond: () => boolean, what: string): Promise<boolean> {
+  return waitFor(cond, { timeoutMs: 10_000, what, intervalMs: 10 });
 }
 
 Deno.test("a follower of a truncated events.jsonl reports the lost seq range as a gap, then keeps following", async () => {
@@ -198,7 +195,7 @@ Deno.test("property: under any mix of truncation, rename-and-recreate and remova
               await Deno.writeTextFile(paths.events, "").catch(() => {});
             } else await Deno.remove(paths.events).catch(() => {});
             await plane.sync();
-            await new Promise((r) => setTimeout(r, 5));
+            await pause(5); // spacing, not a wait: lets the follower read between operations at varying points
           }
           await plane.close("completed", null);
         });

@@ -5,6 +5,7 @@ import { followRun, type StreamItem } from "../../src/control/follow.ts";
 import { LineReader } from "../../src/control/tail.ts";
 import { acquireLease } from "../../src/store/lease.ts";
 import { subscribe } from "../../src/control/mod.ts";
+import { openCount, waitFor } from "../support/wait.ts";
 
 const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: null };
 
@@ -12,13 +13,23 @@ function notice(i: number) {
   return { type: "notice" as const, data: { level: "info" as const, code: "n", message: `m${i}` } };
 }
 
-async function collect(it: AsyncIterable<StreamItem>, limit = 10_000): Promise<StreamItem[]> {
-  const out: StreamItem[] = [];
+async function collect(it: AsyncIterable<StreamItem>, limit = 10_000, out: StreamItem[] = []): Promise<StreamItem[]> {
   for await (const x of it) {
     out.push(x);
     if (out.length >= limit) break;
   }
   return out;
+}
+
+/** Collect in the background: `items` grows as they arrive, `done` resolves with all of them. */
+function collecting(it: AsyncIterable<StreamItem>): { items: StreamItem[]; done: Promise<StreamItem[]> } {
+  const items: StreamItem[] = [];
+  return { items, done: collect(it, 10_000, items) };
+}
+
+/** Wait until this process holds one more descriptor on `path` than `before` (a follower opened it). */
+async function opened(path: string, before: number): Promise<void> {
+  await waitFor(async () => await openCount(Deno.pid, path) > before, { what: `a follower opening ${path}` });
 }
 
 Deno.test("followRun() replays from start, follows live appends and ends with run_finished", async () => {
@@ -29,14 +40,15 @@ Deno.test("followRun() replays from start, follows live appends and ends with ru
   try {
     plane.record(notice(1), ctx);
     await plane.sync();
-    const got = collect(followRun(store, RUN_ID, { pollMs: 20 }));
+    const got = collecting(followRun(store, RUN_ID, { pollMs: 20 }));
     for (let i = 2; i <= 5; i++) {
-      await new Promise((r) => setTimeout(r, 10));
+      // Each append lands while the follower waits at the end of what it has delivered (seq i).
+      await waitFor(() => got.items.some((e) => e.seq === i), { what: `seq ${i} delivered` });
       plane.record(notice(i), ctx);
       plane.boundary();
     }
     await plane.close("completed", null);
-    const items = await got;
+    const items = await got.done;
     assert.deepEqual(items.map((e) => e.seq), [1, 2, 3, 4, 5, 6, 7]);
     assert.equal(items.at(-1)!.type, "run_finished");
     assert.equal((items.at(-1)!.data as { status: string }).status, "completed");
@@ -50,7 +62,7 @@ Deno.test("followRun() cursors: number, current, run:seq of another run (resync 
   await using tmp = await tempDir();
   const store = `${tmp.path}/s`;
   const lease = await acquireLease(store, { runId: RUN_ID, packetDir: tmp.path, argv: [] });
-  const { plane } = await testPlane(store);
+  const { plane, paths } = await testPlane(store);
   try {
     for (let i = 0; i < 4; i++) plane.record(notice(i), ctx);
     await plane.sync();
@@ -75,8 +87,9 @@ Deno.test("followRun() cursors: number, current, run:seq of another run (resync 
     const sameRun = await collect(followRun(store, RUN_ID, { from: { runId: RUN_ID, seq: 5 }, follow: false }));
     assert.deepEqual(sameRun.map((e) => e.seq), [5]);
     // "current": only what arrives after subscribing.
+    const before = await openCount(Deno.pid, paths.events);
     const cur = collect(followRun(store, RUN_ID, { from: "current", pollMs: 20 }));
-    await new Promise((r) => setTimeout(r, 50));
+    await opened(paths.events, before);
     plane.record(notice(9), ctx);
     await plane.close("completed", null);
     assert.deepEqual((await cur).map((e) => e.seq), [6, 7]);
@@ -93,14 +106,14 @@ Deno.test("followRun() ends with a synthetic abandoned run_finished when the run
   const { plane } = await testPlane(store);
   plane.record(notice(1), ctx);
   await plane.sync();
-  const got = collect(followRun(store, RUN_ID, { pollMs: 20 }));
-  await new Promise((r) => setTimeout(r, 60));
+  const got = collecting(followRun(store, RUN_ID, { pollMs: 20 }));
+  await waitFor(() => got.items.length >= 2, { what: "the follower live at the end of the stream" });
   // The runner "dies": the lease lock drops while the snapshot still says running.
   const pid = `${store}/run.pid`;
   const pidText = await Deno.readTextFile(pid);
   await lease.release();
   await Deno.writeTextFile(pid, pidText);
-  const items = await got;
+  const items = await got.done;
   assert.deepEqual(items.map((e) => e.seq), [1, 2, null]);
   assert.equal(items.at(-1)!.type, "run_finished");
   assert.equal((items.at(-1)!.data as { status: string }).status, "abandoned");
@@ -170,10 +183,10 @@ Deno.test("subscribe() stops when the signal aborts", async () => {
   try {
     await plane.sync();
     const ac = new AbortController();
-    const got = collect(subscribe({ storeRoot: store, runId: RUN_ID }, { signal: ac.signal, pollMs: 5000 }));
-    await new Promise((r) => setTimeout(r, 50));
+    const got = collecting(subscribe({ storeRoot: store, runId: RUN_ID }, { signal: ac.signal, pollMs: 5000 }));
+    await waitFor(() => got.items.length >= 1, { what: "run_opened delivered" });
     ac.abort();
-    const items = await got;
+    const items = await got.done;
     assert.deepEqual(items.map((e) => e.type), ["run_opened"]);
   } finally {
     await plane.close("completed", null);

@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { tempDir } from "../support/fs.ts";
 import { body, lines, names, reqName, RUN_ID, startLivePlane, testPlane, writeDemoPacket } from "./_harness.ts";
 import { storePaths, storeRootForPacket } from "../../src/store/paths.ts";
+import { waitFor, within } from "../support/wait.ts";
 
 type Make = (requests: string, outside: string) => Promise<string>;
 
@@ -145,14 +146,14 @@ Deno.test(`${CASES.length} hostile control entries against a live runner: one ou
       valid.push(await raw(body("set_view", { diff: i % 2 ? "full" : "stat" }))(p.requests, outside));
     }
     const before = await listTree(tmp.path, store);
-    const start = Date.now();
-    while ((await names(p.requests)).length > 0) {
-      assert.ok(Date.now() - start < 20_000, `requests/ drained: ${JSON.stringify(await names(p.requests))}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitFor(async () => (await names(p.requests)).length === 0, {
+      timeoutMs: 20_000,
+      what: "requests/ drained",
+      intervalMs: 50,
+    });
     stopping = true;
     const stop = live.stop().then(() => (stopped = true));
-    await Promise.race([stop, new Promise((r) => setTimeout(r, 15_000))]);
+    await within(stop, 15_000, null);
     assert.ok(stopped, "the runner process exited after run_finished (no thread blocked on a FIFO)");
     assert.deepEqual(await listTree(tmp.path, store), before, "nothing outside the store changed");
   } finally {

@@ -6,6 +6,7 @@ import { storePaths } from "../../src/store/paths.ts";
 import { DEFAULT_VIEW } from "../../src/events/types.ts";
 import { FakeHooks } from "./_harness.ts";
 import { steerCountsForRun } from "../../src/control/interventions.ts";
+import { waitFor } from "../support/wait.ts";
 
 const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: "s-1" };
 
@@ -82,7 +83,11 @@ Deno.test("events are flushed within 20 ms without a boundary", async () => {
     plane.record({ type: "notice", data: { level: "info", code: "x", message: "y" } }, ctx);
     assert.equal((await lines(paths.events)).length, 1, "buffered, not yet written");
     // No boundary is called: the flush timer alone must write the line.
-    for (let i = 0; i < 200 && (await lines(paths.events)).length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(async () => (await lines(paths.events)).length >= 2, {
+      timeoutMs: 2_000,
+      what: "the flush timer writing the line",
+      intervalMs: 10,
+    });
     assert.equal((await lines(paths.events)).length, 2);
   } finally {
     await plane.close("completed", null);
@@ -220,14 +225,11 @@ Deno.test("a failed receipt write leaves the request pending and the retry does 
     assert.equal(hooks.views.length, 0, "state unchanged");
     assert.equal((await lines(paths.log)).length, 1);
     fail = false;
-    await new Promise((r) => setTimeout(r, 5));
-    // Force a rescan (the poll fallback would do this after pollMs).
-    (plane as unknown as { boundary(): void }).boundary();
-    const start = Date.now();
-    while (!(await names(paths.outcomes)).includes(name) && Date.now() - start < 3000) {
-      await new Promise((r) => setTimeout(r, 50));
+    // Force rescans (the poll fallback would do this after pollMs) until the receipt is written.
+    await waitFor(async () => {
       plane.boundary();
-    }
+      return (await names(paths.outcomes)).includes(name);
+    }, { timeoutMs: 3_000, what: "the retried receipt", intervalMs: 50 });
     const log = await lines(paths.log);
     assert.equal(log.length, 1, "no duplicate applied entry");
     assert.equal(hooks.views.length, 1);

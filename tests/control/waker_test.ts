@@ -4,6 +4,7 @@ import { Wakeup } from "../../src/control/tail.ts";
 import { tempDir } from "../support/fs.ts";
 import { body, dropRaw, reqName, testPlane } from "./_harness.ts";
 import { FakeWatcher, settlesWithin } from "./_fake_watch.ts";
+import { pause, waitFor } from "../support/wait.ts";
 
 function fakeWaker(opts: { debounceMs?: number; rearmMs?: number; failFirst?: boolean } = {}) {
   const watchers: FakeWatcher[] = [];
@@ -26,7 +27,8 @@ function fakeWaker(opts: { debounceMs?: number; rearmMs?: number; failFirst?: bo
   return { waker, watchers };
 }
 
-const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
+/** One turn of the event loop (no fixed wait). */
+const tick = () => new Promise((r) => setTimeout(r, 0));
 
 Deno.test("PlaneWaker wakes at once on the first event of a burst and folds the rest into one trailing wake", async () => {
   const { waker, watchers } = fakeWaker({ debounceMs: 40 });
@@ -87,7 +89,7 @@ Deno.test("PlaneWaker re-arms a watcher that fails or ends, and rescans after re
   try {
     waker.takeDirty();
     // The first watcher could not be created: a rescan is due at once, a new watcher follows the pause.
-    await tick(60);
+    await waitFor(() => watchers.length >= 2, { timeoutMs: 2_000, what: "the re-armed watcher" });
     assert.equal(watchers.length, 2);
     assert.equal(waker.armed, 1);
     assert.equal(waker.takeDirty(), true);
@@ -100,7 +102,7 @@ Deno.test("PlaneWaker re-arms a watcher that fails or ends, and rescans after re
     assert.equal(watchers.length, 3);
     assert.equal(waker.armed, 2);
     watchers[2]!.fail();
-    await tick(60);
+    await waitFor(() => watchers.length >= 4, { timeoutMs: 2_000, what: "the watcher re-armed after a failure" });
     assert.equal(watchers.length, 4, "a failing watcher is re-armed too");
     // The re-armed watcher still delivers events.
     waker.takeDirty();
@@ -121,7 +123,8 @@ Deno.test("PlaneWaker treats an overflow (rescan flag) as a full rescan and re-a
     const w = waker.wait();
     watchers[0]!.push("other", "rescan");
     assert.ok(await settlesWithin(w, 20));
-    await tick(10);
+    // Far below the 10 s failure pause: re-armed at once.
+    await waitFor(() => watchers.length >= 2, { timeoutMs: 2_000, what: "the watcher re-armed after an overflow" });
     assert.equal(watchers.length, 2, "re-armed at once despite the long failure pause");
     assert.ok(watchers[0]!.closed);
     assert.equal(waker.takeDirty(), true);
@@ -183,7 +186,9 @@ Deno.test("a request landing while the runner is inside a boundary is consumed w
     plane.boundary();
     // Written while nobody waits (the runner is "busy"); the event must not be lost until the 60 s poll.
     await dropRaw(store, reqName(), body("set_view", { thinking: "hide" }));
-    await tick(50);
+    // Deliberate window: lets the watch event arrive while nobody waits, the case under test (if it came later, the
+    // wait below would only be weaker, never flaky).
+    await pause(50);
     assert.ok(await settlesWithin(plane.wake(), 1000));
     plane.boundary();
     assert.equal(hooks.views.length, 1);
@@ -211,12 +216,12 @@ Deno.test("Wakeup (followers) re-arms a watcher that ends or fails and wakes rig
     watchers[0]!.push("modify");
     assert.ok(await settlesWithin(w1, 20));
     watchers[0]!.end();
-    await tick(60);
+    await waitFor(() => watchers.length >= 2 && wake.armed >= 2, { timeoutMs: 2_000, what: "the re-armed watcher" });
     assert.equal(watchers.length, 2);
     assert.equal(wake.armed, 2);
     assert.ok(await settlesWithin(wake.wait(10_000), 5), "woken for what landed while unwatched");
     watchers[1]!.fail();
-    await tick(60);
+    await waitFor(() => watchers.length >= 3, { timeoutMs: 2_000, what: "the watcher re-armed after a failure" });
     assert.equal(watchers.length, 3, "a failing watcher is re-armed too");
     await wake.wait(0);
     const w3 = wake.wait(10_000);

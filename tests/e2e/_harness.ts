@@ -10,6 +10,7 @@ import { type InputItem, openaiAnchor, openaiCwd, openaiItemText, startFakeOpenA
 import type { FakeServer, LoggedRequest } from "../support/fake_server_common.ts";
 import { claudeEnv, codexEnv, E2E_TAG_VAR, e2eBinary, filesNamedLike, removeScratch } from "../support/e2e_env.ts";
 import { readProcStat } from "../support/fake_server_driver.ts";
+import { waitFor } from "../support/wait.ts";
 
 /** A lane under test. */
 export type LaneName = "claude" | "codex";
@@ -246,21 +247,6 @@ export function prompt01(s: Scenario): {
   };
 }
 
-/** Poll until `check()` returns a value (not undefined/null/false) or fail after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  check: () => T | null | undefined | false,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    const v = check();
-    if (v !== null && v !== undefined && v !== false) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
-
 /** Wait for the first event of `type` (and optional predicate on data) in events.jsonl. */
 export function waitForEvent(
   s: Scenario,
@@ -269,9 +255,8 @@ export function waitForEvent(
   timeoutMs = 30_000,
 ): Promise<Record<string, unknown>> {
   return waitFor(
-    `event ${type}`,
     () => events(s).find((e) => e.type === type && pred((e.data ?? {}) as Record<string, unknown>)),
-    timeoutMs,
+    { what: `event ${type}`, timeoutMs, intervalMs: 50 },
   );
 }
 

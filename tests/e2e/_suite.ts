@@ -26,10 +26,13 @@ import {
   runPacket,
   scenario,
   spawnRun,
-  waitFor,
   waitForEvent,
 } from "./_harness.ts";
 import { git } from "../support/fs.ts";
+import { waitFor, type WaitOptions } from "../support/wait.ts";
+
+/** The e2e waits: 30 s, polled every 50 ms. */
+const E2E_WAIT = (what: string): WaitOptions => ({ what, timeoutMs: 30_000, intervalMs: 50 });
 
 /** Register every case for one lane (ignored, visibly, when its binary is not installed). */
 export function defineLaneSuite(lane: LaneName): void {
@@ -96,7 +99,7 @@ export function defineLaneSuite(lane: LaneName): void {
     const run = spawnRun(s);
     try {
       await waitForEvent(s, "run_started");
-      await waitFor("the first model request", () => modelRequests(s).length >= 1);
+      await waitFor(() => modelRequests(s).length >= 1, E2E_WAIT("the first model request"));
       const steer = await control(s, [
         "steer",
         s.packet,
@@ -139,7 +142,7 @@ export function defineLaneSuite(lane: LaneName): void {
     const run = spawnRun(s);
     try {
       await waitForEvent(s, "tool_call_started");
-      await waitFor("the sleep process", () => processesMatching(`sleep ${sleepArg}`).length > 0);
+      await waitFor(() => processesMatching(`sleep ${sleepArg}`).length > 0, E2E_WAIT("the sleep process"));
       const steer = await control(s, [
         "steer",
         s.packet,
@@ -204,12 +207,11 @@ export function defineLaneSuite(lane: LaneName): void {
     try {
       const started = await waitForEvent(s, "run_started");
       sessionId = String(started.session_id ?? (started.data as Record<string, unknown>).provider_session_id);
-      await waitFor("the first model request", () => modelRequests(s).length >= 1);
-      let destroyed: string[] = [];
-      for (let i = 0; i < 200 && destroyed.length === 0; i++) {
-        destroyed = await destroySession(s, sessionId);
-        if (destroyed.length === 0) await new Promise((r) => setTimeout(r, 50));
-      }
+      await waitFor(() => modelRequests(s).length >= 1, E2E_WAIT("the first model request"));
+      const destroyed = await waitFor(async () => {
+        const gone = await destroySession(s, sessionId);
+        return gone.length > 0 && gone;
+      }, { ...E2E_WAIT("the session destroyed"), timeoutMs: 10_000 }).catch(() => [] as string[]);
       assert.ok(destroyed.length > 0, `session storage of ${sessionId} found`);
       const steer = await control(s, [
         "steer",

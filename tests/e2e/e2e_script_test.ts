@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { parseTestSummary, taggedProcesses } from "../../scripts/e2e.ts";
 import { E2E_TAG_VAR } from "../support/e2e_env.ts";
+import { waitFor } from "../support/wait.ts";
 
 Deno.test("parseTestSummary() reads Deno's last summary line, colours or not", () => {
   assert.deepEqual(parseTestSummary("x\nok | 30 passed | 0 failed (59s)\n"), { passed: 30, failed: 0 });
@@ -17,11 +18,10 @@ Deno.test("taggedProcesses() finds a live process carrying the suite tag and for
   const tag = `probe-${crypto.randomUUID()}`;
   const child = new Deno.Command("sleep", { args: ["30"], env: { [E2E_TAG_VAR]: tag }, stdout: "null" }).spawn();
   try {
-    let found: { pid: number; comm: string }[] = [];
-    for (let i = 0; i < 50 && found.length === 0; i++) {
-      found = await taggedProcesses(tag);
-      if (!found.length) await new Promise((r) => setTimeout(r, 20));
-    }
+    const found = await waitFor(async () => {
+      const hits = await taggedProcesses(tag);
+      return hits.length > 0 && hits;
+    }, { timeoutMs: 1_000, what: "the tagged process", intervalMs: 20 }).catch(() => []);
     assert.deepEqual(found.map((p) => [p.pid, p.comm]), [[child.pid, "sleep"]]);
   } finally {
     child.kill("SIGKILL");

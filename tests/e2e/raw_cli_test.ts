@@ -10,6 +10,7 @@ import { claudeEnv, codexEnv, e2eBinary, removeScratch } from "../support/e2e_en
 import { afterLine, driveCli, type DriveResult, killAll, waitForDescendant } from "../support/fake_server_driver.ts";
 import type { FakeServer } from "../support/fake_server_common.ts";
 import { e2eSkipReason, type LaneName, marker, processesMatching } from "./_harness.ts";
+import { pause } from "../support/wait.ts";
 
 interface Rig extends AsyncDisposable {
   bin: string;
@@ -136,7 +137,7 @@ for (const lane of ["claude", "codex"] as const) {
         signal: "SIGINT",
         trigger: (line, ctx) =>
           line.includes(`sleep ${sleepArg}`)
-            ? waitForDescendant(ctx.pid, /^sleep$/).then(() => new Promise((res) => setTimeout(res, 300)))
+            ? waitForDescendant(ctx.pid, /^sleep$/).then(() => pause(300)) // SIGINT while the tool runs, not at its exec
             : null,
       },
     });

@@ -14,6 +14,7 @@ import { startFakeAnthropic } from "../support/fake_anthropic.ts";
 import { startFakeOpenAI } from "../support/fake_openai.ts";
 import { initRepo, tempDir } from "../support/fs.ts";
 import { testOptions, testSpec } from "./_support.ts";
+import { waitFor } from "../support/wait.ts";
 
 type Name = "claude" | "codex";
 const LANES: Record<Name, { lane: Lane; optsKey: string }> = {
@@ -91,10 +92,13 @@ for (const name of ["claude", "codex"] as const) {
   test("interrupt mid-stream, then resume the same session in the same cwd", async () => {
     await using r = await rig(name);
     const s = lane.start(r.spec("Work slowly. [[e2e:slow 20]]"));
-    const drained = collect(s);
+    const seen: ProviderEvent[] = [];
+    const drained = collect(s, (e) => seen.push(e));
     await s.whenReady();
     assert.ok(s.isReady());
-    await new Promise((res) => setTimeout(res, 300));
+    // Mid-stream: once the session streams something after it is ready.
+    const atReady = seen.length;
+    await waitFor(() => seen.length > atReady, { timeoutMs: 30_000, what: "streamed output after ready" });
     await s.interrupt("interrupted_for_steer", 5000);
     const events = await drained;
     assert.deepEqual(s.end(), { kind: "cancelled", reason: "interrupted_for_steer", interrupted: true });
@@ -121,11 +125,10 @@ for (const name of ["claude", "codex"] as const) {
       if (e.type === "tool_call_started") toolStarted();
     });
     await toolSeen;
-    let running: number[] = [];
-    for (let i = 0; i < 200 && running.length === 0; i++) {
-      running = processesMatching(`sleep ${arg}`);
-      if (running.length === 0) await new Promise((res) => setTimeout(res, 50));
-    }
+    const running = await waitFor(() => {
+      const hits = processesMatching(`sleep ${arg}`);
+      return hits.length > 0 && hits;
+    }, { timeoutMs: 10_000, what: "the tool's sleep", intervalMs: 50 }).catch(() => [] as number[]);
     assert.ok(running.length > 0, "the tool's sleep was running before the interrupt");
     await s.interrupt("interrupted_for_steer", 5000);
     await drained;

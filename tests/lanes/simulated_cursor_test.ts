@@ -76,3 +76,14 @@ Deno.test("the attempt after a recovered one plays the next script entry, not on
   }, 4);
   assert.equal(plain.script, 4, "without a previous cursor the entry is numbered like the attempt");
 });
+
+Deno.test("readCursor(): absent reads as nothing applied; a cursor path that cannot be read is an error naming it", async () => {
+  await using dir = await tempDir();
+  const path = `${dir.path}/01.1.json`;
+  assert.deepEqual(await readCursor(path), { script: null, applied: 0, pending: null });
+  await Deno.mkdir(path);
+  await assert.rejects(() => readCursor(path), (e: Error) => e.message.includes(path));
+  await Deno.remove(path);
+  await Deno.symlink(`${dir.path}/elsewhere.json`, path);
+  await assert.rejects(() => readCursor(path), (e: Error) => e.message.includes(path));
+});

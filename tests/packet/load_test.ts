@@ -393,3 +393,46 @@ Deno.test("inspectPacket() collects several errors instead of stopping at the fi
   const r = await inspectPacket(t.path, NO_ENV);
   assert.deepEqual(r.findings.map((f) => f.kind), ["invalid_option_value", "invalid_prompt_id", "unknown_dependency"]);
 });
+
+Deno.test("loadPacket() names a config-home file with invalid YAML or that cannot be read, instead of skipping it", async () => {
+  await using t = await tempDir();
+  await writePacket(t.path, "name: prof\n", {});
+  const home = `${t.path}/home`;
+  await Deno.mkdir(`${home}/profiles`, { recursive: true });
+  const load = () => loadPacket(t.path, { env: { PROMPT_RUNNER_CONFIG_HOME: home } });
+  const refusal = async (): Promise<PacketError> => {
+    try {
+      await load();
+    } catch (e) {
+      if (e instanceof PacketError) return e;
+      throw e;
+    }
+    throw new Error("loaded without error");
+  };
+  // config.md with invalid YAML: was read as "no default profile"
+  await Deno.writeTextFile(`${home}/config.md`, "---\ndefault_profile: [mine\n---\n");
+  let e = await refusal();
+  assert.equal(e.code, "profile_yaml_invalid");
+  assert.match(e.message, new RegExp(`invalid YAML in config ${home}/config\\.md at line \\d+, column \\d+`));
+  // config.md that is a directory (EISDIR): was read as "no default profile"
+  await Deno.remove(`${home}/config.md`);
+  await Deno.mkdir(`${home}/config.md`);
+  e = await refusal();
+  assert.equal(e.code, "profile_unreadable");
+  assert.match(e.message, new RegExp(`cannot read ${home}/config\\.md: `));
+  await Deno.remove(`${home}/config.md`);
+  // the default profile's file with invalid YAML, then as a directory: was silently replaced by the built-in
+  await Deno.writeTextFile(`${home}/config.md`, "---\ndefault_profile: claude-default\n---\n");
+  await Deno.writeTextFile(`${home}/profiles/claude-default.md`, "---\nmodel: [x\n---\n");
+  e = await refusal();
+  assert.equal(e.code, "profile_yaml_invalid");
+  assert.match(e.message, new RegExp(`invalid YAML in profile ${home}/profiles/claude-default\\.md at line`));
+  await Deno.remove(`${home}/profiles/claude-default.md`);
+  await Deno.mkdir(`${home}/profiles/claude-default.md`);
+  e = await refusal();
+  assert.equal(e.code, "profile_unreadable");
+  assert.match(e.message, new RegExp(`cannot read ${home}/profiles/claude-default\\.md: `));
+  // absent files stay quiet: the built-in is used
+  await Deno.remove(`${home}/profiles/claude-default.md`);
+  assert.equal((await load()).options.model, "haiku");
+});

@@ -1,19 +1,10 @@
 import assert from "node:assert/strict";
 import { gitPathDiff, PathDiffPrefetch } from "../../src/render/git_diff.ts";
-import { tempDir } from "../support/fs.ts";
+import { initRepo, tempDir } from "../support/fs.ts";
 
-async function git(cwd: string, ...args: string[]): Promise<void> {
-  const out = await new Deno.Command("git", { args, cwd, stdout: "null", stderr: "piped" }).output();
-  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
-}
-
-async function repo(dir: string): Promise<void> {
-  await git(dir, "init", "-q");
-  await git(dir, "config", "user.email", "t@example.com");
-  await git(dir, "config", "user.name", "t");
-  await Deno.writeTextFile(`${dir}/a.txt`, "one\ntwo\n");
-  await git(dir, "add", "a.txt");
-  await git(dir, "commit", "-qm", "init");
+/** A repo whose one commit holds `a.txt`. */
+function repo(dir: string): Promise<void> {
+  return initRepo(dir, { "a.txt": "one\ntwo\n" });
 }
 
 Deno.test("path diff prefetch: the async diff equals the synchronous one and is handed out once", async () => {

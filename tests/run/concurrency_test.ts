@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { spawnCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
 import { currentRun, steer } from "../../src/control/mod.ts";
-import { makePacket, promptFile, readSnapshot, waitFor } from "./support.ts";
+import { makePacket, promptFile, readSnapshot } from "./support.ts";
+import { waitFor } from "../support/wait.ts";
 
 const WRITERS = 8;
 const PER_WRITER = 200;

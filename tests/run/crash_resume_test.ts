@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { runCli, spawnCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
-import { history, makePacket, promptFile, readPrompts, readSnapshot, waitFor } from "./support.ts";
+import { history, makePacket, promptFile, readPrompts, readSnapshot } from "./support.ts";
+import { waitFor } from "../support/wait.ts";
 
 const CONTINUE = "Continue the task from where you stopped.";
 

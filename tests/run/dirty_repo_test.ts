@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { runCli, spawnCli } from "../support/cli.ts";
 import { git, tempDir } from "../support/fs.ts";
-import { history, makePacket, promptFile, readPrompts, readSnapshot, waitFor } from "./support.ts";
+import { history, makePacket, promptFile, readPrompts, readSnapshot } from "./support.ts";
+import { waitFor } from "../support/wait.ts";
 
 /** Make the user's own uncommitted changes: an untracked file, an unstaged edit and a staged new file. */
 async function dirty(app: string): Promise<void> {

@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { pidsWithEnv, readProcStat } from "../../src/util/proc_tree.ts";
 import { type CliResult, runCli, spawnCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
-import { makePacket, promptFile, readSnapshot, waitFor } from "./support.ts";
+import { makePacket, promptFile, readSnapshot } from "./support.ts";
+import { waitFor } from "../support/wait.ts";
 
 const INIT = JSON.stringify({ type: "system", subtype: "init", session_id: "s-1", model: "m", cwd: "/x" });
 const RESULT = JSON.stringify({

@@ -6,15 +6,10 @@
 import assert from "node:assert/strict";
 import { EXAMPLE_NAMES, setupExample } from "../../examples/setup.ts";
 import { runCli, spawnCli } from "../support/cli.ts";
-import { tempDir } from "../support/fs.ts";
+import { git, tempDir } from "../support/fs.ts";
 import { checkRecovered, makeCrashPacket } from "../support/crash_packet.ts";
-import { makePacket, promptFile, readPrompts, readSnapshot, waitFor } from "./support.ts";
-
-async function git(repo: string, ...args: string[]): Promise<string> {
-  const out = await new Deno.Command("git", { args, cwd: repo, stdout: "piped", stderr: "piped" }).output();
-  assert.ok(out.success, new TextDecoder().decode(out.stderr));
-  return new TextDecoder().decode(out.stdout);
-}
+import { makePacket, promptFile, readPrompts, readSnapshot } from "./support.ts";
+import { pause, waitFor } from "../support/wait.ts";
 
 Deno.test("a completion whose commit is no longer reachable is not trusted: --remaining reruns that prompt", async () => {
   await using dir = await tempDir();
@@ -36,7 +31,7 @@ Deno.test("a second Ctrl-C exits 130 at once and still releases the lease and cl
   const child = spawnCli(["run", pkt]);
   await waitFor(async () => (await readSnapshot(pkt))?.stage === "verifying");
   child.kill("SIGINT");
-  await new Promise((r) => setTimeout(r, 150)); // two distinct signals, not one coalesced
+  await pause(150); // spacing, not a wait: two distinct signals, not one coalesced
   const sentAt = Date.now();
   child.kill("SIGINT");
   const out = await child.output();
@@ -62,7 +57,7 @@ for (const name of EXAMPLE_NAMES) {
     await waitFor(async () => {
       const s = await readSnapshot(pkt);
       return s !== null && Number(s.completed_count) >= 1 && s.session_live === true;
-    }, 60000);
+    }, { timeoutMs: 60_000, what: "the first prompt done and the next session live" });
     child.kill("SIGKILL");
     await child.output();
     const r = await runCli(["run", pkt, "--remaining"]);
@@ -85,7 +80,7 @@ Deno.test("Ctrl-C mid-prompt, then a plain run: the interrupted prompt's leftove
     const s = await readSnapshot(pkt);
     if (s?.prompt_id !== "02" || s.session_live !== true) return false;
     return await Deno.stat(`${pkt}/app/p02/a.txt`).then(() => true, () => false);
-  }, 60000);
+  }, { timeoutMs: 60_000, what: "prompt 02 live with its first file written" });
   child.kill("SIGINT");
   assert.equal((await child.output()).code, 130);
   const r = await runCli(["run", pkt]);

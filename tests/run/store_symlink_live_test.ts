@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { spawnCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
-import { makePacket, promptFile, readSnapshot, waitFor } from "./support.ts";
+import { makePacket, promptFile, readSnapshot } from "./support.ts";
+import { waitFor, within } from "../support/wait.ts";
 import { canaryDigest, makeCanary, processesMentioning } from "./_store_plant.ts";
 
 const SLOW = "verify:\n  files_exist: [slow.txt]\nsimulate:\n  attempts:\n    - delay_ms: 150\n" +
@@ -47,12 +48,7 @@ for (const [rel, atomic] of LIVE_TARGETS) {
         await Deno.remove(path).catch(() => {});
         return await Deno.symlink(`${canary}/${kind}`, path).then(() => true, () => false);
       });
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const out = await Promise.race([
-        output,
-        new Promise<null>((r) => timer = setTimeout(() => r(null), 60_000)),
-      ]);
-      clearTimeout(timer);
+      const out = await within(output, 60_000, null);
       if (out === null) {
         child.kill("SIGKILL");
         await output;

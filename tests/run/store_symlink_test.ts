@@ -20,6 +20,7 @@ import {
   processesMentioning,
   STORE_ENTRIES,
 } from "./_store_plant.ts";
+import { within } from "../support/wait.ts";
 
 const WORKERS = 4;
 const HANG_MS = 60_000;
@@ -45,10 +46,7 @@ interface Outcome {
 
 async function runWithDeadline(t: Target): Promise<Outcome> {
   const child = spawnCli(t.args, { env: t.env });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const hung = new Promise<"hang">((r) => timer = setTimeout(() => r("hang"), HANG_MS));
-  const out = await Promise.race([child.output(), hung]);
-  clearTimeout(timer);
+  const out = await within(child.output(), HANG_MS, "hang" as const);
   if (out === "hang") {
     child.kill("SIGKILL");
     await child.output().catch(() => {});

@@ -75,14 +75,3 @@ export async function readSnapshot(packetDir: string): Promise<Record<string, un
     return null;
   }
 }
-
-/** Poll until `check` returns a truthy value (or throw after `ms`). */
-export async function waitFor<T>(check: () => Promise<T | null | undefined | false>, ms = 15000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > until) throw new Error("condition not reached in time");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}

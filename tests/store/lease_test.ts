@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
 import { acquireLease, leaseHeldMessage, processStartTicks, readLease } from "../../src/store/lease.ts";
 import { LeaseHeldError } from "../../src/errors.ts";
+import { waitFor } from "../support/wait.ts";
 
 Deno.test("acquireLease() writes run.pid; a second holder fails with lease_held and the exact message", async () => {
   await using tmp = await tempDir();
@@ -75,9 +76,10 @@ Deno.test("acquireLease() reaps a stale provider group whose start time still ma
   await Deno.mkdir(store);
   const child = new Deno.Command("setsid", { args: ["sleep", "30"], stdout: "null", stderr: "null" }).spawn();
   try {
-    await new Promise((r) => setTimeout(r, 100));
-    const ticks = processStartTicks(child.pid);
-    assert.ok(ticks !== null, "start ticks readable without --allow-all");
+    const ticks = await waitFor(() => processStartTicks(child.pid), {
+      timeoutMs: 5_000,
+      what: "start ticks readable without --allow-all",
+    });
     await Deno.writeTextFile(
       `${store}/run.pid`,
       JSON.stringify({

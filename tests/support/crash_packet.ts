@@ -6,6 +6,7 @@
  */
 import { makePacket, promptFile } from "../run/support.ts";
 import { runCli } from "./cli.ts";
+import { git } from "./fs.ts";
 
 /** Options of {@link makeCrashPacket}. */
 export interface CrashPacketOptions {
@@ -61,12 +62,6 @@ export async function makeCrashPacket(root: string, o: CrashPacketOptions): Prom
   return await makePacket(root, files);
 }
 
-async function git(repo: string, args: string[]): Promise<string> {
-  const out = await new Deno.Command("git", { args, cwd: repo, stdout: "piped", stderr: "piped" }).output();
-  if (!out.success) throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
-  return new TextDecoder().decode(out.stdout);
-}
-
 /** What {@link checkRecovered} may accept. */
 export interface CheckOptions {
   /** Plain `run` reruns completed prompts: their latest progress line may say `no_changes`. */
@@ -81,13 +76,14 @@ export interface CheckOptions {
 export async function checkRecovered(pkt: string, n: number, o: CheckOptions): Promise<string | null> {
   const repo = `${pkt}/app`;
   const ids = crashIds(n);
-  const dirty = (await git(repo, ["status", "--porcelain"])).trim();
+  const dirty = await git(repo, "status", "--porcelain");
   if (dirty) return `git: work tree dirty: ${dirty.split("\n").slice(0, 3).join("; ")}`;
-  const log = await git(repo, [
+  const log = await git(
+    repo,
     "log",
     "--format=%x1e%H%x1f%(trailers:key=Prompt-Runner-Prompt,valueonly)",
     "--name-only",
-  ]);
+  );
   const byPrompt = new Map<string, { sha: string; files: string[] }[]>();
   for (const rec of log.split("\x1e").slice(1)) {
     const [head, ...rest] = rec.split("\n");

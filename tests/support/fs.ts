@@ -47,3 +47,22 @@ export async function writeFiles(root: string, files: Record<string, string>): P
     await Deno.writeTextFile(full, text);
   }
 }
+
+/**
+ * A simulated packet at `<root>/slow` whose only prompt stays live for about `steps × delayMs` ms (one message per
+ * step), then writes `done.txt`, which its contract checks.
+ */
+export async function slowPacket(root: string, steps: number, delayMs: number): Promise<string> {
+  const packet = `${root}/slow`;
+  await initRepo(`${packet}/app`);
+  const messages = Array.from({ length: steps }, (_, i) => `step ${i}`);
+  await writeFiles(packet, {
+    "prompt_runner_packet.md":
+      "---\nname: slow\nprofile: simulated-default\nrepos:\n  app: {path: app, default: true}\n---\n",
+    "prompts/01_slow.prompt.md":
+      `---\nverify:\n  files_exist: [done.txt]\nsimulate:\n  attempts:\n    - delay_ms: ${delayMs}\n      messages: ${
+        JSON.stringify(messages)
+      }\n      writes: [{path: done.txt, text: ok}]\n---\n# Slow\n`,
+  });
+  return packet;
+}

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readSurvivors, recordSurvivors, sweepByEnv, sweepRun } from "../../src/util/containment.ts";
 import { pidsWithEnv, readProcStat } from "../../src/util/proc_tree.ts";
 import { tempDir } from "../support/fs.ts";
+import { waitFor } from "../support/wait.ts";
 
 function alive(pid: number): boolean {
   const st = readProcStat(pid);
@@ -19,12 +20,10 @@ async function escapee(env: Record<string, string>): Promise<number[]> {
     stderr: "null",
   });
   await cmd.output();
-  let pids: number[] = [];
-  for (let i = 0; i < 100 && pids.length === 0; i++) {
-    pids = await pidsWithEnv(Object.keys(env)[0]!, Object.values(env)[0]!);
-    if (pids.length === 0) await new Promise((r) => setTimeout(r, 20));
-  }
-  return pids;
+  return await waitFor(async () => {
+    const pids = await pidsWithEnv(Object.keys(env)[0]!, Object.values(env)[0]!);
+    return pids.length > 0 && pids;
+  }, { timeoutMs: 2_000, what: "the detached process", intervalMs: 20 }).catch(() => [] as number[]);
 }
 
 Deno.test("sweep: a setsid, double-forked process ignoring TERM is found by its inherited marker and killed", async () => {

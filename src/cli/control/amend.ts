@@ -17,7 +17,7 @@ export function amendNote(r: AmendmentRecord): string {
 }
 
 /** `--add-command` value → a structured `commands` entry. */
-export function commandEntry(text: string): { exec: string; args: string[]; timeout_ms: number } {
+function commandEntry(text: string): { exec: string; args: string[]; timeout_ms: number } {
   let words: string[];
   try {
     words = shellWords(text);

@@ -13,7 +13,7 @@ export const PHASE_COLOR: Record<string, Color> = {
 };
 
 /** The human form of §9.7. */
-export function formatContract(v: ContractView, paint: Paint): string {
+function formatContract(v: ContractView, paint: Paint): string {
   const lines = ["", `  ${paint("bold", `contract for ${v.prompt_id}`)}`, ""];
   if (v.amendments.length === 0) {
     lines.push(`  ${paint("dim", "no amendments; the packet's contract is enforced as written")}`);

@@ -29,7 +29,7 @@ function oneLine(text: unknown): string {
 }
 
 /** A one-line summary of an envelope's data (≤ 120 chars). */
-export function summarize(e: Record<string, unknown>): string {
+function summarize(e: Record<string, unknown>): string {
   const d = (e.data !== null && typeof e.data === "object" ? e.data : {}) as Record<string, unknown>;
   const input = (d.tool_input !== null && typeof d.tool_input === "object" ? d.tool_input : {}) as Record<
     string,

@@ -6,7 +6,7 @@ import { controlTarget, paintFor, printJson, runRef, TARGET_FLAGS } from "./_com
 import type { Paint } from "../../render/mod.ts";
 
 /** The lease phrase of the status line: `lease up (pid 4242 on build-01)`. */
-export function leasePhrase(lease: Snapshot["lease"]): string {
+function leasePhrase(lease: Snapshot["lease"]): string {
   const who = lease.pid !== null ? ` (pid ${lease.pid}${lease.hostname ? ` on ${lease.hostname}` : ""})` : "";
   return `lease ${lease.state}${lease.state === "down" ? "" : who}`;
 }

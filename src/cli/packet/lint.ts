@@ -10,7 +10,7 @@ function plural(n: number, word: string): string {
 }
 
 /** The human report of cli.md §3.8. */
-export function renderLint(r: LintResult): string {
+function renderLint(r: LintResult): string {
   const lines = [`Packet lint: ${r.name} (${r.root})`];
   for (const f of r.findings) {
     const label = f.severity === "error" ? "ERROR    " : "WARNING  ";
@@ -27,7 +27,7 @@ function stripFilePrefix(message: string, file: string | null): string {
 }
 
 /** The `--json` document of cli.md §3.8. */
-export function lintJson(r: LintResult): Record<string, unknown> {
+function lintJson(r: LintResult): Record<string, unknown> {
   return {
     packet: r.name,
     root: r.root,

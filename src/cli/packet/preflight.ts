@@ -10,7 +10,7 @@ import { Exit } from "../../errors.ts";
 import { runPermissionsFor } from "../../run/run_permissions.ts";
 import { dirtyRepos } from "../../run/dirty.ts";
 import { hasLeftovers } from "../../run/prompt_guard.ts";
-import { readState } from "../../run/state.ts";
+import { readState, type StateDoc } from "../../run/state.ts";
 import { vacuousFindings } from "../../run/preflight_vacuous.ts";
 
 /** Shared body of `packet preflight` and `packet doctor`. */
@@ -24,7 +24,14 @@ export async function runReadiness(ctx: CommandContext, doctor: boolean): Promis
   );
   report.permissions = { run: (await runPermissionsFor(packet, packet.prompts, target.storeRoot)).run };
   // Uncommitted changes in a target repo would be mixed into prompt work (docs/keep_going.md), as `run` refuses.
-  const state = await readState(target.storeRoot).catch(() => null);
+  let state: StateDoc | null = null;
+  try {
+    state = await readState(target.storeRoot);
+  } catch (e) {
+    // A corrupt or unreadable state.json: `run` would stop on it too; named here, and the rest of the report prints.
+    const message = `cannot read the run state: ${e instanceof Error ? e.message : String(e)}`;
+    report.readiness_errors.push({ kind: "state_store_invalid", repo: null, message });
+  }
   const claimed = state ? packet.prompts.filter((p) => hasLeftovers(state, p.id)) : [];
   const allowDirty = ctx.flags["allow-dirty"] === true;
   for (const d of await dirtyRepos(packet, packet.prompts, target.storeRoot, allowDirty, claimed)) {

@@ -110,7 +110,7 @@ function problemIsSemantic(problem: string): boolean {
 }
 
 /** Human reason of a read error. */
-export function readReason(e: unknown): string {
+function readReason(e: unknown): string {
   if (e instanceof Deno.errors.PermissionDenied) return "permission denied";
   if (e instanceof Deno.errors.IsADirectory) return "is a directory";
   const msg = e instanceof Error ? e.message : String(e);

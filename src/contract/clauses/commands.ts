@@ -9,7 +9,7 @@ import { restoreRegenerated, stageRegenerated } from "./regenerate.ts";
 import type { ReportItem } from "../types.ts";
 
 /** Default command deadline: 10 minutes. */
-export const DEFAULT_TIMEOUT_MS = 600_000;
+const DEFAULT_TIMEOUT_MS = 600_000;
 
 /** Quote one argv element for display when it needs it. */
 export function shellQuote(s: string): string {
@@ -41,7 +41,7 @@ async function isExecutableFile(path: string): Promise<boolean> {
 }
 
 /** Search `PATH` for a bare executable name. */
-export async function whichOnPath(name: string, pathVar: string): Promise<string | null> {
+async function whichOnPath(name: string, pathVar: string): Promise<string | null> {
   for (const dir of pathVar.split(":")) {
     if (dir === "") continue;
     const candidate = join(dir, name);
@@ -53,7 +53,7 @@ export async function whichOnPath(name: string, pathVar: string): Promise<string
 type Lookup = { ok: true; path: string } | { ok: false; verdict: Verdict };
 
 /** Executable lookup rules of §4 point 3 with their verdicts. */
-export async function lookupExecutable(exec: string, cwd: string, pathVar: string): Promise<Lookup> {
+async function lookupExecutable(exec: string, cwd: string, pathVar: string): Promise<Lookup> {
   if (isAbsolute(exec)) {
     return (await isExecutableFile(exec))
       ? { ok: true, path: exec }
@@ -82,7 +82,7 @@ function truncationPrefix(res: BoundedResult, details: string): string {
 }
 
 /** The verdict table of §4 for a finished process (pure). */
-export function commandVerdict(
+function commandVerdict(
   res: BoundedResult,
   opts: {
     legacy: boolean;

@@ -5,7 +5,7 @@ import { isRecord } from "../entries.ts";
 import type { ReportItem } from "../types.ts";
 
 /** `map`, `list` or `scalar` for a parsed value. */
-export function rootType(v: unknown): "map" | "list" | "scalar" {
+function rootType(v: unknown): "map" | "list" | "scalar" {
   return Array.isArray(v) ? "list" : isRecord(v) ? "map" : "scalar";
 }
 

@@ -11,7 +11,7 @@ function escapeRegExp(s: string): string {
 }
 
 /** The regex that finds a marker at the start of a line (after whitespace, a bullet or heading hashes). */
-export function markerRegExp(marker: string): RegExp {
+function markerRegExp(marker: string): RegExp {
   return new RegExp(`^\\s*(?:[-*+] |#{1,6} )?${escapeRegExp(marker)}(?:\\b|(?=\\s)|$)`, "u");
 }
 

@@ -9,7 +9,7 @@ import { branchStatus, gitBounded, type GitCache, gitIn, gitStatus, type StatusE
 import type { ReportItem } from "../types.ts";
 
 /** Default `remote_timeout_ms` of `repos_clean` with `network: true`. */
-export const DEFAULT_REMOTE_TIMEOUT_MS = 90_000;
+const DEFAULT_REMOTE_TIMEOUT_MS = 90_000;
 
 /** Changed paths of a status listing: both sides of renames and copies, store-root paths excluded, sorted. */
 export function changedPaths(entries: StatusEntry[], storeRel: string | null): string[] {

@@ -6,7 +6,7 @@ import { isRecord, pick } from "../entries.ts";
 import type { ReportItem } from "../types.ts";
 
 /** Directory names skipped at any depth unless an entry adds more. */
-export const DEFAULT_PRUNE = [".git", "_build", "deps", "node_modules", ".elixir_ls", "cover"];
+const DEFAULT_PRUNE = [".git", "_build", "deps", "node_modules", ".elixir_ls", "cover"];
 
 /** One forbidden match. */
 export interface SourceFinding {
@@ -65,7 +65,9 @@ export async function checkSourceAbsent(entry: unknown, env: ClauseEnv, id: stri
   }
   const files: string[] = [];
   if (st.isDirectory) { for await (const f of walk(target, prune, exts)) files.push(f); }
-  else files.push(target);
+  else if (st.isFile) files.push(target);
+  else return makeItem(r.head, fail("source path is not a regular file or directory"), empty); // a FIFO would block
+  const unreadable: string[] = [];
   const findings: SourceFinding[] = [];
   let total = 0;
   const dec = new TextDecoder();
@@ -73,7 +75,11 @@ export async function checkSourceAbsent(entry: unknown, env: ClauseEnv, id: stri
     let text: string;
     try {
       text = dec.decode(await Deno.readFile(file));
-    } catch {
+    } catch (e) {
+      // Removed since the walk: nothing to scan. Anything else must not pass as "no forbidden line".
+      if (!(e instanceof Deno.errors.NotFound)) {
+        unreadable.push(`${relative(r.ref.root, file)} (${(e as Error).message})`);
+      }
       continue;
     }
     const lines = text.split(/\r?\n/);
@@ -94,5 +100,6 @@ export async function checkSourceAbsent(entry: unknown, env: ClauseEnv, id: stri
     }
   }
   const extra = { files_checked: files.length, findings };
+  if (unreadable.length) return makeItem(r.head, fail(`cannot read ${unreadable.join(", ")}`), extra);
   return makeItem(r.head, total ? fail(`${total} forbidden source match(es)`) : pass(), extra);
 }

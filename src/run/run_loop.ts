@@ -1,0 +1,159 @@
+/**
+ * The prompt loop of a run (runner.md §1, §7): per prompt, a boundary, the dependency check, then the steps before
+ * its first session and its attempt chain, then the loop's decision (src/run/run_decide.ts). This file performs
+ * the effects only.
+ */
+import type { Prompt } from "../packet/mod.ts";
+import type { RunContext } from "./context.ts";
+import { appendJournal } from "../store/journal.ts";
+import type { PreservedWork } from "./preserve.ts";
+import { readProgress } from "../store/progress.ts";
+import { preflight, type PromptOutcome, runPromptChain } from "./prompt_chain.ts";
+import { beginPrompt, endPrompt } from "./prompt_guard.ts";
+import type { RecoveryTarget } from "./crash_recovery.ts";
+import { afterPrompt, blockersOf, promptEntry } from "./run_decide.ts";
+import type { SteerDesk } from "./steering.ts";
+import { probeVacuous } from "./vacuous.ts";
+
+/** What the loop leaves for closing the run. */
+export interface RunTally {
+  outcomes: PromptOutcome[];
+  failed: { id: string; reason: string }[];
+  haltReason: string | null;
+  preserved: Map<string, PreservedWork>;
+}
+
+/** Loop settings decided from the command line. */
+export interface LoopSettings {
+  keepGoing: boolean;
+  /** Verify-first is on. */
+  preflightOn: boolean;
+  /** `--strict`. */
+  strict: boolean;
+  /** The prompt that continues an interrupted attempt's leftovers (it runs first), or null. */
+  recovery: RecoveryTarget | null;
+}
+
+/** Run the prompts in order until they are done or the loop halts. */
+export async function runPrompts(
+  ctx: RunContext,
+  desk: SteerDesk,
+  prompts: Prompt[],
+  settings: LoopSettings,
+): Promise<RunTally> {
+  const tally: RunTally = { outcomes: [], failed: [], haltReason: null, preserved: new Map() };
+  let position = 0;
+  for (const prompt of prompts) {
+    position++;
+    if (ctx.interrupted) {
+      tally.haltReason = "interrupted";
+      break;
+    }
+    ctx.plane.transition({ stage: "between_prompts", prompt_position: position });
+    ctx.plane.boundary();
+    // Blocking check: dependencies completed earlier in this run or in progress.log.
+    const latest = ctx.persist ? await readProgress(ctx.storeRoot) : ctx.progress;
+    const blockers = blockersOf(prompt.dependsOn, ctx.completedThisRun, (d) => latest.get(d)?.status);
+    let outcome: PromptOutcome;
+    if (blockers.length) {
+      outcome = await blockPrompt(ctx, prompt, blockers);
+      tally.outcomes.push(outcome);
+      if (ctx.persist) await journalPromptFinished(ctx, outcome);
+    } else {
+      const recovering = settings.recovery?.promptId === prompt.id ? settings.recovery : null;
+      outcome = await runOnePrompt(ctx, desk, prompt, recovering, settings, tally.preserved);
+      tally.outcomes.push(outcome);
+      if (ctx.persist) await journalPromptFinished(ctx, outcome);
+      await ctx.plane.sync();
+      if (outcome.status === "completed") {
+        ctx.completedThisRun.add(prompt.id);
+        ctx.plane.transition({ completed_count: ctx.completedThisRun.size });
+      }
+    }
+    const next = afterPrompt(outcome, settings.keepGoing);
+    if (next.failed) tally.failed.push(next.failed);
+    if (next.halt !== null) {
+      tally.haltReason = next.halt;
+      break;
+    }
+  }
+  return tally;
+}
+
+/** One prompt that is not blocked: its guard, the steps before its first session, its attempt chain. */
+async function runOnePrompt(
+  ctx: RunContext,
+  desk: SteerDesk,
+  prompt: Prompt,
+  recovering: RecoveryTarget | null,
+  settings: LoopSettings,
+  preserved: Map<string, PreservedWork>,
+): Promise<PromptOutcome> {
+  ctx.slot.beginPrompt(prompt.id);
+  const { baseline, restored } = await beginPrompt(ctx, ctx.packet, prompt);
+  const entry = promptEntry({
+    preflightOn: settings.preflightOn,
+    repairFirst: ctx.opts.repairFirst,
+    recovering: recovering !== null,
+    restored,
+  });
+  let outcome: PromptOutcome | null = null;
+  if (entry.preflight) outcome = await preflight(ctx, desk, prompt);
+  if (entry.probeVacuous) {
+    outcome ??= await probeVacuous(ctx, desk, prompt, {
+      preflightRequested: settings.preflightOn,
+      completionVerifyPassed: false, // agent-control completion_verify does not exist yet
+      strict: settings.strict,
+    });
+  }
+  outcome ??= await runPromptChain(ctx, desk, prompt, recovering, restored);
+  const kept = await endPrompt(ctx, prompt, baseline, outcome);
+  if (kept) preserved.set(prompt.id, kept);
+  return outcome;
+}
+
+/** A prompt whose dependencies did not complete: recorded as blocked, never run. */
+async function blockPrompt(ctx: RunContext, prompt: Prompt, blockers: string[]): Promise<PromptOutcome> {
+  const reason = `blocked by ${blockers.join(", ")}`;
+  await ctx.state.updatePrompt(prompt.id, (p) => {
+    p.status = "blocked_by_dependency";
+    p.blocked_by = blockers;
+    p.result = {
+      status: "blocked_by_dependency",
+      run_id: ctx.runId,
+      finished_at: new Date().toISOString(),
+      source: "session",
+      session_ran: false,
+      attempts: 0,
+      commit: null,
+      failure_class: null,
+      reason,
+      last_verifier: null,
+      steered: false,
+      amended: false,
+      blocked_by: blockers,
+    };
+  });
+  ctx.io.stderr.write(`error: prompt ${prompt.id} is ${reason}\n`);
+  return {
+    id: prompt.id,
+    status: "blocked_by_dependency",
+    reason,
+    failureClass: null,
+    attempts: 0,
+    commit: null,
+    halt: false,
+  };
+}
+
+/** Journal a prompt's final state in this run (runner.md §10.5). */
+function journalPromptFinished(ctx: RunContext, o: PromptOutcome): Promise<unknown> {
+  return appendJournal(ctx.storeRoot, ctx.runId, "prompt_finished", {
+    prompt: o.id,
+    status: o.status,
+    attempts: o.attempts,
+    reason: o.reason,
+    failure_class: o.failureClass,
+    commit: o.commit,
+  });
+}

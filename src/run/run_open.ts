@@ -1,0 +1,201 @@
+/**
+ * Opening a leased run (runner.md §1, control-plane.md §4): the run record, then the run's environment and live
+ * slot, the steer desk and the plane hooks built on them, then the plane, and only then the {@link RunContext} —
+ * so every hook and the desk exist before the plane can call them, and the context never lacks its plane.
+ * Also the signal handlers of a run.
+ */
+import { steerCountsForRun } from "../control/interventions.ts";
+import { nullPlane, openPlane } from "../control/plane.ts";
+import type { PlaneHooks, RunnerPlane } from "../control/runner_api.ts";
+import type { Lease } from "../store/mod.ts";
+import type { Envelope } from "../events/mod.ts";
+import { encodeEnvelope } from "../events/json.ts";
+import { packetFingerprint } from "../packet/fingerprint.ts";
+import type { Packet, Prompt } from "../packet/mod.ts";
+import { newRunId } from "../util/time.ts";
+import { amendedFingerprint, recordAmendedFingerprint } from "./amended_fingerprint.ts";
+import { newRenderer } from "./attempt.ts";
+import { RunContext, RunEnv, RunScope } from "./context.ts";
+import { hardStop } from "./interrupts.ts";
+import { LiveSlot } from "./live_slot.ts";
+import { readProgress } from "../store/progress.ts";
+import type { RunRequest } from "./run_request.ts";
+import { closeRunRecord, type OpenedRun, openRunRecord } from "../store/run_record.ts";
+import type { StateStore } from "./state.ts";
+import { SteerDesk } from "./steering.ts";
+
+/** The run record as opened (a run without a store root has none). */
+export type RunOpening = OpenedRun | { runId: string; resumed: false; record: null; notice: null };
+
+/** The envelope context of run-level events. */
+export const NO_CONTEXT = { prompt_id: null, attempt: null, stream: null, provider: null, session_id: null };
+
+/** Open (or resume) the run record; without a lease (no store root) only a fresh run id. */
+export async function openRun(
+  req: RunRequest,
+  packet: Packet,
+  ids: string[],
+  lease: Lease | null,
+): Promise<RunOpening> {
+  const persist = lease !== null;
+  const fingerprint = await packetFingerprint(packet);
+  // A packet changed only by persisted amendments still resumes its run (docs/amendments.md).
+  const amendedFrom = persist ? await amendedFingerprint(req.storeRoot, fingerprint) : null;
+  const opened: RunOpening = persist
+    ? await openRunRecord(req.storeRoot, {
+      // `repair` continues a failed run that selected the prompt (same id, attempt numbering goes on).
+      remaining: req.selection.remaining || req.repairFirst === true,
+      newRun: req.newRun,
+      fingerprint: amendedFrom?.from ?? fingerprint,
+      ids,
+      selectors: {
+        ids: req.selection.ids,
+        phase: req.selection.phase,
+        remaining: req.selection.remaining,
+        from: req.selection.from,
+        through: req.selection.through,
+      },
+    })
+    : { runId: newRunId(), resumed: false, record: null, notice: null };
+  if (opened.record && amendedFrom) await recordAmendedFingerprint(req.storeRoot, opened, fingerprint, amendedFrom);
+  if (opened.notice) req.io.stderr.write(opened.notice + "\n");
+  await lease?.setRunId(opened.runId);
+  return opened;
+}
+
+function maxSteersFor(packet: Packet): (id: string) => number {
+  const byId = new Map(packet.prompts.map((p) => [p.id, p.options.recovery.max_steers]));
+  return (id) => byId.get(id) ?? packet.options.recovery.max_steers;
+}
+
+/** The run's context and steer desk, with the plane open (and, without a store root, `run_opened` recorded). */
+export async function openContext(
+  req: RunRequest,
+  packet: Packet,
+  prompts: Prompt[],
+  state: StateStore,
+  lease: Lease | null,
+  opened: RunOpening,
+): Promise<{ ctx: RunContext; desk: SteerDesk }> {
+  const persist = lease !== null;
+  const progress = await readProgress(req.storeRoot);
+  const env = new RunEnv(packet, req.storeRoot, opened.runId, state, lease, req.io, {
+    commit: req.commit,
+    keepGoing: req.keepGoing,
+    repairFirst: req.repairFirst ?? false,
+    resumed: opened.resumed,
+    persist,
+    random: req.random ?? Math.random,
+  });
+  const scope = new RunScope(env, new LiveSlot(packet.options.view));
+  const desk = new SteerDesk(scope, maxSteersFor(packet));
+  // A resumed run continues its steer counts (rebuilt from interventions/ records of the same run id).
+  if (opened.resumed) {
+    for (const [id, n] of steerCountsForRun(req.storeRoot, opened.runId)) {
+      desk.delivered.set(id, n);
+    }
+  }
+  const ids = prompts.map((p) => p.id);
+  const plane = await openRunPlane(req, scope, opened, ids, planeHooks(scope, desk));
+  const ctx = new RunContext(scope, plane, progress);
+  if (!persist) {
+    // The null plane records nothing on its own: the runner opens (and closes) the stream itself.
+    ctx.record(
+      { type: "run_opened", data: { packet: packet.name, selection: ids, resumed: false, view: { ...ctx.view } } },
+      NO_CONTEXT,
+    );
+  }
+  return { ctx, desk };
+}
+
+/** The control plane of a run: files under the store root, or the null plane without one. */
+async function openRunPlane(
+  req: RunRequest,
+  scope: RunScope,
+  opened: RunOpening,
+  ids: string[],
+  hooks: PlaneHooks,
+): Promise<RunnerPlane> {
+  const { packet, io } = scope;
+  // `run --json`: every envelope the plane records, in seq order, the moment it is recorded.
+  const onRecord = io.json ? (env: Envelope) => io.stdout.write(encodeEnvelope(env) + "\n") : undefined;
+  if (!scope.persist) return nullPlane(opened.runId, scope.view, hooks, onRecord);
+  return await openPlane({
+    storeRoot: req.storeRoot,
+    runId: opened.runId,
+    resumed: opened.resumed,
+    packet: { name: packet.name, dir: packet.dir },
+    workspace: req.kind === "workspace" ? req.label : null,
+    view: scope.view,
+    selectedCount: ids.length,
+    maxSteers: packet.options.recovery.max_steers,
+    hooks,
+    selection: ids,
+    ...(onRecord ? { onRecord } : {}),
+  });
+}
+
+/** What the plane asks of the runner, answered from the scope and the desk (never from the plane itself). */
+function planeHooks(scope: RunScope, desk: SteerDesk): PlaneHooks {
+  return {
+    applyView(view, changed) {
+      const before = scope.view.log_mode;
+      scope.slot.setView(view);
+      const live = scope.live;
+      if (!live) return;
+      const prompt = scope.packet.prompts.find((p) => p.id === live.promptId);
+      if (changed.log_mode !== undefined && changed.log_mode !== before && prompt) {
+        scope.slot.replaceRenderer(newRenderer(scope, prompt));
+      } else {
+        const { log_mode: _m, ...rest } = changed;
+        live.renderer.setView(rest);
+      }
+    },
+    steerGate: () => desk.gate(),
+    steerAccepted: (steer) => desk.accepted(steer),
+    notice(text, level) {
+      scope.say(text, level === "error" ? "red" : level === "warning" ? "yellow" : undefined);
+    },
+  };
+}
+
+/**
+ * Signals: the first interrupts the live provider and closes the run as interrupted (exit 130); a second kills the
+ * provider at once, then still closes the plane and the run record and releases the lease before exiting 130.
+ * Returns the function that removes the listeners.
+ */
+export function listenForSignals(ctx: RunContext, opened: RunOpening): () => void {
+  let signals = 0;
+  const onSignal = () => {
+    signals++;
+    if (signals === 1) {
+      ctx.slot.interrupt();
+      const live = ctx.live;
+      if (live) {
+        const prompt = ctx.packet.prompts.find((p) => p.id === live.promptId);
+        void live.session.interrupt("operator_stop", prompt?.options.recovery.interrupt_grace_ms ?? 5000);
+      }
+    } else if (signals === 2) {
+      ctx.live?.session.kill();
+      const record = opened.record;
+      void hardStop(
+        ctx.plane,
+        ctx.lease,
+        record ? () => closeRunRecord(ctx.storeRoot, record, "failed", "interrupted") : null,
+      );
+    }
+  };
+  const sigs: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  for (const s of sigs) {
+    try {
+      Deno.addSignalListener(s, onSignal);
+    } catch { /* signals unsupported */ }
+  }
+  return () => {
+    for (const s of sigs) {
+      try {
+        Deno.removeSignalListener(s, onSignal);
+      } catch { /* ignore */ }
+    }
+  };
+}

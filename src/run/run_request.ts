@@ -1,0 +1,43 @@
+/** What `run` (and `repair`) decide from the command line, read by the run pipeline's drivers. */
+import type { OptionOverrides, Selection } from "../packet/mod.ts";
+import type { CommitPolicy, RunIo } from "./context.ts";
+
+/** Everything `run` (and `repair`) decide from the command line. */
+export interface RunRequest {
+  packetDir: string;
+  storeRoot: string;
+  label: string;
+  kind: "packet" | "workspace";
+  selection: Selection;
+  overrides: OptionOverrides;
+  newRun: boolean;
+  /** `--verify-first` (true), `--no-verify-first` (false), or default (null). */
+  verifyFirst: boolean | null;
+  keepGoing: boolean;
+  commit: CommitPolicy;
+  skipPreflight: boolean;
+  /** `--allow-dirty`: run on target repos with uncommitted changes, keeping those paths out of every prompt. */
+  allowDirty?: boolean;
+  dryRun: boolean;
+  /** The `repair` command: the first attempt is a repair built from the last recorded verification. */
+  repairFirst?: boolean;
+  io: RunIo;
+  argv: string[];
+  /** Random source for retry jitter (tests). */
+  random?: () => number;
+  /**
+   * `--runtime-store` (runner.md §1, cli.md §3.1): `file` (default) keeps state under the store root; `memory`
+   * and `noop` write no store root at all — no control directory, lease, logs, progress or state.
+   */
+  runtimeStore?: RuntimeStore;
+  /** `--strict` (docs/lint.md): every lint finding refuses the run, and a vacuous verdict fails its prompt. */
+  strict?: boolean;
+}
+
+/** Where a run keeps its state (`--runtime-store`). */
+export type RuntimeStore = "file" | "memory" | "noop";
+
+/** Whether a runtime store writes the store root (pure). */
+export function writesStoreRoot(store: RuntimeStore | undefined): boolean {
+  return (store ?? "file") === "file";
+}
