@@ -285,7 +285,6 @@ export async function runAttemptStreams(
       if (delivered) return;
       delivered = true;
       const delivery = kind === "restart_with_steer" ? "restart_with_steer" : "interrupt_and_resume";
-      const count = desk.markDelivered(prompt.id, batch.length);
       ctx.plane.steersDelivered(batch, {
         delivery,
         prompt_id: prompt.id,
@@ -294,6 +293,7 @@ export async function runAttemptStreams(
         session_id: sid,
         interrupted: batchInterrupted,
       });
+      const count = desk.count(prompt.id);
       ctx.marker(
         `STEER action=${kind === "restart_with_steer" ? "restart" : "resume"} provider=${o.provider} count=${count}`,
       );

@@ -6,7 +6,6 @@ import { acquireLease, type Lease } from "../control/lease.ts";
 import { ensureStoreRoot } from "../control/layout.ts";
 import { assertStoreIntact } from "../control/store_guard.ts";
 import { nullPlane, openPlane } from "../control/plane.ts";
-import { steerCountsForRun } from "../control/interventions.ts";
 import type { PlaneHooks } from "../control/plane_types.ts";
 import { RunFailedError } from "../errors.ts";
 import type { Envelope, View } from "../events/types.ts";
@@ -220,13 +219,8 @@ async function runLeased(
     persist,
     random: req.random ?? Math.random,
   });
-  const desk = new SteerDesk(ctx, maxSteersFor(packet));
-  // A resumed run continues its steer counts (rebuilt from interventions/ records of the same run id).
-  if (opened.resumed) {
-    for (const [id, n] of steerCountsForRun(req.storeRoot, opened.runId)) {
-      desk.delivered.set(id, n);
-    }
-  }
+  // Interrupt scheduling only: the steer counts, budgets and queue are the plane's ledger (rebuilt when it opens).
+  const desk = new SteerDesk(ctx);
   const hooks: PlaneHooks = {
     applyView(view: View, changed: Partial<View>) {
       const before = ctx.view.log_mode;
@@ -242,7 +236,7 @@ async function runLeased(
       }
     },
     steerGate: () => desk.gate(),
-    steerAccepted: (steer) => desk.accepted(steer),
+    steerAccepted: () => desk.accepted(),
     notice(text, level) {
       ctx.say(text, level === "error" ? "red" : level === "warning" ? "yellow" : undefined);
     },
@@ -258,6 +252,7 @@ async function runLeased(
     view: ctx.view,
     selectedCount: prompts.length,
     maxSteers: packet.options.recovery.max_steers,
+    maxSteersFor: maxSteersFor(packet),
     hooks,
     selection: ids,
     ...(onRecord ? { onRecord } : {}),

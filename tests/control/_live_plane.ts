@@ -6,7 +6,6 @@
  */
 import { acquireLease } from "../../src/control/lease.ts";
 import { openPlane } from "../../src/control/plane.ts";
-import type { AcceptedSteer } from "../../src/control/plane_types.ts";
 import { storeRootForPacket } from "../../src/control/store.ts";
 import { DEFAULT_VIEW } from "../../src/events/types.ts";
 
@@ -14,8 +13,6 @@ const [packetDir, runId, ending = "completed"] = Deno.args;
 if (!packetDir || !runId) throw new Error("usage: _live_plane.ts <packetDir> <runId> [completed|failed|crash]");
 const storeRoot = storeRootForPacket(packetDir);
 const lease = await acquireLease(storeRoot, { runId, packetDir, argv: ["run"] });
-const queue: AcceptedSteer[] = [];
-let delivered = 0;
 const plane = await openPlane({
   storeRoot,
   runId,
@@ -29,8 +26,8 @@ const plane = await openPlane({
   pollMs: 200,
   hooks: {
     applyView() {},
-    steerGate: () => ({ promptRunning: true, sessionLive: true, used: delivered + queue.length, max: 3 }),
-    steerAccepted: (s) => queue.push(s),
+    steerGate: () => ({ promptRunning: true, sessionLive: true }),
+    steerAccepted() {},
     notice() {},
   },
 });
@@ -71,9 +68,8 @@ console.log("ready");
 while (!stop) {
   await Promise.race([plane.wake(), new Promise((r) => setTimeout(r, 50))]);
   plane.boundary();
-  if (queue.length) {
-    const batch = queue.splice(0);
-    delivered += batch.length;
+  if (plane.steers.queued.length) {
+    const batch = plane.steers.take();
     plane.steersDelivered(batch, {
       delivery: "interrupt_and_resume",
       prompt_id: "01",
