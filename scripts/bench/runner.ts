@@ -78,7 +78,7 @@ export async function bench(): Promise<Record<string, number | string>> {
       json: false,
       color: false,
     }, { commit: "none", keepGoing: false, repairFirst: false, random: Math.random });
-    const desk = new SteerDesk(ctx, () => 3);
+    const desk = new SteerDesk(ctx);
     ctx.plane = await openPlane({
       storeRoot,
       runId: ctx.runId,
@@ -91,7 +91,7 @@ export async function bench(): Promise<Record<string, number | string>> {
       hooks: {
         applyView: () => {},
         steerGate: () => desk.gate(),
-        steerAccepted: (s) => desk.accepted(s),
+        steerAccepted: () => desk.accepted(),
         notice: () => {},
       },
     });
