@@ -391,12 +391,13 @@ class FilePlane implements RunnerPlane {
 
   #decideSteer(name: string, params: Record<string, unknown>, author: string): Decision {
     const gate = this.#hooks.steerGate();
-    const id = this.#snap.prompt_id;
+    // The runner's prompt (else the snapshot's): its budget and its delivered steers plus every reservation.
+    const id = gate.promptId ?? this.#snap.prompt_id ?? "";
     const acc = steerAcceptance(params.text, {
       promptRunning: gate.promptRunning,
       sessionLive: gate.sessionLive,
-      used: id === null ? 0 : this.#steers.used(id),
-      max: id === null ? 0 : this.#steers.max(id),
+      used: this.#steers.used(id),
+      max: this.#steers.max(id),
     });
     if (!acc.ok) {
       return {

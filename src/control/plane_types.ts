@@ -61,10 +61,10 @@ export interface PlaneHooks {
   /** A set_view was applied; `changed` holds only the keys the request named. */
   applyView(view: View, changed: Partial<View>): void;
   /**
-   * Whether a steer can reach an agent now (control-plane.md §8.4 checks 3–4). Budgets are not asked: the plane's
-   * {@link SteerLedger} owns them.
+   * Whether a steer can reach an agent now (control-plane.md §8.4 checks 3–4), and the prompt it would go to
+   * (default: the snapshot's prompt). Budgets are not asked: the plane's {@link SteerLedger} owns them.
    */
-  steerGate(): { promptRunning: boolean; sessionLive: boolean };
+  steerGate(): { promptRunning: boolean; sessionLive: boolean; promptId?: string | null };
   /** A steer passed acceptance and sits in the ledger's queue: start delivery (interrupt + resume). */
   steerAccepted(steer: AcceptedSteer): void;
   /** A human notice line for the transcript (e.g. `↳ steer accepted: …`). */

@@ -26,10 +26,11 @@ export class SteerDesk {
   }
 
   /** Whether a steer can reach an agent now, for the plane's acceptance checks (budgets are the ledger's). */
-  gate(): { promptRunning: boolean; sessionLive: boolean } {
+  gate(): { promptRunning: boolean; sessionLive: boolean; promptId: string | null } {
     return {
       promptRunning: this.ctx.promptId !== null && this.ctx.attempt !== null,
       sessionLive: this.ctx.live !== null,
+      promptId: this.ctx.promptId,
     };
   }
 
