@@ -41,7 +41,6 @@ export class SteerDesk {
 
   /** Interrupt the live stream once it is ready (no-op when an interrupt is already in flight). */
   kick(): void {
-    // `live` first: a steer the plane re-decides while opening finds no live stream and no ledger to ask yet.
     const live = this.ctx.live;
     if (!live || this.#interrupting || this.queue.length === 0) return;
     const grace = this.ctx.packet.prompts.find((p) => p.id === live.promptId)?.options.recovery.interrupt_grace_ms ??
