@@ -4,7 +4,7 @@
  * src/control/plane.ts (files) and a null plane for runs without a store root.
  */
 import type { AttemptMode, Envelope, ProviderEvent, RunnerEvent, StreamKind, View } from "../events/types.ts";
-import type { SteerLedger } from "./steer_ledger.ts";
+import type { AcceptedSteer, SteerLedger } from "./steer_ledger.ts";
 
 /** Context stamped onto each envelope. */
 export interface EventContext {
@@ -48,13 +48,8 @@ export interface SnapshotPatch {
   last_verification?: { status: string; failures: string[]; at: string } | null;
 }
 
-/** A steer that passed acceptance (control-plane.md §8.4). */
-export interface AcceptedSteer {
-  request: string;
-  author: string;
-  text: string;
-  accepted_at: string;
-}
+/** A steer that passed acceptance (control-plane.md §8.4); declared with the ledger that holds it. */
+export type { AcceptedSteer };
 
 /** What the plane asks of the runner. */
 export interface PlaneHooks {

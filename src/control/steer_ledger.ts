@@ -5,8 +5,15 @@
  * `interventions/` records of the same run id. The runner's steer desk (src/run/steering.ts) only reads it and takes
  * batches from its queue; every count changes through the plane (`steersDelivered`, `steerRejected`).
  */
-import type { AcceptedSteer } from "./plane_types.ts";
 import { steerCountsForRun } from "./interventions.ts";
+
+/** A steer that passed acceptance (control-plane.md §8.4). */
+export interface AcceptedSteer {
+  request: string;
+  author: string;
+  text: string;
+  accepted_at: string;
+}
 
 /** Steer counts, reservations, budgets and the delivery queue of one run. */
 export class SteerLedger {

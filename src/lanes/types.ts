@@ -1,5 +1,6 @@
 /** The lane contract: how the runner starts, follows, interrupts and resumes a provider session (providers.md §1). */
 import type { ProviderErrorInfo, ProviderEvent, StreamKind } from "../events/types.ts";
+import type { ProcessIdentity } from "../util/proc_tree.ts";
 
 /** `permission_mode` values (packet.md §9); each lane maps them onto its own CLI flags. */
 export type PermissionMode = "default" | "auto" | "bypass" | "plan";
@@ -124,12 +125,8 @@ export type StreamEnd =
   }
   | { kind: "cancelled"; reason: "interrupted_for_steer" | "operator_stop"; interrupted: boolean };
 
-/** Process identity for the lease's `provider` field and orphan reaping. */
-export interface ProcessIdentity {
-  pid: number;
-  pgid: number;
-  start_ticks: number | null;
-}
+/** Identity of a live process (defined with the process-tree helpers in util/). */
+export type { ProcessIdentity };
 
 /** A live stream. Iterate {@link events} to the end, then read {@link end}. */
 export interface LaneSession {
