@@ -1,130 +1,28 @@
 /**
- * Control plane latency and follower throughput (control-plane.md §6.2, §11):
- * - request → applied: a runner child process (lease, plane, and the real `pumpStream` loop of src/run/stream.ts
- *   racing the next provider event against `plane.wake()`) serves a simulated provider that is either silent or
- *   streams an event every ~2 ms; this process issues each request with the Control API's `setView` and times it
- *   until the child reports the `applyView` hook on its stdout. Reported end to end (from the `setView` call, so the
- *   client's fsync is included), the client write alone, and after publication (from `setView` returning, i.e. the
- *   file renamed into `requests/`). Measured with `Deno.watchFs` and against a 200 ms polling baseline (no watcher)
- *   in the same run; the baseline's request gaps span a whole poll period so its phase is uniform.
- * - runner CPU while idle (silent provider, no requests) with the watcher and with the 200 ms poll;
- * - append → subscriber delivery (`record()` + the boundary flush until a follower yields the envelope), watcher
- *   vs 200 ms polling;
- * - following a 1,000,000-event file: events/s and peak RSS delta (flat memory is the goal).
+ * Control plane latency (control-plane.md §6.2, §11), against a runner child process (_control_runner.ts: lease,
+ * plane, the real `pumpStream` loop) whose simulated provider is silent or streams as fast as it can:
+ * - request → applied: from the Control API call (`setView`) to the moment this process sees the request's
+ *   `applied` entry in `control/log.jsonl` — one clock, this process's; every request must be applied. The call
+ *   alone (validation, write, fsync, rename) is reported too, to tell the client's cost from the runner's. With
+ *   `Deno.watchFs` in the runner, and against a 200 ms polling baseline (no watcher) in the same run.
+ * - the runner's provider-event throughput while requests are applied, against windows with no requests
+ *   (counted by the child on its own clock; target ≥ 90 %);
+ * - runner CPU while idle (silent provider, no requests), reported by the child itself, watcher vs 200 ms poll;
+ * - append → subscriber delivery (`record()` + the boundary flush until a follower yields the envelope).
  */
-import { DEFAULT_VIEW } from "../../src/events/types.ts";
-import type { ProviderEvent } from "../../src/events/types.ts";
-import { openPlane } from "../../src/control/plane.ts";
 import { acquireLease } from "../../src/store/lease.ts";
 import { followRun } from "../../src/control/follow.ts";
 import { setView } from "../../src/control/mod.ts";
+import { openPlane } from "../../src/control/plane.ts";
 import type { PlaneHooks } from "../../src/control/plane_types.ts";
-import type { LaneSession } from "../../src/lanes/types.ts";
-import type { RunContext } from "../../src/run/context.ts";
-import { pumpStream } from "../../src/run/stream.ts";
+import { storePaths } from "../../src/store/paths.ts";
+import { DEFAULT_VIEW } from "../../src/events/types.ts";
+import { check, percentile, round, sized } from "./_harness.ts";
+import { RUN_ID, type RunnerMode } from "./_control_runner.ts";
 
-const RUN_ID = "20261130T120000Z-BENCH2";
 const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: "b" };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const SELF = new URL(import.meta.url).pathname;
-
-function pct(xs: number[], p: number): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! * 100) / 100;
-}
-
-/** Options of one runner child. */
-interface RunnerMode {
-  watch: boolean;
-  pollMs: number;
-  streaming: boolean;
-}
-
-/**
- * The runner half of {@link requestLatency}, run in its own process: takes the lease, opens the plane and pumps a
- * simulated provider through `pumpStream` until stdin closes. Prints `ready` once open and `applied` from inside
- * the `applyView` hook (synchronously, so the parent sees the moment the runner applied the view).
- */
-async function runnerOnly(storeRoot: string, mode: RunnerMode): Promise<void> {
-  const lease = await acquireLease(storeRoot, { runId: RUN_ID, packetDir: storeRoot, argv: ["bench"] });
-  const out = new TextEncoder();
-  const say = (line: string) => {
-    const bytes = out.encode(line + "\n");
-    let off = 0;
-    while (off < bytes.length) off += Deno.stdout.writeSync(bytes.subarray(off));
-  };
-  const hooks: PlaneHooks = {
-    applyView: () => say("applied"),
-    steerGate: () => ({ promptRunning: false, sessionLive: false, used: 0, max: 3 }),
-    steerAccepted() {},
-    notice() {},
-  };
-  const plane = await openPlane({
-    storeRoot,
-    runId: RUN_ID,
-    resumed: false,
-    packet: { name: "bench", dir: storeRoot },
-    workspace: null,
-    view: { ...DEFAULT_VIEW },
-    selectedCount: 1,
-    maxSteers: 3,
-    hooks,
-    watch: mode.watch,
-    pollMs: mode.pollMs,
-  });
-  plane.transition({ stage: "session", prompt_id: "01", attempt: 1, stream: "initial", session_live: true });
-  let stop = () => {};
-  const stopped = new Promise<void>((r) => (stop = r));
-  let running = true;
-  void stopped.then(() => (running = false));
-  async function* provider(): AsyncGenerator<ProviderEvent> {
-    yield { type: "run_started", data: { provider_session_id: "b", model: "simulated" } };
-    if (mode.streaming) {
-      while (running) {
-        await Promise.race([sleep(2), stopped]);
-        if (running) yield { type: "message_streamed", data: { delta: "token " } };
-      }
-    } else await stopped;
-    yield { type: "run_completed", data: { stop_reason: "end_turn" } };
-  }
-  const session: LaneSession = {
-    events: provider(),
-    sessionId: "b",
-    isReady: () => true,
-    whenReady: () => Promise.resolve(),
-    interrupt: () => Promise.resolve(),
-    kill: () => {},
-    end: () => ({ kind: "ok" }),
-    process: null,
-  };
-  // pumpStream only touches the plane when there is no live renderer and no --json output.
-  const runCtx = { plane, io: { json: false }, live: null, attemptLog: null } as unknown as RunContext;
-  const pumped = pumpStream(runCtx, session, {
-    promptId: "01",
-    attempt: 1,
-    kind: "initial",
-    provider: "simulated",
-    sessionId: "b",
-  }, null);
-  say("ready");
-  for await (const _ of Deno.stdin.readable) { /* until the parent closes stdin */ }
-  stop();
-  await pumped;
-  await plane.close("completed", null);
-  await lease.release();
-}
-
-/** User + system CPU seconds of a process so far, from `/proc` (null where there is no procfs). */
-function cpuSeconds(pid: number): number | null {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ (100 on Linux)
-  } catch {
-    return null;
-  }
-}
+const RUNNER = new URL("./_control_runner.ts", import.meta.url).pathname;
 
 /** Lines of a child's stdout, one waiter at a time. */
 class LineQueue {
@@ -169,58 +67,171 @@ class LineQueue {
   }
 }
 
-/** request → applied latency against a runner child; also the child's CPU while idle when `idleMs` > 0. */
-async function requestLatency(mode: RunnerMode & { samples: number; gapMs: [number, number]; idleMs: number }) {
+/** Reads `control/log.jsonl` as it grows (woken by a watcher, polled every 2 ms as a fallback). */
+class LogTail {
+  readonly #path: string;
+  readonly #watcher: Deno.FsWatcher;
+  #offset = 0;
+  #partial = "";
+  #tick: (() => void) | null = null;
+  /** Request name → its final outcome and when this process first saw it. */
+  readonly seen = new Map<string, { outcome: string; at: number }>();
+
+  constructor(storeRoot: string) {
+    const p = storePaths(storeRoot);
+    this.#path = p.log;
+    const watcher = Deno.watchFs(p.control, { recursive: false });
+    this.#watcher = watcher;
+    void (async () => {
+      try {
+        for await (const _ of watcher) this.#tick?.();
+      } catch { /* closed */ }
+    })();
+  }
+
+  #read(): void {
+    let f: Deno.FsFile;
+    try {
+      f = Deno.openSync(this.#path, { read: true });
+    } catch {
+      return; // not written yet
+    }
+    try {
+      f.seekSync(this.#offset, Deno.SeekMode.Start);
+      const buf = new Uint8Array(64 * 1024);
+      const dec = new TextDecoder();
+      for (;;) {
+        const n = f.readSync(buf);
+        if (n === null || n === 0) break;
+        this.#offset += n;
+        this.#partial += dec.decode(buf.subarray(0, n), { stream: true });
+      }
+    } finally {
+      f.close();
+    }
+    const now = performance.now();
+    const lines = this.#partial.split("\n");
+    this.#partial = lines.pop() ?? "";
+    for (const line of lines) {
+      if (!line.trim()) continue;
+      const e = JSON.parse(line) as { request?: unknown; outcome?: unknown };
+      if (typeof e.request === "string" && (e.outcome === "applied" || e.outcome === "rejected")) {
+        if (!this.seen.has(e.request)) this.seen.set(e.request, { outcome: String(e.outcome), at: now });
+      }
+    }
+  }
+
+  /** The final outcome of `request` once it is in the log; throws after `timeoutMs`. */
+  async until(request: string, timeoutMs: number): Promise<{ outcome: string; at: number }> {
+    const end = performance.now() + timeoutMs;
+    for (;;) {
+      this.#read();
+      const got = this.seen.get(request);
+      if (got) return got;
+      check(performance.now() < end, `request ${request} has no outcome in log.jsonl after ${timeoutMs} ms`);
+      await new Promise<void>((r) => {
+        const t = setTimeout(() => r(), 2);
+        this.#tick = () => {
+          clearTimeout(t);
+          r();
+        };
+      });
+      this.#tick = null;
+    }
+  }
+
+  close(): void {
+    try {
+      this.#watcher.close();
+    } catch { /* already closed */ }
+  }
+}
+
+interface LatencyCase extends RunnerMode {
+  samples: number;
+  gapMs: [number, number];
+  /** Measure the child's CPU over this many idle ms first (0: skip). */
+  idleMs: number;
+  /** Measure the child's provider-event throughput with and without requests. */
+  throughput: boolean;
+}
+
+/** request → applied latency against a runner child; the child's idle CPU and its event throughput when asked. */
+async function requestLatency(c: LatencyCase) {
   const storeRoot = await Deno.makeTempDir({ prefix: "pr-bench-control-" });
+  const mode: RunnerMode = { watch: c.watch, pollMs: c.pollMs, streaming: c.streaming };
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", SELF, "--runner", storeRoot, JSON.stringify(mode)],
+    args: ["run", "-A", RUNNER, storeRoot, JSON.stringify(mode)],
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
+  const stdin = child.stdin.getWriter();
   const lines = new LineQueue(child.stdout);
+  const ask = async (cmd: string): Promise<number[]> => {
+    await stdin.write(new TextEncoder().encode(cmd + "\n"));
+    const line = await lines.next(10_000);
+    const parts = line?.split(" ") ?? [];
+    check(parts[0] === cmd, `the runner child answered ${JSON.stringify(line)} to ${cmd}`);
+    const nums = parts.slice(1).map(Number);
+    check(nums.length > 0 && nums.every(Number.isFinite), `the runner child answered ${JSON.stringify(line)}`);
+    return nums;
+  };
   const e2e: number[] = [];
-  const write: number[] = [];
-  const published: number[] = [];
+  const call: number[] = [];
   let idleCpuPct: number | null = null;
+  let loaded = NaN, unloaded = NaN;
+  let tail: LogTail | null = null;
   try {
-    if ((await lines.next(30_000)) !== "ready") throw new Error("runner child did not start");
-    if (mode.idleMs > 0) {
+    check((await lines.next(30_000)) === "ready", "the runner child did not start");
+    tail = new LogTail(storeRoot);
+    if (c.idleMs > 0) {
       await sleep(500); // let start-up settle
-      const c0 = cpuSeconds(child.pid);
+      const [c0] = await ask("cpu");
       const t0 = performance.now();
-      await sleep(mode.idleMs);
-      const c1 = cpuSeconds(child.pid);
-      if (c0 !== null && c1 !== null) {
-        idleCpuPct = Math.round(((c1 - c0) / ((performance.now() - t0) / 1000)) * 100 * 100) / 100;
-      }
+      await sleep(c.idleMs);
+      const [c1] = await ask("cpu");
+      idleCpuPct = round(((c1! - c0!) / 1000) / (performance.now() - t0) * 100, 2);
     }
+    const rate = (a: number[], b: number[]) => (b[0]! - a[0]!) / ((b[1]! - a[1]!) / 1000);
+    const quiet = sized(3000, 800);
+    if (c.throughput) {
+      await sleep(500); // JIT warm-up of the stream loop
+    }
+    const a = c.throughput ? await ask("count") : [];
+    if (c.throughput) await sleep(quiet);
+    const b = c.throughput ? await ask("count") : [];
     const ref = { storeRoot, runId: RUN_ID };
-    for (let i = 0; i < mode.samples; i++) {
-      await sleep(mode.gapMs[0] + Math.random() * (mode.gapMs[1] - mode.gapMs[0]));
+    for (let i = 0; i < c.samples; i++) {
+      await sleep(c.gapMs[0] + Math.random() * (c.gapMs[1] - c.gapMs[0]));
       const t0 = performance.now();
-      await setView(ref, { tool_output: i % 2 ? "full" : "none" }, { author: "bench" });
-      const t1 = performance.now();
-      const line = await lines.next(10_000);
-      const t2 = performance.now();
-      if (line !== "applied") throw new Error(`unexpected line from the runner child: ${line}`);
-      e2e.push(t2 - t0);
-      write.push(t1 - t0);
-      published.push(t2 - t1);
+      const h = await setView(ref, { tool_output: i % 2 ? "full" : "none" }, { author: "bench" });
+      call.push(performance.now() - t0);
+      const got = await tail!.until(h.request, 10_000);
+      check(got.outcome === "applied", `request ${h.request} was ${got.outcome}, expected applied`);
+      e2e.push(got.at - t0);
+    }
+    if (c.throughput) {
+      const cc = await ask("count");
+      await sleep(quiet);
+      const d = await ask("count");
+      loaded = rate(b, cc);
+      unloaded = (rate(a, b) + rate(cc, d)) / 2;
+      check(loaded > 0 && unloaded > 0, `the runner streamed no events (loaded ${loaded}, unloaded ${unloaded}/s)`);
     }
   } finally {
-    await child.stdin.close();
+    tail?.close();
+    await stdin.close().catch(() => {});
     await child.status;
     await Deno.remove(storeRoot, { recursive: true });
   }
   return {
-    p50: pct(e2e, 50),
-    p99: pct(e2e, 99),
-    writeP50: pct(write, 50),
-    writeP99: pct(write, 99),
-    publishedP50: pct(published, 50),
-    publishedP99: pct(published, 99),
+    p50: round(percentile(e2e, 50)),
+    p99: round(percentile(e2e, 99)),
+    callP50: round(percentile(call, 50)),
     idleCpuPct,
+    loaded,
+    unloaded,
   };
 }
 
@@ -271,124 +282,46 @@ async function deliveryLatency(opts: { watch: boolean; pollMs: number; samples: 
   await follower;
   await lease.release();
   await Deno.remove(dir, { recursive: true });
-  return { p50: pct(lat, 50), p99: pct(lat, 99) };
-}
-
-/** Follow a finished 1,000,000-event stream from the start. */
-async function followBig(count: number) {
-  const dir = await Deno.makeTempDir({ prefix: "pr-bench-control-" });
-  await Deno.mkdir(`${dir}/control`, { recursive: true });
-  await Deno.writeTextFile(`${dir}/control/snapshot.json`, JSON.stringify({ run_id: RUN_ID, status: "completed" }));
-  const file = await Deno.open(`${dir}/control/events.jsonl`, { write: true, create: true });
-  const enc = new TextEncoder();
-  const chunk: string[] = [];
-  for (let seq = 1; seq <= count; seq++) {
-    const type = seq === count ? "run_finished" : "message_streamed";
-    const data = seq === count ? { status: "completed" } : { delta: `token ${seq} é ` };
-    chunk.push(
-      JSON.stringify({
-        seq,
-        at: "2026-11-30T12:00:00.000Z",
-        run_id: RUN_ID,
-        origin: seq === count ? "runner" : "provider",
-        type,
-        prompt_id: "01",
-        attempt: 1,
-        stream: "initial",
-        provider: "simulated",
-        session_id: "b",
-        timestamp: null,
-        data,
-      }),
-    );
-    if (chunk.length === 10_000 || seq === count) {
-      const bytes = enc.encode(chunk.join("\n") + "\n");
-      let off = 0;
-      while (off < bytes.length) off += await file.write(bytes.subarray(off));
-      chunk.length = 0;
-    }
-  }
-  file.close();
-  const size = (await Deno.stat(`${dir}/control/events.jsonl`)).size;
-  // Follow in a fresh process so the RSS delta measures the follower alone, not the generator's garbage.
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL(import.meta.url).pathname, "--follow-only", dir],
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  await Deno.remove(dir, { recursive: true });
-  const r = JSON.parse(new TextDecoder().decode(out.stdout)) as { n: number; eventsPerSec: number; rssDeltaMb: number };
-  return { ...r, mb: size / 1e6 };
-}
-
-/** The follower half of {@link followBig}, run in its own process. */
-async function followOnly(dir: string) {
-  const rss0 = Deno.memoryUsage().rss;
-  let peak = rss0;
-  let n = 0;
-  const t0 = performance.now();
-  for await (const _ of followRun(dir, RUN_ID, { follow: true, pollMs: 1000 })) {
-    n++;
-    if (n % 10_000 === 0) peak = Math.max(peak, Deno.memoryUsage().rss);
-  }
-  const secs = (performance.now() - t0) / 1000;
-  return { n, eventsPerSec: Math.round(n / secs), rssDeltaMb: (peak - rss0) / 1e6 };
+  check(lat.length === opts.samples, `the follower delivered ${lat.length} of ${opts.samples} notices`);
+  return { p50: round(percentile(lat, 50)), p99: round(percentile(lat, 99)) };
 }
 
 /** Run the control plane benchmarks. */
 export async function bench(): Promise<Record<string, number | string>> {
-  const samples = Number(Deno.env.get("BENCH_CONTROL_SAMPLES") ?? 200);
-  const pollSamples = Number(Deno.env.get("BENCH_CONTROL_POLL_SAMPLES") ?? 40);
-  const idleMs = Number(Deno.env.get("BENCH_CONTROL_IDLE_MS") ?? 5000);
-  const big = Number(Deno.env.get("BENCH_CONTROL_EVENTS") ?? 1_000_000);
+  const samples = sized(200, 20);
+  const pollSamples = sized(40, 6);
+  const idleMs = sized(5000, 1000);
   const watched = { watch: true, pollMs: 1000, samples, gapMs: [10, 60] as [number, number] };
   const polled = { watch: false, pollMs: 200, samples: pollSamples, gapMs: [20, 220] as [number, number] };
-  const silentWatch = await requestLatency({ ...watched, streaming: false, idleMs });
-  const silentPoll = await requestLatency({ ...polled, streaming: false, idleMs });
-  const streamWatch = await requestLatency({ ...watched, streaming: true, idleMs: 0 });
-  const streamPoll = await requestLatency({ ...polled, streaming: true, idleMs: 0 });
+  const silentWatch = await requestLatency({ ...watched, streaming: "silent", idleMs, throughput: false });
+  const silentPoll = await requestLatency({ ...polled, streaming: "silent", idleMs, throughput: false });
+  const fullWatch = await requestLatency({ ...watched, streaming: "full", idleMs: 0, throughput: true });
+  const fullPoll = await requestLatency({ ...polled, streaming: "full", idleMs: 0, throughput: false });
   const subWatch = await deliveryLatency({ ...watched, watch: true });
   const subPoll = await deliveryLatency(polled);
-  const follow = await followBig(big);
-  const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
+  const ratio = (a: number, b: number) => round(a / b, 3);
   return {
-    "request_samples": samples,
-    "request_poll200_samples": pollSamples,
-    "request_applied_silent_p50_ms": silentWatch.p50,
-    "request_applied_silent_p99_ms": silentWatch.p99,
-    "request_applied_silent_after_publish_p50_ms": silentWatch.publishedP50,
-    "request_applied_silent_after_publish_p99_ms": silentWatch.publishedP99,
-    "request_applied_silent_poll200_p50_ms": silentPoll.p50,
-    "request_applied_silent_poll200_p99_ms": silentPoll.p99,
-    "request_applied_silent_p50_ratio_vs_poll200": ratio(silentWatch.p50, silentPoll.p50),
-    "request_applied_streaming_p50_ms": streamWatch.p50,
-    "request_applied_streaming_p99_ms": streamWatch.p99,
-    "request_applied_streaming_after_publish_p50_ms": streamWatch.publishedP50,
-    "request_applied_streaming_after_publish_p99_ms": streamWatch.publishedP99,
-    "request_applied_streaming_poll200_p50_ms": streamPoll.p50,
-    "request_applied_streaming_poll200_p99_ms": streamPoll.p99,
-    "request_applied_streaming_p50_ratio_vs_poll200": ratio(streamWatch.p50, streamPoll.p50),
-    "request_client_write_silent_p50_ms": silentWatch.writeP50,
-    "request_client_write_silent_p99_ms": silentWatch.writeP99,
-    "request_client_write_streaming_p50_ms": streamWatch.writeP50,
-    "request_client_write_streaming_p99_ms": streamWatch.writeP99,
-    "runner_idle_cpu_pct": silentWatch.idleCpuPct ?? "n/a",
-    "runner_idle_cpu_poll200_pct": silentPoll.idleCpuPct ?? "n/a",
-    "subscriber_delivery_p50_ms": subWatch.p50,
-    "subscriber_delivery_p99_ms": subWatch.p99,
-    "subscriber_delivery_poll200_p50_ms": subPoll.p50,
-    "subscriber_delivery_poll200_p99_ms": subPoll.p99,
-    "subscriber_delivery_p50_ratio_vs_poll200": ratio(subWatch.p50, subPoll.p50),
-    "follow_events": follow.n,
-    "follow_file_mb": Math.round(follow.mb),
-    "follow_events_per_s": follow.eventsPerSec,
-    "follow_peak_rss_delta_mb": Math.round(follow.rssDeltaMb * 10) / 10,
-    "target": "request/subscriber p50 <= 5 ms, p99 <= 25 ms; follow >= 500000 events/s, flat memory",
+    request_samples: samples,
+    request_poll200_samples: pollSamples,
+    request_applied_silent_p50_ms: silentWatch.p50,
+    request_applied_silent_p99_ms: silentWatch.p99,
+    request_applied_silent_poll200_p50_ms: silentPoll.p50,
+    request_applied_silent_poll200_p99_ms: silentPoll.p99,
+    request_applied_full_stream_p50_ms: fullWatch.p50,
+    request_applied_full_stream_p99_ms: fullWatch.p99,
+    request_api_call_silent_p50_ms: silentWatch.callP50,
+    request_api_call_full_stream_p50_ms: fullWatch.callP50,
+    request_applied_full_stream_poll200_p50_ms: fullPoll.p50,
+    request_applied_full_stream_poll200_p99_ms: fullPoll.p99,
+    runner_events_per_s_unloaded: Math.round(fullWatch.unloaded),
+    runner_events_per_s_while_requests: Math.round(fullWatch.loaded),
+    runner_throughput_loaded_vs_unloaded: ratio(fullWatch.loaded, fullWatch.unloaded),
+    runner_idle_cpu_pct: silentWatch.idleCpuPct!,
+    runner_idle_cpu_poll200_pct: silentPoll.idleCpuPct!,
+    subscriber_delivery_p50_ms: subWatch.p50,
+    subscriber_delivery_p99_ms: subWatch.p99,
+    subscriber_delivery_poll200_p50_ms: subPoll.p50,
+    subscriber_delivery_poll200_p99_ms: subPoll.p99,
+    target: "request applied p50 <= 5 ms, p99 <= 25 ms (full stream included); throughput loaded >= 0.9 x unloaded",
   };
-}
-
-if (import.meta.main) {
-  if (Deno.args[0] === "--follow-only") console.log(JSON.stringify(await followOnly(Deno.args[1]!)));
-  else if (Deno.args[0] === "--runner") await runnerOnly(Deno.args[1]!, JSON.parse(Deno.args[2]!) as RunnerMode);
-  else console.log(await bench());
 }

@@ -1,14 +1,17 @@
 /**
  * Lane throughput: the shared driver's line splitting against a plain read of the same stdout, the claude parser
- * against bare JSON.parse of the same lines, and the cost of one descendant scan of /proc.
+ * against bare JSON.parse of the same lines, and the cost of one descendant scan of /proc. Medians of 5 passes each;
+ * every pass checks the lines and events it saw.
  */
 import { claudeProfile } from "../../src/lanes/claude.ts";
 import { parseJsonObject } from "../../src/lanes/_json.ts";
 import { ProviderProcess } from "../../src/lanes/process.ts";
 import { descendantsOf, listProcesses } from "../../src/util/proc_tree.ts";
 import type { SessionSpec } from "../../src/lanes/types.ts";
+import { check, median, repeat, sized } from "./_harness.ts";
 
-const LINES = 200_000;
+const LINES = sized(200_000, 20_000);
+const REPEATS = 5;
 
 async function driverMs(): Promise<number> {
   const t0 = performance.now();
@@ -23,15 +26,16 @@ async function driverMs(): Promise<number> {
   let n = 0;
   for await (const _ of p.lines()) n++;
   await p.wait();
-  if (n !== LINES) throw new Error(`driver saw ${n} lines`);
+  check(n === LINES, `driver saw ${n} of ${LINES} lines`);
   return performance.now() - t0;
 }
 
 async function rawMs(): Promise<number> {
   const t0 = performance.now();
-  const out = await new Deno.Command("seq", { args: ["1", String(LINES)], stdout: "piped", stderr: "null" }).output();
+  const out = await new Deno.Command("seq", { args: ["1", String(LINES)], stdout: "piped", stderr: "piped" }).output();
+  check(out.success, `seq exited ${out.code}`);
   const n = new TextDecoder().decode(out.stdout).split("\n").length - 1;
-  if (n !== LINES) throw new Error(`raw saw ${n} lines`);
+  check(n === LINES, `raw read saw ${n} of ${LINES} lines`);
   return performance.now() - t0;
 }
 
@@ -39,29 +43,45 @@ function claudeLines(): string[] {
   const path = new URL("../../tests/fixtures/lanes/claude/edit.jsonl", import.meta.url).pathname;
   const base = Deno.readTextFileSync(path).split("\n").filter((l) => l.trim() !== "");
   const out: string[] = [];
-  while (out.length < 50_000) out.push(...base);
+  check(base.length > 0, `${path} has no lines`);
+  while (out.length < sized(50_000, 10_000)) out.push(...base);
   return out;
 }
 
 /** Run the lane benchmarks. */
 export async function bench(): Promise<Record<string, number | string>> {
   await driverMs(); // warm-up
-  const driver = await driverMs();
-  const raw = await rawMs();
+  const driver = median(await repeat(REPEATS, () => driverMs()));
+  const raw = median(await repeat(REPEATS, () => rawMs()));
   const lines = claudeLines();
   const spec = { prompt: "", options: { provider_opts: {} } } as unknown as SessionSpec;
-  let t0 = performance.now();
-  for (const l of lines) parseJsonObject(l);
-  const jsonOnly = performance.now() - t0;
-  const parser = claudeProfile.createParser({ spec, interruptReason: () => null });
-  t0 = performance.now();
+  const jsonOnly = median(
+    await repeat(REPEATS, () => {
+      const t0 = performance.now();
+      for (const l of lines) check(parseJsonObject(l) !== null, `not a JSON object: ${l.slice(0, 80)}`);
+      return performance.now() - t0;
+    }),
+  );
   let events = 0;
-  for (const l of lines) events += parser.json(parseJsonObject(l)!).events.length;
-  const parsed = performance.now() - t0;
-  t0 = performance.now();
-  for (let i = 0; i < 20; i++) descendantsOf(Deno.pid, null, listProcesses());
-  const scan = (performance.now() - t0) / 20;
+  const parsed = median(
+    await repeat(REPEATS, () => {
+      const parser = claudeProfile.createParser({ spec, interruptReason: () => null });
+      events = 0;
+      const t0 = performance.now();
+      for (const l of lines) events += parser.json(parseJsonObject(l)!).events.length;
+      return performance.now() - t0;
+    }),
+  );
+  check(events > 0, "the claude parser produced no events");
+  const scan = median(
+    await repeat(REPEATS, () => {
+      const t0 = performance.now();
+      for (let i = 0; i < 20; i++) descendantsOf(Deno.pid, null, listProcesses());
+      return (performance.now() - t0) / 20;
+    }),
+  );
   return {
+    repeats: REPEATS,
     driver_lines_per_s: Math.round(LINES / (driver / 1000)),
     driver_vs_raw_read_ratio: Number((driver / raw).toFixed(2)),
     claude_parse_lines_per_s: Math.round(lines.length / ((jsonOnly + parsed) / 1000)),
@@ -70,5 +90,3 @@ export async function bench(): Promise<Record<string, number | string>> {
     proc_scan_ms: Number(scan.toFixed(2)),
   };
 }
-
-if (import.meta.main) console.log(await bench());

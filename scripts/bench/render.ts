@@ -1,11 +1,13 @@
 /**
  * Render throughput (events-and-rendering.md §5–§10): compact, and studio with `diff: full` + `tool_output: full`,
  * each into a file sink, over a realistic synthetic event mix. The baseline writes `JSON.stringify` of the same
- * events into the same kind of sink in the same run. Targets: studio ≥ 100,000 events/s, compact ≥ 300,000 events/s.
+ * events into the same kind of sink in the same run. Each rate is the median of 5 timed passes (after a warm-up);
+ * every pass must write output. Targets: studio ≥ 100,000 events/s, compact ≥ 300,000 events/s.
  */
 import type { Envelope } from "../../src/events/types.ts";
 import { createRenderer, fileSink } from "../../src/render/mod.ts";
 import type { RenderSettings } from "../../src/render/types.ts";
+import { check, median, repeat, sized } from "./_harness.ts";
 
 function env(seq: number, type: string, data: Record<string, unknown>): Envelope {
   return {
@@ -145,20 +147,27 @@ function timeRender(events: Envelope[], path: string, s: RenderSettings | null):
 /** Events per second of compact and studio (full) rendering into a file sink, against the JSON baseline. */
 export async function bench(): Promise<Record<string, number | string>> {
   const events: Envelope[] = [];
-  while (events.length < 200_000) events.push(...session(events.length + 1, 40));
+  const total = sized(200_000, 40_000);
+  while (events.length < total) events.push(...session(events.length + 1, 40));
   const dir = await Deno.makeTempDir({ prefix: "pr-bench-render-" });
   try {
-    const run = (name: string, s: RenderSettings | null) => {
+    const run = async (name: string, s: RenderSettings | null) => {
       timeRender(events.slice(0, 20_000), `${dir}/${name}-warm.log`, s); // warm-up
-      const times = [0, 1, 2].map((i) => timeRender(events, `${dir}/${name}-${i}.log`, s));
-      return events.length / (Math.min(...times) / 1000);
+      const times = await repeat(5, async (i) => {
+        const ms = timeRender(events, `${dir}/${name}-${i}.log`, s);
+        const size = (await Deno.stat(`${dir}/${name}-${i}.log`)).size;
+        check(size > events.length, `${name} pass ${i} wrote only ${size} bytes for ${events.length} events`);
+        return ms;
+      });
+      return events.length / (median(times) / 1000);
     };
-    const baseline = run("baseline", null);
-    const compact = run("compact", settings({ log_mode: "compact" }));
-    const studio = run("studio", settings({ log_mode: "studio", diff: "full", tool_output: "full" }));
+    const baseline = await run("baseline", null);
+    const compact = await run("compact", settings({ log_mode: "compact" }));
+    const studio = await run("studio", settings({ log_mode: "studio", diff: "full", tool_output: "full" }));
     const bytes = (await Deno.stat(`${dir}/studio-0.log`)).size;
     return {
       events: events.length,
+      repeats: 5,
       baseline_json_events_per_s: Math.round(baseline),
       compact_events_per_s: Math.round(compact),
       studio_full_events_per_s: Math.round(studio),
@@ -172,5 +181,3 @@ export async function bench(): Promise<Record<string, number | string>> {
     await Deno.remove(dir, { recursive: true });
   }
 }
-
-if (import.meta.main) console.log(await bench());

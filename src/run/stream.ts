@@ -2,7 +2,8 @@
  * Pumping one provider stream through the render pipeline (events-and-rendering.md §5): every event goes to
  * `plane.record` → the current renderer → the tty and file sinks and the per-attempt events sink, followed by a
  * boundary. While the stream is silent, the next event is raced against `plane.wake()` so control requests are
- * still consumed (control-plane.md §6.1).
+ * still consumed (control-plane.md §6.1); while it streams without pause, the event loop is given a turn every few
+ * ms of work (turn_yield.ts) so the request watcher's callback runs and the next boundary applies the request.
  */
 import type { Envelope, ProviderEvent, StreamKind } from "../events/types.ts";
 import type { EventContext } from "../control/plane_types.ts";
@@ -11,6 +12,7 @@ import type { EventSink } from "../render/types.ts";
 import type { RunContext } from "./context.ts";
 import { toolChange } from "../render/diff.ts";
 import { pathDiffPrefetchFor } from "../render/git_diff.ts";
+import { TurnYielder } from "./turn_yield.ts";
 
 type ToolStarts = Map<string, { name: string; input: Record<string, unknown> }>;
 
@@ -124,6 +126,7 @@ export async function pumpStream(
     });
   };
   arm();
+  const turns = new TurnYielder();
   try {
     let next = it.next();
     for (;;) {
@@ -163,6 +166,7 @@ export async function pumpStream(
       obs.events++;
       if (ev.type === "run_started") hooks.onRunStarted?.(obs.sessionId);
       ctx.plane.boundary();
+      if (turns.due()) await turns.yield();
     }
   } finally {
     armed = false;

@@ -1,8 +1,11 @@
 /**
- * Steer latency with the real `codex` CLI (and `claude` when installed) against a standalone fake model server: the
+ * Steer latency with the real `codex` or `claude` CLI against a standalone fake model server: the
  * time from `prompt_runner control steer` to the first provider event of the resumed stream, minus the provider
  * CLI's own start-up time (spawn of `exec resume` / `--resume` to its first stdout line) measured in the same run.
- * Target: overhead ≤ 100 ms. Reports `skipped` when the binaries are not installed (scripts/install_e2e_tools.ts).
+ * Target: overhead ≤ 100 ms. Every instant is taken on this process's clock: a {@link StoreObserver} notes when it
+ * first sees the request file land in `control/requests/` (watcher) and each event line in `events.jsonl` (2 ms
+ * poll), so the phases (pickup, interrupt, respawn) never mix two processes' clocks and cannot come out negative.
+ * The case is skipped (never recorded as a figure) when the lane's binary is not installed (scripts/install_e2e_tools.ts).
  */
 import { runCli, spawnCli } from "../../tests/support/cli.ts";
 import { GIT_ENV, initRepo } from "../../tests/support/fs.ts";
@@ -13,9 +16,11 @@ import { steerResumePrompt } from "../../src/control/steer.ts";
 import { claudeProfile } from "../../src/lanes/claude.ts";
 import { codexProfile } from "../../src/lanes/codex.ts";
 import type { SessionSpec } from "../../src/lanes/types.ts";
+import { BenchSkip, check, median as medianOf } from "./_harness.ts";
 
-type Lane = "claude" | "codex";
-const ROUNDS = 3;
+/** A lane with a steer benchmark. */
+export type Lane = "claude" | "codex";
+const ROUNDS = 5;
 const STEER_TEXT = "Change course. [[e2e:text Steered.]]";
 const SUPPORT = new URL("../../tests/support/", import.meta.url).pathname;
 
@@ -62,21 +67,80 @@ async function startFake(lane: Lane, dir: string): Promise<Standalone> {
 }
 
 function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
+  return medianOf(xs);
 }
 
-function readEvents(store: string): Record<string, unknown>[] {
-  try {
-    return Deno.readTextFileSync(`${store}/control/events.jsonl`).split("\n").filter((l) => l.trim()).map((l) => {
+/** Watches a store from this process: when the first request landed, and when each event line first appeared. */
+class StoreObserver {
+  readonly #events: string;
+  readonly #watcher: Deno.FsWatcher | null;
+  readonly #timer: ReturnType<typeof setInterval>;
+  #offset = 0;
+  #partial = "";
+  /** Every event line seen so far, with the instant (this process's clock) it was first read. */
+  readonly seen: { at: number; e: Record<string, unknown> }[] = [];
+  /** When a request file first appeared in `control/requests/` (null until then). */
+  requestAt: number | null = null;
+
+  constructor(store: string) {
+    this.#events = `${store}/control/events.jsonl`;
+    const requests = `${store}/control/requests`;
+    this.#watcher = Deno.watchFs(requests, { recursive: false });
+    const watcher = this.#watcher;
+    void (async () => {
       try {
-        return JSON.parse(l);
-      } catch {
-        return {};
+        for await (const ev of watcher) {
+          if (ev.kind !== "remove" && ev.paths.some((p) => p.endsWith(".json")) && this.requestAt === null) {
+            this.requestAt = performance.now();
+          }
+        }
+      } catch { /* closed */ }
+    })();
+    this.#timer = setInterval(() => this.poll(), 2);
+  }
+
+  /** Read the lines appended since the last poll. */
+  poll(): void {
+    let f: Deno.FsFile;
+    try {
+      f = Deno.openSync(this.#events, { read: true });
+    } catch {
+      return;
+    }
+    try {
+      f.seekSync(this.#offset, Deno.SeekMode.Start);
+      const buf = new Uint8Array(64 * 1024);
+      const dec = new TextDecoder();
+      for (;;) {
+        const n = f.readSync(buf);
+        if (n === null || n === 0) break;
+        this.#offset += n;
+        this.#partial += dec.decode(buf.subarray(0, n), { stream: true });
       }
-    });
-  } catch {
-    return [];
+    } finally {
+      f.close();
+    }
+    const now = performance.now();
+    const lines = this.#partial.split("\n");
+    this.#partial = lines.pop() ?? "";
+    for (const l of lines) {
+      if (!l.trim()) continue;
+      try {
+        this.seen.push({ at: now, e: JSON.parse(l) });
+      } catch { /* a torn line is read whole next time */ }
+    }
+  }
+
+  /** The first seen event matching `f`, with when it was seen. */
+  find(f: (e: Record<string, unknown>) => boolean): { at: number; e: Record<string, unknown> } | undefined {
+    return this.seen.find((s) => f(s.e));
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+    try {
+      this.#watcher?.close();
+    } catch { /* closed */ }
   }
 }
 
@@ -85,7 +149,7 @@ async function until<T>(what: string, f: () => T | undefined, timeoutMs = 30_000
   while (Date.now() < end) {
     const v = f();
     if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 5));
   }
   throw new Error(`timed out waiting for ${what}`);
 }
@@ -130,29 +194,44 @@ async function steerOnce(lane: Lane): Promise<Round> {
     const store = `${packet}/.prompt_runner`;
     const run = spawnCli(["run", packet], { cwd: root, env });
     const drain = Promise.all([run.stdout.pipeTo(new WritableStream()), run.stderr.pipeTo(new WritableStream())]);
+    let obs: StoreObserver | null = null;
     try {
-      const started = await until("run_started", () => readEvents(store).find((e) => e.type === "run_started"));
+      await until("the run's control directory", () => {
+        try {
+          return Deno.statSync(`${store}/control/requests`).isDirectory ? true : undefined;
+        } catch {
+          return undefined;
+        }
+      });
+      const o = obs = new StoreObserver(store);
+      const started = (await until("run_started", () => o.find((e) => e.type === "run_started"))).e;
       // Let the readiness rule (turn.started / init + 100 ms) pass so the steer measures delivery, not waiting.
       await new Promise((r) => setTimeout(r, 600));
-      const launched = Date.now();
+      check(o.requestAt === null, "a request landed before the steer was sent");
+      const launched = performance.now();
       const steer = await runCli(["control", "steer", packet, "--", STEER_TEXT], {
         cwd: root,
         env,
       });
-      const requested = Date.now();
-      if (steer.code !== 0) throw new Error(`control steer failed: ${steer.stderr}`);
+      check(steer.code === 0, `control steer exited ${steer.code}: ${steer.stderr}`);
       const first = await until(
         "the resumed stream's first event",
-        () =>
-          readEvents(store).find((e) =>
-            e.stream === "steer" && e.origin === "provider" && e.type !== "message_sent" && !e.hidden
-          ),
+        () => o.find((e) => e.stream === "steer" && e.origin === "provider" && e.type !== "message_sent" && !e.hidden),
       );
-      const at = Date.parse(String(first.at));
-      const all = readEvents(store);
-      const atOf = (type: string) => Date.parse(String(all.find((e) => e.type === type)?.at));
+      const at = first.at;
+      const requested = o.requestAt;
+      check(requested !== null, "the steer request was never seen in control/requests/");
+      const atOf = (type: string) => {
+        const got = o.find((e) => e.type === type);
+        check(got !== undefined, `no ${type} event in the steered run`);
+        return got.at;
+      };
       const accepted = atOf("steer_accepted");
       const cancelled = atOf("run_cancelled");
+      check(
+        launched <= requested && requested <= accepted && accepted <= cancelled && cancelled <= at,
+        "the steer's instants are out of order on this process's clock",
+      );
       const sessionId = String(started.session_id ?? "");
       await run.status;
       await drain;
@@ -184,11 +263,12 @@ async function steerOnce(lane: Lane): Promise<Round> {
         PROMPT_RUNNER_PROMPT_ID: prompt.id,
         PROMPT_RUNNER_PACKET_DIR: packet,
       };
-      // An odd count, so the median is a sample rather than the larger of two.
+      // An odd count of at least 5, so the median is a sample rather than the larger of two.
       const startups: number[] = [];
-      for (let i = 0; i < 3; i++) {
+      for (let i = 0; i < 5; i++) {
         const r = await driveCli(e2eBinary(lane)!, args, { cwd: prompt.cwd, env: childEnv });
-        if (r.lines[0]) startups.push(r.lines[0].t);
+        check(r.lines[0] !== undefined, `${lane} resume printed nothing`);
+        startups.push(r.lines[0].t);
       }
       return {
         fromLaunch: at - launched,
@@ -199,6 +279,7 @@ async function steerOnce(lane: Lane): Promise<Round> {
         respawn: at - cancelled,
       };
     } finally {
+      obs?.close();
       try {
         run.kill("SIGKILL");
       } catch {
@@ -211,29 +292,23 @@ async function steerOnce(lane: Lane): Promise<Round> {
   }
 }
 
-/** Entry point for scripts/bench.ts. */
-export async function bench(): Promise<Record<string, number | string>> {
+/** The steer case of one lane (areas steer_codex and steer_claude); skipped when its binary is not installed. */
+export async function benchLane(lane: Lane): Promise<Record<string, number | string>> {
+  if (e2eBinary(lane) === null) throw new BenchSkip(`${lane} is not installed (scripts/install_e2e_tools.ts)`);
   const out: Record<string, number | string> = {};
-  for (const lane of ["codex", "claude"] as const) {
-    if (!e2eBinary(lane)) {
-      out[`${lane}_steer`] = "skipped (binary not installed)";
-      continue;
-    }
-    const rounds: Round[] = [];
-    for (let i = 0; i < ROUNDS; i++) rounds.push(await steerOnce(lane));
-    const launch = median(rounds.map((r) => r.fromLaunch));
-    const request = median(rounds.map((r) => r.fromRequest));
-    const startup = median(rounds.map((r) => r.startup));
-    out[`${lane}_steer_to_resumed_event_ms`] = Math.round(launch);
-    out[`${lane}_request_written_to_resumed_event_ms`] = Math.round(request);
-    out[`${lane}_cli_startup_ms`] = Math.round(startup);
-    out[`${lane}_steer_overhead_ms (target <= 100)`] = Math.round(launch - startup);
-    out[`${lane}_runner_overhead_after_request_ms`] = Math.round(request - startup);
-    out[`${lane}_pickup_ms (request -> steer_accepted)`] = Math.round(median(rounds.map((r) => r.pickup)));
-    out[`${lane}_interrupt_ms (accepted -> run_cancelled)`] = Math.round(median(rounds.map((r) => r.interrupt)));
-    out[`${lane}_respawn_ms (cancelled -> resumed event)`] = Math.round(median(rounds.map((r) => r.respawn)));
-  }
+  const rounds: Round[] = [];
+  for (let i = 0; i < ROUNDS; i++) rounds.push(await steerOnce(lane));
+  const launch = median(rounds.map((r) => r.fromLaunch));
+  const request = median(rounds.map((r) => r.fromRequest));
+  const startup = median(rounds.map((r) => r.startup));
+  out[`${lane}_rounds`] = ROUNDS;
+  out[`${lane}_steer_to_resumed_event_ms`] = Math.round(launch);
+  out[`${lane}_request_written_to_resumed_event_ms`] = Math.round(request);
+  out[`${lane}_cli_startup_ms`] = Math.round(startup);
+  out[`${lane}_steer_overhead_ms (target <= 100)`] = Math.round(launch - startup);
+  out[`${lane}_runner_overhead_after_request_ms`] = Math.round(request - startup);
+  out[`${lane}_pickup_ms (request -> steer_accepted)`] = Math.round(median(rounds.map((r) => r.pickup)));
+  out[`${lane}_interrupt_ms (accepted -> run_cancelled)`] = Math.round(median(rounds.map((r) => r.interrupt)));
+  out[`${lane}_respawn_ms (cancelled -> resumed event)`] = Math.round(median(rounds.map((r) => r.respawn)));
   return out;
 }
-
-if (import.meta.main) console.log(await bench());

@@ -1,0 +1,129 @@
+/**
+ * Control under full load (control-plane.md §6.1): a provider that streams without ever pausing (every `next()`
+ * resolves as a microtask) must not starve the request watcher. The request lands mid-stream and only the watcher
+ * can report it (the plane's poll interval is an hour), so it is applied before the stream ends only if the pump
+ * gives the event loop turns.
+ */
+import assert from "node:assert/strict";
+import { acquireLease } from "../../src/store/lease.ts";
+import { readLogEntries } from "../../src/control/log.ts";
+import { openPlane } from "../../src/control/plane.ts";
+import { REQUEST_SCHEMA, requestName } from "../../src/control/request.ts";
+import { storePaths } from "../../src/store/paths.ts";
+import { DEFAULT_VIEW, type ProviderEvent } from "../../src/events/types.ts";
+import type { LaneSession } from "../../src/lanes/types.ts";
+import type { RunContext } from "../../src/run/context.ts";
+import { pumpStream } from "../../src/run/stream.ts";
+import { eventLoopTurn, TurnYielder } from "../../src/run/turn_yield.ts";
+
+const RUN_ID = "20261201T100000Z-YIELD1";
+
+function session(events: AsyncIterable<ProviderEvent>): LaneSession {
+  return {
+    events,
+    sessionId: "y",
+    isReady: () => true,
+    whenReady: () => Promise.resolve(),
+    interrupt: () => Promise.resolve(),
+    kill: () => {},
+    end: () => ({ kind: "ok" }),
+    process: null,
+  };
+}
+
+Deno.test("a request is applied while the provider streams without pause", async () => {
+  const storeRoot = await Deno.makeTempDir({ prefix: "pr-stream-yield-" });
+  const lease = await acquireLease(storeRoot, { runId: RUN_ID, packetDir: storeRoot, argv: ["test"] });
+  let applied: Record<string, string> | null = null;
+  const plane = await openPlane({
+    storeRoot,
+    runId: RUN_ID,
+    resumed: false,
+    packet: { name: "yield", dir: storeRoot },
+    workspace: null,
+    view: { ...DEFAULT_VIEW },
+    selectedCount: 1,
+    maxSteers: 3,
+    // No time-based rescan within the test: only the watcher can report the request.
+    pollMs: 3_600_000,
+    hooks: {
+      applyView: (_view, changed) => void (applied = { ...changed } as Record<string, string>),
+      steerGate: () => ({ promptRunning: false, sessionLive: false, used: 0, max: 3 }),
+      steerAccepted() {},
+      notice() {},
+    },
+  });
+  try {
+    plane.transition({ stage: "session", prompt_id: "01", attempt: 1, stream: "initial", session_live: true });
+    // The plane's first boundary takes its start-up rescan; the request is written after that, synchronously from
+    // inside the stream, so nothing but an event-loop turn can deliver the watch event.
+    const p = storePaths(storeRoot);
+    let written = -1;
+    let produced = 0;
+    const deadline = performance.now() + 30_000;
+    const provider = async function* (): AsyncGenerator<ProviderEvent> {
+      yield { type: "run_started", data: { provider_session_id: "y", model: "simulated" } };
+      while (applied === null && performance.now() < deadline) {
+        produced++;
+        if (produced === 2_000) {
+          const name = requestName();
+          const body = {
+            schema: REQUEST_SCHEMA,
+            command: "set_view",
+            params: { tool_output: "full" },
+            run_id: RUN_ID,
+            author: "test",
+            issued_at: new Date().toISOString(),
+          };
+          Deno.writeTextFileSync(`${p.controlTmp}/${name}`, JSON.stringify(body));
+          Deno.renameSync(`${p.controlTmp}/${name}`, `${p.requests}/${name}`);
+          written = produced;
+        }
+        yield { type: "message_streamed", data: { delta: "token " } };
+      }
+      yield { type: "run_completed", data: { stop_reason: "end_turn" } };
+    };
+    const ctx = { plane, io: { json: false }, live: null, attemptLog: null } as unknown as RunContext;
+    const obs = await pumpStream(ctx, session(provider()), {
+      promptId: "01",
+      attempt: 1,
+      kind: "initial",
+      provider: "simulated",
+      sessionId: "y",
+    }, null);
+    assert.ok(written > 0, "the request was written mid-stream");
+    assert.deepStrictEqual(applied, { tool_output: "full" }, "the view change was applied before the stream ended");
+    assert.ok(obs.events > written, `the stream kept going after the request (${obs.events} events)`);
+    await plane.sync();
+    const entries = (await readLogEntries(storeRoot)).filter((e) => e.command === "set_view");
+    assert.deepStrictEqual(entries.map((e) => e.outcome), ["applied"]);
+  } finally {
+    await plane.close("completed", null);
+    await lease.release();
+    await Deno.remove(storeRoot, { recursive: true });
+  }
+});
+
+Deno.test("TurnYielder: a turn is due after the interval of work, and yielding restarts it", async () => {
+  let now = 0;
+  const y = new TurnYielder(2, () => now);
+  assert.deepStrictEqual(y.due(), false);
+  now = 1.9;
+  assert.deepStrictEqual(y.due(), false);
+  now = 2;
+  assert.deepStrictEqual(y.due(), true);
+  await y.yield();
+  assert.deepStrictEqual(y.turns, 1);
+  assert.deepStrictEqual(y.due(), false);
+  now = 4;
+  assert.deepStrictEqual(y.due(), true);
+});
+
+Deno.test("eventLoopTurn lets a pending timer callback run before it resolves", async () => {
+  let fired = false;
+  const t = setTimeout(() => (fired = true), 0);
+  // Microtasks alone never run a timer callback; wait on the condition, turn by turn.
+  for (let i = 0; i < 10_000 && !fired; i++) await eventLoopTurn();
+  clearTimeout(t);
+  assert.ok(fired);
+});
