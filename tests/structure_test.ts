@@ -28,7 +28,7 @@ const RULES: LayerRules = {
     ["run", "control"],
     ["workspace", "control"],
     ["contract", "packet"],
-    ["lanes", "packet"],
+    ["packet", "lanes"],
     ["util", "errors.ts"],
   ],
 };
