@@ -13,7 +13,7 @@ import {
   scopePermissions,
   type TextOut,
 } from "./src/cli/frame.ts";
-import { PromptRunnerError, UsageError } from "./src/errors.ts";
+import { EXIT, PromptRunnerError, UsageError } from "./src/errors.ts";
 import { VERSION } from "./src/version.ts";
 import { detachWatchersAtStop } from "./src/control/watch_release.ts";
 
@@ -54,7 +54,7 @@ function errorLines(e: PromptRunnerError | Error, verbose: boolean): string {
 function reportError(e: unknown, json: boolean, verbose: boolean, stdout: TextOut, stderr: TextOut): number {
   const err = e instanceof Error ? e : new Error(String(e));
   const code = err instanceof PromptRunnerError ? err.code : "internal_error";
-  const exit = err instanceof PromptRunnerError ? err.exit : 1;
+  const exit = err instanceof PromptRunnerError ? err.exit : EXIT.internal_error;
   stderr.write(errorLines(err, verbose));
   if (json) {
     const hint = err instanceof PromptRunnerError && err.hints.length ? err.hints.join("\n") : null;

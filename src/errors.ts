@@ -1,6 +1,10 @@
-/** Domain errors shared by every command; the top-level handler in main.ts maps them to exit codes (cli.md §4). */
+/**
+ * Domain errors shared by every command, and the one exit-code table (docs/exit_codes.md): every machine code the CLI
+ * reports is a {@link Code}, and {@link EXIT} names its exit. The top-level handler in main.ts prints the code and
+ * exits with the error's exit.
+ */
 
-/** Exit codes of cli.md §4. */
+/** Exit codes (docs/exit_codes.md). */
 export const Exit = {
   ok: 0,
   failed: 1,
@@ -8,15 +12,163 @@ export const Exit = {
   packet: 3,
   notFound: 4,
   lease: 5,
+  interrupted: 130,
+  killed: 137,
 } as const;
 
-/** An exit code from cli.md §4. */
+/** An exit code of docs/exit_codes.md. */
 export type ExitCode = (typeof Exit)[keyof typeof Exit];
+
+/** Every machine error code; a code missing here fails `deno check` wherever it is thrown. */
+export type Code =
+  // exit 1: the command ran and failed
+  | "control_dir_failed"
+  | "detach_timeout"
+  | "internal_error"
+  | "invalid_snapshot"
+  | "not_built"
+  | "preflight_failed"
+  | "progress_store_invalid"
+  | "state_store_invalid"
+  | "stop_timeout"
+  | "store_integrity"
+  | "workspace_clone_dirty"
+  | "workspace_clone_failed"
+  | "workspace_clone_invalid"
+  | "workspace_diverged"
+  | "workspace_packet_escapes"
+  | "workspace_packet_missing"
+  // exit 2: usage
+  | "confirmation_required"
+  | "conflicting_flags"
+  | "empty_steer"
+  | "empty_view"
+  | "entry_already_required"
+  | "invalid_entry"
+  | "invalid_value"
+  | "invalid_view_value"
+  | "missing_argument"
+  | "no_entries"
+  | "not_a_workspace"
+  | "packet_outside_workspace"
+  | "path_escapes_repo"
+  | "reason_required"
+  | "steer_too_long"
+  | "unexpected_argument"
+  | "unknown_clause"
+  | "unknown_command"
+  | "unknown_flag"
+  | "unknown_repo"
+  | "unknown_view_key"
+  | "unsatisfiable_contract"
+  | "workspace_discovery_ambiguous"
+  | "workspace_packet_binding_required"
+  // exit 3: packet invalid (and every lint/load finding kind, see {@link findingCode})
+  | "workspace_manifest_invalid"
+  | "workspace_repo_unmapped"
+  | "workspace_write_into_source"
+  // exit 4: not found
+  | "no_run"
+  | "prompt_not_found"
+  | "run_not_running"
+  | "stale_run"
+  | "target_not_found"
+  | "unknown_prompt"
+  | "unknown_workspace"
+  | "workspace_not_prepared"
+  // exit 5: lease held
+  | "lease_held"
+  | "lease_remote"
+  // the exit of the detached runner (1–4)
+  | "detached_run_failed";
+
+/**
+ * The exit of every {@link Code}. A list means the thrower picks one of its exits (`detached_run_failed` passes on
+ * the exit of the runner that `start` spawned). docs/exit_codes.md lists this table; a test compares the two.
+ */
+export const EXIT = {
+  control_dir_failed: Exit.failed,
+  detach_timeout: Exit.failed,
+  internal_error: Exit.failed,
+  invalid_snapshot: Exit.failed,
+  not_built: Exit.failed,
+  preflight_failed: Exit.failed,
+  progress_store_invalid: Exit.failed,
+  state_store_invalid: Exit.failed,
+  stop_timeout: Exit.failed,
+  store_integrity: Exit.failed,
+  workspace_clone_dirty: Exit.failed,
+  workspace_clone_failed: Exit.failed,
+  workspace_clone_invalid: Exit.failed,
+  workspace_diverged: Exit.failed,
+  workspace_packet_escapes: Exit.failed,
+  workspace_packet_missing: Exit.failed,
+  confirmation_required: Exit.usage,
+  conflicting_flags: Exit.usage,
+  empty_steer: Exit.usage,
+  empty_view: Exit.usage,
+  entry_already_required: Exit.usage,
+  invalid_entry: Exit.usage,
+  invalid_value: Exit.usage,
+  invalid_view_value: Exit.usage,
+  missing_argument: Exit.usage,
+  no_entries: Exit.usage,
+  not_a_workspace: Exit.usage,
+  packet_outside_workspace: Exit.usage,
+  path_escapes_repo: Exit.usage,
+  reason_required: Exit.usage,
+  steer_too_long: Exit.usage,
+  unexpected_argument: Exit.usage,
+  unknown_clause: Exit.usage,
+  unknown_command: Exit.usage,
+  unknown_flag: Exit.usage,
+  unknown_repo: Exit.usage,
+  unknown_view_key: Exit.usage,
+  unsatisfiable_contract: Exit.usage,
+  workspace_discovery_ambiguous: Exit.usage,
+  workspace_packet_binding_required: Exit.usage,
+  workspace_manifest_invalid: Exit.packet,
+  workspace_repo_unmapped: Exit.packet,
+  workspace_write_into_source: Exit.packet,
+  no_run: Exit.notFound,
+  prompt_not_found: Exit.notFound,
+  run_not_running: Exit.notFound,
+  stale_run: Exit.notFound,
+  target_not_found: Exit.notFound,
+  unknown_prompt: Exit.notFound,
+  unknown_workspace: Exit.notFound,
+  workspace_not_prepared: Exit.notFound,
+  lease_held: Exit.lease,
+  lease_remote: Exit.lease,
+  detached_run_failed: [Exit.failed, Exit.usage, Exit.packet, Exit.notFound],
+} as const satisfies Record<Code, ExitCode | readonly ExitCode[]>;
+
+type ExitsOf<C extends Code> = (typeof EXIT)[C] extends readonly (infer E)[] ? E : (typeof EXIT)[C];
+
+/** The codes that may exit with `E`. */
+export type CodeFor<E extends ExitCode> = { [C in Code]: E extends ExitsOf<C> ? C : never }[Code];
+
+/** The codes with exactly one exit (what the Control API throws). */
+export type SingleExitCode = { [C in Code]: (typeof EXIT)[C] extends number ? C : never }[Code];
+
+/** The exit of a code with one exit. */
+export function exitOf(code: SingleExitCode): ExitCode {
+  return EXIT[code];
+}
+
+declare const FINDING: unique symbol;
+/** The kind of a lint or load finding (docs/lint.md) used as the code of an exit-3 packet error. */
+export type FindingCode = string & { readonly [FINDING]: true };
+
+/** A finding's kind as the code of a {@link PacketError}: the one door for codes that are not in {@link EXIT}. */
+export function findingCode(kind: string): FindingCode {
+  return kind as FindingCode;
+}
 
 /** Base of every error the CLI reports with a machine code, a human message and optional hint lines. */
 export class PromptRunnerError extends Error {
   /** Machine-readable code such as `no_run` or `invalid_prompt_id`. */
-  readonly code: string;
+  readonly code: Code | FindingCode;
   /** Process exit code. */
   readonly exit: ExitCode;
   /** Indented hint lines printed under the error. */
@@ -25,7 +177,7 @@ export class PromptRunnerError extends Error {
   readonly details: Record<string, unknown>;
 
   constructor(
-    code: string,
+    code: Code | FindingCode,
     message: string,
     exit: ExitCode,
     opts: { hints?: string[]; details?: Record<string, unknown>; cause?: unknown } = {},
@@ -41,17 +193,24 @@ export class PromptRunnerError extends Error {
 
 /** Bad command line (exit 2); the CLI prints the subcommand's help after it. */
 export class UsageError extends PromptRunnerError {
-  constructor(code: string, message: string, opts: { hints?: string[]; details?: Record<string, unknown> } = {}) {
+  constructor(
+    code: CodeFor<typeof Exit.usage>,
+    message: string,
+    opts: { hints?: string[]; details?: Record<string, unknown> } = {},
+  ) {
     super(code, message, Exit.usage, opts);
   }
 }
 
-/** A packet that cannot be loaded or is invalid (exit 3). Names the file and, where known, line and column. */
+/**
+ * A packet that cannot be loaded or is invalid (exit 3). Names the file and, where known, line and column. Its code
+ * is a packet code of {@link EXIT} or the kind of the finding behind it ({@link findingCode}).
+ */
 export class PacketError extends PromptRunnerError {
   readonly file: string | null;
   readonly key: string | null;
   constructor(
-    code: string,
+    code: CodeFor<typeof Exit.packet> | FindingCode,
     message: string,
     opts: { file?: string; key?: string; hints?: string[]; details?: Record<string, unknown>; cause?: unknown } = {},
   ) {
@@ -63,14 +222,22 @@ export class PacketError extends PromptRunnerError {
 
 /** Something addressed does not exist: run, prompt, target, workspace (exit 4). */
 export class NotFoundError extends PromptRunnerError {
-  constructor(code: string, message: string, opts: { hints?: string[]; details?: Record<string, unknown> } = {}) {
+  constructor(
+    code: CodeFor<typeof Exit.notFound>,
+    message: string,
+    opts: { hints?: string[]; details?: Record<string, unknown> } = {},
+  ) {
     super(code, message, Exit.notFound, opts);
   }
 }
 
 /** Another live runner holds the store root's lease (exit 5). */
 export class LeaseHeldError extends PromptRunnerError {
-  constructor(code: string, message: string, opts: { hints?: string[]; details?: Record<string, unknown> } = {}) {
+  constructor(
+    code: CodeFor<typeof Exit.lease>,
+    message: string,
+    opts: { hints?: string[]; details?: Record<string, unknown> } = {},
+  ) {
     super(code, message, Exit.lease, opts);
   }
 }
@@ -78,7 +245,7 @@ export class LeaseHeldError extends PromptRunnerError {
 /** The command ran and failed (exit 1): corrupt state files, preflight failures, failed runs. */
 export class RunFailedError extends PromptRunnerError {
   constructor(
-    code: string,
+    code: CodeFor<typeof Exit.failed>,
     message: string,
     opts: { hints?: string[]; details?: Record<string, unknown>; cause?: unknown } = {},
   ) {

@@ -31,7 +31,7 @@ const RULES: LayerRules = {
     ["run", "control"],
     ["workspace", "control"],
     ["contract", "packet"],
-    ["lanes", "packet"],
+    ["packet", "lanes"],
     ["util", "errors.ts"],
   ],
 };

@@ -18,7 +18,7 @@ import { eventsFileSink, fileSink } from "../../src/render/sinks.ts";
 import { RunContext, RunEnv, RunScope } from "../../src/run/context.ts";
 import { LiveSlot } from "../../src/run/live_slot.ts";
 import { newRenderer } from "../../src/run/attempt.ts";
-import { SteerDesk } from "../../src/run/steering.ts";
+import { steerGate } from "../../src/run/steering.ts";
 import { StateStore } from "../../src/run/state.ts";
 import { pumpStream } from "../../src/run/stream.ts";
 import type { Packet } from "../../src/packet/types.ts";
@@ -80,7 +80,6 @@ async function pumpOnce(
     color: false,
   }, { commit: "none", keepGoing: false, repairFirst: false, random: Math.random });
   const scope = new RunScope(env, new LiveSlot(packet.options.view));
-  const desk = new SteerDesk(scope, () => 3);
   const plane = await openPlane({
     storeRoot,
     runId,
@@ -92,8 +91,8 @@ async function pumpOnce(
     maxSteers: 3,
     hooks: {
       applyView: () => {},
-      steerGate: () => desk.gate(),
-      steerAccepted: (s) => desk.accepted(s),
+      steerGate: () => steerGate(scope),
+      steerAccepted: () => {},
       notice: () => {},
     },
   });

@@ -15,10 +15,10 @@ import { readLease } from "../store/lease.ts";
 import type { LogEntry, Receipt } from "./log.ts";
 import { effectiveStatus, readSnapshotFile, type SnapshotRead } from "./snapshot.ts";
 import { validateView } from "./view.ts";
-import { MAX_STEER_BYTES } from "./steer.ts";
+import { checkSteerText } from "./steer.ts";
 import { REQUEST_SCHEMA, writeRequest } from "./request.ts";
 import type { Cursor, StreamItem } from "./follow.ts";
-import { defaultAuthor, utf8Length } from "../util/common.ts";
+import { defaultAuthor } from "../util/common.ts";
 import {
   contractCall,
   dropSeam,
@@ -30,6 +30,7 @@ import {
 } from "./refusal.ts";
 
 export { ControlError } from "./errors.ts";
+export { checkSteerText, MAX_STEER_BYTES, type SteerTextCheck } from "./steer.ts";
 export type { LogEntry, Receipt } from "./log.ts";
 export type { Cursor, StreamItem } from "./follow.ts";
 export type { AmendOptions, ContractView, RelaxOptions, Target } from "./amend.ts";
@@ -395,10 +396,8 @@ export async function steer(ref: RunRef, text: string, opts: { author?: string }
   const trimmed = text.trim();
   const call: RefusedCall = { command: "steer", params: steerParams(trimmed), runId: ref.runId, author: opts.author };
   return await orRecordRefusal(ref.storeRoot, call, async () => {
-    if (trimmed === "") throw new ControlError("empty_steer", "steer text is empty");
-    if (utf8Length(trimmed) > MAX_STEER_BYTES) {
-      throw new ControlError("steer_too_long", `steer text exceeds ${MAX_STEER_BYTES} bytes`);
-    }
+    const checked = checkSteerText(trimmed);
+    if (!checked.ok) throw new ControlError(checked.code, checked.message);
     await requireRunning(ref);
     return await dropRequest(ref, "steer", { text: trimmed }, opts.author);
   });
@@ -439,3 +438,4 @@ export async function outcome(
 export const defaultView: Readonly<View> = DEFAULT_VIEW;
 export { describeLeftovers } from "./leftovers.ts";
 export { effectiveStatus, readSnapshotFile, readSnapshotOrNull, type ReadStatus } from "./snapshot.ts";
+export type { SteerLedger } from "./steer_ledger.ts";

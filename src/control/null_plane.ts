@@ -3,6 +3,7 @@ import type { Envelope } from "../events/mod.ts";
 import { isProviderEventType, type View } from "../events/types.ts";
 import { nowIso } from "../util/time.ts";
 import type { PlaneHooks, RunnerPlane } from "./plane_types.ts";
+import { SteerLedger } from "./steer_ledger.ts";
 
 /**
  * A plane for runs without a store root: stamps envelopes and tracks the view, but writes nothing at all.
@@ -17,11 +18,14 @@ export function nullPlane(
   let seq = 0;
   let live: View = { ...view };
   void hooks;
+  // No requests reach a run without a store root, so nothing is ever reserved; deliveries would still be counted.
+  const steers = new SteerLedger(() => 0);
   return {
     runId,
     get view() {
       return { ...live };
     },
+    steers,
     record(event, ctx) {
       const envelope = {
         seq: ++seq,
@@ -40,8 +44,12 @@ export function nullPlane(
     transition() {},
     boundary() {},
     wake: () => new Promise<void>(() => {}),
-    steersDelivered() {},
-    steerRejected() {},
+    steersDelivered(batch, info) {
+      for (const steer of batch) steers.delivered(info.prompt_id, steer);
+    },
+    steerRejected(steer) {
+      steers.rejected(steer);
+    },
     guardrail() {},
     sync: () => Promise.resolve(),
     close: () => {

@@ -25,7 +25,7 @@ import { type Decision, RequestInbox } from "./inbox.ts";
 import { validateView } from "./view.ts";
 import { steerAcceptance, steerFirstLine } from "./steer.ts";
 import { initialSnapshot, type SnapshotDoc } from "./snapshot.ts";
-import { steerCountsForRun } from "./interventions.ts";
+import { SteerLedger } from "./steer_ledger.ts";
 import type { InterventionRecord } from "./interventions.ts";
 import { elapsedSince, errorMessage, isRecord, localHostname } from "../util/common.ts";
 import { PlaneWaker } from "./waker.ts";
@@ -41,6 +41,8 @@ export interface OpenPlaneOptions {
   view: View;
   selectedCount: number;
   maxSteers: number;
+  /** The steer budget of one prompt (its own `recovery.max_steers`); default: `maxSteers` for every prompt. */
+  maxSteersFor?: (promptId: string) => number;
   hooks: PlaneHooks;
   /** Selected prompt ids for the `run_opened` event. */
   selection?: string[];
@@ -95,8 +97,7 @@ class FilePlane implements RunnerPlane {
   #closing = false;
   #ctx: EventContext = { prompt_id: null, attempt: null, stream: null, provider: null, session_id: null };
   #tokens = { closedIn: 0, closedOut: 0, curIn: 0, curOut: 0 };
-  readonly #delivered: Map<string, number>;
-  readonly #pending = new Map<string, AcceptedSteer>();
+  #steers!: SteerLedger;
   readonly #inbox: RequestInbox;
   #lastScan = 0;
   #snapshotError = false;
@@ -111,7 +112,6 @@ class FilePlane implements RunnerPlane {
     this.#paths = storePaths(opts.storeRoot);
     this.#hooks = opts.hooks;
     this.#audit = new AuditWriter(opts.storeRoot);
-    this.#delivered = new Map();
     this.#inbox = new RequestInbox({
       paths: this.#paths,
       runId: opts.runId,
@@ -131,6 +131,10 @@ class FilePlane implements RunnerPlane {
 
   get view(): View {
     return { ...this.#view };
+  }
+
+  get steers(): SteerLedger {
+    return this.#steers;
   }
 
   /** §6.5 open: dirs, rotation, seq, log index, reconciliation, snapshot, run_opened, watcher. */
@@ -169,7 +173,8 @@ class FilePlane implements RunnerPlane {
     this.#inbox.index(entries);
     this.#inbox.adopt();
     pruneReceipts(this.#paths.outcomes, Date.now() - RECEIPT_MAX_AGE_MS);
-    for (const [k, v] of steerCountsForRun(o.storeRoot, this.runId)) this.#delivered.set(k, v);
+    // The one steer ledger: a resumed run continues its counts from the interventions/ records of its run id.
+    this.#steers = SteerLedger.rebuilt(o.storeRoot, this.runId, o.maxSteersFor ?? (() => o.maxSteers));
     this.#reconcile(entries);
     const now = nowIso();
     const sameRun = previous?.run_id === this.runId;
@@ -295,7 +300,7 @@ class FilePlane implements RunnerPlane {
       s.output_tokens = 0;
     }
     if (promptChanged) {
-      s.steer_count = this.#delivered.get(patch.prompt_id ?? "") ?? 0;
+      s.steer_count = this.#steers.count(patch.prompt_id ?? "");
       s.steers_pending = 0;
       s.last_verification = null;
     }
@@ -387,8 +392,14 @@ class FilePlane implements RunnerPlane {
 
   #decideSteer(name: string, params: Record<string, unknown>, author: string): Decision {
     const gate = this.#hooks.steerGate();
-    const own = (this.#delivered.get(this.#snap.prompt_id ?? "") ?? 0) + this.#pending.size;
-    const acc = steerAcceptance(params.text, { ...gate, used: Math.max(gate.used, own) });
+    // The runner's prompt (else the snapshot's): its budget and its delivered steers plus every reservation.
+    const id = gate.promptId ?? this.#snap.prompt_id ?? "";
+    const acc = steerAcceptance(params.text, {
+      promptRunning: gate.promptRunning,
+      sessionLive: gate.sessionLive,
+      used: this.#steers.used(id),
+      max: this.#steers.max(id),
+    });
     if (!acc.ok) {
       return {
         command: "steer",
@@ -407,12 +418,12 @@ class FilePlane implements RunnerPlane {
       reason: null,
       apply: () => {
         const steer: AcceptedSteer = { request: name, author, text: acc.text, accepted_at: nowIso() };
-        this.#pending.set(name, steer);
-        this.#snap.steers_pending = this.#pending.size;
+        this.#steers.reserve(steer);
+        this.#snap.steers_pending = this.#steers.pending;
         this.#hooks.steerAccepted(steer);
         this.record({
           type: "steer_accepted",
-          data: { request: name, author, text_chars: acc.text.length, pending: this.#pending.size },
+          data: { request: name, author, text_chars: acc.text.length, pending: this.#steers.pending },
         }, this.#ctx);
         this.#hooks.notice(`↳ steer accepted: ${steerFirstLine(acc.text)}`, "warning");
         this.#transitioned();
@@ -427,11 +438,11 @@ class FilePlane implements RunnerPlane {
   }
 
   steersDelivered(steers: AcceptedSteer[], info: SteerDelivery): void {
+    // The ledger counts even after close (a second Ctrl-C closes the plane mid-delivery); nothing is written then.
+    const counts = steers.map((steer) => this.#steers.delivered(info.prompt_id, steer));
     if (this.#closed) return;
-    for (const steer of steers) {
-      const count = (this.#delivered.get(info.prompt_id) ?? 0) + 1;
-      this.#delivered.set(info.prompt_id, count);
-      this.#pending.delete(steer.request);
+    for (const [i, steer] of steers.entries()) {
+      const count = counts[i] ?? this.#steers.count(info.prompt_id);
       const record: InterventionRecord = {
         at: nowIso(),
         run_id: this.runId,
@@ -468,15 +479,15 @@ class FilePlane implements RunnerPlane {
         data: { request: steer.request, author: steer.author, delivery: info.delivery, count },
       }, this.#ctx);
     }
-    if (this.#snap.prompt_id === info.prompt_id) this.#snap.steer_count = this.#delivered.get(info.prompt_id) ?? 0;
-    this.#snap.steers_pending = this.#pending.size;
+    if (this.#snap.prompt_id === info.prompt_id) this.#snap.steer_count = this.#steers.count(info.prompt_id);
+    this.#snap.steers_pending = this.#steers.pending;
     this.#writeSnapshot();
   }
 
   steerRejected(steer: AcceptedSteer, reason: string): void {
     if (this.#closed) return;
-    this.#pending.delete(steer.request);
-    this.#snap.steers_pending = this.#pending.size;
+    this.#steers.rejected(steer);
+    this.#snap.steers_pending = this.#steers.pending;
     try {
       this.#audit.append(this.#entry({
         key: `${steer.request}:rejected`,
@@ -521,7 +532,7 @@ class FilePlane implements RunnerPlane {
 
   async close(status: "completed" | "failed", reason: string | null): Promise<void> {
     if (this.#closed || this.#closing) return;
-    for (const steer of [...this.#pending.values()]) this.steerRejected(steer, "run has finished");
+    for (const steer of this.#steers.reservations()) this.steerRejected(steer, "run has finished");
     this.record({ type: "run_finished", data: { status, reason } }, this.#ctx);
     this.#closing = true;
     if (this.#snapTimer !== null) clearTimeout(this.#snapTimer);

@@ -4,6 +4,7 @@
  * src/control/plane.ts (files) and a null plane for runs without a store root.
  */
 import type { AttemptMode, Envelope, ProviderEvent, RunnerEvent, StreamKind, View } from "../events/mod.ts";
+import type { AcceptedSteer, SteerLedger } from "./steer_ledger.ts";
 
 /** Context stamped onto each envelope. */
 export interface EventContext {
@@ -47,21 +48,19 @@ export interface SnapshotPatch {
   last_verification?: { status: string; failures: string[]; at: string } | null;
 }
 
-/** A steer that passed acceptance (control-plane.md §8.4). */
-export interface AcceptedSteer {
-  request: string;
-  author: string;
-  text: string;
-  accepted_at: string;
-}
+/** A steer that passed acceptance (control-plane.md §8.4); declared with the ledger that holds it. */
+export type { AcceptedSteer };
 
 /** What the plane asks of the runner. */
 export interface PlaneHooks {
   /** A set_view was applied; `changed` holds only the keys the request named. */
   applyView(view: View, changed: Partial<View>): void;
-  /** Acceptance state for steers. `used` counts delivered + pending for the current prompt in this run. */
-  steerGate(): { promptRunning: boolean; sessionLive: boolean; used: number; max: number };
-  /** A steer passed acceptance: queue it and start delivery (interrupt + resume). */
+  /**
+   * Whether a steer can reach an agent now (control-plane.md §8.4 checks 3–4), and the prompt it would go to
+   * (default: the snapshot's prompt). Budgets are not asked: the plane's {@link SteerLedger} owns them.
+   */
+  steerGate(): { promptRunning: boolean; sessionLive: boolean; promptId?: string | null };
+  /** A steer passed acceptance and sits in the ledger's queue: start delivery (interrupt + resume). */
   steerAccepted(steer: AcceptedSteer): void;
   /** A human notice line for the transcript (e.g. `↳ steer accepted: …`). */
   notice(text: string, level: "info" | "warning" | "error"): void;
@@ -82,6 +81,12 @@ export interface RunnerPlane {
   readonly runId: string;
   /** The live view. */
   readonly view: View;
+  /**
+   * The run's only steer ledger (counts, reservations, budgets, delivery queue). The runner reads it and takes
+   * batches from its queue; counts change only through {@link RunnerPlane.steersDelivered} and
+   * {@link RunnerPlane.steerRejected}.
+   */
+  readonly steers: SteerLedger;
   /** Stamp seq/at/context, append to events.jsonl (buffered), fold into the snapshot. */
   record(event: ProviderEvent | RunnerEvent, ctx: EventContext): Envelope;
   /** Write runner-owned snapshot fields now (atomic). */

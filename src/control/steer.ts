@@ -8,6 +8,36 @@ import { utf8Length } from "../util/common.ts";
 /** Largest steer text in UTF-8 bytes (control-plane.md §6.6). */
 export const MAX_STEER_BYTES = 8192;
 
+/** Outcome of {@link checkSteerText}: the trimmed text, or why it is refused. */
+export type SteerTextCheck =
+  | { ok: true; text: string }
+  | {
+    ok: false;
+    /** The Control API's error code (exit 2). */
+    code: "empty_steer" | "steer_too_long";
+    /** The runner's refusal reason in the log (control-plane.md §8.4, exact). */
+    reason: string;
+    /** The Control API's error message. */
+    message: string;
+  };
+
+/**
+ * The one steer text validator (control-plane.md §6.6, §8.4 checks 1–2), used by the Control API, the CLI and the
+ * runner's acceptance checks: the text is trimmed; blank or missing text and text over {@link MAX_STEER_BYTES} UTF-8
+ * bytes are refused.
+ */
+export function checkSteerText(text: unknown): SteerTextCheck {
+  const trimmed = typeof text === "string" ? text.trim() : "";
+  if (trimmed === "") {
+    return { ok: false, code: "empty_steer", reason: "steer has no text", message: "steer text is empty" };
+  }
+  if (utf8Length(trimmed) > MAX_STEER_BYTES) {
+    const reason = `steer text exceeds ${MAX_STEER_BYTES} bytes`;
+    return { ok: false, code: "steer_too_long", reason, message: reason };
+  }
+  return { ok: true, text: trimmed };
+}
+
 /** What the acceptance check needs to know about the run. */
 export interface SteerGateState {
   promptRunning: boolean;
@@ -21,11 +51,8 @@ export type SteerAcceptance = { ok: true; text: string } | { ok: false; reason: 
 
 /** The acceptance checks of control-plane.md §8.4, in order, with exact refusal reasons. */
 export function steerAcceptance(text: unknown, gate: SteerGateState): SteerAcceptance {
-  if (typeof text !== "string" || text.trim() === "") return { ok: false, reason: "steer has no text" };
-  const trimmed = text.trim();
-  if (utf8Length(trimmed) > MAX_STEER_BYTES) {
-    return { ok: false, reason: `steer text exceeds ${MAX_STEER_BYTES} bytes` };
-  }
+  const checked = checkSteerText(text);
+  if (!checked.ok) return { ok: false, reason: checked.reason };
   if (!gate.promptRunning) return { ok: false, reason: "no prompt is running" };
   if (!gate.sessionLive) return { ok: false, reason: "no provider session is live; nothing to steer" };
   if (gate.used >= gate.max) {
@@ -34,7 +61,7 @@ export function steerAcceptance(text: unknown, gate: SteerGateState): SteerAccep
       reason: `steer budget spent (${gate.used}/${gate.max} for this prompt); raise recovery.max_steers to allow more`,
     };
   }
-  return { ok: true, text: trimmed };
+  return { ok: true, text: checked.text };
 }
 
 /** The first line of a steer, cut to `max` characters, control characters escaped (for notices). */

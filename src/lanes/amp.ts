@@ -24,12 +24,14 @@ function sharedArgs(spec: SessionSpec): string[] {
 export const ampProfile: CliProfile = {
   lane: {
     name: "amp",
+    aliases: ["amp_sdk"],
+    optionKeys: ["amp_opts"],
+    modelPatterns: [/amp/i],
     executable: "amp",
     executableEnv: "PROMPT_RUNNER_AMP_CLI",
     acceptsInputAfterStart: false,
     installHint: "npm install -g @sourcegraph/amp",
   },
-  optsKey: "amp_opts",
   buildCommand: (spec) => ["-x", spec.prompt, ...sharedArgs(spec)],
   buildResume: (sessionId, spec) => ["threads", "continue", sessionId, "-x", spec.prompt, ...sharedArgs(spec)],
   createParser: (ctx) => createClaudeStreamParser(ctx, { provider: "amp", usage: "assistant" }),

@@ -39,12 +39,14 @@ function sharedArgs(spec: SessionSpec): string[] {
 export const antigravityProfile: CliProfile = {
   lane: {
     name: "antigravity",
+    aliases: ["antigravity_cli_sdk"],
+    optionKeys: ["antigravity_opts"],
+    modelPatterns: [],
     executable: "agy",
     executableEnv: "PROMPT_RUNNER_ANTIGRAVITY_CLI",
     acceptsInputAfterStart: false,
     installHint: "the vendor install script for the Antigravity CLI (agy ≥ 1.1.8)",
   },
-  optsKey: "antigravity_opts",
   buildCommand: (spec) => sharedArgs(spec),
   // Never `--continue`: it picks the globally most recent conversation.
   buildResume: (sessionId, spec) => [...sharedArgs(spec), "--conversation", sessionId],

@@ -1,11 +1,10 @@
 /** The claude lane (providers.md §2): `claude -p --output-format stream-json --verbose --include-partial-messages`. */
-import type { PermissionMode } from "../packet/mod.ts";
 import { str } from "./_json.ts";
 import { createClaudeStreamParser } from "./claude_stream.ts";
 import { cliLane } from "./cli_lane.ts";
 import type { FailureHint } from "./hints.ts";
 import type { CliProfile } from "./profile.ts";
-import type { Lane, SessionSpec } from "./types.ts";
+import type { Lane, PermissionMode, SessionSpec } from "./types.ts";
 
 /** `permission_mode` → `--permission-mode` value (providers.md §1). */
 export const CLAUDE_PERMISSION_MODES: Readonly<Record<PermissionMode, string>> = {
@@ -52,12 +51,15 @@ function sharedArgs(spec: SessionSpec): string[] {
 export const claudeProfile: CliProfile = {
   lane: {
     name: "claude",
+    aliases: ["claude_agent", "claude_agent_sdk"],
+    optionKeys: ["claude_opts"],
+    modelPatterns: [],
+    defaultForModels: true,
     executable: "claude",
     executableEnv: "PROMPT_RUNNER_CLAUDE_CLI",
     acceptsInputAfterStart: false,
     installHint: "npm install -g @anthropic-ai/claude-code",
   },
-  optsKey: "claude_opts",
   // `--allowedTools` and `--add-dir` are variadic and would swallow the prompt: it always follows `--`.
   buildCommand: (spec) => ["-p", ...sharedArgs(spec), "--", spec.prompt],
   // Sessions are stored per cwd: the session spawns the resume in the same cwd (SessionSpec.cwd).

@@ -1,5 +1,5 @@
 /** Turns a {@link CliProfile} into a {@link Lane}: start = the generic CLI session, probe = `<bin> --version`. */
-import type { ExecutionOptions } from "../packet/mod.ts";
+import type { SessionOptions } from "./types.ts";
 import { startCliSession } from "./cli_session.ts";
 import { type CliProfile, resolveExecutable } from "./profile.ts";
 import type { Lane, ProbeResult } from "./types.ts";
@@ -41,7 +41,7 @@ export function whichExecutable(exe: string, pathVar: string | undefined = envGe
 /** Run `<bin> --version` for preflight (providers.md §1). Never throws. */
 export async function probeCli(
   profile: CliProfile,
-  options: ExecutionOptions,
+  options: SessionOptions,
   probeTimeoutMs = PROBE_TIMEOUT_MS,
 ): Promise<ProbeResult> {
   const exe = resolveExecutable(profile, options, {});

@@ -1,11 +1,10 @@
 /** The codex lane (providers.md §3): `codex exec --json --skip-git-repo-check … <prompt>`. */
-import type { PermissionMode } from "../packet/mod.ts";
 import { str } from "./_json.ts";
 import { cliLane } from "./cli_lane.ts";
 import { createCodexStreamParser } from "./codex_stream.ts";
 import type { FailureHint } from "./hints.ts";
 import { type CliProfile, promptArgs } from "./profile.ts";
-import type { Lane, SessionSpec } from "./types.ts";
+import type { Lane, PermissionMode, SessionSpec } from "./types.ts";
 
 /** `permission_mode` → `sandbox_mode` value; `bypass` uses the bypass flag on fresh sessions (providers.md §1). */
 export const CODEX_SANDBOX_MODES: Readonly<Record<PermissionMode, string>> = {
@@ -71,12 +70,15 @@ function buildResume(sessionId: string, spec: SessionSpec): string[] {
 export const codexProfile: CliProfile = {
   lane: {
     name: "codex",
+    aliases: ["codex_sdk"],
+    optionKeys: ["codex_opts", "codex_thread_opts"],
+    packetRelativePaths: { codex_thread_opts: ["additional_directories"] },
+    modelPatterns: [/gpt/i],
     executable: "codex",
     executableEnv: "PROMPT_RUNNER_CODEX_CLI",
     acceptsInputAfterStart: false,
     installHint: "npm install -g @openai/codex",
   },
-  optsKey: "codex_opts",
   buildCommand,
   buildResume,
   createParser: createCodexStreamParser,

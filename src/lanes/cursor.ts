@@ -33,12 +33,14 @@ function sharedArgs(spec: SessionSpec): string[] {
 export const cursorProfile: CliProfile = {
   lane: {
     name: "cursor",
+    aliases: ["cursor_agent", "cursor_cli_sdk"],
+    optionKeys: ["cursor_opts"],
+    modelPatterns: [],
     executable: "agent",
     executableEnv: "PROMPT_RUNNER_CURSOR_CLI",
     acceptsInputAfterStart: false,
     installHint: "curl https://cursor.com/install -fsS | bash",
   },
-  optsKey: "cursor_opts",
   // The prompt is the last argument.
   buildCommand: (spec) => ["-p", ...sharedArgs(spec), ...promptArgs(spec.prompt)],
   buildResume: (sessionId, spec) => ["-p", "--resume", sessionId, ...sharedArgs(spec), ...promptArgs(spec.prompt)],

@@ -1,43 +1,104 @@
-/** The public surface of src/lanes/: one Lane per provider name. Nothing outside this folder names a provider. */
+/**
+ * The public surface of src/lanes/: one Lane per provider name, and the catalog of names, aliases, option bags and
+ * model patterns that packets read (src/packet/options.ts). Nothing outside this folder names a provider: adding a
+ * lane is adding its file and its entry in {@link LANES}.
+ */
 import { ampLane } from "./amp.ts";
 import { antigravityLane } from "./antigravity.ts";
 import { claudeLane } from "./claude.ts";
 import { codexLane } from "./codex.ts";
 import { cursorLane } from "./cursor.ts";
 import { simulatedLane } from "./simulated.ts";
-import type { Lane, LaneExecutables } from "./types.ts";
-import type { ExecutionOptions, ProviderName } from "../packet/mod.ts";
+import type { Lane, LaneExecutables, LaneProfile, SessionOptions } from "./types.ts";
 
-const LANES: Readonly<Record<ProviderName, Lane>> = {
-  claude: claudeLane,
-  codex: codexLane,
-  amp: ampLane,
-  cursor: cursorLane,
-  antigravity: antigravityLane,
-  simulated: simulatedLane,
-};
+export type { Lane, LaneExecutables, LaneProfile, PermissionMode, ProbeResult, SessionOptions } from "./types.ts";
 
-/** The lane for a provider name. */
-export function laneFor(name: ProviderName): Lane {
-  return LANES[name];
+/** Every lane, in the order of packet.md §3 (also the order model patterns are tried in). */
+const LANES: readonly Lane[] = [claudeLane, codexLane, ampLane, cursorLane, antigravityLane, simulatedLane];
+
+/** What packets know about lanes, derived from lane profiles only. */
+export interface LaneCatalog {
+  /** Lane names in order. */
+  names: readonly string[];
+  /** Alias → lane name, in lane order. */
+  aliases: Readonly<Record<string, string>>;
+  /** Every lane's option bags, in lane order. */
+  optionKeys: readonly string[];
+  /** Bag → keys whose relative paths resolve against the packet directory. */
+  packetRelativePaths: Readonly<Record<string, readonly string[]>>;
+  /** A lane name or alias (any case, trimmed) → lane name, or null. */
+  normalize(value: string): string | null;
+  /** The lane a model name implies (packet.md §3): the first lane whose patterns match, else the default lane. */
+  inferFromModel(model: string): string;
+}
+
+/**
+ * The catalog of a list of profiles. Throws when two lanes share a name, alias or option bag, or when not exactly
+ * one lane is the default for models — a lane added wrongly fails every test that loads a packet.
+ */
+export function laneCatalog(profiles: readonly LaneProfile[]): LaneCatalog {
+  const names = profiles.map((p) => p.name);
+  const aliases: Record<string, string> = {};
+  const optionKeys: string[] = [];
+  const packetRelativePaths: Record<string, readonly string[]> = {};
+  const seen = new Set<string>();
+  const claim = (what: string, value: string) => {
+    if (seen.has(`${what}:${value}`)) throw new Error(`two lanes declare the ${what} "${value}"`);
+    seen.add(`${what}:${value}`);
+  };
+  for (const p of profiles) {
+    claim("name", p.name);
+    for (const a of p.aliases) {
+      if (names.includes(a)) throw new Error(`the alias "${a}" of lane ${p.name} is a lane name`);
+      claim("alias", a);
+      aliases[a] = p.name;
+    }
+    for (const k of p.optionKeys) {
+      claim("option bag", k);
+      optionKeys.push(k);
+    }
+    Object.assign(packetRelativePaths, p.packetRelativePaths ?? {});
+  }
+  const defaults = profiles.filter((p) => p.defaultForModels);
+  if (defaults.length !== 1) throw new Error(`exactly one lane must be the default for models (${defaults.length})`);
+  const fallback = defaults[0]!.name;
+  return {
+    names,
+    aliases,
+    optionKeys,
+    packetRelativePaths,
+    normalize(value) {
+      const v = value.trim().toLowerCase();
+      return names.includes(v) ? v : aliases[v] ?? null;
+    },
+    inferFromModel(model) {
+      return profiles.find((p) => p.modelPatterns.some((re) => re.test(model)))?.name ?? fallback;
+    },
+  };
+}
+
+const CATALOG = laneCatalog(LANES.map((l) => l.profile));
+
+/** The catalog of the shipped lanes. */
+export function lanes(): LaneCatalog {
+  return CATALOG;
+}
+
+/** The lane for a provider name; throws for a name no lane declares (packets are validated when they load). */
+export function laneFor(name: string): Lane {
+  const lane = LANES.find((l) => l.profile.name === name);
+  if (!lane) throw new Error(`no lane is named "${name}"`);
+  return lane;
 }
 
 /** Every lane, in the order of packet.md §3. */
 export function allLanes(): Lane[] {
-  return Object.values(LANES);
+  return [...LANES];
 }
 
 /** What a session of the named lane spawns (`--allow-run`), or null for a lane that spawns nothing. */
-export function laneExecutables(name: ProviderName, options: ExecutionOptions): LaneExecutables | null {
-  return LANES[name].executables?.(options) ?? null;
+export function laneExecutables(name: string, options: SessionOptions): LaneExecutables | null {
+  return laneFor(name).executables?.(options) ?? null;
 }
 export { whichExecutable } from "./cli_lane.ts";
-export {
-  type LaneSession,
-  LaunchError,
-  type ProbeResult,
-  type SimulatedCursor,
-  type SimulatedStep,
-  type StreamEnd,
-} from "./types.ts";
-export type { Lane } from "./types.ts";
+export { type LaneSession, LaunchError, type SimulatedCursor, type SimulatedStep, type StreamEnd } from "./types.ts";

@@ -4,7 +4,7 @@
  * (src/lanes/cli_session.ts) runs every profile over the shared process driver.
  */
 import type { ProviderEvent } from "../events/mod.ts";
-import type { ExecutionOptions } from "../packet/mod.ts";
+import type { SessionOptions } from "./types.ts";
 import type { FailureHint } from "./hints.ts";
 import type { JsonObject } from "./_json.ts";
 import type { LaneProfile, SessionSpec } from "./types.ts";
@@ -48,9 +48,8 @@ export interface TransportFacts {
 
 /** A CLI lane as data. */
 export interface CliProfile {
+  /** Name, aliases, option bags, model patterns and executable of the lane (its first option bag holds `cli_path`). */
   lane: LaneProfile;
-  /** The option bag of this lane (`claude_opts`, …) holding `cli_path` and lane-specific keys. */
-  optsKey: string;
   /** Arguments (without the executable) for a fresh session. May throw LaunchError for unsupported options. */
   buildCommand(spec: SessionSpec): string[];
   /** Arguments for resuming `sessionId` with `spec.prompt` as the next prompt. */
@@ -90,7 +89,7 @@ export function guardrailFor(
 }
 
 /** The lane's option bag from the merged provider options (empty when absent). */
-export function laneOpts(options: ExecutionOptions, key: string): Record<string, unknown> {
+export function laneOpts(options: SessionOptions, key: string): Record<string, unknown> {
   return options.provider_opts[key] ?? {};
 }
 
@@ -103,11 +102,12 @@ function envGet(name: string): string | undefined {
 }
 
 /**
- * The executable to run: `<lane>_opts.cli_path`, else `PROMPT_RUNNER_<LANE>_CLI` (session env, then process env),
+ * The executable to run: the lane's first option bag's `cli_path`, else `PROMPT_RUNNER_<LANE>_CLI` (session env, then process env),
  * else the profile's binary name.
  */
-export function resolveExecutable(profile: CliProfile, options: ExecutionOptions, env: Record<string, string>): string {
-  const fromOpts = laneOpts(options, profile.optsKey)["cli_path"];
+export function resolveExecutable(profile: CliProfile, options: SessionOptions, env: Record<string, string>): string {
+  const bag = profile.lane.optionKeys[0];
+  const fromOpts = bag === undefined ? undefined : laneOpts(options, bag)["cli_path"];
   if (typeof fromOpts === "string" && fromOpts.trim() !== "") return fromOpts;
   const envName = profile.lane.executableEnv;
   if (envName) {

@@ -4,7 +4,7 @@
  * failure envelopes live here, not in the runner.
  */
 import type { ProviderErrorInfo, ProviderEvent } from "../events/mod.ts";
-import type { ExecutionOptions } from "../packet/mod.ts";
+import type { SessionOptions } from "./types.ts";
 import type { Lane, LaneSession, ProbeResult, SessionSpec, StreamEnd } from "./types.ts";
 import { ScriptWriter } from "./simulated_cursor.ts";
 
@@ -474,6 +474,9 @@ class SimulatedSession implements LaneSession {
 export const simulatedLane: Lane = {
   profile: {
     name: "simulated",
+    aliases: ["simulation"],
+    optionKeys: [],
+    modelPatterns: [],
     executable: null,
     executableEnv: null,
     acceptsInputAfterStart: false,
@@ -482,7 +485,7 @@ export const simulatedLane: Lane = {
   start(spec: SessionSpec): LaneSession {
     return new SimulatedSession(spec);
   },
-  probe(_options: ExecutionOptions): Promise<ProbeResult> {
+  probe(_options: SessionOptions): Promise<ProbeResult> {
     return Promise.resolve({
       name: "simulated",
       executable: null,

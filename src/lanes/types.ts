@@ -1,16 +1,65 @@
 /** The lane contract: how the runner starts, follows, interrupts and resumes a provider session (providers.md §1). */
 import type { ProviderErrorInfo, ProviderEvent, StreamKind } from "../events/mod.ts";
-import type { ExecutionOptions, ProviderName } from "../packet/mod.ts";
 import type { ProcessIdentity } from "../util/mod.ts";
 
-/** Static transport facts of a lane. Nothing outside src/lanes/ branches on a provider name. */
+/** `permission_mode` values (packet.md §9); each lane maps them onto its own CLI flags. */
+export type PermissionMode = "default" | "auto" | "bypass" | "plan";
+
+/**
+ * The effective options a session reads (packet.md §9): the lane's share of a prompt's `ExecutionOptions`, which
+ * src/packet/types.ts extends with what only the runner reads (view, budgets, limits).
+ */
+export interface SessionOptions {
+  /** The lane's name ({@link LaneProfile.name}). */
+  provider: string;
+  model: string;
+  reasoning_effort: string | null;
+  permission_mode: PermissionMode | null;
+  allowed_tools: string[] | null;
+  /** Per-session bound in ms, clamped to 7 days (packet.md §10). */
+  timeout_ms: number;
+  system_prompt: string | null;
+  append_system_prompt: string | null;
+  max_turns: number | null;
+  /** Provider option bags by key (`sdk_opts`, `adapter_opts`, `claude_opts`, …), merged across layers. */
+  provider_opts: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * Static facts of a lane, declared by the lane itself. Everything a packet knows about lanes — the accepted
+ * `provider:` names and aliases, the option bags, the provider a model name implies — is read from these profiles
+ * through src/lanes/mod.ts, so adding a lane touches src/lanes/ only.
+ */
 export interface LaneProfile {
-  name: ProviderName;
+  /** The name packets use (`provider: claude`), lowercase; unique among lanes. */
+  name: string;
+  /** Other accepted spellings of `provider:` (lowercase; `claude_agent_sdk`), each unique among lanes. */
+  aliases: readonly string[];
+  /**
+   * The packet option bags this lane reads (`claude_opts`), first the one holding `cli_path`; a bag key is a
+   * manifest and prompt option and belongs to one lane.
+   */
+  optionKeys: readonly string[];
+  /**
+   * Keys of this lane's option bags whose relative paths resolve against the packet directory when the packet
+   * loads (`codex_thread_opts.additional_directories`).
+   */
+  packetRelativePaths?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Model names that imply this lane when a packet sets a model but no provider (packet.md §3), case-insensitive;
+   * lanes are tried in the order of src/lanes/mod.ts.
+   */
+  modelPatterns: readonly RegExp[];
+  /** The lane a model matching no lane's patterns implies (exactly one lane sets it). */
+  defaultForModels?: boolean;
   /** Binary name; overridable by `<lane>_opts.cli_path` or `PROMPT_RUNNER_<LANE>_CLI`. */
   executable: string | null;
   /** Environment variable naming the executable path. */
   executableEnv: string | null;
-  /** False for every shipped lane: stdin closed at start, steer = interrupt + resume. */
+  /**
+   * Whether a live session can take input after it started (in-turn steering). False for every shipped lane:
+   * stdin is closed at start, and a steer interrupts the turn and resumes the session.
+   */
   acceptsInputAfterStart: boolean;
   /** npm package or install hint for preflight messages. */
   installHint: string;
@@ -29,7 +78,7 @@ export interface SessionSpec {
   prompt: string;
   /** Working directory (the same for every stream of an attempt). */
   cwd: string;
-  options: ExecutionOptions;
+  options: SessionOptions;
   /** Continue this provider session instead of starting fresh. */
   resumeSessionId: string | null;
   /** Other target repos (codex `--add-dir`). */
@@ -124,9 +173,9 @@ export class LaunchError extends Error {
 export interface Lane {
   profile: LaneProfile;
   start(spec: SessionSpec): LaneSession;
-  probe(options: ExecutionOptions): Promise<ProbeResult>;
+  probe(options: SessionOptions): Promise<ProbeResult>;
   /** What a session spawns (for `--allow-run`); absent for in-process lanes, which spawn nothing. */
-  executables?(options: ExecutionOptions): LaneExecutables;
+  executables?(options: SessionOptions): LaneExecutables;
 }
 
 /** The executables a lane's session spawns, each exactly as it is spawned. */

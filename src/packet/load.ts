@@ -2,7 +2,7 @@
  * Load a packet directory (packet.md): manifest, profile, prompts, option layering and dependency validation.
  * {@link inspectPacket} collects every finding for `packet lint`; {@link loadPacket} throws the first error.
  */
-import { NotFoundError, PacketError, UsageError } from "../errors.ts";
+import { findingCode, NotFoundError, PacketError, UsageError } from "../errors.ts";
 import { FindingSink } from "./findings.ts";
 import { FrontMatterSyntaxError, parseFrontMatter } from "./front_matter.ts";
 import {
@@ -369,7 +369,7 @@ export async function loadPacket(dir: string, opts: LoadOptions = {}): Promise<P
     const f = first!;
     const hints = [`packet: ${r.dir}`];
     if (errors.length > 1) hints.push(`${errors.length - 1} more error(s); run: prompt_runner packet lint ${r.dir}`);
-    throw new PacketError(f.kind, f.message, {
+    throw new PacketError(findingCode(f.kind), f.message, {
       ...(f.file ? { file: f.file } : {}),
       ...(f.key ? { key: f.key } : {}),
       hints,

@@ -4,23 +4,15 @@
  */
 import { DEFAULT_VIEW } from "../events/types.ts";
 import type { ExecutionOptions, PermissionMode, ProviderName } from "./types.ts";
+import { lanes } from "../lanes/mod.ts";
 import type { FindingSink } from "./findings.ts";
 import { applyBudgetOverrides, normalizeRecovery, type RecoveryProblem } from "./recovery.ts";
 
-/** Provider names (packet.md §3). */
-export const PROVIDERS: readonly ProviderName[] = ["claude", "codex", "amp", "cursor", "antigravity", "simulated"];
+/** Provider names (packet.md §3), as the lane profiles declare them. */
+export const PROVIDERS: readonly ProviderName[] = lanes().names;
 
-/** Accepted provider aliases → lane. */
-export const PROVIDER_ALIASES: Readonly<Record<string, ProviderName>> = {
-  claude_agent: "claude",
-  claude_agent_sdk: "claude",
-  codex_sdk: "codex",
-  amp_sdk: "amp",
-  cursor_agent: "cursor",
-  cursor_cli_sdk: "cursor",
-  antigravity_cli_sdk: "antigravity",
-  simulation: "simulated",
-};
+/** Accepted provider aliases → lane, as the lane profiles declare them. */
+export const PROVIDER_ALIASES: Readonly<Record<string, ProviderName>> = lanes().aliases;
 
 /** Enum-valued option keys with their allowed values. */
 export const ENUM_OPTIONS: Readonly<Record<string, readonly string[]>> = {
@@ -47,17 +39,8 @@ const PERMISSION_ALIASES: Readonly<Record<string, PermissionMode>> = {
   dangerously_allow_all: "bypass",
 };
 
-/** Provider option bags. */
-export const PROVIDER_BAGS = [
-  "sdk_opts",
-  "adapter_opts",
-  "claude_opts",
-  "codex_opts",
-  "codex_thread_opts",
-  "amp_opts",
-  "cursor_opts",
-  "antigravity_opts",
-] as const;
+/** Provider option bags: the two every lane reads, then each lane's own (declared by its profile). */
+export const PROVIDER_BAGS: readonly string[] = ["sdk_opts", "adapter_opts", ...lanes().optionKeys];
 
 /** Keys recognised inside provider option bags; others get the lint warning `unknown_provider_option`. */
 export const PROVIDER_BAG_KEYS: ReadonlySet<string> = new Set([
@@ -137,7 +120,7 @@ export interface LayerSource {
   /** File name shown in findings (relative to the packet when inside it), or a label like `environment`. */
   file: string;
   promptId?: string | null;
-  /** The packet dir: relative `codex_thread_opts.additional_directories` resolve against it. */
+  /** The packet dir: relative paths a lane declares (`codex_thread_opts.additional_directories`) resolve against it. */
   packetDir?: string;
 }
 
@@ -149,16 +132,15 @@ function isMap(v: unknown): v is Record<string, unknown> {
 export function normalizeProvider(value: unknown): ProviderName | null {
   if (typeof value !== "string") return null;
   const v = value.trim().toLowerCase();
-  if ((PROVIDERS as readonly string[]).includes(v)) return v as ProviderName;
-  return PROVIDER_ALIASES[v] ?? null;
+  return lanes().normalize(v);
 }
 
-/** Provider inference from a model name (packet.md §3): `gpt` → codex, `amp` → amp, else claude. */
+/**
+ * Provider inference from a model name (packet.md §3): the first lane whose model patterns match (`gpt` → codex,
+ * `amp` → amp), else the default lane (claude).
+ */
 export function inferProvider(model: string): ProviderName {
-  const m = model.toLowerCase();
-  if (m.includes("gpt")) return "codex";
-  if (m.includes("amp")) return "amp";
-  return "claude";
+  return lanes().inferFromModel(model);
 }
 
 function snake(s: string): string {
@@ -288,13 +270,13 @@ export function normalizeLayer(
         }
       }
       let bag = value;
-      if (key === "codex_thread_opts" && Array.isArray(value.additional_directories) && src.packetDir) {
+      for (const pathKey of lanes().packetRelativePaths[key] ?? []) {
+        const paths = bag[pathKey];
+        if (!Array.isArray(paths) || !src.packetDir) continue;
         const base = src.packetDir;
         bag = {
-          ...value,
-          additional_directories: value.additional_directories.map((d) =>
-            typeof d === "string" && !d.startsWith("/") ? joinPath(base, d) : d
-          ),
+          ...bag,
+          [pathKey]: paths.map((d) => typeof d === "string" && !d.startsWith("/") ? joinPath(base, d) : d),
         };
       }
       out[key] = bag;

@@ -1,11 +1,11 @@
 /** The loaded packet model (packet.md). Produced by src/packet/load.ts, consumed by plan, runner and verifier. */
 import type { View } from "../events/mod.ts";
+import type { PermissionMode, SessionOptions } from "../lanes/mod.ts";
 
-/** Lane names (packet.md §3). */
-export type ProviderName = "claude" | "codex" | "amp" | "cursor" | "antigravity" | "simulated";
+export type { PermissionMode };
 
-/** `permission_mode` values. */
-export type PermissionMode = "default" | "auto" | "bypass" | "plan";
+/** A lane name (packet.md §3): one a lane profile declares (src/lanes/mod.ts); packets are checked when they load. */
+export type ProviderName = string;
 
 /** A target git repository of the packet. */
 export interface Repo {
@@ -38,26 +38,14 @@ export interface RecoveryOptions {
   };
 }
 
-/** Effective execution options of one prompt after layering (packet.md §9). */
-export interface ExecutionOptions {
-  provider: ProviderName;
-  model: string;
-  reasoning_effort: string | null;
-  permission_mode: PermissionMode | null;
-  allowed_tools: string[] | null;
-  /** Per-session bound in ms, clamped to 7 days (packet.md §10). */
-  timeout_ms: number;
-  system_prompt: string | null;
-  append_system_prompt: string | null;
-  max_turns: number | null;
+/** Effective execution options of one prompt after layering (packet.md §9): what its sessions read, and more. */
+export interface ExecutionOptions extends SessionOptions {
   view: View;
   diff_max_lines: number;
   tool_output_max_lines: number;
   log_meta: "none" | "full";
   events_mode: "compact" | "full" | "off";
   recovery: RecoveryOptions;
-  /** Provider option bags by key (`sdk_opts`, `adapter_opts`, `claude_opts`, …), merged across layers. */
-  provider_opts: Record<string, Record<string, unknown>>;
 }
 
 /** One prompt file. */

@@ -245,7 +245,6 @@ function steerDelivery(ctx: RunContext, desk: SteerDesk, a: AttemptScope, s: Str
       if (delivered) return;
       delivered = true;
       const delivery = kind === "restart_with_steer" ? "restart_with_steer" : "interrupt_and_resume";
-      const count = desk.markDelivered(a.prompt.id, s.batch.steers.length);
       ctx.plane.steersDelivered([...s.batch.steers], {
         delivery,
         prompt_id: a.prompt.id,
@@ -254,6 +253,8 @@ function steerDelivery(ctx: RunContext, desk: SteerDesk, a: AttemptScope, s: Str
         session_id: sid,
         interrupted: s.batch.interrupted,
       });
+      // The plane's ledger counted the batch: the marker names the prompt's new total.
+      const count = desk.count(a.prompt.id);
       ctx.marker(
         `STEER action=${kind === "restart_with_steer" ? "restart" : "resume"} provider=${provider} count=${count}`,
       );

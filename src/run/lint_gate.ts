@@ -3,7 +3,7 @@
  * lint finding of the selected prompts that would make a check silently not happen. With `--strict` every lint
  * finding refuses, warnings included — the same verdict as `packet lint --strict`.
  */
-import { PacketError, PromptRunnerError } from "../errors.ts";
+import { findingCode, PacketError, PromptRunnerError } from "../errors.ts";
 import { lintPacket } from "../contract/packet_lint.ts";
 import { loadPacket } from "../packet/load.ts";
 import { readProgress } from "../store/progress.ts";
@@ -57,7 +57,7 @@ export async function lintGate(
       opts.strict ? "--strict refuses every lint finding" : "these would make a check silently not happen"
     }; see: prompt_runner packet lint ${r.root}`,
   );
-  throw new PacketError(first.kind, `refusing to run: ${refusalLine(first)}`, {
+  throw new PacketError(findingCode(first.kind), `refusing to run: ${refusalLine(first)}`, {
     ...(first.file ? { file: first.file } : {}),
     ...(first.key ? { key: first.key } : {}),
     hints,

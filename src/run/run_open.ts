@@ -4,7 +4,6 @@
  * so every hook and the desk exist before the plane can call them, and the context never lacks its plane.
  * Also the signal handlers of a run.
  */
-import { steerCountsForRun } from "../control/interventions.ts";
 import { nullPlane, openPlane } from "../control/plane.ts";
 import type { PlaneHooks, RunnerPlane } from "../control/runner_api.ts";
 import type { Lease } from "../store/mod.ts";
@@ -22,7 +21,7 @@ import { readProgress } from "../store/progress.ts";
 import type { RunRequest } from "./run_request.ts";
 import { closeRunRecord, type OpenedRun, openRunRecord } from "../store/run_record.ts";
 import type { StateStore } from "./state.ts";
-import { SteerDesk } from "./steering.ts";
+import { SteerDesk, steerGate } from "./steering.ts";
 
 /** The run record as opened (a run without a store root has none). */
 export type RunOpening = OpenedRun | { runId: string; resumed: false; record: null; notice: null };
@@ -88,15 +87,14 @@ export async function openContext(
     random: req.random ?? Math.random,
   });
   const scope = new RunScope(env, new LiveSlot(packet.options.view));
-  const desk = new SteerDesk(scope, maxSteersFor(packet));
-  // A resumed run continues its steer counts (rebuilt from interventions/ records of the same run id).
-  if (opened.resumed) {
-    for (const [id, n] of steerCountsForRun(req.storeRoot, opened.runId)) {
-      desk.delivered.set(id, n);
-    }
-  }
+  // The desk schedules interrupts from the plane's steer ledger, so it exists only once the plane is open; the plane
+  // hands over accepted steers only from a boundary after it opened (until then they wait in the ledger's queue, and
+  // the desk kicks when a stream goes live).
+  const deskSlot: { desk: SteerDesk | null } = { desk: null };
   const ids = prompts.map((p) => p.id);
-  const plane = await openRunPlane(req, scope, opened, ids, planeHooks(scope, desk));
+  const plane = await openRunPlane(req, scope, opened, ids, planeHooks(scope, deskSlot));
+  const desk = new SteerDesk(scope, plane.steers);
+  deskSlot.desk = desk;
   const ctx = new RunContext(scope, plane, progress);
   if (!persist) {
     // The null plane records nothing on its own: the runner opens (and closes) the stream itself.
@@ -129,6 +127,7 @@ async function openRunPlane(
     view: scope.view,
     selectedCount: ids.length,
     maxSteers: packet.options.recovery.max_steers,
+    maxSteersFor: maxSteersFor(packet),
     hooks,
     selection: ids,
     ...(onRecord ? { onRecord } : {}),
@@ -136,7 +135,7 @@ async function openRunPlane(
 }
 
 /** What the plane asks of the runner, answered from the scope and the desk (never from the plane itself). */
-function planeHooks(scope: RunScope, desk: SteerDesk): PlaneHooks {
+function planeHooks(scope: RunScope, deskSlot: { readonly desk: SteerDesk | null }): PlaneHooks {
   return {
     applyView(view, changed) {
       const before = scope.view.log_mode;
@@ -151,8 +150,8 @@ function planeHooks(scope: RunScope, desk: SteerDesk): PlaneHooks {
         live.renderer.setView(rest);
       }
     },
-    steerGate: () => desk.gate(),
-    steerAccepted: (steer) => desk.accepted(steer),
+    steerGate: () => steerGate(scope),
+    steerAccepted: () => deskSlot.desk?.accepted(),
     notice(text, level) {
       scope.say(text, level === "error" ? "red" : level === "warning" ? "yellow" : undefined);
     },

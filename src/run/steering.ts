@@ -1,42 +1,38 @@
 /**
- * The runner side of steering (control-plane.md §8.5): accepted steers queue per attempt; once the lane is ready
- * the live turn is interrupted (grace → SIGTERM → SIGKILL in the lane), and the attempt loop resumes the same
- * session with every queued steer in one prompt. Budgets: delivered + pending per prompt per run.
+ * The runner side of steering (control-plane.md §8.5): once the lane is ready, the live turn is interrupted
+ * (grace → SIGTERM → SIGKILL in the lane), and the attempt loop resumes the same session with every queued steer in
+ * one prompt. The desk only schedules those interrupts: counts, budgets and the queue live in the plane's one
+ * ledger (src/control/steer_ledger.ts), which the desk asks.
  */
 import type { AcceptedSteer } from "../control/runner_api.ts";
+import type { SteerLedger } from "../control/mod.ts";
 import type { RunScope } from "./context.ts";
 
-/** Steer queue and budget bookkeeping for one run. */
+/** Interrupt scheduling for one run, reading the plane's steer ledger. */
 export class SteerDesk {
-  /** Accepted, not yet delivered, in acceptance order. */
-  readonly queue: AcceptedSteer[] = [];
-  /** Delivered steers per prompt in this run. */
-  readonly delivered = new Map<string, number>();
   #interrupting: Promise<void> | null = null;
   /** Whether the current live stream was interrupted for a steer. */
   interruptedLive = false;
 
-  constructor(private readonly ctx: RunScope, private readonly maxFor: (promptId: string) => number) {}
+  constructor(private readonly ctx: RunScope, private readonly steers: SteerLedger) {}
 
-  /** Delivered count for a prompt in this run. */
+  /** Delivered count for a prompt in this run (the ledger's). */
   count(promptId: string): number {
-    return this.delivered.get(promptId) ?? 0;
+    return this.steers.count(promptId);
   }
 
-  /** Acceptance state for the plane's gate. */
-  gate(): { promptRunning: boolean; sessionLive: boolean; used: number; max: number } {
-    const id = this.ctx.promptId;
-    return {
-      promptRunning: id !== null && this.ctx.attempt !== null,
-      sessionLive: this.ctx.live !== null,
-      used: (id ? this.count(id) : 0) + this.queue.length,
-      max: id ? this.maxFor(id) : 0,
-    };
+  /** Accepted steers not yet taken for a delivery, in acceptance order (the ledger's queue). */
+  get queue(): readonly AcceptedSteer[] {
+    return this.steers.queued;
   }
 
-  /** A steer passed acceptance: queue it and start delivery. */
-  accepted(steer: AcceptedSteer): void {
-    this.queue.push(steer);
+  /** Whether a steer can reach an agent now (see {@link steerGate}). */
+  gate(): SteerGate {
+    return steerGate(this.ctx);
+  }
+
+  /** A steer passed acceptance (the plane queued it in the ledger): start delivery. */
+  accepted(): void {
     this.kick();
   }
 
@@ -59,20 +55,25 @@ export class SteerDesk {
     });
   }
 
-  /** Take every queued steer for one delivery. */
+  /** Take every queued steer for one delivery (they keep their budget slots until delivered or rejected). */
   takeAll(): AcceptedSteer[] {
-    return this.queue.splice(0);
+    return this.steers.take();
   }
 
   /** Reset per-stream flags when a stream ends. */
   streamEnded(): void {
     this.interruptedLive = false;
   }
+}
 
-  /** Record a delivery. */
-  markDelivered(promptId: string, n: number): number {
-    const next = this.count(promptId) + n;
-    this.delivered.set(promptId, next);
-    return next;
-  }
+/** What the plane's acceptance checks ask of the runner: is a prompt running, is a session live (budgets are the ledger's). */
+export type SteerGate = { promptRunning: boolean; sessionLive: boolean; promptId: string | null };
+
+/** The steer gate answered from the run's scope alone, so the plane hooks need no desk before the plane opens. */
+export function steerGate(scope: RunScope): SteerGate {
+  return {
+    promptRunning: scope.promptId !== null && scope.attempt !== null,
+    sessionLive: scope.live !== null,
+    promptId: scope.promptId,
+  };
 }

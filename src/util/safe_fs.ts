@@ -5,7 +5,7 @@
  * append is compared by `fstat` of the handle against `lstat` of the path (dev and inode) before a byte is written.
  * The store root must be owned by the runner's user and is tightened to 0700.
  */
-import { Exit, PromptRunnerError } from "../errors.ts";
+import { EXIT, PromptRunnerError } from "../errors.ts";
 import { type AtomicOpts, atomicWriteText, atomicWriteTextSync, DIR_MODE, FILE_MODE, prettyJson } from "./fs.ts";
 
 /** A store path that is a symlink or of the wrong kind, or a store root owned by another user (exit 1). */
@@ -13,7 +13,7 @@ export class StoreIntegrityError extends PromptRunnerError {
   /** The offending path. */
   readonly path: string;
   constructor(path: string, message: string) {
-    super("store_integrity", message, Exit.failed, {
+    super("store_integrity", message, EXIT.store_integrity, {
       details: { path },
       hints: ["the store root and everything in it must be plain files and directories owned by this user"],
     });

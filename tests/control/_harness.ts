@@ -10,7 +10,7 @@ export class FakeHooks implements PlaneHooks {
   views: { view: View; changed: Partial<View> }[] = [];
   accepted: AcceptedSteer[] = [];
   notices: { text: string; level: string }[] = [];
-  gate = { promptRunning: true, sessionLive: true, used: 0, max: 3 };
+  gate = { promptRunning: true, sessionLive: true };
   applyView(view: View, changed: Partial<View>): void {
     this.views.push({ view, changed });
   }

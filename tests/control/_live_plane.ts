@@ -6,7 +6,6 @@
  */
 import { acquireLease } from "../../src/store/lease.ts";
 import { openPlane } from "../../src/control/plane.ts";
-import type { AcceptedSteer } from "../../src/control/plane_types.ts";
 import { storeRootForPacket } from "../../src/store/paths.ts";
 import { DEFAULT_VIEW } from "../../src/events/types.ts";
 import { within } from "../support/wait.ts";
@@ -15,8 +14,6 @@ const [packetDir, runId, ending = "completed"] = Deno.args;
 if (!packetDir || !runId) throw new Error("usage: _live_plane.ts <packetDir> <runId> [completed|failed|crash]");
 const storeRoot = storeRootForPacket(packetDir);
 const lease = await acquireLease(storeRoot, { runId, packetDir, argv: ["run"] });
-const queue: AcceptedSteer[] = [];
-let delivered = 0;
 const plane = await openPlane({
   storeRoot,
   runId,
@@ -30,8 +27,8 @@ const plane = await openPlane({
   pollMs: 200,
   hooks: {
     applyView() {},
-    steerGate: () => ({ promptRunning: true, sessionLive: true, used: delivered + queue.length, max: 3 }),
-    steerAccepted: (s) => queue.push(s),
+    steerGate: () => ({ promptRunning: true, sessionLive: true }),
+    steerAccepted() {},
     notice() {},
   },
 });
@@ -72,9 +69,8 @@ console.log("ready");
 while (!stop) {
   await within(plane.wake(), 50, null); // the runner's poll interval, woken early by the watcher
   plane.boundary();
-  if (queue.length) {
-    const batch = queue.splice(0);
-    delivered += batch.length;
+  if (plane.steers.queued.length) {
+    const batch = plane.steers.take();
     plane.steersDelivered(batch, {
       delivery: "interrupt_and_resume",
       prompt_id: "01",

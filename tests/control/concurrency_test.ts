@@ -10,7 +10,7 @@ Deno.test("8 writers × 200 requests against a live plane: every request gets ex
   await using tmp = await tempDir();
   const store = `${tmp.path}/s`;
   const hooks = new FakeHooks();
-  hooks.gate = { promptRunning: false, sessionLive: false, used: 0, max: 3 };
+  hooks.gate = { promptRunning: false, sessionLive: false };
   const { plane, paths } = await testPlane(store, { hooks, watch: true, pollMs: 1000 });
   const script = new URL("./_writer.ts", import.meta.url).pathname;
   const children = Array.from({ length: WRITERS }, () =>

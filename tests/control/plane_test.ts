@@ -245,7 +245,7 @@ Deno.test("steer acceptance: exact reasons in order and budget reservation", asy
   const { plane, hooks, paths } = await testPlane(store, { maxSteers: 2 });
   try {
     plane.transition({ prompt_id: "01", attempt: 1, stage: "session", session_live: true });
-    hooks.gate = { promptRunning: true, sessionLive: true, used: 0, max: 2 };
+    hooks.gate = { promptRunning: true, sessionLive: true };
     const empty = await dropRaw(store, reqName(), body("steer", { text: "   " }));
     const long = await dropRaw(store, reqName(), body("steer", { text: "é".repeat(4097) }));
     const s1 = await dropRaw(store, reqName(), body("steer", { text: "  look at the tokenizer\nsecond line " }));
@@ -258,7 +258,7 @@ Deno.test("steer acceptance: exact reasons in order and budget reservation", asy
     assert.equal(by.get(long)!.reason, "steer text exceeds 8192 bytes");
     assert.equal(by.get(s1)!.outcome, "accepted");
     assert.equal(by.get(s2)!.outcome, "accepted");
-    // The gate's own `used` lags; the plane's reservations still cap the budget.
+    // The plane's ledger reserves a slot per accepted steer: the third is over the budget.
     assert.equal(
       by.get(s3)!.reason,
       "steer budget spent (2/2 for this prompt); raise recovery.max_steers to allow more",
@@ -268,10 +268,10 @@ Deno.test("steer acceptance: exact reasons in order and budget reservation", asy
     assert.equal((await readJson(`${paths.outcomes}/${s1}`)).outcome, "accepted");
     assert.equal((await readJson(paths.snapshot)).steers_pending, 2);
 
-    hooks.gate = { promptRunning: false, sessionLive: false, used: 0, max: 2 };
+    hooks.gate = { promptRunning: false, sessionLive: false };
     const np = await dropRaw(store, reqName(), body("steer", { text: "x" }));
     plane.boundary();
-    hooks.gate = { promptRunning: true, sessionLive: false, used: 0, max: 2 };
+    hooks.gate = { promptRunning: true, sessionLive: false };
     const ns = await dropRaw(store, reqName(), body("steer", { text: "x" }));
     plane.boundary();
     const log2 = new Map((await lines(paths.log)).map((e) => [e.request, e]));
@@ -315,7 +315,6 @@ Deno.test("steerRejected() logs the final rejection and releases the slot", asyn
   const { plane, hooks, paths } = await testPlane(store, { maxSteers: 1 });
   try {
     plane.transition({ prompt_id: "01", attempt: 1 });
-    hooks.gate.max = 1;
     const r = await dropRaw(store, reqName(), body("steer", { text: "one" }));
     plane.boundary();
     plane.steerRejected(hooks.accepted[0]!, "resume failed: boom");
@@ -492,7 +491,7 @@ Deno.test("steerCountsForRun() rebuilds per-prompt steer counts of a run; a resu
   const resumed = await testPlane(store, { resumed: true, maxSteers: 2 });
   resumed.plane.transition({ prompt_id: "02", attempt: 2 });
   assert.equal((await readJson(resumed.paths.snapshot)).steer_count, 2);
-  resumed.hooks.gate = { promptRunning: true, sessionLive: true, used: 0, max: 2 };
+  resumed.hooks.gate = { promptRunning: true, sessionLive: true };
   const third = await dropRaw(store, reqName(), body("steer", { text: "c" }));
   resumed.plane.boundary();
   await resumed.plane.close("completed", null);

@@ -1,7 +1,7 @@
 /** `control steer [TARGET] [--] TEXT… [--author A] [--wait]` (control-plane.md §13): guidance for the live agent. */
 import type { CommandContext, CommandSpec } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
-import { snapshot, steer } from "../../control/mod.ts";
+import { checkSteerText, snapshot, steer } from "../../control/mod.ts";
 import { AUTHOR_FLAG, controlTarget, printJson, printWaited, runRef, str, TARGET_FLAGS } from "./_common.ts";
 
 /** The command. */
@@ -25,7 +25,8 @@ export const spec: CommandSpec = {
     const text = [...target.rest, ...tail].join(" ").trim();
     const author = str(ctx, "author");
     const by = author !== undefined ? { author } : {};
-    if (text === "") {
+    const checked = checkSteerText(text);
+    if (!checked.ok && checked.code === "empty_steer") {
       // The API records the refusal (`empty_steer`) when the target has a run; the caller sees the usage error.
       const ref = await runRef(target).catch(() => null);
       if (ref) await steer(ref, text, by).catch(() => {});
