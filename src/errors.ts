@@ -1,6 +1,6 @@
-/** Domain errors shared by every command; the top-level handler in main.ts maps them to exit codes (cli.md §4). */
+/** Domain errors shared by every command; the top-level handler in main.ts maps them to exit codes (docs/reference/cli.md §4). */
 
-/** Exit codes of cli.md §4. */
+/** Exit codes of docs/reference/cli.md §4. */
 export const Exit = {
   ok: 0,
   failed: 1,
@@ -10,7 +10,7 @@ export const Exit = {
   lease: 5,
 } as const;
 
-/** An exit code from cli.md §4. */
+/** An exit code from docs/reference/cli.md §4. */
 export type ExitCode = (typeof Exit)[keyof typeof Exit];
 
 /** Base of every error the CLI reports with a machine code, a human message and optional hint lines. */

@@ -1,5 +1,5 @@
 /**
- * Control plane latency and follower throughput (control-plane.md §6.2, §11):
+ * Control plane latency and follower throughput (docs/reference/control-plane.md §6.2, §11):
  * - request → applied: a runner child process (lease, plane, and the real `pumpStream` loop of src/run/stream.ts
  *   racing the next provider event against `plane.wake()`) serves a simulated provider that is either silent or
  *   streams an event every ~2 ms; this process issues each request with the Control API's `setView` and times it

@@ -4,7 +4,7 @@
  */
 import { UsageError } from "../errors.ts";
 
-/** A Deno permission a subcommand may keep (cli.md §6). */
+/** A Deno permission a subcommand may keep (docs/reference/cli.md §6). */
 export type Permission = "read" | "write" | "run" | "net" | "env" | "sys";
 
 /** One flag of a subcommand. */
@@ -61,7 +61,7 @@ export interface CommandEntry {
   load(): Promise<{ spec: CommandSpec }>;
 }
 
-/** Flags every command accepts (cli.md §1). */
+/** Flags every command accepts (docs/reference/cli.md §1). */
 export const GLOBAL_FLAGS: Record<string, FlagSpec> = {
   help: { type: "boolean", short: "h", description: "show help for this command" },
   json: { type: "boolean", description: "machine-readable output on stdout" },

@@ -1,4 +1,4 @@
-/** `prompt_runner list [TARGET] [--json]` (cli.md §3.2, runner.md §11): prompts with their progress. */
+/** `prompt_runner list [TARGET] [--json]` (docs/reference/cli.md §3.2, docs/reference/runner.md §11): prompts with their progress. */
 import type { CommandSpec } from "./frame.ts";
 import { resolveTarget } from "./target.ts";
 import { TARGET_FLAGS } from "./selection_flags.ts";
@@ -24,7 +24,7 @@ function targetsOf(packet: Packet, p: Prompt): string[] {
   return packet.defaultRepo ? [packet.defaultRepo.name] : [];
 }
 
-/** The human listing (runner.md §11). */
+/** The human listing (docs/reference/runner.md §11). */
 export function renderList(packet: Packet, progress: ProgressMap, color: boolean): string {
   const paint = (code: string, s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
   const project = packet.defaultRepo?.path || packet.dir;
@@ -60,7 +60,7 @@ export function renderList(packet: Packet, progress: ProgressMap, color: boolean
   return lines.join("\n") + "\n";
 }
 
-/** The `--json` document of cli.md §3.2. */
+/** The `--json` document of docs/reference/cli.md §3.2. */
 export function listJson(packet: Packet, progress: ProgressMap): Record<string, unknown> {
   return {
     packet: packet.name,

@@ -1,4 +1,4 @@
-/** `prompt_runner plan [TARGET] [IDS…]` (runner.md §11, cli.md §3.1): what `run` would do, without doing it. */
+/** `prompt_runner plan [TARGET] [IDS…]` (docs/reference/runner.md §11, docs/reference/cli.md §3.1): what `run` would do, without doing it. */
 import type { CommandSpec } from "./frame.ts";
 import { resolveTarget } from "./target.ts";
 import { OVERRIDE_FLAGS, parseOverrides, parseSelection, SELECTION_FLAGS, TARGET_FLAGS } from "./selection_flags.ts";
@@ -34,7 +34,7 @@ export function runLine(run: ResumeDecision): string {
   return "would start a new run";
 }
 
-/** The human plan (runner.md §11). */
+/** The human plan (docs/reference/runner.md §11). */
 export function renderPlan(v: PlanView): string {
   const { packet } = v;
   const ids = v.selected.map((p) => p.id);
@@ -60,7 +60,7 @@ export function renderPlan(v: PlanView): string {
   return lines.join("\n") + "\n";
 }
 
-/** The `--json` document of cli.md §3.1. */
+/** The `--json` document of docs/reference/cli.md §3.1. */
 export function planJson(v: PlanView): Record<string, unknown> {
   return {
     packet: v.packet.name,

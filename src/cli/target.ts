@@ -1,5 +1,5 @@
 /**
- * Target resolution (cli.md §2): which packet or workspace a command addresses, its store root, and the positionals
+ * Target resolution (docs/reference/cli.md §2): which packet or workspace a command addresses, its store root, and the positionals
  * left for the command (ids, steer text). Workspaces resolve through src/workspace/resolve.ts, installed as the
  * workspace hook when this module loads, so every command's resolution path knows them.
  */
@@ -36,7 +36,7 @@ export interface ResolvedTarget {
     /** `failure_policy: continue_independent` (= `run --keep-going`). */
     keepGoing: boolean;
   };
-  /** Repo mapping onto the clones (workspace.md §6.2); pass it to the loader (see {@link loadTargetPacket}). */
+  /** Repo mapping onto the clones (docs/reference/workspace.md §6.2); pass it to the loader (see {@link loadTargetPacket}). */
   repoRemap?: RepoRemap;
 }
 
@@ -62,7 +62,7 @@ export interface ResolveTargetOptions {
 }
 
 /**
- * Workspace hook (workspace.md §5): resolves `--workspace M`, `.yml`/`.yaml` manifest positionals, registered
+ * Workspace hook (docs/reference/workspace.md §5): resolves `--workspace M`, `.yml`/`.yaml` manifest positionals, registered
  * workspace ids, and discovery from the cwd. It returns null when `value` does not name a workspace (then packet
  * rules apply), or a target. {@link defaultWorkspaceResolver} is installed by default.
  */
@@ -103,7 +103,7 @@ export const defaultWorkspaceResolver: WorkspaceResolver = async (input) => {
     packetFlag: input.packetFlag,
     cwd: input.cwd ?? Deno.cwd(),
     requirePacketBinding: input.requirePacketBinding ?? false,
-    // Writing commands create the store root on first use (workspace.md §3).
+    // Writing commands create the store root on first use (docs/reference/workspace.md §3).
     createStore: input.createStore ?? mayWrite,
   });
   if (!w) return null;
@@ -129,7 +129,7 @@ export const defaultWorkspaceResolver: WorkspaceResolver = async (input) => {
 workspaceResolver = defaultWorkspaceResolver;
 
 /**
- * Load the packet a target addresses, with the workspace repo mapping applied (workspace.md §6.2). Commands call
+ * Load the packet a target addresses, with the workspace repo mapping applied (docs/reference/workspace.md §6.2). Commands call
  * this instead of `loadPacket(target.packetDir, …)`.
  */
 export async function loadTargetPacket(target: ResolvedTarget, opts: LoadOptions = {}): Promise<Packet> {
@@ -174,7 +174,7 @@ function workspaceUnsupported(what: string): NotFoundError {
 }
 
 /**
- * Resolve a command's target (cli.md §2): `--workspace M` (hook), `--packet P`, a first positional that is an
+ * Resolve a command's target (docs/reference/cli.md §2): `--workspace M` (hook), `--packet P`, a first positional that is an
  * existing directory (or a workspace manifest / id, via the hook), else the current directory. A positional that
  * looks like a target (contains `/` or ends `.yml`/`.yaml`) but does not resolve → `target_not_found` (exit 4).
  */

@@ -1,4 +1,4 @@
-/** `ControlError`: every error of the Control API, with a machine `code` and the cli.md §4 exit code. */
+/** `ControlError`: every error of the Control API, with a machine `code` and the docs/reference/cli.md §4 exit code. */
 import { Exit, type ExitCode, PromptRunnerError } from "../errors.ts";
 
 /** Codes that are the caller's mistake (exit 2). */
@@ -31,7 +31,7 @@ export function exitForCode(code: string): ExitCode {
 }
 
 /**
- * An error of the Control API (control-plane.md §12). `code` names it (`no_run`, `stale_run`, `empty_steer`, …);
+ * An error of the Control API (docs/reference/control-plane.md §12). `code` names it (`no_run`, `stale_run`, `empty_steer`, …);
  * `details` carries structured fields such as `current` for `stale_run` or `index` for `invalid_entry`.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * The runner side of the control plane (control-plane.md §4–§8): records events into `events.jsonl` and the
+ * The runner side of the control plane (docs/reference/control-plane.md §4–§8): records events into `events.jsonl` and the
  * snapshot, and consumes request files at boundaries with the §6.3 algorithm and §6.4 idempotency order. A run
  * without a store root uses {@link nullPlane}, which writes nothing at all.
  */
@@ -60,7 +60,7 @@ export interface OpenPlaneOptions {
 const SNAPSHOT_COALESCE_MS = 50;
 const RECEIPT_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
 
-/** Remove receipts last modified before `cutoffMs` (control-plane.md §2.3, receipts older than 7 days). */
+/** Remove receipts last modified before `cutoffMs` (docs/reference/control-plane.md §2.3, receipts older than 7 days). */
 export function pruneReceipts(dir: string, cutoffMs: number): number {
   let removed = 0;
   try {
@@ -132,7 +132,7 @@ class FilePlane implements RunnerPlane {
     return { ...this.#view };
   }
 
-  /** §6.5 open: dirs, rotation, seq, log index, reconciliation, snapshot, run_opened, watcher. */
+  /** docs/reference/control-plane.md §6.5 open: dirs, rotation, seq, log index, reconciliation, snapshot, run_opened, watcher. */
   open(): void {
     const o = this.#opts;
     ensureStoreRoot(o.storeRoot, {
@@ -543,7 +543,7 @@ class FilePlane implements RunnerPlane {
 }
 
 /**
- * Open the control plane of a run (control-plane.md §6.5). Throws when the control directory cannot be created
+ * Open the control plane of a run (docs/reference/control-plane.md §6.5). Throws when the control directory cannot be created
  * (the run then aborts with exit 1).
  */
 export function openPlane(opts: OpenPlaneOptions): Promise<RunnerPlane & { readonly audit: AuditWriter }> {

@@ -1,4 +1,4 @@
-/** The codex lane (providers.md §3): `codex exec --json --skip-git-repo-check … <prompt>`. */
+/** The codex lane (docs/reference/providers.md §3): `codex exec --json --skip-git-repo-check … <prompt>`. */
 import type { PermissionMode } from "../packet/types.ts";
 import { str } from "./_json.ts";
 import { cliLane } from "./cli_lane.ts";
@@ -7,7 +7,7 @@ import type { FailureHint } from "./hints.ts";
 import { type CliProfile, promptArgs } from "./profile.ts";
 import type { Lane, SessionSpec } from "./types.ts";
 
-/** `permission_mode` → `sandbox_mode` value; `bypass` uses the bypass flag on fresh sessions (providers.md §1). */
+/** `permission_mode` → `sandbox_mode` value; `bypass` uses the bypass flag on fresh sessions (docs/reference/providers.md §1). */
 export const CODEX_SANDBOX_MODES: Readonly<Record<PermissionMode, string>> = {
   default: "read-only",
   auto: "workspace-write",
@@ -15,7 +15,7 @@ export const CODEX_SANDBOX_MODES: Readonly<Record<PermissionMode, string>> = {
   plan: "read-only",
 };
 
-/** Failure hints of the codex lane, first match wins (providers.md §3). */
+/** Failure hints of the codex lane, first match wins (docs/reference/providers.md §3). */
 export const CODEX_FAILURE_HINTS: readonly FailureHint[] = [
   { class: "provider_auth_claim", kind: /invalid_api_key/ },
   { class: "provider_auth_claim", status: [401] },

@@ -22,7 +22,7 @@ export function laneFor(name: ProviderName): Lane {
   return LANES[name];
 }
 
-/** Every lane, in the order of packet.md §3. */
+/** Every lane, in the order of docs/reference/packet.md §3. */
 export function allLanes(): Lane[] {
   return Object.values(LANES);
 }

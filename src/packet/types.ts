@@ -1,7 +1,7 @@
-/** The loaded packet model (packet.md). Produced by src/packet/load.ts, consumed by plan, runner and verifier. */
+/** The loaded packet model (docs/reference/packet.md). Produced by src/packet/load.ts, consumed by plan, runner and verifier. */
 import type { View } from "../events/types.ts";
 
-/** Lane names (packet.md §3). */
+/** Lane names (docs/reference/packet.md §3). */
 export type ProviderName = "claude" | "codex" | "amp" | "cursor" | "antigravity" | "simulated";
 
 /** `permission_mode` values. */
@@ -17,7 +17,7 @@ export interface Repo {
   default: boolean;
 }
 
-/** Normalised recovery budgets (runner.md §7). */
+/** Normalised recovery budgets (docs/reference/runner.md §7). */
 export interface RecoveryOptions {
   resume_attempts: number;
   max_steers: number;
@@ -38,14 +38,14 @@ export interface RecoveryOptions {
   };
 }
 
-/** Effective execution options of one prompt after layering (packet.md §9). */
+/** Effective execution options of one prompt after layering (docs/reference/packet.md §9). */
 export interface ExecutionOptions {
   provider: ProviderName;
   model: string;
   reasoning_effort: string | null;
   permission_mode: PermissionMode | null;
   allowed_tools: string[] | null;
-  /** Per-session bound in ms, clamped to 7 days (packet.md §10). */
+  /** Per-session bound in ms, clamped to 7 days (docs/reference/packet.md §10). */
   timeout_ms: number;
   system_prompt: string | null;
   append_system_prompt: string | null;
@@ -85,13 +85,13 @@ export interface Prompt {
   frontMatter: Record<string, unknown>;
   /** Effective options for this prompt (flags > prompt > manifest > profile > env > defaults). */
   options: ExecutionOptions;
-  /** Session working directory (packet.md §6). */
+  /** Session working directory (docs/reference/packet.md §6). */
   cwd: string;
   /** Legacy validation commands used when `verify.commands` is absent. */
   legacyCommands: string[];
 }
 
-/** A lint/load finding (packet.md §11, contract.md §11). */
+/** A lint/load finding (docs/reference/packet.md §11, docs/reference/contract.md §11). */
 export interface Finding {
   kind: string;
   severity: "error" | "warning";

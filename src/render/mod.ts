@@ -9,7 +9,7 @@ export { type HeaderInfo, logHeader, logMarker, promptOutcomeLine, renderHeader,
 export { eventsFileSink, fileSink, jsonLinesSink, ttySink } from "./sinks.ts";
 export { gitPathDiff } from "./git_diff.ts";
 
-/** Default line budgets (events-and-rendering.md §6, §8). */
+/** Default line budgets (docs/reference/events-and-rendering.md §6, §8). */
 export const DEFAULT_DIFF_MAX_LINES = 60;
 /** Default `tool_output: full` line cap. */
 export const DEFAULT_TOOL_OUTPUT_MAX_LINES = 200;

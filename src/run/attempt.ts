@@ -1,5 +1,5 @@
 /**
- * One attempt (runner.md §4): prompt_started, the attempt record, the log and events files with their headers,
+ * One attempt (docs/reference/runner.md §4): prompt_started, the attempt record, the log and events files with their headers,
  * then the streams of the attempt — the initial stream, in-attempt session resumes after resumeable failures, and
  * steer streams (interrupt + resume, or restart_with_steer when the session is gone).
  */
@@ -28,7 +28,7 @@ import type { SteerDesk } from "./steering.ts";
 import type { StreamRecord } from "./state.ts";
 import { pumpStream, type StreamObservation } from "./stream.ts";
 
-/** The continuation prompt of session resumes and crash resumes (runner.md §4). */
+/** The continuation prompt of session resumes and crash resumes (docs/reference/runner.md §4). */
 export const CONTINUE_PROMPT = "Continue the task from where you stopped.";
 
 /** The `SESSION_RESUME` marker reason of a crash resume (attempt mode `resume`). */

@@ -15,7 +15,7 @@ import { appendProgress, type ProgressMap, type ProgressStatus } from "./progres
 import { nowIso } from "../util/time.ts";
 import { promptRepos } from "./dirty.ts";
 
-/** Commit policy of a run (runner.md §9). */
+/** Commit policy of a run (docs/reference/runner.md §9). */
 export type CommitPolicy = "git" | "noop" | "none";
 
 /** Output streams and their modes. */
@@ -39,7 +39,7 @@ export interface LiveStream {
 
 /** Shared run state. */
 export class RunContext {
-  /** The live view (control-plane.md §7): seeds every later renderer. */
+  /** The live view (docs/reference/control-plane.md §7): seeds every later renderer. */
   view: View;
   /** The current prompt and attempt (null before the first attempt). */
   promptId: string | null = null;
@@ -79,7 +79,7 @@ export class RunContext {
       /** The run id was resumed (`run --remaining`): interrupted sessions continue in mode `resume`. */
       resumed?: boolean;
       /**
-       * False for `--runtime-store memory|noop` (runner.md §1): nothing is written under the store root — no
+       * False for `--runtime-store memory|noop` (docs/reference/runner.md §1): nothing is written under the store root — no
        * progress, logs, events files or verification history.
        */
       persist?: boolean;
@@ -96,7 +96,7 @@ export class RunContext {
     return this.opts.persist !== false;
   }
 
-  /** Append a progress line (runner.md §10.3) and note it in {@link RunContext.progress}; memory-only runs skip the file. */
+  /** Append a progress line (docs/reference/runner.md §10.3) and note it in {@link RunContext.progress}; memory-only runs skip the file. */
   async appendProgress(id: string, status: ProgressStatus, suffix: string | null): Promise<void> {
     if (this.persist) await appendProgress(this.storeRoot, id, status, suffix);
     this.progress.set(id, { status, at: nowIso(), suffix });
@@ -109,7 +109,7 @@ export class RunContext {
 
   /**
    * Await work that may take a while (verification commands, commits) while still consuming control requests:
-   * every wake-up of the plane is a boundary (control-plane.md §6.1).
+   * every wake-up of the plane is a boundary (docs/reference/control-plane.md §6.1).
    */
   async withBoundaries<T>(work: Promise<T>): Promise<T> {
     let settled = false;
@@ -138,7 +138,7 @@ export class RunContext {
     this.attemptLog?.write(line + "\n");
   }
 
-  /** A marker line in the attempt log only (runner.md §10.4). */
+  /** A marker line in the attempt log only (docs/reference/runner.md §10.4). */
   marker(line: string): void {
     this.attemptLog?.write(line + "\n");
   }

@@ -1,5 +1,5 @@
 /**
- * One prompt's attempt chain (runner.md §4, §6): attempt → verify → decide → effects (commit, progress, result,
+ * One prompt's attempt chain (docs/reference/runner.md §4, §6): attempt → verify → decide → effects (commit, progress, result,
  * output lines), looping through retries and repairs within the per-run budgets. Verifier faults halt.
  */
 import type { VerifyReport } from "../contract/types.ts";
@@ -79,7 +79,7 @@ export async function runPromptChain(
       report: last,
     });
   }
-  // Crash resume (runner.md §4, docs/crash_recovery.md): a resumed run continues the attempt its dead or stopped
+  // Crash resume (docs/reference/runner.md §4, docs/crash_recovery.md): a resumed run continues the attempt its dead or stopped
   // runner left behind; `recover` (leftovers of an interrupted attempt) does so in any run.
   const crashed = recover ?? (mode === "run" && ctx.opts.resumed ? resumedTarget(prompt.id, prior, ctx.runId) : null);
   let resumeSession: string | null = null;

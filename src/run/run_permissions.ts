@@ -1,5 +1,5 @@
 /**
- * The executables a run spawns, for a narrow `--allow-run=<list>` (cli.md §6): git, each prompt's lane executable as
+ * The executables a run spawns, for a narrow `--allow-run=<list>` (docs/reference/cli.md §6): git, each prompt's lane executable as
  * the driver spawns it, the driver's own helpers, every verification command's executable, and the signal sender.
  * {@link neededExecutables} is pure; {@link runPermissionsFor} gathers its input from a loaded packet.
  *
@@ -19,7 +19,7 @@ import { canonicalJoin, canonicalPath } from "../contract/paths.ts";
 import { repoIndex } from "../contract/context.ts";
 import { KILL_EXECUTABLE } from "../util/signal.ts";
 
-/** The shell legacy (string) verification commands run under (contract.md §4: `["bash", "-c", …]`). */
+/** The shell legacy (string) verification commands run under (docs/reference/contract.md §4: `["bash", "-c", …]`). */
 export const LEGACY_SHELL = "bash";
 
 /** One prompt as far as spawning goes. */

@@ -1,5 +1,5 @@
 /**
- * The run pipeline (runner.md §1): plan, dry-run, preflight, select, lease, run record, control plane, the prompt
+ * The run pipeline (docs/reference/runner.md §1): plan, dry-run, preflight, select, lease, run record, control plane, the prompt
  * loop with dependency blocking, fail-fast or keep-going, signals, and closing. Returns the exit code.
  */
 import { acquireLease, type Lease } from "../control/lease.ts";
@@ -61,7 +61,7 @@ export interface RunRequest {
   /** Random source for retry jitter (tests). */
   random?: () => number;
   /**
-   * `--runtime-store` (runner.md §1, cli.md §3.1): `file` (default) keeps state under the store root; `memory`
+   * `--runtime-store` (docs/reference/runner.md §1, docs/reference/cli.md §3.1): `file` (default) keeps state under the store root; `memory`
    * and `noop` write no store root at all — no control directory, lease, logs, progress or state.
    */
   runtimeStore?: RuntimeStore;
@@ -96,7 +96,7 @@ function maxSteersFor(packet: Packet): (id: string) => number {
   return (id) => byId.get(id) ?? packet.options.recovery.max_steers;
 }
 
-/** Journal a prompt's final state in this run (runner.md §10.5). */
+/** Journal a prompt's final state in this run (docs/reference/runner.md §10.5). */
 function journalPromptFinished(storeRoot: string, runId: string, o: PromptOutcome): Promise<unknown> {
   return appendJournal(storeRoot, runId, "prompt_finished", {
     prompt: o.id,
@@ -108,7 +108,7 @@ function journalPromptFinished(storeRoot: string, runId: string, o: PromptOutcom
   });
 }
 
-/** Execute a packet run; returns the exit code (cli.md §3.1). */
+/** Execute a packet run; returns the exit code (docs/reference/cli.md §3.1). */
 export async function runPacket(req: RunRequest): Promise<number> {
   const { io } = req;
   const packet = await loadPacket(req.packetDir, { overrides: req.overrides });

@@ -1,5 +1,5 @@
 /**
- * The runner side of steering (control-plane.md §8.5): accepted steers queue per attempt; once the lane is ready
+ * The runner side of steering (docs/reference/control-plane.md §8.5): accepted steers queue per attempt; once the lane is ready
  * the live turn is interrupted (grace → SIGTERM → SIGKILL in the lane), and the attempt loop resumes the same
  * session with every queued steer in one prompt. Budgets: delivered + pending per prompt per run.
  */

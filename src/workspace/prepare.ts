@@ -1,4 +1,4 @@
-/** `workspace prepare` (workspace.md §4): independent clones, store root, lock record and registry entry. */
+/** `workspace prepare` (docs/reference/workspace.md §4): independent clones, store root, lock record and registry entry. */
 import { LeaseHeldError, RunFailedError } from "../errors.ts";
 import { atomicWriteJson, ensureDir, exists } from "../util/fs.ts";
 import { atomicWriteStoreJson, createStoreFileOnceSync, ensureStoreDir, secureStoreRoot } from "../util/safe_fs.ts";
@@ -45,7 +45,7 @@ async function storeRootsOf(runtimeRoot: string, bound: string): Promise<string[
   return roots;
 }
 
-/** Check a clone is independent (workspace.md §2); returns the problem or null. */
+/** Check a clone is independent (docs/reference/workspace.md §2); returns the problem or null. */
 export async function independenceProblem(clone: string): Promise<string | null> {
   const dotgit = await Deno.lstat(`${clone}/.git`).catch(() => null);
   if (!dotgit) return `${clone} is not a git repository`;

@@ -1,4 +1,4 @@
-/** `prompt_runner packet lint [TARGET] [--strict] [--json]` (cli.md §3.8): static checks, exit 3 on errors. */
+/** `prompt_runner packet lint [TARGET] [--strict] [--json]` (docs/reference/cli.md §3.8): static checks, exit 3 on errors. */
 import type { CommandSpec } from "../frame.ts";
 import { resolveTarget } from "../target.ts";
 import { TARGET_FLAGS } from "../selection_flags.ts";
@@ -9,7 +9,7 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-/** The human report of cli.md §3.8. */
+/** The human report of docs/reference/cli.md §3.8. */
 export function renderLint(r: LintResult): string {
   const lines = [`Packet lint: ${r.name} (${r.root})`];
   for (const f of r.findings) {
@@ -26,7 +26,7 @@ function stripFilePrefix(message: string, file: string | null): string {
   return file && message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message;
 }
 
-/** The `--json` document of cli.md §3.8. */
+/** The `--json` document of docs/reference/cli.md §3.8. */
 export function lintJson(r: LintResult): Record<string, unknown> {
   return {
     packet: r.name,
