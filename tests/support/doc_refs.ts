@@ -87,7 +87,7 @@ export function checkDocRefs(files: readonly DocFile[], exists: (path: string) =
   for (const file of files) {
     const code = isCode(file.path);
     const lines = code ? file.text.split("\n") : proseLines(file.text);
-    let lastDoc: string | null = null; // the document cited last on the previous line, for wrapped citations
+    let lastDoc: string | null = null; // the document the previous line cited last (wrapped citations)
     lines.forEach((raw, i) => {
       const at = `${file.path}:${i + 1}`;
       const line = raw;
@@ -123,8 +123,9 @@ export function checkDocRefs(files: readonly DocFile[], exists: (path: string) =
           if (!have.has(s)) problems.push(`${at}: "${target}" has no heading "§${s}"`);
         }
       }
+      // A bare chain on the next line belongs to the last document cited here, or to a path the line ends with.
       const trailing = [...line.matchAll(/([\w./-]+\.md)`?\s*$/g)].at(-1);
-      lastDoc = trailing && trailing[1]!.includes("/") ? trailing[1]! : null;
+      lastDoc = trailing && trailing[1]!.includes("/") ? trailing[1]! : current;
       for (const m of comment.matchAll(DOCS_PATH)) {
         if (!exists(m[0])) problems.push(`${at}: "${m[0]}" does not exist`);
       }
