@@ -1,4 +1,4 @@
-/** Timestamps and ids (spec README conventions, docs/reference/runner.md §10.5). */
+/** Timestamps and ids (docs/reference/runner.md §10.5). */
 
 /** Current time as UTC ISO-8601 with milliseconds and `Z`. */
 export function nowIso(): string {
