@@ -1,7 +1,7 @@
 /** Every document reference in the code, the README and docs/ resolves to a file (and a section) in the repository. */
 import assert from "node:assert/strict";
 import { ROOT } from "./support/cli.ts";
-import { checkDocRefs, type DocFile, sectionsOf } from "./support/doc_refs.ts";
+import { checkDocRefs, checkNamedCode, type DocFile, sectionsOf } from "./support/doc_refs.ts";
 
 /** Folders whose files are data a user writes (packets, recorded streams), not references of ours. */
 const SKIP = ["tests/fixtures/packets", "tests/.tools", "tests/golden"];
@@ -95,5 +95,44 @@ Deno.test("checkDocRefs() names file:line for a bare spec citation, a missing se
   assert.deepEqual(check("docs/x.md", prose), [
     `docs/x.md:1: "src/run/gone.ts" does not exist`,
     `docs/x.md:1: link "guide.md" does not resolve (docs/guide.md)`,
+  ]);
+});
+
+function readInRepo(path: string): string | null {
+  try {
+    return Deno.readTextFileSync(`${ROOT}/${path}`);
+  } catch {
+    return null;
+  }
+}
+
+Deno.test("docs/architecture.md: every src/ path it names exists and every function it names is in that file", async () => {
+  const doc = { path: "docs/architecture.md", text: await Deno.readTextFile(`${ROOT}/docs/architecture.md`) };
+  for (const section of ["## Layers", "## Code map", "## The path of an event", "## The path of a steer"]) {
+    assert.ok(doc.text.includes(section), `docs/architecture.md has "${section}"`);
+  }
+  for (const section of ["## The path of a view change", "## The path of a contract amendment"]) {
+    assert.ok(doc.text.includes(section), `docs/architecture.md has "${section}"`);
+  }
+  const problems = checkNamedCode(doc, readInRepo);
+  assert.deepEqual(problems, [], `docs/architecture.md has drifted from the code:\n${problems.join("\n")}`);
+});
+
+Deno.test("checkNamedCode() catches a moved file and a renamed function", () => {
+  const files: Record<string, string> = { "src/run/a.ts": "export function runThing() {}\n" };
+  const read = (p: string) => files[p] ?? null;
+  const doc = {
+    path: "docs/architecture.md",
+    text: [
+      "1. `src/run/a.ts` — `runThing()` starts it,",
+      "   then `ctx.runThing()` again (carried from the line above).",
+      "2. `src/run/b.ts` — `gone()`.",
+      "3. `src/run/a.ts` — `renamed()`.",
+    ].join("\n"),
+  };
+  assert.deepEqual(checkNamedCode(doc, read), [
+    'docs/architecture.md:3: "src/run/b.ts" does not exist',
+    'docs/architecture.md:3: "gone()" is not in src/run/b.ts',
+    'docs/architecture.md:4: "renamed()" is not in src/run/a.ts',
   ]);
 });
