@@ -38,7 +38,7 @@ Deno.test("docs/reference/runner.md §5 states every failure class with its flag
   }
 });
 
-Deno.test("docs/reference/control-plane.md §7 and events-and-rendering.md §6 give every view setting's values", async () => {
+Deno.test("docs/reference/control-plane.md §7 and docs/reference/events-and-rendering.md §6 give every view setting's values", async () => {
   for (const [doc, n] of [["control-plane", "7"], ["events-and-rendering", "6"]] as const) {
     const text = section(await reference(doc), n).replaceAll("\n", " ");
     for (const [key, values] of Object.entries(VIEW_VALUES)) {

@@ -15,7 +15,7 @@
 import { DEFAULT_VIEW } from "../../src/events/types.ts";
 import type { ProviderEvent } from "../../src/events/types.ts";
 import { openPlane } from "../../src/control/plane.ts";
-import { acquireLease } from "../../src/control/lease.ts";
+import { acquireLease } from "../../src/store/lease.ts";
 import { followRun } from "../../src/control/follow.ts";
 import { setView } from "../../src/control/mod.ts";
 import type { PlaneHooks } from "../../src/control/plane_types.ts";

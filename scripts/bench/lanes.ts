@@ -5,7 +5,7 @@
 import { claudeProfile } from "../../src/lanes/claude.ts";
 import { parseJsonObject } from "../../src/lanes/_json.ts";
 import { ProviderProcess } from "../../src/lanes/process.ts";
-import { descendantsOf, listProcesses } from "../../src/lanes/proc_tree.ts";
+import { descendantsOf, listProcesses } from "../../src/util/proc_tree.ts";
 import type { SessionSpec } from "../../src/lanes/types.ts";
 
 const LINES = 200_000;

@@ -9,7 +9,7 @@
 import { createScratchRepo } from "../../examples/setup.ts";
 import { loadPacket } from "../../src/packet/load.ts";
 import { openPlane } from "../../src/control/plane.ts";
-import { storeRootForPacket } from "../../src/control/store.ts";
+import { storeRootForPacket } from "../../src/store/paths.ts";
 import type { ProviderEvent } from "../../src/events/types.ts";
 import type { LaneSession } from "../../src/lanes/types.ts";
 import { eventsFileSink, fileSink } from "../../src/render/sinks.ts";

@@ -3,6 +3,9 @@
  * a {@link CommandSpec} in its own module under src/cli/; src/cli/registry.ts lists them with their permissions.
  */
 import { UsageError } from "../errors.ts";
+import type { TextOut } from "../util/text_out.ts";
+
+export { denoOut, type TextOut } from "../util/text_out.ts";
 
 /** A Deno permission a subcommand may keep (docs/reference/cli.md §6). */
 export type Permission = "read" | "write" | "run" | "net" | "env" | "sys";
@@ -19,13 +22,6 @@ export interface FlagSpec {
 
 /** Parsed flags: booleans, strings, or string lists for `multiple`. */
 export type FlagValues = Record<string, string | boolean | string[] | undefined>;
-
-/** A writable text stream. */
-export interface TextOut {
-  write(text: string): void;
-  /** Whether this stream is a terminal. */
-  readonly isTerminal: boolean;
-}
 
 /** What a command's `run` receives. */
 export interface CommandContext {
@@ -171,26 +167,6 @@ export function scopePermissions(keep: readonly Permission[]): void {
 /** Deno `--allow-*` flags for a permission set (used by `compile`, the bundle check and black-box tests). */
 export function denoFlagsFor(perms: readonly Permission[], opts: { netHost?: string } = {}): string[] {
   return perms.map((p) => p === "net" ? `--allow-net=${opts.netHost ?? "127.0.0.1"}` : `--allow-${p}`);
-}
-
-/** A {@link TextOut} over a Deno stream, written synchronously so output order is exact. */
-export function denoOut(stream: typeof Deno.stdout | typeof Deno.stderr): TextOut {
-  const enc = new TextEncoder();
-  return {
-    write(text: string) {
-      const bytes = enc.encode(text);
-      let off = 0;
-      while (off < bytes.length) {
-        try {
-          off += stream.writeSync(bytes.subarray(off));
-        } catch (e) {
-          if (e instanceof Deno.errors.BrokenPipe) return;
-          throw e;
-        }
-      }
-    },
-    isTerminal: stream.isTerminal(),
-  };
 }
 
 /**

@@ -4,7 +4,7 @@ import { resolveTarget } from "./target.ts";
 import { TARGET_FLAGS } from "./selection_flags.ts";
 import { loadPacket } from "../packet/load.ts";
 import type { Packet, Prompt } from "../packet/types.ts";
-import { type ProgressMap, readProgress } from "../run/progress.ts";
+import { type ProgressMap, readProgress } from "../store/progress.ts";
 
 /** Display form of a progress suffix: 8-char sha, named suffix, or `N repos`. */
 export function shortSuffix(suffix: string | null): string {

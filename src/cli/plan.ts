@@ -6,9 +6,9 @@ import { loadPacket } from "../packet/load.ts";
 import { selectPrompts } from "../packet/select.ts";
 import { packetFingerprint } from "../packet/fingerprint.ts";
 import { amendedFingerprint } from "../run/amended_fingerprint.ts";
-import { readCurrentRunRecord, type ResumeDecision, resumeDecision, runPidPresent } from "../packet/run_record_read.ts";
+import { readCurrentRunRecord, type ResumeDecision, resumeDecision, runPidPresent } from "../store/run_record_read.ts";
 import type { Packet, Prompt } from "../packet/types.ts";
-import { readProgress } from "../run/progress.ts";
+import { readProgress } from "../store/progress.ts";
 import { type RunPermissions, runPermissionsFor } from "../run/run_permissions.ts";
 
 /** Everything `plan` shows. */

@@ -4,10 +4,7 @@
  * command with exactly its set. Command modules load lazily so a quick command never pays for the runner.
  */
 import type { CommandEntry, Permission } from "./frame.ts";
-
-const READ_ONLY: Permission[] = ["read", "env"];
-const OBSERVE: Permission[] = ["read", "env", "sys"];
-const RUNNER: Permission[] = ["read", "write", "run", "env", "sys"];
+import { OBSERVE, READ_ONLY, RUNNER } from "./permissions.ts";
 
 /** All subcommands, in help order. */
 export const COMMANDS: CommandEntry[] = [

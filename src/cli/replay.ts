@@ -8,7 +8,7 @@ import { TARGET_FLAGS } from "./selection_flags.ts";
 import { NotFoundError, UsageError } from "../errors.ts";
 import type { Envelope, View } from "../events/types.ts";
 import { VIEW_VALUES } from "../events/types.ts";
-import { storePaths } from "../control/store.ts";
+import { storePaths } from "../store/paths.ts";
 import { readInterventions } from "../control/interventions.ts";
 import { loadPacket } from "../packet/load.ts";
 import type { Packet } from "../packet/types.ts";

@@ -1,10 +1,14 @@
 /** `prompt_runner run [TARGET] [IDS…]` (docs/reference/cli.md §3.1, docs/reference/runner.md §1): execute prompts. */
-import { UsageError } from "../errors.ts";
-import type { CommandContext, CommandSpec } from "./frame.ts";
+import { type CommandContext, type CommandSpec, denoFlagsFor } from "./frame.ts";
 import { resolveTarget } from "./target.ts";
 import { OVERRIDE_FLAGS, parseOverrides, parseSelection, SELECTION_FLAGS, TARGET_FLAGS } from "./selection_flags.ts";
 import type { CommitPolicy } from "../run/context.ts";
 import { runPacket, type RuntimeStore } from "../run/runner.ts";
+import { LeaseHeldError, UsageError } from "../errors.ts";
+import { leaseHeldMessage, readLease } from "../store/lease.ts";
+import { detachedLine, detachRun } from "../run/detach.ts";
+import { lintGateForSelection } from "../run/lint_gate.ts";
+import { RUNNER } from "./permissions.ts";
 
 /** Commit policy from `--no-commit` / `--committer`. */
 export function commitPolicy(flags: CommandContext["flags"]): CommitPolicy {
@@ -25,6 +29,36 @@ export function runtimeStore(flags: CommandContext["flags"]): RuntimeStore {
   if (v === undefined || v === false) return "file";
   if (v === "file" || v === "memory" || v === "noop") return v;
   throw new UsageError("invalid_value", `--runtime-store does not take "${String(v)}"; allowed: file, memory, noop`);
+}
+
+/**
+ * `start`, and `run --detach`: start the runner in its own session with output to `<store>/logs/runner-<ts>.log`,
+ * wait for its lease, print `{run_id, pid, store_root}` and return 0 (docs/reference/cli.md §3.1). Lives here, not in start.ts,
+ * so `run` and `start` do not import each other.
+ */
+export async function startDetached(ctx: CommandContext): Promise<number> {
+  // Usage errors surface here, before anything is spawned.
+  const overrides = parseOverrides(ctx.flags);
+  commitPolicy(ctx.flags);
+  const target = await resolveTarget(ctx.positionals, ctx.flags);
+  const selection = parseSelection(ctx.flags, target.rest);
+  // The run-time lint gate refuses here (exit 3), before anything is spawned (docs/lint.md).
+  await lintGateForSelection(target.packetDir, target.storeRoot, {
+    overrides,
+    selection,
+    strict: ctx.flags.strict === true,
+  });
+  const lease = await readLease(target.storeRoot);
+  if (lease.state === "up") {
+    throw new LeaseHeldError("lease_held", leaseHeldMessage(target.label, lease.info), {
+      details: { pid: lease.pid, hostname: lease.hostname },
+    });
+  }
+  const r = await detachRun(ctx.argv.slice(1), target.storeRoot, { denoFlags: denoFlagsFor(RUNNER) });
+  if (ctx.json) {
+    ctx.stdout.write(JSON.stringify({ run_id: r.run_id, pid: r.pid, store_root: r.store_root, log: r.log }) + "\n");
+  } else ctx.stdout.write(detachedLine(r) + "\n");
+  return 0;
 }
 
 /** The `run` command. */
@@ -67,10 +101,7 @@ export const spec: CommandSpec = {
     if (f["verify-first"] === true && f["no-verify-first"] === true) {
       throw new UsageError("conflicting_flags", "--verify-first conflicts with --no-verify-first");
     }
-    if (f.detach === true) {
-      // Loaded lazily: start.ts reuses this command's flags, so a static import would be circular.
-      return await (await import("./start.ts")).spec.run(ctx);
-    }
+    if (f.detach === true) return await startDetached(ctx);
     const overrides = parseOverrides(f);
     const commit = commitPolicy(f);
     const store = runtimeStore(f);

@@ -101,8 +101,7 @@ export const spec: CommandSpec = {
       if (t.kind === "workspace" && t.workspace) {
         // Workspace targets add the clone facts (docs/reference/workspace.md §8.2), read from files: status may not spawn git.
         const { loadWorkspaceManifest } = await import("../workspace/manifest.ts");
-        const { workspaceSectionFromFiles } = await import("../workspace/status.ts");
-        const { withCloneLines } = await import("./workspace/status.ts");
+        const { withCloneLines, workspaceSectionFromFiles } = await import("../workspace/status.ts");
         const section = await workspaceSectionFromFiles(await loadWorkspaceManifest(t.workspace.manifest));
         ctx.stdout.write(
           ctx.json

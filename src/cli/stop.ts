@@ -1,11 +1,11 @@
 /** `stop [TARGET] [--grace DUR] [--force] [--json]` (docs/reference/cli.md §3.6): stop the live run gracefully. */
 import type { CommandSpec } from "./frame.ts";
 import { LeaseHeldError, NotFoundError, RunFailedError, UsageError } from "../errors.ts";
-import { readLease } from "../control/lease.ts";
+import { readLease } from "../store/lease.ts";
 import { readSnapshotOrNull } from "../control/snapshot.ts";
 import { parseDuration } from "../util/time.ts";
 import { resolveTarget } from "./target.ts";
-import { type SweepResult, sweepRun } from "../lanes/containment.ts";
+import { type SweepResult, sweepRun } from "../util/containment.ts";
 
 /** What a sweep left, for the report: `""` when everything is gone. */
 function sweepNote(runId: string, r: SweepResult): string {

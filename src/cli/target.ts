@@ -4,7 +4,7 @@
  * workspace hook when this module loads, so every command's resolution path knows them.
  */
 import { NotFoundError, UsageError } from "../errors.ts";
-import { storeRootForPacket } from "../control/store.ts";
+import { storeRootForPacket } from "../store/paths.ts";
 import type { LoadOptions, RepoRemap } from "../packet/load.ts";
 import type { Packet } from "../packet/types.ts";
 import type { FlagValues } from "./frame.ts";

@@ -1,7 +1,7 @@
 /** The enforced contract: amendment records folded over the packet contract, and the contract diff (docs/reference/contract.md §10). */
 import { parseJsonLines } from "../util/fs.ts";
 import { readStoreTextOrNull } from "../util/safe_fs.ts";
-import { storePaths } from "../control/store.ts";
+import { storePaths } from "../store/paths.ts";
 import { canonicalJson } from "./canonical.ts";
 import { isRecord } from "./entries.ts";
 import type { AmendmentRecord, Contract } from "./types.ts";

@@ -1,7 +1,7 @@
 /** The verification history `<store>/verifications.jsonl` (docs/reference/runner.md §10.2) and amendment timing classes. */
 import { parseJsonLines } from "../util/fs.ts";
 import { appendStoreLine, createStoreFileOnceSync, readStoreTextOrNull, secureStoreRoot } from "../util/safe_fs.ts";
-import { storePaths } from "../control/store.ts";
+import { storePaths } from "../store/paths.ts";
 import type { TimingClass, VerifyReport } from "./types.ts";
 
 /** One line of `verifications.jsonl`. */

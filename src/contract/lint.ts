@@ -8,26 +8,15 @@ import { compilePattern } from "./clauses/text.ts";
 import { sourcePatterns } from "./clauses/source_absent.ts";
 import { globProblem, hasGlobChars } from "./clauses/glob.ts";
 import { repoIndex } from "./context.ts";
+import { editDistance } from "../util/edit_distance.ts";
 
 const KNOWN = new Set<string>(CLAUSES);
 const CONTENT_CLAUSES = ["commands", "contains", "matches", "doc"];
 /** Clauses whose entries name a path: all but the two that name commands or repos. */
 const PATH_CLAUSES = new Set<string>(CLAUSES.filter((c) => c !== "commands" && c !== "repos_clean"));
 
-/** Levenshtein distance (small strings only). */
-export function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = prev[j]!;
-      prev[j] = Math.min(up + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return prev[b.length]!;
-}
+/** Levenshtein distance (small strings only; lives in util/edit_distance.ts). */
+export { editDistance };
 
 /** The closest clause name to a misspelling, or null when none is close. */
 export function suggestClause(name: string): string | null {

@@ -9,7 +9,7 @@ import type { Prompt } from "../packet/types.ts";
 import { parseFrontMatter } from "../packet/front_matter.ts";
 import { normalizeVerify } from "../packet/prompt_file.ts";
 import { parseJsonLines, readTextOrNull } from "../util/fs.ts";
-import { storePaths } from "../control/store.ts";
+import { storePaths } from "../store/paths.ts";
 
 /** The digest of a prompt's `verify:` map as the loader normalises it. */
 export async function verifyDigest(verify: Record<string, unknown[]>): Promise<string> {

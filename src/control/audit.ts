@@ -5,7 +5,7 @@
 import { FILE_MODE, parseJsonLines, prettyJson } from "../util/fs.ts";
 import { lstatStoreSync, openStoreFileSync, readStoreTextOrNullSync } from "../util/safe_fs.ts";
 import type { LogEntry, Receipt } from "./log.ts";
-import { storePaths } from "./store.ts";
+import { storePaths } from "../store/paths.ts";
 
 /** Synchronous writer of log entries and receipts. */
 export class AuditWriter {

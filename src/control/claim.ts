@@ -9,7 +9,7 @@
 import { ensureStoreDirSync } from "../util/safe_fs.ts";
 import { failpoint } from "../util/failpoint.ts";
 import { MAX_REQUEST_BYTES } from "./request.ts";
-import type { StorePaths } from "./store.ts";
+import type { StorePaths } from "../store/paths.ts";
 
 /** Longest accepted request file name in bytes (the CLI's names are about 46). */
 export const MAX_REQUEST_NAME_BYTES = 100;

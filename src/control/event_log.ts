@@ -3,8 +3,8 @@
  * `seq` continuation for a resumed run, and buffered appends flushed at least every 20 ms and at every boundary.
  */
 import { ensureStoreDirSync, lstatStoreSync, openStoreFileSync } from "../util/safe_fs.ts";
-import { storePaths } from "./store.ts";
-import { isRecord } from "./_internal.ts";
+import { storePaths } from "../store/paths.ts";
+import { isRecord } from "../util/common.ts";
 
 const FLUSH_MS = 20;
 

@@ -4,10 +4,10 @@
  * status `abandoned`), rotation — so a follower never hangs on a dead run. Also follows `log.jsonl`.
  */
 import { nowIso } from "../util/time.ts";
-import { storePaths } from "./store.ts";
+import { storePaths } from "../store/paths.ts";
 import { LineReader, Wakeup } from "./tail.ts";
 import { lastCompleteSeq } from "./event_log.ts";
-import { readLease } from "./lease.ts";
+import { readLease } from "../store/lease.ts";
 import { ControlError } from "./errors.ts";
 import { readSnapshotOrNull } from "./snapshot.ts";
 

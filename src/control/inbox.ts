@@ -12,8 +12,8 @@ import type { AuditWriter } from "./audit.ts";
 import { byteOrder, Claimer, requestNameProblem } from "./claim.ts";
 import { inspectBody } from "./request_body.ts";
 import type { LogEntry, LogOutcome } from "./log.ts";
-import type { StorePaths } from "./store.ts";
-import { errorMessage } from "./_internal.ts";
+import type { StorePaths } from "../store/paths.ts";
+import { errorMessage } from "../util/common.ts";
 
 /** A decision for one request: its log entry, its receipt outcome, and what applying it does. */
 export interface Decision {

@@ -4,7 +4,7 @@
  */
 import { parseJsonLines } from "../util/fs.ts";
 import { readStoreTextOrNull } from "../util/safe_fs.ts";
-import { storePaths } from "./store.ts";
+import { storePaths } from "../store/paths.ts";
 
 /** One delivered steer. */
 export interface InterventionRecord {

@@ -3,9 +3,9 @@
  * `--allow-run`, so it cannot look at `/proc` itself): the survivors record of the last containment sweep, and a
  * stale `run.pid` naming the provider of a runner that died without closing (docs/processes.md).
  */
-import { readSurvivors } from "../lanes/containment.ts";
-import type { LeaseState } from "./lease.ts";
-import { isRecord } from "./_internal.ts";
+import { readSurvivors } from "../util/containment.ts";
+import type { LeaseState } from "../store/lease.ts";
+import { isRecord } from "../util/common.ts";
 
 /** One process named by {@link Leftovers}. */
 export interface LeftoverProcess {

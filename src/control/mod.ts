@@ -9,16 +9,16 @@
 import { DEFAULT_VIEW, type View } from "../events/types.ts";
 import { readTextOrNull } from "../util/fs.ts";
 import { nowIso } from "../util/time.ts";
-import { storePaths, storeRootForPacket } from "./store.ts";
+import { storePaths, storeRootForPacket } from "../store/paths.ts";
 import { ControlError } from "./errors.ts";
-import { readLease } from "./lease.ts";
+import { readLease } from "../store/lease.ts";
 import type { LogEntry, Receipt } from "./log.ts";
 import { effectiveStatus, readSnapshotFile, type SnapshotRead } from "./snapshot.ts";
 import { validateView } from "./view.ts";
 import { MAX_STEER_BYTES } from "./steer.ts";
 import { REQUEST_SCHEMA, writeRequest } from "./request.ts";
 import type { Cursor, StreamItem } from "./follow.ts";
-import { defaultAuthor, utf8Length } from "./_internal.ts";
+import { defaultAuthor, utf8Length } from "../util/common.ts";
 import {
   contractCall,
   dropSeam,

@@ -16,8 +16,8 @@ import type {
   SnapshotPatch,
   SteerDelivery,
 } from "./plane_types.ts";
-import { storePaths } from "./store.ts";
-import { ensureControlDirs, ensureStoreRoot } from "./layout.ts";
+import { storePaths } from "../store/paths.ts";
+import { ensureControlDirs, ensureStoreRoot } from "../store/layout.ts";
 import { EventAppender, firstRunId, lastCompleteSeq, rotateEvents } from "./event_log.ts";
 import { AuditWriter } from "./audit.ts";
 import type { LogEntry } from "./log.ts";
@@ -27,7 +27,7 @@ import { steerAcceptance, steerFirstLine } from "./steer.ts";
 import { initialSnapshot, type SnapshotDoc } from "./snapshot.ts";
 import { steerCountsForRun } from "./interventions.ts";
 import type { InterventionRecord } from "./interventions.ts";
-import { elapsedSince, errorMessage, isRecord, localHostname } from "./_internal.ts";
+import { elapsedSince, errorMessage, isRecord, localHostname } from "../util/common.ts";
 import { PlaneWaker } from "./waker.ts";
 import { RunFailedError } from "../errors.ts";
 

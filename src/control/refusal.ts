@@ -15,8 +15,8 @@ import { nowIso } from "../util/time.ts";
 import type { LogEntry, Receipt } from "./log.ts";
 import { requestName } from "./request.ts";
 import { readSnapshotOrNull } from "./snapshot.ts";
-import { storePaths, storeRootForPacket } from "./store.ts";
-import { defaultAuthor, errorMessage } from "./_internal.ts";
+import { storePaths, storeRootForPacket } from "../store/paths.ts";
+import { defaultAuthor, errorMessage } from "../util/common.ts";
 import type { Target } from "./amend.ts";
 
 /** What was asked, for the refusal's log entry. */

@@ -4,7 +4,7 @@
  */
 import { writeViaTemp } from "../util/fs.ts";
 import { lstatStore } from "../util/safe_fs.ts";
-import { storePaths } from "./store.ts";
+import { storePaths } from "../store/paths.ts";
 
 /** Schema tag of a request body. */
 export const REQUEST_SCHEMA = "prompt_runner.control_request/v1";

@@ -4,7 +4,7 @@
  * `run_id` a string or null, `author` a string — each with a bounded length. Values are kept verbatim (control
  * characters included); renderers escape them.
  */
-import { isRecord } from "./_internal.ts";
+import { isRecord } from "../util/common.ts";
 
 /** Deepest accepted nesting of objects and arrays in a request body (the body itself is level 1). */
 export const MAX_JSON_DEPTH = 16;

@@ -7,14 +7,14 @@ import { parseJsonLines } from "../util/fs.ts";
 import { readStoreTextOrNull } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 import { latestVerification } from "../contract/history.ts";
-import { type LenientProgress, parseProgressLenient } from "../run/progress.ts";
-import { readCurrentRunRecord } from "../packet/run_record_read.ts";
-import { storePaths } from "./store.ts";
-import { readLease } from "./lease.ts";
+import { type LenientProgress, parseProgressLenient } from "../store/progress.ts";
+import { readCurrentRunRecord } from "../store/run_record_read.ts";
+import { storePaths } from "../store/paths.ts";
+import { readLease } from "../store/lease.ts";
 import { type Leftovers, readLeftovers } from "./leftovers.ts";
 import { effectiveStatus, readSnapshotOrNull, type SnapshotRead } from "./snapshot.ts";
 import { steerCountsForRun } from "./interventions.ts";
-import { isRecord } from "./_internal.ts";
+import { isRecord } from "../util/common.ts";
 import { Wakeup } from "./tail.ts";
 
 /** Rollup states. */

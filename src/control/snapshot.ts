@@ -5,11 +5,11 @@
  */
 import type { AttemptMode, StreamKind, View } from "../events/types.ts";
 import type { Stage } from "./plane_types.ts";
-import type { LeaseState } from "./lease.ts";
+import type { LeaseState } from "../store/lease.ts";
 import { readStoreTextOrNull } from "../util/safe_fs.ts";
-import { errorMessage, isRecord } from "./_internal.ts";
+import { errorMessage, isRecord } from "../util/common.ts";
 import { readViewTotal } from "./view.ts";
-import { storePaths } from "./store.ts";
+import { storePaths } from "../store/paths.ts";
 
 /** Schema tag of the snapshot. */
 export const SNAPSHOT_SCHEMA = "prompt_runner.snapshot/v1";

@@ -7,10 +7,10 @@
 import { nowIso } from "../util/time.ts";
 import { AuditWriter } from "./audit.ts";
 import { byteOrder, Claimer, requestNameProblem } from "./claim.ts";
-import { readLease } from "./lease.ts";
+import { readLease } from "../store/lease.ts";
 import { inspectBody } from "./request_body.ts";
-import { storePaths } from "./store.ts";
-import { isRecord } from "./_internal.ts";
+import { storePaths } from "../store/paths.ts";
+import { isRecord } from "../util/common.ts";
 
 /** Reason logged for a stale request. */
 export const STALE_REASON = "run has finished (no runner took the request)";

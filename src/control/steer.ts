@@ -3,7 +3,7 @@
  * prompts used to deliver steers by resuming the session or restarting it.
  */
 import { escapeControl } from "../util/escape.ts";
-import { utf8Length } from "./_internal.ts";
+import { utf8Length } from "../util/common.ts";
 
 /** Largest steer text in UTF-8 bytes (docs/reference/control-plane.md §6.6). */
 export const MAX_STEER_BYTES = 8192;

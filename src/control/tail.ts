@@ -4,7 +4,7 @@
  * buffers an incomplete last line until its newline arrives, decodes only complete lines (a multi-byte character
  * split across reads is never corrupted), and skips lines that do not decode to JSON objects. Memory stays flat.
  */
-import { isRecord } from "./_internal.ts";
+import { isRecord } from "../util/common.ts";
 import { openStoreReaderSync, StoreIntegrityError } from "../util/safe_fs.ts";
 import { defaultWatch, type WatchFactory, WatchLoop } from "./watch_loop.ts";
 

@@ -3,7 +3,7 @@
  * allowed sets, the first error wins, and the refusal reasons are exact.
  */
 import { DEFAULT_VIEW, type View, VIEW_VALUES } from "../events/types.ts";
-import { isRecord } from "./_internal.ts";
+import { isRecord } from "../util/common.ts";
 
 /** The four view keys, sorted. */
 export const VIEW_KEYS: readonly (keyof View)[] = ["diff", "log_mode", "thinking", "tool_output"];

@@ -3,9 +3,9 @@ import type { ExecutionOptions } from "../packet/types.ts";
 import { startCliSession } from "./cli_session.ts";
 import { type CliProfile, resolveExecutable } from "./profile.ts";
 import type { Lane, ProbeResult } from "./types.ts";
-import { DRIVER_EXECUTABLES } from "./proc_tree.ts";
+import { DRIVER_EXECUTABLES } from "../util/proc_tree.ts";
 import { runHelper } from "../util/helper.ts";
-import { SESSION_TOKEN_ENV, sweepByEnv } from "./containment.ts";
+import { SESSION_TOKEN_ENV, sweepByEnv } from "../util/containment.ts";
 
 /** Bound of a `--version` probe. */
 export const PROBE_TIMEOUT_MS = 15_000;

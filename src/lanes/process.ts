@@ -14,8 +14,8 @@ import {
   processIdentity,
   type RecordedProcess,
   trySignal,
-} from "./proc_tree.ts";
-import { SESSION_TOKEN_ENV, sweepByEnv } from "./containment.ts";
+} from "../util/proc_tree.ts";
+import { SESSION_TOKEN_ENV, sweepByEnv } from "../util/containment.ts";
 
 /** A stdout line longer than this is a `protocol_error` (docs/reference/providers.md §1). */
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;

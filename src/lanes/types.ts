@@ -1,6 +1,7 @@
 /** The lane contract: how the runner starts, follows, interrupts and resumes a provider session (docs/reference/providers.md §1). */
 import type { ProviderErrorInfo, ProviderEvent, StreamKind } from "../events/types.ts";
 import type { ExecutionOptions, ProviderName } from "../packet/types.ts";
+import type { ProcessIdentity } from "../util/proc_tree.ts";
 
 /** Static transport facts of a lane. Nothing outside src/lanes/ branches on a provider name. */
 export interface LaneProfile {
@@ -75,12 +76,8 @@ export type StreamEnd =
   }
   | { kind: "cancelled"; reason: "interrupted_for_steer" | "operator_stop"; interrupted: boolean };
 
-/** Process identity for the lease's `provider` field and orphan reaping. */
-export interface ProcessIdentity {
-  pid: number;
-  pgid: number;
-  start_ticks: number | null;
-}
+/** Identity of a live process (defined with the process-tree helpers in util/). */
+export type { ProcessIdentity };
 
 /** A live stream. Iterate {@link events} to the end, then read {@link end}. */
 export interface LaneSession {

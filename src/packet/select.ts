@@ -1,7 +1,7 @@
 /** Prompt selection and ordering (docs/reference/runner.md §2–§3). Pure: packet + selection + progress → ordered prompts. */
 import { NotFoundError, UsageError } from "../errors.ts";
 import { normalizePromptId } from "../util/ids.ts";
-import type { ProgressMap } from "../run/progress.ts";
+import type { ProgressMap } from "../store/progress.ts";
 import type { Packet, Prompt } from "./types.ts";
 
 /** The blocking check of docs/reference/runner.md §3, re-exported next to selection. */

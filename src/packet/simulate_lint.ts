@@ -4,7 +4,7 @@
  * what the script does. Pure: no file system.
  */
 import type { Finding, Prompt } from "./types.ts";
-import { editDistance } from "../contract/lint.ts";
+import { editDistance } from "../util/edit_distance.ts";
 
 const TOP = ["session", "attempts", "resume", "steer"];
 const SESSION = ["resumable"];

@@ -4,7 +4,7 @@
  * few large syscalls: they flush when 64 KiB are pending, when the oldest pending text is 20 ms old (checked at the
  * next write), and on `flush()` — call it at stream idle and at stream end.
  */
-import type { TextOut } from "../cli/frame.ts";
+import type { TextOut } from "../util/text_out.ts";
 import type { Envelope } from "../events/types.ts";
 import { encodeEnvelope } from "../events/json.ts";
 import { openStoreFileSync } from "../util/safe_fs.ts";

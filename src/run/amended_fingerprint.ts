@@ -4,8 +4,8 @@
  * still resumes, and its record takes the new fingerprint with a `packet_amended` journal entry naming them.
  */
 import { fingerprintChain } from "../contract/persisted.ts";
-import { appendJournal } from "./journal.ts";
-import { type OpenedRun, readCurrentRun, writeRunRecord } from "./run_record.ts";
+import { appendJournal } from "../store/journal.ts";
+import { type OpenedRun, readCurrentRun, writeRunRecord } from "../store/run_record.ts";
 
 /** The recorded fingerprint and the amendments that changed it, or null when there is nothing to bridge. */
 export interface AmendedFrom {

@@ -18,7 +18,7 @@ import { eventsFileSink, fileSink } from "../render/sinks.ts";
 import { pathDiffPrefetchFor } from "../render/git_diff.ts";
 import type { EventSink, Renderer, TextSink } from "../render/types.ts";
 import { restartWithSteerPrompt, steerResumePrompt } from "../control/steer.ts";
-import { storePaths } from "../control/store.ts";
+import { storePaths } from "../store/paths.ts";
 import { exists } from "../util/fs.ts";
 import { ensureStoreDir } from "../util/safe_fs.ts";
 import { fileStamp, nowIso } from "../util/time.ts";

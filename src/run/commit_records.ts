@@ -7,7 +7,7 @@
  * nothing rides along and nothing is written there.
  */
 import { relative } from "node:path";
-import { storePaths, storeRootForPacket } from "../control/store.ts";
+import { storePaths, storeRootForPacket } from "../store/paths.ts";
 
 /** What a prompt's commit may carry from the store root. */
 export interface RecordsSource {

@@ -2,8 +2,8 @@
  * The state one run shares across prompts, attempts and streams: the plane, the lease, the state store, the live
  * view and renderer, the output streams, and the run-wide flags (interrupted, halted). Decisions live elsewhere.
  */
-import type { TextOut } from "../cli/frame.ts";
-import type { Lease } from "../control/lease.ts";
+import type { TextOut } from "../util/text_out.ts";
+import type { Lease } from "../store/lease.ts";
 import type { EventContext, RunnerPlane } from "../control/plane_types.ts";
 import type { Envelope, RunnerEvent, View } from "../events/types.ts";
 import type { LaneSession } from "../lanes/types.ts";
@@ -11,7 +11,7 @@ import type { Packet, Prompt } from "../packet/types.ts";
 import type { Renderer, TextSink } from "../render/types.ts";
 import { painter } from "../render/ansi.ts";
 import type { StateStore } from "./state.ts";
-import { appendProgress, type ProgressMap, type ProgressStatus } from "./progress.ts";
+import { appendProgress, type ProgressMap, type ProgressStatus } from "../store/progress.ts";
 import { nowIso } from "../util/time.ts";
 import { promptRepos } from "./dirty.ts";
 

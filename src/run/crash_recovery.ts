@@ -5,7 +5,7 @@
  * names the prompt, a commit made just before the runner died is adopted for the prompt it names, stale `running`
  * records end, and leftover changes of an interrupted prompt are assigned to that prompt — never to another.
  */
-import type { ProgressMap } from "./progress.ts";
+import type { ProgressMap } from "../store/progress.ts";
 import type { AttemptRecord, PromptState, StateDoc } from "./state.ts";
 
 /** What git says about one commit: its full sha and the prompt/run trailers it carries (null when absent). */

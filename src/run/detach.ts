@@ -4,14 +4,12 @@
  * `{run_id, pid, store_root}`. The caller exits 0 while the runner carries on.
  */
 import { LeaseHeldError, NotFoundError, PacketError, RunFailedError, UsageError } from "../errors.ts";
-import { findCommand } from "../cli/registry.ts";
-import { denoFlagsFor } from "../cli/frame.ts";
-import { readLease } from "../control/lease.ts";
-import { storePaths } from "../control/store.ts";
+import { readLease } from "../store/lease.ts";
+import { storePaths } from "../store/paths.ts";
 import { readTextOrNull } from "../util/fs.ts";
 import { ensureStoreDir, openStoreFile } from "../util/safe_fs.ts";
 import { fileStamp } from "../util/time.ts";
-import { readCurrentRunRecord } from "../packet/run_record_read.ts";
+import { readCurrentRunRecord } from "../store/run_record_read.ts";
 
 /** What a detached start reports. */
 export interface DetachedRun {
@@ -24,6 +22,8 @@ export interface DetachedRun {
 
 /** Options of {@link detachRun}. */
 export interface DetachOptions {
+  /** Deno `--allow-*` flags of the `run` command, given by cli/ (which owns the permission sets). */
+  denoFlags: readonly string[];
   /** Working directory of the runner (default: this process's). */
   cwd?: string;
   /** Extra environment for the runner (it inherits this process's environment). */
@@ -43,14 +43,16 @@ export function underDeno(execPath = Deno.execPath()): boolean {
 
 /**
  * The command line that runs `prompt_runner run ARGS…`: under `deno run`, the executable with the `run`
- * subcommand's permission flags and the main module; compiled, the binary itself.
+ * subcommand's permission flags (`denoFlags`, from cli/) and the main module; compiled, the binary itself.
  */
-export function runnerCommand(args: string[], opts: { execPath?: string; mainModule?: string } = {}): string[] {
+export function runnerCommand(
+  args: string[],
+  opts: { denoFlags: readonly string[]; execPath?: string; mainModule?: string },
+): string[] {
   const execPath = opts.execPath ?? Deno.execPath();
   const runArgs = ["run", ...args.filter((a) => !DROPPED.has(a))];
   if (!underDeno(execPath)) return [execPath, ...runArgs];
   const main = new URL(opts.mainModule ?? Deno.mainModule).pathname;
-  const perms = findCommand(["run"])?.entry.permissions ?? [];
   const config = `${main.slice(0, main.lastIndexOf("/"))}/deno.json`;
   const configFlags = (() => {
     try {
@@ -59,7 +61,7 @@ export function runnerCommand(args: string[], opts: { execPath?: string; mainMod
       return [];
     }
   })();
-  return [execPath, "run", "--quiet", "--no-prompt", ...configFlags, ...denoFlagsFor(perms), main, ...runArgs];
+  return [execPath, "run", "--quiet", "--no-prompt", ...configFlags, ...opts.denoFlags, main, ...runArgs];
 }
 
 /** The human line printed after a detached start. */
@@ -104,12 +106,12 @@ async function currentRunId(storeRoot: string): Promise<string | null> {
  * reported with its exit code mapped back (5 lease held, 3 packet invalid, …) and the tail of its log; one that
  * completed at once (exit 0) is reported from its run record.
  */
-export async function detachRun(args: string[], storeRoot: string, opts: DetachOptions = {}): Promise<DetachedRun> {
+export async function detachRun(args: string[], storeRoot: string, opts: DetachOptions): Promise<DetachedRun> {
   const paths = storePaths(storeRoot);
   await ensureStoreDir(paths.root, paths.logs);
   const log = `${paths.logs}/runner-${fileStamp()}.log`;
   (await openStoreFile(log)).close(); // created here (never through a link) before the shell appends to it
-  const cmd = runnerCommand(args);
+  const cmd = runnerCommand(args, { denoFlags: opts.denoFlags });
   // Deno cannot hand a file to a child's stdout; a shell opens the log and execs the runner (same pid).
   const script = `exec ${cmd.map(shellQuote).join(" ")} >> ${shellQuote(log)} 2>&1`;
   const child = new Deno.Command("/bin/sh", {

@@ -1,5 +1,5 @@
 /** Interrupts (docs/reference/runner.md §1, docs/exit_codes.md): the exit code of an interrupted run and the second Ctrl-C. */
-import type { Lease } from "../control/lease.ts";
+import type { Lease } from "../store/lease.ts";
 import type { RunnerPlane } from "../control/plane_types.ts";
 
 /** Exit code of an interrupted run (128 + SIGINT). */

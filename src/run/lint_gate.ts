@@ -4,9 +4,9 @@
  * finding refuses, warnings included — the same verdict as `packet lint --strict`.
  */
 import { PacketError, PromptRunnerError } from "../errors.ts";
-import { lintPacket } from "../packet/lint.ts";
+import { lintPacket } from "../contract/packet_lint.ts";
 import { loadPacket } from "../packet/load.ts";
-import { readProgress } from "./progress.ts";
+import { readProgress } from "../store/progress.ts";
 import { type Selection, selectPrompts } from "../packet/select.ts";
 import type { Finding, OptionOverrides } from "../packet/types.ts";
 

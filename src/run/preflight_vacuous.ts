@@ -5,7 +5,7 @@
  * verification, an intended skip), a `preflight_completion` note.
  */
 import type { Packet } from "../packet/types.ts";
-import { readProgress } from "./progress.ts";
+import { readProgress } from "../store/progress.ts";
 import { vacuousReport } from "./vacuous.ts";
 
 /** One prompt whose contract already passes on the current tree. */

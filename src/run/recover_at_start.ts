@@ -4,9 +4,9 @@
  * say what was corrected. Runs once per run under the lease, before anything else runs.
  */
 import type { Packet, Prompt } from "../packet/types.ts";
-import { appendProgress, readProgress } from "./progress.ts";
+import { appendProgress, readProgress } from "../store/progress.ts";
 import { StateStore } from "./state.ts";
-import { readCurrentRun } from "./run_record.ts";
+import { readCurrentRun } from "../store/run_record.ts";
 import { porcelain, runGit } from "./git.ts";
 import { outsideStore, ridingRecords } from "./commit_records.ts";
 import { nowIso } from "../util/time.ts";

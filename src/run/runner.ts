@@ -2,9 +2,9 @@
  * The run pipeline (docs/reference/runner.md §1): plan, dry-run, preflight, select, lease, run record, control plane, the prompt
  * loop with dependency blocking, fail-fast or keep-going, signals, and closing. Returns the exit code.
  */
-import { acquireLease, type Lease } from "../control/lease.ts";
-import { ensureStoreRoot } from "../control/layout.ts";
-import { assertStoreIntact } from "../control/store_guard.ts";
+import { acquireLease, type Lease } from "../store/lease.ts";
+import { ensureStoreRoot } from "../store/layout.ts";
+import { assertStoreIntact } from "../store/guard.ts";
 import { nullPlane, openPlane } from "../control/plane.ts";
 import { steerCountsForRun } from "../control/interventions.ts";
 import type { PlaneHooks } from "../control/plane_types.ts";
@@ -25,9 +25,9 @@ import { runPermissionChecks, runPreflightChecks } from "./preflight_checks.ts";
 import { beginPrompt, endPrompt, refuseDirtyRepos } from "./prompt_guard.ts";
 import type { PreservedWork } from "./preserve.ts";
 import { preflight, type PromptOutcome, runPromptChain } from "./prompt_chain.ts";
-import { readProgress } from "./progress.ts";
-import { closeRunRecord, openRunRecord } from "./run_record.ts";
-import { appendJournal } from "./journal.ts";
+import { readProgress } from "../store/progress.ts";
+import { closeRunRecord, openRunRecord } from "../store/run_record.ts";
+import { appendJournal } from "../store/journal.ts";
 import { lintGate } from "./lint_gate.ts";
 import { probeVacuous, vacuousSummaryLine } from "./vacuous.ts";
 import { amendedFingerprint, recordAmendedFingerprint } from "./amended_fingerprint.ts";

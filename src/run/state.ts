@@ -5,7 +5,7 @@
 import type { VerifyReport } from "../contract/types.ts";
 import type { AttemptMode, StreamKind } from "../events/types.ts";
 import { RunFailedError } from "../errors.ts";
-import { storePaths } from "../control/store.ts";
+import { storePaths } from "../store/paths.ts";
 import { atomicWriteStoreJson, readStoreTextOrNull } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 import type { FailureEnvelope } from "./classify.ts";

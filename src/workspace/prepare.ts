@@ -3,7 +3,7 @@ import { LeaseHeldError, RunFailedError } from "../errors.ts";
 import { atomicWriteJson, ensureDir, exists } from "../util/fs.ts";
 import { atomicWriteStoreJson, createStoreFileOnceSync, ensureStoreDir, secureStoreRoot } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
-import { readLease } from "../control/lease.ts";
+import { readLease } from "../store/lease.ts";
 import type { WorkspaceManifest, WorkspaceRepository } from "./manifest.ts";
 import { type EnvGet, workspacePaths } from "./paths.ts";
 import { gitOrThrow, runGit } from "./git.ts";

@@ -3,8 +3,8 @@
  * clones, the external store root, and the repo remap that points the packet's repos at the clones.
  */
 import { NotFoundError, PacketError, UsageError } from "../errors.ts";
-import { ensureStoreRoot, readStoreInfo } from "../control/layout.ts";
-import { storePaths } from "../control/store.ts";
+import { ensureStoreRoot, readStoreInfo } from "../store/layout.ts";
+import { storePaths } from "../store/paths.ts";
 import type { RepoRemap } from "../packet/load.ts";
 import type { Repo } from "../packet/types.ts";
 import { exists } from "../util/fs.ts";

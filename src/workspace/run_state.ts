@@ -1,5 +1,5 @@
 /** The state of a store root's latest run, as workspace listings show it. */
-import { readLease } from "../control/lease.ts";
+import { readLease } from "../store/lease.ts";
 import { effectiveStatus, readSnapshotFile, type ReadStatus } from "../control/snapshot.ts";
 
 /**

@@ -2,6 +2,7 @@
 import { runGit } from "./git.ts";
 import type { WorkspaceManifest } from "./manifest.ts";
 import { type EnvGet, workspacePaths } from "./paths.ts";
+import { stripAnsi } from "../render/ansi.ts";
 
 /** One clone as `workspace status` reports it. */
 export interface CloneFacts {
@@ -86,4 +87,16 @@ export async function workspaceSectionFromFiles(m: WorkspaceManifest, env?: EnvG
     repositories.push({ name: r.name, path, ...(await cloneHeadFromFiles(path)), dirty: null });
   }
   return { id: m.id, manifest: m.path, repositories };
+}
+
+/** Insert the `workspace` lines (label padded to 11, continuation indented 13) before the `service` line (pure). */
+export function withCloneLines(report: string, section: WorkspaceSection, dim: (s: string) => string): string {
+  const lines = report.replace(/\n$/, "").split("\n");
+  const clone = section.repositories.map((c, i) =>
+    i === 0 ? `  ${dim("workspace".padEnd(11))}${cloneLine(c)}` : `${" ".repeat(13)}${cloneLine(c)}`
+  );
+  const service = lines.findIndex((l) => /^\s{2}service\b/.test(stripAnsi(l)));
+  const at = service >= 0 ? service : lines.length;
+  lines.splice(at, 0, ...clone);
+  return lines.join("\n") + "\n";
 }

@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import { runCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
 import { RUN_ID, startLivePlane, writeDemoPacket } from "../control/_harness.ts";
-import { storePaths, storeRootForPacket } from "../../src/control/store.ts";
+import { storePaths, storeRootForPacket } from "../../src/store/paths.ts";
 import { parseJsonLines } from "../../src/util/fs.ts";
-import { passwdName } from "../../src/control/os_user.ts";
+import { passwdName } from "../../src/util/os_user.ts";
 
 /** The expected OS user of a child process: our own uid's name (the child runs as the same user). */
 function expectedOsUser(): string {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { parseJsonOut, runCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
 import { PROMPT_01, writeDemoPacket } from "../control/_harness.ts";
-import { storePaths, storeRootForPacket } from "../../src/control/store.ts";
+import { storePaths, storeRootForPacket } from "../../src/store/paths.ts";
 import { parseJsonLines } from "../../src/util/fs.ts";
 
 Deno.test("control amend records run-local additions per clause and control contract shows the diff", async () => {

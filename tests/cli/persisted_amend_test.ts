@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { parseJsonOut, runCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
 import { history, makePacket, promptFile, readPrompts } from "../run/support.ts";
-import { storePaths } from "../../src/control/store.ts";
+import { storePaths } from "../../src/store/paths.ts";
 import { parseJsonLines } from "../../src/util/fs.ts";
 
 async function lastMessage(repo: string): Promise<string> {

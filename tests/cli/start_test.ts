@@ -2,16 +2,23 @@ import assert from "node:assert/strict";
 import { parseJsonOut, runCli } from "../support/cli.ts";
 import { initRepo, tempDir } from "../support/fs.ts";
 import { runnerCommand, underDeno } from "../../src/run/detach.ts";
+import { findCommand } from "../../src/cli/registry.ts";
+import { denoFlagsFor } from "../../src/cli/frame.ts";
 import { slowStep } from "../workspace/fixture.ts";
 
 Deno.test("runnerCommand() runs main.ts with run's permissions under deno, the binary directly when compiled", () => {
   const main = "file:///opt/pr/main.ts";
-  const deno = runnerCommand(["demo", "--json", "03", "--detach"], { execPath: "/usr/bin/deno", mainModule: main });
+  const denoFlags = denoFlagsFor(findCommand(["run"])!.entry.permissions);
+  const deno = runnerCommand(["demo", "--json", "03", "--detach"], {
+    denoFlags,
+    execPath: "/usr/bin/deno",
+    mainModule: main,
+  });
   assert.deepEqual(deno.slice(0, 4), ["/usr/bin/deno", "run", "--quiet", "--no-prompt"]);
   assert.ok(deno.includes("--allow-write") && deno.includes("--allow-run"));
   assert.ok(!deno.some((a) => a.startsWith("--allow-net")), "run keeps no network permission");
   assert.deepEqual(deno.slice(-4), ["/opt/pr/main.ts", "run", "demo", "03"]);
-  assert.deepEqual(runnerCommand(["demo"], { execPath: "/usr/local/bin/prompt_runner" }), [
+  assert.deepEqual(runnerCommand(["demo"], { denoFlags, execPath: "/usr/local/bin/prompt_runner" }), [
     "/usr/local/bin/prompt_runner",
     "run",
     "demo",

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { parseJsonOut, runCli, spawnCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
 import { RUN_ID, startLivePlane, writeDemoPacket } from "../control/_harness.ts";
-import { storePaths, storeRootForPacket } from "../../src/control/store.ts";
+import { storePaths, storeRootForPacket } from "../../src/store/paths.ts";
 
 async function writeRunRecord(dir: string, state: string) {
   const p = storePaths(storeRootForPacket(dir));

@@ -1,6 +1,6 @@
 /** `stop` after the runner died mid-tool (SIGKILL): no live run, but the run's leftover processes are killed. */
 import assert from "node:assert/strict";
-import { pidsWithEnv } from "../../src/lanes/proc_tree.ts";
+import { pidsWithEnv } from "../../src/util/proc_tree.ts";
 import { runCli, spawnCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
 import { makePacket, promptFile, readSnapshot, waitFor } from "../run/support.ts";

@@ -10,7 +10,7 @@ import { enforcedContract } from "../../src/contract/enforced.ts";
 import { fingerprintChain } from "../../src/contract/persisted.ts";
 import { loadPacket } from "../../src/packet/load.ts";
 import { packetFingerprint } from "../../src/packet/fingerprint.ts";
-import { storeRootForPacket } from "../../src/control/store.ts";
+import { storeRootForPacket } from "../../src/store/paths.ts";
 import type { Prompt } from "../../src/packet/types.ts";
 
 async function prompt1(dir: string): Promise<Prompt> {

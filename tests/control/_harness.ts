@@ -2,7 +2,7 @@
 import { DEFAULT_VIEW, type View } from "../../src/events/types.ts";
 import type { AcceptedSteer, PlaneHooks } from "../../src/control/plane_types.ts";
 import { openPlane, type OpenPlaneOptions } from "../../src/control/plane.ts";
-import { storePaths } from "../../src/control/store.ts";
+import { storePaths } from "../../src/store/paths.ts";
 import { parseJsonLines } from "../../src/util/fs.ts";
 
 /** Fake hooks that record every call; the steer gate is mutable. */

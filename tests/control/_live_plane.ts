@@ -4,10 +4,10 @@
  *
  * Usage: deno run -A tests/control/_live_plane.ts <packetDir> <runId> [completed|failed|crash]
  */
-import { acquireLease } from "../../src/control/lease.ts";
+import { acquireLease } from "../../src/store/lease.ts";
 import { openPlane } from "../../src/control/plane.ts";
 import type { AcceptedSteer } from "../../src/control/plane_types.ts";
-import { storeRootForPacket } from "../../src/control/store.ts";
+import { storeRootForPacket } from "../../src/store/paths.ts";
 import { DEFAULT_VIEW } from "../../src/events/types.ts";
 
 const [packetDir, runId, ending = "completed"] = Deno.args;

@@ -4,7 +4,7 @@ import { tempDir } from "../support/fs.ts";
 import { writeDemoPacket } from "../control/_harness.ts";
 import { entryKey, promptEnv, unsatisfiableReasons } from "../../src/control/amend_checks.ts";
 import { amend } from "../../src/control/mod.ts";
-import { storeRootForPacket } from "../../src/control/store.ts";
+import { storeRootForPacket } from "../../src/store/paths.ts";
 import { loadPacket } from "../../src/packet/load.ts";
 
 Deno.test("entryKey() treats path spellings alike and everything else by canonical JSON", () => {

@@ -3,7 +3,7 @@ import { tempDir } from "../support/fs.ts";
 import { lines, PROMPT_01, writeDemoPacket } from "./_harness.ts";
 import { amend, contract, ControlError, relax } from "../../src/control/mod.ts";
 import { replaceVerifyBlock } from "../../src/control/persist.ts";
-import { storePaths, storeRootForPacket } from "../../src/control/store.ts";
+import { storePaths, storeRootForPacket } from "../../src/store/paths.ts";
 import { exists } from "../../src/util/fs.ts";
 
 async function code(p: Promise<unknown>): Promise<string> {

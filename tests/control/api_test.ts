@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
 import { RUN_ID, testPlane } from "./_harness.ts";
 import { ControlError, currentRun, log, outcome, setView, snapshot, steer } from "../../src/control/mod.ts";
-import { acquireLease } from "../../src/control/lease.ts";
+import { acquireLease } from "../../src/store/lease.ts";
 
 async function code(p: Promise<unknown>): Promise<string> {
   try {

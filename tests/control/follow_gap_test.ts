@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
 import { RUN_ID, testPlane } from "./_harness.ts";
 import { followRun, type StreamItem } from "../../src/control/follow.ts";
-import { acquireLease } from "../../src/control/lease.ts";
+import { acquireLease } from "../../src/store/lease.ts";
 import { EventAppender } from "../../src/control/event_log.ts";
 
 const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: null };

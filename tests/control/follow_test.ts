@@ -3,7 +3,7 @@ import { tempDir } from "../support/fs.ts";
 import { RUN_ID, testPlane } from "./_harness.ts";
 import { followRun, type StreamItem } from "../../src/control/follow.ts";
 import { LineReader } from "../../src/control/tail.ts";
-import { acquireLease } from "../../src/control/lease.ts";
+import { acquireLease } from "../../src/store/lease.ts";
 import { subscribe } from "../../src/control/mod.ts";
 
 const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: null };

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { tempDir } from "../support/fs.ts";
 import { body, lines, names, reqName, RUN_ID, startLivePlane, testPlane, writeDemoPacket } from "./_harness.ts";
-import { storePaths, storeRootForPacket } from "../../src/control/store.ts";
+import { storePaths, storeRootForPacket } from "../../src/store/paths.ts";
 
 type Make = (requests: string, outside: string) => Promise<string>;
 

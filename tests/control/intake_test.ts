@@ -171,7 +171,7 @@ Deno.test("the sweep leaves requests alone while a runner holds the lease", asyn
   const store = `${tmp.path}/s`;
   const { plane, paths } = await testPlane(store);
   try {
-    const { acquireLease } = await import("../../src/control/lease.ts");
+    const { acquireLease } = await import("../../src/store/lease.ts");
     const lease = await acquireLease(store, { runId: RUN_ID, packetDir: tmp.path, argv: ["run"] });
     try {
       const name = await dropRaw(store, reqName(), body("set_view", { diff: "full" }));

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describeLeftovers, readLeftovers } from "../../src/control/leftovers.ts";
-import type { LeaseState } from "../../src/control/lease.ts";
-import { recordSurvivors } from "../../src/lanes/containment.ts";
+import type { LeaseState } from "../../src/store/lease.ts";
+import { recordSurvivors } from "../../src/util/containment.ts";
 import { tempDir } from "../support/fs.ts";
 
 const DOWN: LeaseState = { state: "down", pid: null, hostname: null, info: null };

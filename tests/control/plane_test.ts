@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
 import { body, dropRaw, lines, names, readJson, reqName, RUN_ID, testPlane } from "./_harness.ts";
 import { nullPlane, openPlane } from "../../src/control/plane.ts";
-import { storePaths } from "../../src/control/store.ts";
+import { storePaths } from "../../src/store/paths.ts";
 import { DEFAULT_VIEW } from "../../src/events/types.ts";
 import { FakeHooks } from "./_harness.ts";
 import { steerCountsForRun } from "../../src/control/interventions.ts";

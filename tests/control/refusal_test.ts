@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
 import { RUN_ID, testPlane } from "./_harness.ts";
 import { ControlError, log, outcome, steer } from "../../src/control/mod.ts";
-import { acquireLease } from "../../src/control/lease.ts";
+import { acquireLease } from "../../src/store/lease.ts";
 import { dropSeam, steerParams } from "../../src/control/refusal.ts";
-import { passwdName } from "../../src/control/os_user.ts";
+import { passwdName } from "../../src/util/os_user.ts";
 
 Deno.test("passwdName(): the name of the line whose third field is the uid; comments and short lines skipped", () => {
   const text =

@@ -11,8 +11,8 @@ import {
   testPlane,
   writeDemoPacket,
 } from "./_harness.ts";
-import { acquireLease } from "../../src/control/lease.ts";
-import { storePaths, storeRootForPacket } from "../../src/control/store.ts";
+import { acquireLease } from "../../src/store/lease.ts";
+import { storePaths, storeRootForPacket } from "../../src/store/paths.ts";
 import { runCli } from "../support/cli.ts";
 import { STALE_REASON } from "../../src/control/stale.ts";
 

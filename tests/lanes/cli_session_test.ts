@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { claudeLane } from "../../src/lanes/claude.ts";
 import { codexLane } from "../../src/lanes/codex.ts";
-import { readProcStat } from "../../src/lanes/proc_tree.ts";
+import { readProcStat } from "../../src/util/proc_tree.ts";
 import { LaunchError } from "../../src/lanes/types.ts";
 import { tempDir } from "../support/fs.ts";
 import { drain, startWithCli, testOptions, testSpec, typesOf } from "./_support.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { claudeProfile } from "../../src/lanes/claude.ts";
 import { probeCli } from "../../src/lanes/cli_lane.ts";
-import { pidsWithEnv } from "../../src/lanes/proc_tree.ts";
+import { pidsWithEnv } from "../../src/util/proc_tree.ts";
 import { tempDir } from "../support/fs.ts";
 import { testOptions } from "./_support.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { idleTimeoutFor, ProviderProcess } from "../../src/lanes/process.ts";
-import { isSameProcessAlive, readProcStat } from "../../src/lanes/proc_tree.ts";
+import { isSameProcessAlive, readProcStat } from "../../src/util/proc_tree.ts";
 import { LaunchError } from "../../src/lanes/types.ts";
 import { tempDir } from "../support/fs.ts";
 

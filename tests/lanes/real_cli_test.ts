@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import type { ProviderEvent } from "../../src/events/types.ts";
 import { claudeLane } from "../../src/lanes/claude.ts";
 import { codexLane } from "../../src/lanes/codex.ts";
-import { listProcesses, readProcCmdline } from "../../src/lanes/proc_tree.ts";
+import { listProcesses, readProcCmdline } from "../../src/util/proc_tree.ts";
 import type { Lane, LaneSession, SessionSpec } from "../../src/lanes/types.ts";
 import { claudeEnv, codexEnv, e2eBinary } from "../support/e2e_env.ts";
 import { startFakeAnthropic } from "../support/fake_anthropic.ts";

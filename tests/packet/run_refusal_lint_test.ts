@@ -1,7 +1,7 @@
 /** The lint rules behind the run-time gate: `unknown_simulate_key`, `contract_without_items`, the refusal filter. */
 import assert from "node:assert/strict";
 import { lintSimulate } from "../../src/packet/simulate_lint.ts";
-import { lintPacket } from "../../src/packet/lint.ts";
+import { lintPacket } from "../../src/contract/packet_lint.ts";
 import { refusalLine, refusals, RUN_REFUSALS } from "../../src/run/lint_gate.ts";
 import type { Finding } from "../../src/packet/types.ts";
 import { tempDir } from "../support/fs.ts";

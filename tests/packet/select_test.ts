@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { blockedBy, type Selection, selectPrompts } from "../../src/packet/select.ts";
 import { loadPacket } from "../../src/packet/load.ts";
-import type { ProgressMap } from "../../src/run/progress.ts";
+import type { ProgressMap } from "../../src/store/progress.ts";
 import { NotFoundError, UsageError } from "../../src/errors.ts";
 import { tempDir } from "../support/fs.ts";
 import { promptText, writePacket } from "./_packet.ts";

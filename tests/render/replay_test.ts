@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { Envelope } from "../../src/events/types.ts";
 import { replayEvents, type ReplayOptions } from "../../src/render/replay.ts";
-import { storePaths } from "../../src/control/store.ts";
+import { storePaths } from "../../src/store/paths.ts";
 import { parseJsonOut, runCli } from "../support/cli.ts";
 import { initRepo, tempDir, writeFiles } from "../support/fs.ts";
 import { envelope, loadFixture } from "./_fixtures.ts";

@@ -1,7 +1,7 @@
 /** The pure recovery planner (docs/crash_recovery.md): progress.log + state.json + git facts → corrections. */
 import assert from "node:assert/strict";
 import { planRecovery, type RecoveryInput, resumedTarget, suffixShas } from "../../src/run/crash_recovery.ts";
-import type { ProgressMap } from "../../src/run/progress.ts";
+import type { ProgressMap } from "../../src/store/progress.ts";
 import { type AttemptRecord, emptyState, type PromptState, type StateDoc } from "../../src/run/state.ts";
 
 const RUN = "20261201T070000Z-AAAAAA";

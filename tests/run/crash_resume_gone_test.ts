@@ -4,7 +4,7 @@
  * backtrace), so the runner goes straight to a fresh session and shows the CLI's own message, not a frame.
  */
 import assert from "node:assert/strict";
-import { pidsWithEnv } from "../../src/lanes/proc_tree.ts";
+import { pidsWithEnv } from "../../src/util/proc_tree.ts";
 import { runCli, spawnCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
 import { makePacket, promptFile, readPrompts, waitFor } from "./support.ts";

@@ -5,7 +5,7 @@
  * and no process of the run survives.
  */
 import assert from "node:assert/strict";
-import { pidsWithEnv, readProcStat } from "../../src/lanes/proc_tree.ts";
+import { pidsWithEnv, readProcStat } from "../../src/util/proc_tree.ts";
 import { type CliResult, runCli, spawnCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
 import { makePacket, promptFile, readSnapshot, waitFor } from "./support.ts";

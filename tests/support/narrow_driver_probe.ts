@@ -4,7 +4,7 @@
  * Usage: narrow_driver_probe <fake cli> <scratch dir>
  */
 import { ProviderProcess } from "../../src/lanes/process.ts";
-import { readProcStat } from "../../src/lanes/proc_tree.ts";
+import { readProcStat } from "../../src/util/proc_tree.ts";
 import { runBounded } from "../../src/contract/bounded_process.ts";
 
 const [cli, dir] = Deno.args;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { runHelper } from "../../src/util/helper.ts";
-import { pidsWithEnv } from "../../src/lanes/proc_tree.ts";
+import { pidsWithEnv } from "../../src/util/proc_tree.ts";
 import { tempDir } from "../support/fs.ts";
 
 async function script(dir: string, body: string): Promise<string> {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { runState } from "../../src/workspace/run_state.ts";
 import { effectiveStatus } from "../../src/control/snapshot.ts";
-import { storePaths } from "../../src/control/store.ts";
+import { storePaths } from "../../src/store/paths.ts";
 import { tempDir } from "../support/fs.ts";
 
 async function writeSnapshot(storeRoot: string, text: string): Promise<void> {

@@ -2,7 +2,7 @@
 import type { CommandSpec } from "../frame.ts";
 import { resolveTarget } from "../target.ts";
 import { TARGET_FLAGS } from "../selection_flags.ts";
-import { lintPacket, type LintResult } from "../../packet/lint.ts";
+import { lintPacket, type LintResult } from "../../contract/packet_lint.ts";
 import { Exit } from "../../errors.ts";
 
 function plural(n: number, word: string): string {

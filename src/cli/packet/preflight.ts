@@ -3,7 +3,7 @@ import type { CommandContext, CommandSpec } from "../frame.ts";
 import { resolveTarget } from "../target.ts";
 import { TARGET_FLAGS } from "../selection_flags.ts";
 import { loadPacket } from "../../packet/load.ts";
-import { readinessReport, renderReadiness } from "../../packet/readiness.ts";
+import { readinessReport, renderReadiness } from "../../run/readiness.ts";
 import { laneFor } from "../../lanes/mod.ts";
 import type { ProviderName } from "../../packet/types.ts";
 import { Exit } from "../../errors.ts";

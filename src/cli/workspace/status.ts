@@ -2,23 +2,11 @@
 import type { CommandSpec } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
 import { statusRollup } from "../../control/rollup.ts";
-import { painter, stripAnsi } from "../../render/ansi.ts";
+import { painter } from "../../render/ansi.ts";
 import { loadWorkspaceManifest } from "../../workspace/manifest.ts";
-import { cloneLine, type WorkspaceSection, workspaceSection } from "../../workspace/status.ts";
+import { withCloneLines, workspaceSection } from "../../workspace/status.ts";
 import { formatStatus } from "../status.ts";
 import { resolveTarget } from "../target.ts";
-
-/** Insert the `workspace` lines (label padded to 11, continuation indented 13) before the `service` line (pure). */
-export function withCloneLines(report: string, section: WorkspaceSection, dim: (s: string) => string): string {
-  const lines = report.replace(/\n$/, "").split("\n");
-  const clone = section.repositories.map((c, i) =>
-    i === 0 ? `  ${dim("workspace".padEnd(11))}${cloneLine(c)}` : `${" ".repeat(13)}${cloneLine(c)}`
-  );
-  const service = lines.findIndex((l) => /^\s{2}service\b/.test(stripAnsi(l)));
-  const at = service >= 0 ? service : lines.length;
-  lines.splice(at, 0, ...clone);
-  return lines.join("\n") + "\n";
-}
 
 /** The command. */
 export const spec: CommandSpec = {

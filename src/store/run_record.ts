@@ -2,16 +2,16 @@
  * Run ids and run records (docs/reference/runner.md §10.5): `runs/<run_id>/run.json`, the `runs/current.json` pointer, the resume
  * rule, `--new-run` superseding, the fingerprint-change notice, and the run journal's lifecycle entries.
  */
-import { storePaths } from "../control/store.ts";
+import { storePaths } from "./paths.ts";
 import { atomicWriteStoreJson, ensureStoreDir, readStoreTextOrNull } from "../util/safe_fs.ts";
 import { newRunId, nowIso } from "../util/time.ts";
 import { appendJournal } from "./journal.ts";
-import { parseRunRecord, readCurrentRunRecord, resumeDecision, type RunRecord } from "../packet/run_record_read.ts";
+import { parseRunRecord, readCurrentRunRecord, resumeDecision, type RunRecord } from "./run_record_read.ts";
 
 /** Schema tag of `run.json`. */
 export const RUN_SCHEMA = "prompt_runner.run/v1";
 
-export type { RunRecord, RunState } from "../packet/run_record_read.ts";
+export type { RunRecord, RunState } from "./run_record_read.ts";
 
 /** Read one run record; null when missing or unreadable. */
 export async function readRunRecord(storeRoot: string, runId: string): Promise<RunRecord | null> {

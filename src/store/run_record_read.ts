@@ -2,7 +2,7 @@
  * Reading the run record (docs/reference/runner.md §10.5) and the pure resume decision shared by `plan` and `run`:
  * `runs/current.json` → `runs/<id>/run.json`.
  */
-import { storePaths } from "../control/store.ts";
+import { storePaths } from "./paths.ts";
 import { exists, readTextOrNull } from "../util/fs.ts";
 
 /** Run record states. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { decideRun, openRunRecord, readCurrentRun, type RunRecord } from "../../src/run/run_record.ts";
+import { decideRun, openRunRecord, readCurrentRun, type RunRecord } from "../../src/store/run_record.ts";
 import { isRunId } from "../../src/util/time.ts";
 import { tempDir } from "../support/fs.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
-import { acquireLease, leaseHeldMessage, processStartTicks, readLease } from "../../src/control/lease.ts";
+import { acquireLease, leaseHeldMessage, processStartTicks, readLease } from "../../src/store/lease.ts";
 import { LeaseHeldError } from "../../src/errors.ts";
 
 Deno.test("acquireLease() writes run.pid; a second holder fails with lease_held and the exact message", async () => {

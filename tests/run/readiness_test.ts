@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { checkRepo, readinessReport } from "../../src/packet/readiness.ts";
+import { checkRepo, readinessReport } from "../../src/run/readiness.ts";
 import { loadPacket } from "../../src/packet/load.ts";
 import { tempDir } from "../support/fs.ts";
-import { promptText, writePacket } from "./_packet.ts";
+import { promptText, writePacket } from "../packet/_packet.ts";
 
 Deno.test("checkRepo() reports git_unavailable when git cannot run", async () => {
   await using t = await tempDir();

@@ -1,4 +1,4 @@
-/** Helpers private to src/control: host identity, default author, byte lengths, small record guards. */
+/** Small shared helpers (used by control/ and store/): host identity, default author, byte lengths, record guards. */
 
 import { osUser } from "./os_user.ts";
 

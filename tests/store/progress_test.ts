@@ -5,7 +5,7 @@ import {
   parseProgressLenient,
   parseProgressLine,
   readProgress,
-} from "../../src/run/progress.ts";
+} from "../../src/store/progress.ts";
 import { RunFailedError } from "../../src/errors.ts";
 import { tempDir } from "../support/fs.ts";
 

@@ -7,7 +7,7 @@
  * `control/requests/` and `control/rejected/` are left to the inbox, which rejects such entries itself.
  */
 import { lstatStoreSync } from "../util/safe_fs.ts";
-import { storePaths } from "./store.ts";
+import { storePaths } from "./paths.ts";
 
 function scan(dir: string, want: "file" | "dir" | "any"): string[] {
   if (lstatStoreSync(dir, "dir") === null) return [];

@@ -10,9 +10,9 @@ import {
   readStoreTextOrNullSync,
   secureStoreRootSync,
 } from "../util/safe_fs.ts";
-import { storePaths } from "./store.ts";
-import { assertStoreIntact } from "./store_guard.ts";
-import { isRecord } from "./_internal.ts";
+import { storePaths } from "./paths.ts";
+import { assertStoreIntact } from "./guard.ts";
+import { isRecord } from "../util/common.ts";
 
 /** Schema tag of `store.json`. */
 export const STORE_SCHEMA = "prompt_runner.store/v1";

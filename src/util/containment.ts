@@ -5,9 +5,9 @@
  * inheritance (`/proc/<pid>/environ`), terminates them (SIGTERM, then SIGKILL), and reports what survived.
  * A process that clears its own environment cannot be found this way: a documented limit.
  */
-import { readTextOrNull } from "../util/fs.ts";
-import { atomicWriteStoreJson } from "../util/safe_fs.ts";
-import { nowIso } from "../util/time.ts";
+import { readTextOrNull } from "./fs.ts";
+import { atomicWriteStoreJson } from "./safe_fs.ts";
+import { nowIso } from "./time.ts";
 import {
   aliveRecordedAsync,
   pidsWithEnv,

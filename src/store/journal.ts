@@ -4,7 +4,7 @@
  * `run_failed`, `run_superseded`. Each line is appended with a single write and fsynced; a torn final line (a crash
  * mid-append) is moved to `journal.jsonl.torn.<n>` before the next append, so the journal stays valid JSON Lines.
  */
-import { storePaths } from "../control/store.ts";
+import { storePaths } from "./paths.ts";
 import { FILE_MODE } from "../util/fs.ts";
 import { appendStoreLine, ensureStoreDir, readStoreBytesOrNullSync } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";

@@ -3,9 +3,9 @@
  * probe, and (doctor) authoring warnings.
  */
 import type { ProbeResult } from "../lanes/types.ts";
-import type { ExecutionOptions, Packet } from "./types.ts";
-import { hasPlaceholderMarkers } from "./prompt_text.ts";
-import { discoverPromptFiles } from "./load.ts";
+import type { ExecutionOptions, Packet } from "../packet/types.ts";
+import { hasPlaceholderMarkers } from "../packet/prompt_text.ts";
+import { discoverPromptFiles } from "../packet/load.ts";
 import { runHelper } from "../util/helper.ts";
 
 /** Repo error kinds. */

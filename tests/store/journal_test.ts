@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { runCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
-import { appendJournal, journalPath, nextJournalSeq, splitTorn } from "../../src/run/journal.ts";
-import { makePacket, promptFile } from "./support.ts";
+import { appendJournal, journalPath, nextJournalSeq, splitTorn } from "../../src/store/journal.ts";
+import { makePacket, promptFile } from "../run/support.ts";
 
 const RUN = "20261130T120501Z-7QK2MD";
 const enc = new TextEncoder();

@@ -2,12 +2,12 @@
  * `packet lint` findings (docs/reference/packet.md §11, docs/reference/contract.md §11): everything the loader reports, the file-name rules,
  * and the contract rules of src/contract/lint.ts. Never runs git or commands.
  */
-import { lintContract } from "../contract/lint.ts";
-import { lintSimulate } from "./simulate_lint.ts";
-import { inspectPacket, type LoadOptions } from "./load.ts";
-import { filenamePrefix } from "./prompt_text.ts";
+import { lintContract } from "./lint.ts";
+import { lintSimulate } from "../packet/simulate_lint.ts";
+import { inspectPacket, type LoadOptions } from "../packet/load.ts";
+import { filenamePrefix } from "../packet/prompt_text.ts";
 import { normalizePromptId } from "../util/ids.ts";
-import type { Finding, Packet } from "./types.ts";
+import type { Finding, Packet } from "../packet/types.ts";
 
 /** The result of linting a packet. */
 export interface LintResult {

@@ -11,11 +11,11 @@ import {
   secureStoreRoot,
 } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
-import { storePaths } from "./store.ts";
-import { isRecord, localHostname } from "./_internal.ts";
-import { readProcStat } from "../lanes/proc_tree.ts";
+import { storePaths } from "./paths.ts";
+import { isRecord, localHostname } from "../util/common.ts";
+import { readProcStat } from "../util/proc_tree.ts";
 import { sendSignal } from "../util/signal.ts";
-import { reapEarlierRun, recordSurvivors, sweepRun } from "../lanes/containment.ts";
+import { reapEarlierRun, recordSurvivors, sweepRun } from "../util/containment.ts";
 
 /** A process group the runner started (a provider), with its start time in clock ticks. */
 export interface ProcessIdentity {

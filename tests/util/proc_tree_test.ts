@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { descendantsOf, parseProcStat, processIdentity, type ProcStat } from "../../src/lanes/proc_tree.ts";
+import { descendantsOf, parseProcStat, processIdentity, type ProcStat } from "../../src/util/proc_tree.ts";
 
 Deno.test("parseProcStat() reads pid, ppid, pgid, sid and start ticks past a command name with spaces and parens", () => {
   const text = "4242 (we ird) (name)) S 4000 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 100\n";
@@ -38,7 +38,7 @@ Deno.test("processIdentity() reports this process's group and start ticks", () =
 });
 
 Deno.test("listProcesses() and readProcStat() work under scoped permissions (no --allow-all) through cat", async () => {
-  const mod = new URL("../../src/lanes/proc_tree.ts", import.meta.url).href;
+  const mod = new URL("../../src/util/proc_tree.ts", import.meta.url).href;
   const dir = await Deno.makeTempDir({ prefix: "pr-proc-" });
   try {
     const script = `${dir}/probe.ts`;
@@ -70,12 +70,12 @@ console.log(JSON.stringify({ direct, count: listProcesses().length, pid: me?.pid
 Deno.test("readProcCmdline() returns a live process's command line and null for a gone one", async () => {
   const child = new Deno.Command("sleep", { args: ["5.123"], stdout: "null", stderr: "null" }).spawn();
   try {
-    const { readProcCmdline } = await import("../../src/lanes/proc_tree.ts");
+    const { readProcCmdline } = await import("../../src/util/proc_tree.ts");
     assert.match(readProcCmdline(child.pid) ?? "", /sleep 5\.123$/);
   } finally {
     child.kill("SIGKILL");
     await child.status;
   }
-  const { readProcCmdline } = await import("../../src/lanes/proc_tree.ts");
+  const { readProcCmdline } = await import("../../src/util/proc_tree.ts");
   assert.equal(readProcCmdline(child.pid), null);
 });

@@ -4,7 +4,7 @@
  * reruns everything.
  */
 import { RunFailedError } from "../errors.ts";
-import { storePaths } from "../control/store.ts";
+import { storePaths } from "./paths.ts";
 import {
   appendStoreLine,
   atomicWriteStoreText,

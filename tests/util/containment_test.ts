@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { readSurvivors, recordSurvivors, sweepByEnv, sweepRun } from "../../src/lanes/containment.ts";
-import { pidsWithEnv, readProcStat } from "../../src/lanes/proc_tree.ts";
+import { readSurvivors, recordSurvivors, sweepByEnv, sweepRun } from "../../src/util/containment.ts";
+import { pidsWithEnv, readProcStat } from "../../src/util/proc_tree.ts";
 import { tempDir } from "../support/fs.ts";
 
 function alive(pid: number): boolean {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readCurrentRunRecord, resumeDecision, type RunRecord } from "../../src/packet/run_record_read.ts";
+import { readCurrentRunRecord, resumeDecision, type RunRecord } from "../../src/store/run_record_read.ts";
 import { tempDir, writeFiles } from "../support/fs.ts";
 
 const record = (over: Partial<RunRecord> = {}): RunRecord => ({

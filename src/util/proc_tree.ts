@@ -2,9 +2,15 @@
  * Process-tree facts from `/proc` (Linux): identity with start ticks, descendants by parent links, and killing a
  * recorded process only while its start time still matches (so a reused pid is never signalled).
  */
-import type { ProcessIdentity } from "./types.ts";
-import { KILL_EXECUTABLE, sendSignal } from "../util/signal.ts";
-import { runHelper } from "../util/helper.ts";
+import { KILL_EXECUTABLE, sendSignal } from "./signal.ts";
+import { runHelper } from "./helper.ts";
+
+/** Process identity for the lease's `provider` field and orphan reaping. */
+export interface ProcessIdentity {
+  pid: number;
+  pgid: number;
+  start_ticks: number | null;
+}
 
 /** The fields of `/proc/<pid>/stat` the driver needs. */
 export interface ProcStat {
