@@ -132,7 +132,7 @@ Deno.test("checkNamedCode() catches a moved file and a renamed function", () => 
   };
   assert.deepEqual(checkNamedCode(doc, read), [
     'docs/architecture.md:3: "src/run/b.ts" does not exist',
-    'docs/architecture.md:3: "gone()" is not in src/run/b.ts',
+    'docs/architecture.md:3: "gone()" is not in src/run/b.ts, src/run/a.ts',
     'docs/architecture.md:4: "renamed()" is not in src/run/a.ts',
   ]);
 });

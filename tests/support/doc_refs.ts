@@ -150,25 +150,31 @@ const CALLED = /`(?:[\w$]+\.)*([\w$]+)\(\)`/g;
 
 /**
  * Check a contributor page that names code: every `src/….ts` path exists, and every function written as `` `name()` ``
- * (or `` `obj.name()` ``) occurs in one of the files named on the same line — or, on a line naming none, on the
- * nearest line above that does. `read` returns a file's text, or null when it does not exist.
+ * (or `` `obj.name()` ``) occurs in one of the files named on the same line or the next — or, on a line naming
+ * none, on the nearest line above that does. `read` returns a file's text, or null when it does not exist.
  */
 export function checkNamedCode(doc: DocFile, read: (path: string) => string | null): DocProblem[] {
   const problems: DocProblem[] = [];
   let files: string[] = [];
-  proseLines(doc.text).forEach((line, i) => {
+  const lines = proseLines(doc.text);
+  lines.forEach((line, i) => {
     const at = `${doc.path}:${i + 1}`;
     const named = [...line.matchAll(CODE_PATH)].map((m) => m[0]);
     if (named.length > 0) files = named;
     for (const p of named) if (read(p) === null) problems.push(`${at}: "${p}" does not exist`);
+    // A sentence wrapped by the formatter may name the file on the next line.
+    const next = [...(lines[i + 1] ?? "").matchAll(CODE_PATH)].map((m) => m[0]);
+    const candidates = [...files, ...next];
     for (const m of line.matchAll(CALLED)) {
       const name = m[1]!;
       const word = new RegExp(`(?<![\\w$])${name.replace(/\$/g, "\\$")}(?![\\w$])`);
-      const found = files.some((f) => {
+      const found = candidates.some((f) => {
         const text = read(f);
         return text !== null && word.test(text);
       });
-      if (!found) problems.push(`${at}: "${name}()" is not in ${files.length ? files.join(", ") : "any named file"}`);
+      if (!found) {
+        problems.push(`${at}: "${name}()" is not in ${candidates.length ? candidates.join(", ") : "any named file"}`);
+      }
     }
   });
   return [...new Set(problems)];
