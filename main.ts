@@ -1,6 +1,6 @@
 /**
  * prompt_runner entry point: parse argv, pick the subcommand, scope permissions to what it declares, run it, and
- * map errors to exit codes (cli.md §4).
+ * map errors to exit codes (docs/reference/cli.md §4).
  */
 import { COMMANDS, findCommand } from "./src/cli/registry.ts";
 import {

@@ -1,5 +1,5 @@
 /**
- * `deno task e2e`: the offline end-to-end suite with the real `claude` and `codex` CLIs (providers.md §7).
+ * `deno task e2e`: the offline end-to-end suite with the real `claude` and `codex` CLIs (docs/reference/providers.md §7).
  *
  * Installs the CLIs when missing (a visible SKIPPED notice and exit 0 when that is impossible), runs
  * `deno test -A tests/e2e/`, prints `N passed, N failed` parsed from Deno's summary, and fails when any process the

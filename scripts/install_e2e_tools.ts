@@ -1,7 +1,7 @@
 /**
  * Installs the real `claude` and `codex` CLIs for the offline end-to-end suite into the tools directory
  * (`PROMPT_RUNNER_E2E_TOOLS`, default `tests/.tools`) with npm — idempotent: nothing happens when both binaries are
- * present at the pinned versions (providers.md §7.2).
+ * present at the pinned versions (docs/reference/providers.md §7.2).
  *
  * Usage: deno run --allow-read --allow-write --allow-run --allow-env scripts/install_e2e_tools.ts
  * Exit 0 when both binaries work afterwards, 1 otherwise.

@@ -189,7 +189,7 @@ function isStreamDelta(o: Record<string, unknown>): boolean {
   return o.type === "stream_event" && ev?.type === "content_block_delta" && delta?.type === "text_delta";
 }
 
-/** The interrupt rule for a leg: readiness per control-plane.md §8.5, then a margin so the moment is unambiguous. */
+/** The interrupt rule for a leg: readiness per docs/reference/control-plane.md §8.5, then a margin so the moment is unambiguous. */
 function interruptPlan(cli: Cli, leg: Leg): InterruptPlan | undefined {
   if (!leg.interrupt) return undefined;
   const signal = leg.signal ?? "SIGINT";

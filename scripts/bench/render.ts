@@ -1,5 +1,5 @@
 /**
- * Render throughput (events-and-rendering.md §5–§10): compact, and studio with `diff: full` + `tool_output: full`,
+ * Render throughput (docs/reference/events-and-rendering.md §5–§10): compact, and studio with `diff: full` + `tool_output: full`,
  * each into a file sink, over a realistic synthetic event mix. The baseline writes `JSON.stringify` of the same
  * events into the same kind of sink in the same run. Each rate is the median of 5 timed passes (after a warm-up);
  * every pass must write output. Targets: studio ≥ 100,000 events/s, compact ≥ 300,000 events/s.

@@ -1,4 +1,4 @@
-/** `prompt_runner checklist sync [TARGET]` (cli.md §3.10, packet.md §8): write checklist files next to prompts. */
+/** `prompt_runner checklist sync [TARGET]` (docs/reference/cli.md §3.10, docs/reference/packet.md §8): write checklist files next to prompts. */
 import { basename, relative } from "node:path";
 import type { CommandContext, CommandSpec } from "./frame.ts";
 import { resolveTarget } from "./target.ts";

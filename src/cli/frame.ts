@@ -7,7 +7,7 @@ import type { TextOut } from "../util/mod.ts";
 
 export { denoOut, type TextOut } from "../util/text_out.ts";
 
-/** A Deno permission a subcommand may keep (cli.md §6). */
+/** A Deno permission a subcommand may keep (docs/reference/cli.md §6). */
 export type Permission = "read" | "write" | "run" | "net" | "env" | "sys";
 
 /** One flag of a subcommand. */

@@ -1,4 +1,4 @@
-/** `prompt_runner list [TARGET] [--json]` (cli.md §3.2, runner.md §11): prompts with their progress. */
+/** `prompt_runner list [TARGET] [--json]` (docs/reference/cli.md §3.2, docs/reference/runner.md §11): prompts with their progress. */
 import type { CommandSpec } from "./frame.ts";
 import { resolveTarget } from "./target.ts";
 import { TARGET_FLAGS } from "./selection_flags.ts";

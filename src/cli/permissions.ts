@@ -1,5 +1,5 @@
 /**
- * The permission sets subcommands keep (cli.md §6). src/cli/registry.ts assigns one to each command; the detached
+ * The permission sets subcommands keep (docs/reference/cli.md §6). src/cli/registry.ts assigns one to each command; the detached
  * start reads {@link RUNNER} here (not through the registry, which loads the command modules) for its child.
  */
 import type { Permission } from "./frame.ts";

@@ -1,4 +1,4 @@
-/** `prompt_runner plan [TARGET] [IDS…]` (runner.md §11, cli.md §3.1): what `run` would do, without doing it. */
+/** `prompt_runner plan [TARGET] [IDS…]` (docs/reference/runner.md §11, docs/reference/cli.md §3.1): what `run` would do, without doing it. */
 import type { CommandSpec } from "./frame.ts";
 import { resolveTarget } from "./target.ts";
 import { OVERRIDE_FLAGS, parseOverrides, parseSelection, SELECTION_FLAGS, TARGET_FLAGS } from "./selection_flags.ts";

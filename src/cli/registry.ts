@@ -1,5 +1,5 @@
 /**
- * Every subcommand with the Deno permissions it keeps (cli.md §6). This file is the single definition of those
+ * Every subcommand with the Deno permissions it keeps (docs/reference/cli.md §6). This file is the single definition of those
  * sets: main.ts revokes the rest at dispatch, `compile` bakes in their union, and black-box tests spawn each
  * command with exactly its set. Command modules load lazily so a quick command never pays for the runner.
  */
@@ -105,7 +105,7 @@ export const COMMANDS: CommandEntry[] = [
   {
     path: ["stop"],
     summary: "stop the live run gracefully",
-    // env: workspace ids resolve through $XDG_DATA_HOME (workspace.md §5).
+    // env: workspace ids resolve through $XDG_DATA_HOME (docs/reference/workspace.md §5).
     permissions: ["read", "run", "env", "sys"],
     load: () => import("./stop.ts"),
   },

@@ -1,6 +1,6 @@
 /**
  * `prompt_runner repair [TARGET] <id>`: one repair attempt for a prompt, built from its last recorded verification
- * (runner.md §8), then the usual decision table (further repairs while budget remains).
+ * (docs/reference/runner.md §8), then the usual decision table (further repairs while budget remains).
  */
 import { UsageError } from "../errors.ts";
 import type { CommandContext, CommandSpec } from "./frame.ts";

@@ -1,4 +1,4 @@
-/** `prompt_runner run [TARGET] [IDS…]` (cli.md §3.1, runner.md §1): execute prompts. */
+/** `prompt_runner run [TARGET] [IDS…]` (docs/reference/cli.md §3.1, docs/reference/runner.md §1): execute prompts. */
 import { type CommandContext, type CommandSpec, denoFlagsFor } from "./frame.ts";
 import { resolveTarget } from "./target.ts";
 import { OVERRIDE_FLAGS, parseOverrides, parseSelection, SELECTION_FLAGS, TARGET_FLAGS } from "./selection_flags.ts";
@@ -23,7 +23,7 @@ export function commitPolicy(flags: CommandContext["flags"]): CommitPolicy {
   return committer === "noop" ? "noop" : "git";
 }
 
-/** `--runtime-store file|memory|noop` (cli.md §3.1); default `file`. */
+/** `--runtime-store file|memory|noop` (docs/reference/cli.md §3.1); default `file`. */
 export function runtimeStore(flags: CommandContext["flags"]): RuntimeStore {
   const v = flags["runtime-store"];
   if (v === undefined || v === false) return "file";
@@ -33,7 +33,7 @@ export function runtimeStore(flags: CommandContext["flags"]): RuntimeStore {
 
 /**
  * `start`, and `run --detach`: start the runner in its own session with output to `<store>/logs/runner-<ts>.log`,
- * wait for its lease, print `{run_id, pid, store_root}` and return 0 (cli.md §3.1). Lives here, not in start.ts,
+ * wait for its lease, print `{run_id, pid, store_root}` and return 0 (docs/reference/cli.md §3.1). Lives here, not in start.ts,
  * so `run` and `start` do not import each other.
  */
 export async function startDetached(ctx: CommandContext): Promise<number> {
@@ -116,7 +116,7 @@ export const spec: CommandSpec = {
       overrides,
       newRun: f["new-run"] === true,
       verifyFirst: f["verify-first"] === true ? true : f["no-verify-first"] === true ? false : null,
-      // A workspace's failure_policy: continue_independent is --keep-going (workspace.md §1).
+      // A workspace's failure_policy: continue_independent is --keep-going (docs/reference/workspace.md §1).
       keepGoing: f["keep-going"] === true || target.workspace?.keepGoing === true,
       commit,
       skipPreflight: f["skip-preflight"] === true,

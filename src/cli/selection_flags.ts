@@ -1,5 +1,5 @@
 /**
- * Selection, execution-override and budget flags shared by `run` and `plan` (cli.md §3.1), with their parsing
+ * Selection, execution-override and budget flags shared by `run` and `plan` (docs/reference/cli.md §3.1), with their parsing
  * into a {@link Selection} and {@link OptionOverrides}. Invalid values are usage errors (exit 2).
  */
 import { UsageError } from "../errors.ts";

@@ -1,5 +1,5 @@
 /**
- * `prompt_runner start [TARGET] [IDS…] [run flags]`: `run` detached (cli.md §3.1 `--detach`). Starts the runner in
+ * `prompt_runner start [TARGET] [IDS…] [run flags]`: `run` detached (docs/reference/cli.md §3.1 `--detach`). Starts the runner in
  * its own session with output to `<store>/logs/runner-<ts>.log`, waits for its lease, prints
  * `{run_id, pid, store_root}` and exits 0. The work is {@link startDetached} in run.ts, shared with `run --detach`.
  */

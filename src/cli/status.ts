@@ -1,4 +1,4 @@
-/** `status [TARGET] [--json] [--watch]` (control-plane.md §13, workspace.md §8): the rollup report. */
+/** `status [TARGET] [--json] [--watch]` (docs/reference/control-plane.md §13, docs/reference/workspace.md §8): the rollup report. */
 import { type CommandContext, type CommandSpec, untilInterrupted } from "./frame.ts";
 import { resolveTarget } from "./target.ts";
 import { type StatusRollup, statusRollup, watchStatus } from "../control/mod.ts";
@@ -21,7 +21,7 @@ function wrap(text: string, width: number, indent: string): string {
   return lines.join(`\n${indent}`);
 }
 
-/** The human report (workspace.md §8.1). */
+/** The human report (docs/reference/workspace.md §8.1). */
 export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()): string {
   const stateColor = r.state === "running" || r.state === "completed"
     ? "green"
@@ -99,7 +99,7 @@ export const spec: CommandSpec = {
     if (ctx.flags.watch !== true) {
       const r = await statusRollup(opts);
       if (t.kind === "workspace" && t.workspace) {
-        // Workspace targets add the clone facts (workspace.md §8.2), read from files: status may not spawn git.
+        // Workspace targets add the clone facts (docs/reference/workspace.md §8.2), read from files: status may not spawn git.
         const { loadWorkspaceManifest } = await import("../workspace/manifest.ts");
         const { withCloneLines, workspaceSectionFromFiles } = await import("../workspace/status.ts");
         const section = await workspaceSectionFromFiles(await loadWorkspaceManifest(t.workspace.manifest));

@@ -1,4 +1,4 @@
-/** `stop [TARGET] [--grace DUR] [--force] [--json]` (cli.md §3.6): stop the live run gracefully. */
+/** `stop [TARGET] [--grace DUR] [--force] [--json]` (docs/reference/cli.md §3.6): stop the live run gracefully. */
 import type { CommandSpec } from "./frame.ts";
 import { LeaseHeldError, NotFoundError, RunFailedError, UsageError } from "../errors.ts";
 import { readLease } from "../store/lease.ts";

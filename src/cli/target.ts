@@ -1,5 +1,5 @@
 /**
- * Target resolution (cli.md §2): which packet or workspace a command addresses, its store root, and the positionals
+ * Target resolution (docs/reference/cli.md §2): which packet or workspace a command addresses, its store root, and the positionals
  * left for the command (ids, steer text). Workspaces resolve through src/workspace/resolve.ts, installed as the
  * workspace hook when this module loads, so every command's resolution path knows them.
  */
@@ -61,7 +61,7 @@ export interface ResolveTargetOptions {
 }
 
 /**
- * Workspace hook (workspace.md §5): resolves `--workspace M`, `.yml`/`.yaml` manifest positionals, registered
+ * Workspace hook (docs/reference/workspace.md §5): resolves `--workspace M`, `.yml`/`.yaml` manifest positionals, registered
  * workspace ids, and discovery from the cwd. It returns null when `value` does not name a workspace (then packet
  * rules apply), or a target. {@link defaultWorkspaceResolver} is installed by default.
  */
@@ -102,7 +102,7 @@ export const defaultWorkspaceResolver: WorkspaceResolver = async (input) => {
     packetFlag: input.packetFlag,
     cwd: input.cwd ?? Deno.cwd(),
     requirePacketBinding: input.requirePacketBinding ?? false,
-    // Writing commands create the store root on first use (workspace.md §3).
+    // Writing commands create the store root on first use (docs/reference/workspace.md §3).
     createStore: input.createStore ?? mayWrite,
   });
   if (!w) return null;
@@ -164,7 +164,7 @@ function workspaceUnsupported(what: string): NotFoundError {
 }
 
 /**
- * Resolve a command's target (cli.md §2): `--workspace M` (hook), `--packet P`, a first positional that is an
+ * Resolve a command's target (docs/reference/cli.md §2): `--workspace M` (hook), `--packet P`, a first positional that is an
  * existing directory (or a workspace manifest / id, via the hook), else the current directory. A positional that
  * looks like a target (contains `/` or ends `.yml`/`.yaml`) but does not resolve → `target_not_found` (exit 4).
  */

@@ -1,5 +1,5 @@
 /**
- * `prompt_runner verify [TARGET] [IDS…] [--json]` (cli.md §3.3): evaluate the enforced contracts of the selected
+ * `prompt_runner verify [TARGET] [IDS…] [--json]` (docs/reference/cli.md §3.3): evaluate the enforced contracts of the selected
  * prompts now, without a provider and without touching progress.log; every verification is appended to the
  * history with source `manual`.
  */

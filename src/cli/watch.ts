@@ -1,6 +1,6 @@
 /**
  * `watch [TARGET] [--every DUR] [--for DUR] [--require-running] [--require-progress] [--progress-timeout DUR]
- * [--once] [--json]` (cli.md §3.5): periodic health samples of the status rollup for unattended runs. A violation
+ * [--once] [--json]` (docs/reference/cli.md §3.5): periodic health samples of the status rollup for unattended runs. A violation
  * ends it with exit 1; samples are also appended to `<store>/acceptance/watch-<ts>.jsonl`.
  */
 import type { CommandContext, CommandSpec } from "./frame.ts";

@@ -1,5 +1,5 @@
 /**
- * Run one verification process under a deadline with bounded, merged output capture (contract.md §4 points 4–6).
+ * Run one verification process under a deadline with bounded, merged output capture (docs/reference/contract.md §4 points 4–6).
  * The child gets its own process group so the deadline can take down everything it started.
  */
 import { sendSignal } from "../util/signal.ts";

@@ -1,4 +1,4 @@
-/** Canonical JSON (sorted keys) and the contract digest (contract.md §7). */
+/** Canonical JSON (sorted keys) and the contract digest (docs/reference/contract.md §7). */
 
 /** JSON with object keys sorted recursively; arrays keep their order. */
 export function canonicalJson(value: unknown): string {

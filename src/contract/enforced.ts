@@ -1,4 +1,4 @@
-/** The enforced contract: amendment records folded over the packet contract, and the contract diff (§10). */
+/** The enforced contract: amendment records folded over the packet contract, and the contract diff (docs/reference/contract.md §10). */
 import { parseJsonLines } from "../util/fs.ts";
 import { readStoreTextOrNull } from "../util/safe_fs.ts";
 import { storePaths } from "../store/paths.ts";
@@ -82,7 +82,7 @@ export interface ContractDiffLine {
   entry: string;
 }
 
-/** The contract diff of §10: per clause (alphabetical) `same`, then `removed`, then `added` entries. */
+/** The contract diff of docs/reference/contract.md §10: per clause (alphabetical) `same`, then `removed`, then `added` entries. */
 export function contractDiff(packet: Contract, enforced: Contract): ContractDiffLine[] {
   const clauses = [...new Set([...Object.keys(packet), ...Object.keys(enforced)])].sort();
   const out: ContractDiffLine[] = [];

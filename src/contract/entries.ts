@@ -1,5 +1,5 @@
 /**
- * Entry shape checks (contract.md §3) shared by `packet lint` and the amend API (control-plane.md §9.2), plus the
+ * Entry shape checks (docs/reference/contract.md §3) shared by `packet lint` and the amend API (docs/reference/control-plane.md §9.2), plus the
  * path-escape test used for amendments and the `verify_path_escapes_repo` lint.
  */
 import { isAbsolute } from "node:path";
@@ -116,7 +116,7 @@ function jsonProblem(entry: Record<string, unknown>): string | null {
 }
 
 /**
- * Check one entry against its clause's shape (contract.md §3). Returns the problem as a sentence, or null when the
+ * Check one entry against its clause's shape (docs/reference/contract.md §3). Returns the problem as a sentence, or null when the
  * entry is well formed. Unknown clauses are reported too.
  */
 export function validateEntry(clause: string, entry: unknown): string | null {
@@ -215,7 +215,7 @@ function pathEscapesSync(repoRoot: string, rel: string): boolean {
   return !isWithin(canonicalPath(repoRoot), canonicalJoin(repoRoot, rel));
 }
 
-/** Whether `rel` escapes `repoRoot` (control-plane.md §9.2 `path_escapes_repo`). */
+/** Whether `rel` escapes `repoRoot` (docs/reference/control-plane.md §9.2 `path_escapes_repo`). */
 export function pathEscapes(repoRoot: string, rel: string): Promise<boolean> {
   return Promise.resolve(pathEscapesSync(repoRoot, rel));
 }

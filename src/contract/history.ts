@@ -1,4 +1,4 @@
-/** The verification history `<store>/verifications.jsonl` (runner.md §10.2) and amendment timing classes. */
+/** The verification history `<store>/verifications.jsonl` (docs/reference/runner.md §10.2) and amendment timing classes. */
 import { parseJsonLines } from "../util/fs.ts";
 import { appendStoreLine, createStoreFileOnceSync, readStoreTextOrNull, secureStoreRoot } from "../util/safe_fs.ts";
 import { storePaths } from "../store/paths.ts";
@@ -63,7 +63,7 @@ export async function latestVerification(
   return last ? { status: last.status, at: last.at } : null;
 }
 
-/** The amendment timing class for the latest verification (control-plane.md §9.3). */
+/** The amendment timing class for the latest verification (docs/reference/control-plane.md §9.3). */
 export function timingClass(latest: { status: "pass" | "fail" | "fault" } | null): TimingClass {
   if (latest === null) return "pre_verify";
   return latest.status === "pass" ? "post_success" : "post_failure";

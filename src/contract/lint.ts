@@ -1,4 +1,4 @@
-/** Contract lint rules (contract.md §11) with the message formats of cli.md §3.8. Static: no git, no commands. */
+/** Contract lint rules (docs/reference/contract.md §11) with the message formats of docs/reference/cli.md §3.8. Static: no git, no commands. */
 import { CLAUSES, type Contract } from "./types.ts";
 import type { Finding, Packet, Prompt } from "../packet/mod.ts";
 import { isLegacyCommand, isRecord, pick, validateEntry } from "./entries.ts";
@@ -64,7 +64,7 @@ function countItems(contract: Contract): number {
   return n;
 }
 
-/** Every contract lint finding of one prompt (errors and warnings of contract.md §11). */
+/** Every contract lint finding of one prompt (errors and warnings of docs/reference/contract.md §11). */
 export function lintContract(prompt: Prompt, packet: Packet): Finding[] {
   const findings: Finding[] = [];
   const add = (kind: string, severity: Finding["severity"], key: string | null, message: string) =>

@@ -1,5 +1,5 @@
 /**
- * `packet lint` findings (packet.md §11, contract.md §11): everything the loader reports, the file-name rules,
+ * `packet lint` findings (docs/reference/packet.md §11, docs/reference/contract.md §11): everything the loader reports, the file-name rules,
  * and the contract rules of src/contract/lint.ts. Never runs git or commands.
  */
 import { lintContract } from "./lint.ts";

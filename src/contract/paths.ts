@@ -1,4 +1,4 @@
-/** Path resolution for contract entries (contract.md §2): the repo index, entry forms and canonical paths. */
+/** Path resolution for contract entries (docs/reference/contract.md §2): the repo index, entry forms and canonical paths. */
 import { existsSync } from "node:fs";
 import { isAbsolute, join, normalize, relative, sep } from "node:path";
 
@@ -76,7 +76,7 @@ export function canonicalPath(abs: string): string {
   return abs;
 }
 
-/** Resolve an entry reference against the repo index and default scope (contract.md §2 table). */
+/** Resolve an entry reference against the repo index and default scope (docs/reference/contract.md §2 table). */
 export function resolveRef(ref: EntryRef, repos: RepoIndex, scope: string): ResolvedRef {
   if (ref.repo !== null) {
     const root = repos[ref.repo];

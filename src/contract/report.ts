@@ -1,4 +1,4 @@
-/** Human summaries of a verifier report: the one-line summary (contract.md §7) and fault lines (§8). */
+/** Human summaries of a verifier report: the one-line summary (docs/reference/contract.md §7) and fault lines (§8). */
 import type { ReportItem, VerifyReport } from "./types.ts";
 
 /** The first line of details, skipping a leading `[output truncated: …]` marker so the headline shows. */
@@ -48,7 +48,7 @@ function faultLine(item: ReportItem): string {
   return `${fault} ${item.kind} ${itemSubject(item)}: ${firstLineOf(item.details)}`;
 }
 
-/** One fault line per faulted item (contract.md §8). */
+/** One fault line per faulted item (docs/reference/contract.md §8). */
 export function faultLines(report: VerifyReport): string[] {
   return report.items.filter((i) => i.status === "fault").map(faultLine);
 }

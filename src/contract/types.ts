@@ -1,7 +1,7 @@
-/** Contract, verifier report and amendment types (contract.md, control-plane.md §5.4 and §9). */
+/** Contract, verifier report and amendment types (docs/reference/contract.md, docs/reference/control-plane.md §5.4 and §9). */
 import type { GitCache } from "./git.ts";
 
-/** The twelve clauses in evaluation order (contract.md §1). */
+/** The twelve clauses in evaluation order (docs/reference/contract.md §1). */
 export const CLAUSES = [
   "files_exist",
   "files_absent",
@@ -26,7 +26,7 @@ export type Contract = Record<string, unknown[]>;
 /** Item status. */
 export type ItemStatus = "pass" | "fail" | "fault";
 
-/** One report item (contract.md §7). Extra clause-specific fields are allowed. */
+/** One report item (docs/reference/contract.md §7). Extra clause-specific fields are allowed. */
 export interface ReportItem {
   id: string;
   clause: Clause;
@@ -46,7 +46,7 @@ export interface ReportItem {
 /** Where a verification came from. */
 export type VerifySource = "attempt" | "preflight" | "manual";
 
-/** The verifier report (contract.md §7). */
+/** The verifier report (docs/reference/contract.md §7). */
 export interface VerifyReport {
   schema: "prompt_runner.verify_report/v1";
   prompt_id: string;
@@ -64,10 +64,10 @@ export interface VerifyReport {
   contract_digest: string;
 }
 
-/** Amendment timing class (control-plane.md §9.3). */
+/** Amendment timing class (docs/reference/control-plane.md §9.3). */
 export type TimingClass = "pre_verify" | "post_failure" | "post_success";
 
-/** One line of `amendments/<prompt>.jsonl` (control-plane.md §5.4). */
+/** One line of `amendments/<prompt>.jsonl` (docs/reference/control-plane.md §5.4). */
 export interface AmendmentRecord {
   id: string;
   at: string;

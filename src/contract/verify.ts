@@ -1,4 +1,4 @@
-/** The verifier: evaluate an enforced contract against the workspace into the report of contract.md §7. */
+/** The verifier: evaluate an enforced contract against the workspace into the report of docs/reference/contract.md §7. */
 import {
   type AmendmentRecord,
   type Clause,

@@ -1,5 +1,5 @@
 /**
- * Amendment (control-plane.md §9): `contract` shows the packet and enforced contracts with their diff, `amend`
+ * Amendment (docs/reference/control-plane.md §9): `contract` shows the packet and enforced contracts with their diff, `amend`
  * adds requirements, `relax` removes them (with `confirm`). Validation happens first, in the §9.2 order, and nothing
  * is written on any error. Records go to `amendments/<prompt>.jsonl` and the audit log, each with one write + fsync.
  */
@@ -54,7 +54,7 @@ export interface RelaxOptions {
   runId?: string | null;
 }
 
-/** What `contract` returns (control-plane.md §13 `--json`). */
+/** What `contract` returns (docs/reference/control-plane.md §13 `--json`). */
 export interface ContractView {
   prompt_id: string;
   packet: Contract;
@@ -268,7 +268,7 @@ async function record(
 }
 
 /**
- * After the §9.2 checks: refuse an `add` of an entry already required (`entry_already_required`) and any amendment
+ * After the docs/reference/control-plane.md §9.2 checks: refuse an `add` of an entry already required (`entry_already_required`) and any amendment
  * after which the enforced contract could never pass (`unsatisfiable_contract`); see ./amend_checks.ts.
  */
 async function refuseIneffective(
@@ -291,7 +291,7 @@ async function currentRunId(storeRoot: string): Promise<string | null> {
 }
 
 /**
- * Add entries to a prompt's contract clause (§9). Validation order: `reason_required`, `unknown_clause`,
+ * Add entries to a prompt's contract clause (docs/reference/control-plane.md §9). Validation order: `reason_required`, `unknown_clause`,
  * `prompt_not_found`, `no_entries`, `invalid_entry`, `unknown_repo`, `path_escapes_repo`, `entry_already_required`,
  * `unsatisfiable_contract`. With `persist` the prompt file's `verify` block is rewritten first (every other byte
  * kept); if that fails nothing is recorded.
@@ -327,7 +327,7 @@ export async function amend(target: Target, promptId: string, opts: AmendOptions
 }
 
 /**
- * Remove or weaken a prompt's contract clause (§9). Validation order: `confirmation_required`, `reason_required`,
+ * Remove or weaken a prompt's contract clause (docs/reference/control-plane.md §9). Validation order: `confirmation_required`, `reason_required`,
  * `unknown_clause`, `prompt_not_found`, then for `replace`/`remove` the entries, then `unsatisfiable_contract` (a
  * narrowed `changed_paths_only`). Relaxing a clause the contract does not have is allowed and recorded.
  *

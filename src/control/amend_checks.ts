@@ -1,5 +1,5 @@
 /**
- * Amendment refusals beyond the entry shapes of control-plane.md §9.2 (docs/amendments.md): an `amend` that adds an
+ * Amendment refusals beyond the entry shapes of docs/reference/control-plane.md §9.2 (docs/amendments.md): an `amend` that adds an
  * entry the enforced contract already requires (`entry_already_required`), and any amendment after which the
  * contract can no longer pass (`unsatisfiable_contract`) — a file required to exist and to be absent, or a file the
  * session must create outside the `changed_paths_only` allow-list of its repo. Nothing runs: paths and git-free

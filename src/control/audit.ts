@@ -1,5 +1,5 @@
 /**
- * The runner's audit writer (control-plane.md §3.2–§3.3, §6.4): appends to `log.jsonl` with single writes on an
+ * The runner's audit writer (docs/reference/control-plane.md §3.2–§3.3, §6.4): appends to `log.jsonl` with single writes on an
  * O_APPEND descriptor, skipping keys already present (indexed at open), and writes receipts only if absent.
  */
 import { FILE_MODE, parseJsonLines, prettyJson } from "../util/fs.ts";

@@ -2,7 +2,7 @@
 import { exitOf, PromptRunnerError, type SingleExitCode } from "../errors.ts";
 
 /**
- * An error of the Control API (control-plane.md §12). `code` names it (`no_run`, `stale_run`, `empty_steer`, …);
+ * An error of the Control API (docs/reference/control-plane.md §12). `code` names it (`no_run`, `stale_run`, `empty_steer`, …);
  * `details` carries structured fields such as `current` for `stale_run` or `index` for `invalid_entry`.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * The runner's writer of `control/events.jsonl` (control-plane.md §5.1–§5.2): rotation of an earlier run's stream,
+ * The runner's writer of `control/events.jsonl` (docs/reference/control-plane.md §5.1–§5.2): rotation of an earlier run's stream,
  * `seq` continuation for a resumed run, and buffered appends flushed at least every 20 ms and at every boundary.
  */
 import { ensureStoreDirSync, lstatStoreSync, openStoreFileSync } from "../util/safe_fs.ts";

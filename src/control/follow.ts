@@ -1,5 +1,5 @@
 /**
- * Following a run's event stream (control-plane.md §11): replay, cursors, `resync` items, archives, and the end
+ * Following a run's event stream (docs/reference/control-plane.md §11): replay, cursors, `resync` items, archives, and the end
  * conditions — the run's `run_finished` line, a finished snapshot, a dead runner (synthetic `run_finished` with
  * status `abandoned`), rotation — so a follower never hangs on a dead run. Also follows `log.jsonl`.
  */
@@ -11,7 +11,7 @@ import { readLease } from "../store/lease.ts";
 import { ControlError } from "./errors.ts";
 import { readSnapshotOrNull } from "./snapshot.ts";
 
-/** Where a subscription starts (§11.2). */
+/** Where a subscription starts (docs/reference/control-plane.md §11.2). */
 export type Cursor = "start" | "current" | number | { runId: string; seq: number };
 
 /** Options of {@link followRun}. */

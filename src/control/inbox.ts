@@ -1,5 +1,5 @@
 /**
- * The request inbox (control-plane.md §6.3–§6.4, docs/control-protocol.md): lists `control/requests/`, claims each
+ * The request inbox (docs/reference/control-plane.md §6.3–§6.4, docs/control-protocol.md): lists `control/requests/`, claims each
  * entry by rename into the runner's private claim directory before touching it (so nothing can block the runner and
  * nothing gets two outcomes), rejects what it cannot use (refused names, non-files, oversized, undecodable,
  * ill-typed, too deep, other runs, unknown commands), hands `set_view` and `steer` to the plane for a decision, and
@@ -258,7 +258,7 @@ export class RequestInbox {
     return reject(ins.command, ins.params, ins.author, "unknown command");
   }
 
-  /** §6.4: (1) log unless keyed, (2) receipt if absent, (3) apply, (4) remove. A throw at 1–2 leaves it claimed. */
+  /** docs/reference/control-plane.md §6.4: (1) log unless keyed, (2) receipt if absent, (3) apply, (4) remove. A throw at 1–2 leaves it claimed. */
   #commit(name: string, d: Decision, remove: () => void): void {
     // A request retried after a failed receipt write keeps a refusal already logged for it.
     const refusedKey = `${name}:rejected`;

@@ -1,5 +1,5 @@
 /**
- * Intervention records `interventions/<prompt>.jsonl` (control-plane.md §5.3): the record shape and the rebuild of
+ * Intervention records `interventions/<prompt>.jsonl` (docs/reference/control-plane.md §5.3): the record shape and the rebuild of
  * per-prompt steer counts for one run, so a resumed run continues its budgets.
  */
 import { parseJsonLines } from "../util/fs.ts";

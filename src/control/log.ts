@@ -1,5 +1,5 @@
 /**
- * The control audit log `control/log.jsonl` (control-plane.md §3.3) and receipts `outcomes/<name>` (§3.2): entry
+ * The control audit log `control/log.jsonl` (docs/reference/control-plane.md §3.3) and receipts `outcomes/<name>` (§3.2): entry
  * and receipt shapes, and a tolerant reader (blank and undecodable lines are dropped).
  */
 import { parseJsonLines } from "../util/fs.ts";

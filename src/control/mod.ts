@@ -1,5 +1,5 @@
 /**
- * The Control API (control-plane.md §12): the one typed surface through which the CLI's `control` commands, the
+ * The Control API (docs/reference/control-plane.md §12): the one typed surface through which the CLI's `control` commands, the
  * dashboard and scripts read a run's state, follow its events, change its view, steer it and amend contracts.
  * No function writes to stdout, reads a terminal, or talks to the runner process: reads open files, writes drop
  * request files that the runner consumes at its next boundary.
@@ -47,13 +47,13 @@ async function readLogEntries(storeRoot: string): Promise<LogEntry[]> {
   return (await import("./log.ts")).readLogEntries(storeRoot);
 }
 
-/** The packet contract, the enforced contract, the amendments and their diff for one prompt (§9.7). */
+/** The packet contract, the enforced contract, the amendments and their diff for one prompt (docs/reference/control-plane.md §9.7). */
 export async function contract(target: Target, promptId: string): Promise<ContractView> {
   return (await import("./amend.ts")).contract(target, promptId);
 }
 
 /**
- * Add entries to a clause (`amend`, §9); see `./amend.ts` for the validation order. A refusal writes no amendment and
+ * Add entries to a clause (`amend`, docs/reference/control-plane.md §9); see `./amend.ts` for the validation order. A refusal writes no amendment and
  * is recorded in the audit log (`rejected`, with its reason) when the store root has a control directory.
  */
 export async function amend(target: Target, promptId: string, opts: AmendOptions): Promise<AmendmentRecord> {
@@ -63,7 +63,7 @@ export async function amend(target: Target, promptId: string, opts: AmendOptions
   });
 }
 
-/** Remove or weaken a clause (`relax`, needs `confirm: true`, §9). Refusals are recorded like {@link amend}'s. */
+/** Remove or weaken a clause (`relax`, needs `confirm: true`, docs/reference/control-plane.md §9). Refusals are recorded like {@link amend}'s. */
 export async function relax(target: Target, promptId: string, opts: RelaxOptions): Promise<AmendmentRecord> {
   const params = { clause: opts.clause, operation: opts.operation ?? "drop", entries: opts.entries ?? [] };
   const call = contractCall("relax", target, promptId, opts, { ...params, confirm: opts.confirm === true });
@@ -72,7 +72,7 @@ export async function relax(target: Target, promptId: string, opts: RelaxOptions
   });
 }
 
-/** The status rollup of a store root (workspace.md §8). */
+/** The status rollup of a store root (docs/reference/workspace.md §8). */
 export async function statusRollup(
   opts: { target: string; packetDir: string; storeRoot: string; kind?: "packet" | "workspace" },
 ): Promise<StatusRollup> {
@@ -87,16 +87,16 @@ export async function* watchStatus(
   yield* (await import("./rollup.ts")).watchStatus(opts, watch);
 }
 
-/** A store root named by its form (§2.1), or a plain packet directory path. */
+/** A store root named by its form (docs/reference/control-plane.md §2.1), or a plain packet directory path. */
 export type StoreRoot = { kind: "packet"; packetDir: string } | { kind: "state"; stateRoot: string };
 
-/** The address of a run: `{storeRoot, runId}` (§2.2). `storeRoot` is canonical. */
+/** The address of a run: `{storeRoot, runId}` (docs/reference/control-plane.md §2.2). `storeRoot` is canonical. */
 export interface RunRef {
   storeRoot: string;
   runId: string;
 }
 
-/** A snapshot as reported by the API: total (§4.3), with the lease and the derived `abandoned` status. */
+/** A snapshot as reported by the API: total (docs/reference/control-plane.md §4.3), with the lease and the derived `abandoned` status. */
 export interface Snapshot extends SnapshotRead {
   lease: { state: "up" | "down" | "unknown"; pid: number | null; hostname: string | null };
 }
@@ -170,7 +170,7 @@ export async function currentRun(root: string | StoreRoot): Promise<RunRef> {
 }
 
 /**
- * The live snapshot of a run (§4): total reading, the lease, and `abandoned` when the snapshot says `running` but
+ * The live snapshot of a run (docs/reference/control-plane.md §4): total reading, the lease, and `abandoned` when the snapshot says `running` but
  * no runner holds the lease. Errors: `no_run`, `stale_run` (details `current`), `invalid_snapshot`.
  *
  * @example
@@ -228,7 +228,7 @@ export async function log(ref: RunRef, opts: { allRuns?: boolean } = {}): Promis
 }
 
 /**
- * Follow a run's events (§11): replays from the cursor, then follows, and ends with one `run_finished` item (real,
+ * Follow a run's events (docs/reference/control-plane.md §11): replays from the cursor, then follows, and ends with one `run_finished` item (real,
  * or synthetic with status `abandoned` when the runner died). Breaking out of the loop or aborting `signal`
  * unsubscribes. `follow: false` delivers what exists and ends.
  *
@@ -343,7 +343,7 @@ async function dropRequest(
 }
 
 /**
- * Ask the live run to change its view (§7). Validated here first — no request is written on error
+ * Ask the live run to change its view (docs/reference/control-plane.md §7). Validated here first — no request is written on error
  * (`unknown_view_key`, `invalid_view_value`, `empty_view`); refuses a run that is not running
  * (`run_not_running`), also when it ends before taking the request. Every refusal is recorded in the audit log
  * (`rejected`, with its reason) when the store root has a control directory. Returns once the request file exists;
@@ -378,7 +378,7 @@ export async function setView(
 }
 
 /**
- * Send guidance to the live agent (§8). The text is trimmed; `empty_steer` and `steer_too_long` (over 8192 UTF-8
+ * Send guidance to the live agent (docs/reference/control-plane.md §8). The text is trimmed; `empty_steer` and `steer_too_long` (over 8192 UTF-8
  * bytes) are refused with no request written, as is a run that is not running (`run_not_running`). Refusals are
  * recorded like {@link setView}'s.
  *

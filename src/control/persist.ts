@@ -1,5 +1,5 @@
 /**
- * `persist: true` (control-plane.md §9.6): rewrite only the top-level `verify` block of a prompt file's front
+ * `persist: true` (docs/reference/control-plane.md §9.6): rewrite only the top-level `verify` block of a prompt file's front
  * matter — from its key line to the next top-level key or the closing `---` (inserted before the closing `---` when
  * absent) — keeping every other byte, comment and the body unchanged. The write is atomic.
  */

@@ -1,5 +1,5 @@
 /**
- * The runner side of the control plane (control-plane.md §4–§8): records events into `events.jsonl` and the
+ * The runner side of the control plane (docs/reference/control-plane.md §4–§8): records events into `events.jsonl` and the
  * snapshot, and consumes request files at boundaries with the §6.3 algorithm and §6.4 idempotency order. A run
  * without a store root uses {@link nullPlane}, which writes nothing at all.
  */
@@ -555,7 +555,7 @@ class FilePlane implements RunnerPlane {
 }
 
 /**
- * Open the control plane of a run (control-plane.md §6.5). Throws when the control directory cannot be created
+ * Open the control plane of a run (docs/reference/control-plane.md §6.5). Throws when the control directory cannot be created
  * (the run then aborts with exit 1).
  */
 export function openPlane(opts: OpenPlaneOptions): Promise<RunnerPlane & { readonly audit: AuditWriter }> {

@@ -1,5 +1,5 @@
 /**
- * The runner-side control plane contract (control-plane.md §4–§8): what the runner calls on every event and
+ * The runner-side control plane contract (docs/reference/control-plane.md §4–§8): what the runner calls on every event and
  * boundary, and the hooks through which the plane applies views and hands over accepted steers. Implemented by
  * src/control/plane.ts (files) and a null plane for runs without a store root.
  */
@@ -15,7 +15,7 @@ export interface EventContext {
   session_id: string | null;
 }
 
-/** Snapshot stages (control-plane.md §4.1). */
+/** Snapshot stages (docs/reference/control-plane.md §4.1). */
 export type Stage =
   | "starting"
   | "session"
@@ -66,7 +66,7 @@ export interface PlaneHooks {
   notice(text: string, level: "info" | "warning" | "error"): void;
 }
 
-/** Delivery facts recorded per delivered steer (control-plane.md §5.3). */
+/** Delivery facts recorded per delivered steer (docs/reference/control-plane.md §5.3). */
 export interface SteerDelivery {
   delivery: "interrupt_and_resume" | "restart_with_steer";
   prompt_id: string;

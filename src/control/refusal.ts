@@ -1,8 +1,8 @@
 /**
- * Refusals at the call (control-plane.md §10): every command that reaches the plane leaves an audit entry, and a
+ * Refusals at the call (docs/reference/control-plane.md §10): every command that reaches the plane leaves an audit entry, and a
  * refusal made by the Control API itself — invalid view value, empty steer, missing reason, missing confirmation, a
  * run that is not running, … — is appended to `control/log.jsonl` as `outcome: "rejected"` with its reason, in the
- * §3.3 shape (`request: null`, key `refusal:<unique id>`). The API does it, so the CLI and any dashboard get it for
+ * docs/reference/control-plane.md §3.3 shape (`request: null`, key `refusal:<unique id>`). The API does it, so the CLI and any dashboard get it for
  * free. Nothing else is written: no request file, no receipt, no amendment record. A store root without a control
  * directory (a packet that never ran, a mistyped path) has no plane to reach, and nothing is created for it.
  */
@@ -38,7 +38,7 @@ async function isControlDir(path: string): Promise<boolean> {
 }
 
 /**
- * The log entry of a refusal (§3.3 shape). The reason is the error's message, so `control log` shows the caller
+ * The log entry of a refusal (docs/reference/control-plane.md §3.3 shape). The reason is the error's message, so `control log` shows the caller
  * exactly what the caller was told.
  */
 function refusalEntry(call: RefusedCall, runId: string | null, reason: string): LogEntry {
@@ -83,7 +83,7 @@ async function recordRefusal(storeRoot: string, call: RefusedCall, error: Prompt
   }
 }
 
-/** The receipt of a taken-back request (§3.2), so `outcome()` answers it too; never overwrites one. */
+/** The receipt of a taken-back request (docs/reference/control-plane.md §3.2), so `outcome()` answers it too; never overwrites one. */
 async function writeReceiptIfAbsent(outcomes: string, entry: LogEntry): Promise<void> {
   const receipt: Receipt = {
     request: entry.request!,

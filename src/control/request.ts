@@ -1,5 +1,5 @@
 /**
- * Request files (control-plane.md §3.1): unique, time-ordered names and the write protocol — exclusive create in
+ * Request files (docs/reference/control-plane.md §3.1): unique, time-ordered names and the write protocol — exclusive create in
  * `control/.tmp/`, write, fsync, close, rename into `control/requests/` — so the runner only ever sees complete files.
  */
 import { writeViaTemp } from "../util/fs.ts";

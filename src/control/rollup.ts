@@ -1,5 +1,5 @@
 /**
- * The status rollup (workspace.md §8, packet kind): one reconciliation of the run record, the snapshot,
+ * The status rollup (docs/reference/workspace.md §8, packet kind): one reconciliation of the run record, the snapshot,
  * `progress.log`, `state.json`, the verification history, steering and amendment records and the lease. Reading is
  * tolerant: a damaged file, or one that exists but cannot be read, becomes `progress.error`, never a crash (an absent
  * file is simply empty). {@link readRollupInputs} performs every read; {@link summarizeRollup} is the pure summary.

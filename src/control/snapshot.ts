@@ -1,5 +1,5 @@
 /**
- * `snapshot.json` (control-plane.md §4): the document the runner writes, and a total reader that never fails on a
+ * `snapshot.json` (docs/reference/control-plane.md §4): the document the runner writes, and a total reader that never fails on a
  * partial or foreign document — missing fields take defaults and unknown enum values read as `unknown`/`null` — plus
  * the shared file readers and the `abandoned` rule every reader of the run status uses.
  */
@@ -60,7 +60,7 @@ export interface SnapshotDoc {
 /** Status as read: the written status, `unknown` for foreign values, or the derived `abandoned`. */
 export type ReadStatus = "running" | "completed" | "failed" | "abandoned" | "unknown";
 
-/** A snapshot as read (§4.3): total, with `status` possibly `unknown`. */
+/** A snapshot as read (docs/reference/control-plane.md §4.3): total, with `status` possibly `unknown`. */
 export interface SnapshotRead extends Omit<SnapshotDoc, "status" | "schema" | "stage"> {
   schema: string;
   status: ReadStatus;
@@ -83,7 +83,7 @@ const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
 const int = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? Math.max(0, Math.trunc(v)) : 0);
 const intOrNull = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? Math.trunc(v) : null);
 
-/** Read a decoded snapshot object totally (§4.3). Returns null when `run_id` is not a string. */
+/** Read a decoded snapshot object totally (docs/reference/control-plane.md §4.3). Returns null when `run_id` is not a string. */
 export function readSnapshotTotal(v: Record<string, unknown>): SnapshotRead | null {
   const runId = str(v.run_id);
   if (runId === null) return null;
@@ -140,7 +140,7 @@ export function readSnapshotTotal(v: Record<string, unknown>): SnapshotRead | nu
 }
 
 /**
- * The status readers report for a written run status (§4.3): `abandoned` when it says `running` but the lease is
+ * The status readers report for a written run status (docs/reference/control-plane.md §4.3): `abandoned` when it says `running` but the lease is
  * `down` (the runner died without closing the run); otherwise the status unchanged. The one place this rule lives:
  * the Control API, `status` and `workspace list` all derive it here.
  */
@@ -155,7 +155,7 @@ export type SnapshotFile =
   | { kind: "ok"; value: SnapshotRead };
 
 /**
- * Read `control/snapshot.json` of a store root totally (§4.3): `none` when it is missing or has no string `run_id`,
+ * Read `control/snapshot.json` of a store root totally (docs/reference/control-plane.md §4.3): `none` when it is missing or has no string `run_id`,
  * `invalid` when it is not a JSON object. I/O errors other than a missing file propagate.
  */
 export async function readSnapshotFile(storeRoot: string): Promise<SnapshotFile> {

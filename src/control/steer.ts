@@ -1,11 +1,11 @@
 /**
- * Steering decisions and texts (control-plane.md §8): the acceptance checks with their exact reasons, and the exact
+ * Steering decisions and texts (docs/reference/control-plane.md §8): the acceptance checks with their exact reasons, and the exact
  * prompts used to deliver steers by resuming the session or restarting it.
  */
 import { escapeControl } from "../util/escape.ts";
 import { utf8Length } from "../util/common.ts";
 
-/** Largest steer text in UTF-8 bytes (control-plane.md §6.6). */
+/** Largest steer text in UTF-8 bytes (docs/reference/control-plane.md §6.6). */
 export const MAX_STEER_BYTES = 8192;
 
 /** Outcome of {@link checkSteerText}: the trimmed text, or why it is refused. */
@@ -49,7 +49,7 @@ export interface SteerGateState {
 /** Outcome of {@link steerAcceptance}. */
 export type SteerAcceptance = { ok: true; text: string } | { ok: false; reason: string };
 
-/** The acceptance checks of control-plane.md §8.4, in order, with exact refusal reasons. */
+/** The acceptance checks of docs/reference/control-plane.md §8.4, in order, with exact refusal reasons. */
 export function steerAcceptance(text: unknown, gate: SteerGateState): SteerAcceptance {
   const checked = checkSteerText(text);
   if (!checked.ok) return { ok: false, reason: checked.reason };
@@ -70,7 +70,7 @@ export function steerFirstLine(text: string, max = 100): string {
   return escapeControl(line.length > max ? line.slice(0, max - 1) + "…" : line);
 }
 
-/** The resume prompt that delivers queued steers into the same session (control-plane.md §8.6, exact). */
+/** The resume prompt that delivers queued steers into the same session (docs/reference/control-plane.md §8.6, exact). */
 export function steerResumePrompt(texts: string[]): string {
   return [
     "Guidance from the operator, received while you were working:",
@@ -81,7 +81,7 @@ export function steerResumePrompt(texts: string[]): string {
   ].join("\n");
 }
 
-/** The prompt of a fresh session when the old one is gone: original prompt plus the steer block (§8.6, exact). */
+/** The prompt of a fresh session when the old one is gone: original prompt plus the steer block (docs/reference/control-plane.md §8.6, exact). */
 export function restartWithSteerPrompt(original: string, texts: string[]): string {
   return [
     original,

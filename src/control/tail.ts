@@ -1,5 +1,5 @@
 /**
- * The one tailer behind every follower (control-plane.md §11.1): wakes on `Deno.watchFs` of a directory plus a
+ * The one tailer behind every follower (docs/reference/control-plane.md §11.1): wakes on `Deno.watchFs` of a directory plus a
  * poll, reads from a byte offset through one open descriptor (so a rotated file is drained from its archive),
  * buffers an incomplete last line until its newline arrives, decodes only complete lines (a multi-byte character
  * split across reads is never corrupted), and skips lines that do not decode to JSON objects. Memory stays flat.

@@ -1,5 +1,5 @@
 /**
- * View validation (control-plane.md §7), identical in the API and the runner: values must be strings from the
+ * View validation (docs/reference/control-plane.md §7), identical in the API and the runner: values must be strings from the
  * allowed sets, the first error wins, and the refusal reasons are exact.
  */
 import { DEFAULT_VIEW, type View, VIEW_VALUES } from "../events/types.ts";

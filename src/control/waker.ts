@@ -1,5 +1,5 @@
 /**
- * Waking the runner for requests (control-plane.md §6.2): `Deno.watchFs` on `control/requests/` with a poll
+ * Waking the runner for requests (docs/reference/control-plane.md §6.2): `Deno.watchFs` on `control/requests/` with a poll
  * fallback; a watcher that errors, ends or reports an overflow (`rescan`) is re-armed, and every re-arm is followed
  * by a rescan so nothing that landed while unwatched waits for the poll. Events are hints only — the listing is the
  * truth — so the waker keeps a dirty flag and resolves waiters.

@@ -1,5 +1,5 @@
 /**
- * A directory watcher that re-arms itself, shared by the runner's request waker (control-plane.md §6.2) and the
+ * A directory watcher that re-arms itself, shared by the runner's request waker (docs/reference/control-plane.md §6.2) and the
  * followers' tailer (§11.1). Watch events are hints only: a watcher that fails or ends is replaced after a pause
  * (so one that keeps failing cannot spin), one whose owner reports an overflow is replaced at once, and the owner
  * hears of every gap — after a watcher ends and right after its replacement is armed — so it can rescan whatever

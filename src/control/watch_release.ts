@@ -1,5 +1,5 @@
 /**
- * When closing a `Deno.watchFs` watcher is safe (control-plane.md §6.2, docs/control-protocol.md "FIFOs and the file
+ * When closing a `Deno.watchFs` watcher is safe (docs/reference/control-plane.md §6.2, docs/control-protocol.md "FIFOs and the file
  * watcher"). On Linux the watcher's own thread opens new entries of the watched directory; opening a FIFO blocks that
  * thread until a writer appears, and a FIFO created and removed again before anyone opens it read+write leaves it
  * blocked for good (no writer can reach an unlinked FIFO). Closing such a watcher freezes the main thread at its next

@@ -1,4 +1,4 @@
-/** The JSON form of envelopes: encoding never drops an event (events-and-rendering.md §1). */
+/** The JSON form of envelopes: encoding never drops an event (docs/reference/events-and-rendering.md §1). */
 import type { Envelope } from "./types.ts";
 
 function replacer(_key: string, value: unknown): unknown {

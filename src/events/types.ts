@@ -1,5 +1,5 @@
 /**
- * The canonical event vocabulary (events-and-rendering.md §1–§3): one discriminated union that lanes produce and
+ * The canonical event vocabulary (docs/reference/events-and-rendering.md §1–§3): one discriminated union that lanes produce and
  * renderers, sinks and the control plane consume.
  */
 
@@ -34,7 +34,7 @@ export interface TokenUsage {
   cost_usd?: number;
 }
 
-/** `data` of each provider event type (events-and-rendering.md §2). */
+/** `data` of each provider event type (docs/reference/events-and-rendering.md §2). */
 export interface ProviderEventData {
   message_sent: { content: string; role: "user" };
   run_started: {
@@ -90,7 +90,7 @@ export interface ProviderEventData {
   run_cancelled: { reason: "interrupted_for_steer" | "operator_stop" };
 }
 
-/** The complete view (control-plane.md §7). */
+/** The complete view (docs/reference/control-plane.md §7). */
 export interface View {
   log_mode: "compact" | "verbose" | "studio";
   tool_output: "none" | "summary" | "preview" | "full";
@@ -98,7 +98,7 @@ export interface View {
   diff: "none" | "stat" | "full";
 }
 
-/** `data` of each runner event type (events-and-rendering.md §3). */
+/** `data` of each runner event type (docs/reference/events-and-rendering.md §3). */
 export interface RunnerEventData {
   run_opened: { packet: string; selection: string[]; resumed: boolean; view: View };
   prompt_started: {
@@ -139,7 +139,7 @@ export interface RunnerEventData {
   run_finished: { status: "completed" | "failed" | "abandoned"; reason?: string | null };
 }
 
-/** Why an attempt exists (runner.md §4). */
+/** Why an attempt exists (docs/reference/runner.md §4). */
 export type AttemptMode = "run" | "retry" | "repair" | "resume";
 
 /** Every provider event type name. */
@@ -180,7 +180,7 @@ export interface EnvelopeBase {
   hidden?: true;
 }
 
-/** One line of `control/events.jsonl` (events-and-rendering.md §1), discriminated by `type`. */
+/** One line of `control/events.jsonl` (docs/reference/events-and-rendering.md §1), discriminated by `type`. */
 export type Envelope =
   | {
     [K in ProviderEventType]: EnvelopeBase & { origin: "provider"; type: K; data: ProviderEventData[K] };
@@ -192,7 +192,7 @@ export type Envelope =
 /** An envelope of one specific type. */
 export type EnvelopeOf<K extends EventType> = Extract<Envelope, { type: K }>;
 
-/** Default launch view (events-and-rendering.md §6). */
+/** Default launch view (docs/reference/events-and-rendering.md §6). */
 export const DEFAULT_VIEW: Readonly<View> = Object.freeze({
   log_mode: "compact",
   tool_output: "summary",

@@ -1,6 +1,6 @@
 /**
- * The amp lane (providers.md §4, unverified): `amp -x <prompt> --stream-json …`; Claude-shaped events with usage
- * summed once per assistant message id (events-and-rendering.md §4.3).
+ * The amp lane (docs/reference/providers.md §4, unverified): `amp -x <prompt> --stream-json …`; Claude-shaped events with usage
+ * summed once per assistant message id (docs/reference/events-and-rendering.md §4.3).
  */
 import { createClaudeStreamParser } from "./claude_stream.ts";
 import { cliLane } from "./cli_lane.ts";

@@ -1,11 +1,11 @@
-/** The antigravity lane (providers.md §6, unverified): `agy -p <prompt> --output-format stream-json …`. */
+/** The antigravity lane (docs/reference/providers.md §6, unverified): `agy -p <prompt> --output-format stream-json …`. */
 import { createAntigravityStreamParser } from "./antigravity_stream.ts";
 import { cliLane } from "./cli_lane.ts";
 import type { FailureHint } from "./hints.ts";
 import type { CliProfile } from "./profile.ts";
 import type { Lane, SessionSpec } from "./types.ts";
 
-/** Failure hints of the antigravity lane: Google-style status words (providers.md §6, unverified). */
+/** Failure hints of the antigravity lane: Google-style status words (docs/reference/providers.md §6, unverified). */
 export const ANTIGRAVITY_FAILURE_HINTS: readonly FailureHint[] = [
   { class: "provider_auth_claim", kind: /UNAUTHENTICATED|PERMISSION_DENIED/i },
   { class: "provider_auth_claim", message: /UNAUTHENTICATED|PERMISSION_DENIED/ },

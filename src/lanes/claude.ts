@@ -6,7 +6,7 @@ import type { FailureHint } from "./hints.ts";
 import type { CliProfile } from "./profile.ts";
 import type { Lane, PermissionMode, SessionSpec } from "./types.ts";
 
-/** `permission_mode` → `--permission-mode` value (providers.md §1). */
+/** `permission_mode` → `--permission-mode` value (docs/reference/providers.md §1). */
 export const CLAUDE_PERMISSION_MODES: Readonly<Record<PermissionMode, string>> = {
   default: "default",
   auto: "acceptEdits",
@@ -14,7 +14,7 @@ export const CLAUDE_PERMISSION_MODES: Readonly<Record<PermissionMode, string>> =
   plan: "plan",
 };
 
-/** Failure hints of the claude lane, first match wins (providers.md §2). */
+/** Failure hints of the claude lane, first match wins (docs/reference/providers.md §2). */
 export const CLAUDE_FAILURE_HINTS: readonly FailureHint[] = [
   {
     class: "launch_failed",

@@ -1,6 +1,6 @@
 /**
  * Parser for Claude-shaped stream-json (`system`, `assistant`, `user`, `stream_event`, `result` lines), used by the
- * claude lane (events-and-rendering.md §4.1) and, with usage taken from assistant messages, by amp (§4.3).
+ * claude lane (docs/reference/events-and-rendering.md §4.1) and, with usage taken from assistant messages, by amp (§4.3).
  */
 import type { ProviderErrorInfo, ProviderEvent, TokenUsage } from "../events/mod.ts";
 import { arr, isObject, type JsonObject, num, obj, str, textOf } from "./_json.ts";

@@ -38,7 +38,7 @@ export function whichExecutable(exe: string, pathVar: string | undefined = envGe
   return null;
 }
 
-/** Run `<bin> --version` for preflight (providers.md §1). Never throws. */
+/** Run `<bin> --version` for preflight (docs/reference/providers.md §1). Never throws. */
 export async function probeCli(
   profile: CliProfile,
   options: SessionOptions,

@@ -1,7 +1,7 @@
 /**
  * The one generic `LaneSession` every CLI lane uses: spawns the profile's command over the shared driver, maps
  * stdout lines to canonical events through the profile's parser, applies the readiness rule, and turns the way the
- * process ended into the stream's terminal event and {@link StreamEnd} (events-and-rendering.md §4, runner.md §4).
+ * process ended into the stream's terminal event and {@link StreamEnd} (docs/reference/events-and-rendering.md §4, docs/reference/runner.md §4).
  */
 import type { ProviderErrorInfo, ProviderEvent, ProviderEventData } from "../events/mod.ts";
 import { classifyHint } from "./hints.ts";

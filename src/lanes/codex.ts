@@ -6,7 +6,7 @@ import type { FailureHint } from "./hints.ts";
 import { type CliProfile, promptArgs } from "./profile.ts";
 import type { Lane, PermissionMode, SessionSpec } from "./types.ts";
 
-/** `permission_mode` → `sandbox_mode` value; `bypass` uses the bypass flag on fresh sessions (providers.md §1). */
+/** `permission_mode` → `sandbox_mode` value; `bypass` uses the bypass flag on fresh sessions (docs/reference/providers.md §1). */
 export const CODEX_SANDBOX_MODES: Readonly<Record<PermissionMode, string>> = {
   default: "read-only",
   auto: "workspace-write",
@@ -14,7 +14,7 @@ export const CODEX_SANDBOX_MODES: Readonly<Record<PermissionMode, string>> = {
   plan: "read-only",
 };
 
-/** Failure hints of the codex lane, first match wins (providers.md §3). */
+/** Failure hints of the codex lane, first match wins (docs/reference/providers.md §3). */
 export const CODEX_FAILURE_HINTS: readonly FailureHint[] = [
   { class: "provider_auth_claim", kind: /invalid_api_key/ },
   { class: "provider_auth_claim", status: [401] },

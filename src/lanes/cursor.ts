@@ -1,11 +1,11 @@
-/** The cursor lane (providers.md §5, unverified): `agent -p --trust --output-format stream-json … <prompt>`. */
+/** The cursor lane (docs/reference/providers.md §5, unverified): `agent -p --trust --output-format stream-json … <prompt>`. */
 import { cliLane } from "./cli_lane.ts";
 import { createCursorStreamParser } from "./cursor_stream.ts";
 import type { FailureHint } from "./hints.ts";
 import { type CliProfile, laneOpts, optString, promptArgs } from "./profile.ts";
 import type { Lane, SessionSpec } from "./types.ts";
 
-/** Failure hints of the cursor lane (providers.md §5, unverified). */
+/** Failure hints of the cursor lane (docs/reference/providers.md §5, unverified). */
 export const CURSOR_FAILURE_HINTS: readonly FailureHint[] = [
   { class: "provider_auth_claim", message: /\blog ?in\b|authenticat|api key/i },
   { class: "provider_rate_limit", message: /rate limit|usage limit|too many requests/i },

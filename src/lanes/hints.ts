@@ -1,17 +1,17 @@
-/** Failure hints: a lane's structured error facts → failure classes (runner.md §5 step 3), kept as data. */
+/** Failure hints: a lane's structured error facts → failure classes (docs/reference/runner.md §5 step 3), kept as data. */
 
 /**
  * One hint. Every field that is present must match (status in the list or range, kind and message by pattern);
  * the first matching hint of a lane wins.
  */
 export interface FailureHint {
-  /** Failure class of runner.md §5 (`provider_rate_limit`, `launch_failed`, …). */
+  /** Failure class of docs/reference/runner.md §5 (`provider_rate_limit`, `launch_failed`, …). */
   class: string;
   status?: readonly number[];
   statusRange?: readonly [number, number];
   kind?: RegExp;
   message?: RegExp;
-  /** Explicit recovery map for the envelope (runner.md §5 step 2), e.g. `{retryable: false}`. */
+  /** Explicit recovery map for the envelope (docs/reference/runner.md §5 step 2), e.g. `{retryable: false}`. */
   recovery?: Record<string, unknown>;
   /** A remedy appended to the stream's error message. */
   note?: string;

@@ -91,7 +91,7 @@ export function laneFor(name: string): Lane {
   return lane;
 }
 
-/** Every lane, in the order of packet.md §3. */
+/** Every lane, in the order of docs/reference/packet.md §3. */
 export function allLanes(): Lane[] {
   return [...LANES];
 }

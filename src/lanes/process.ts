@@ -1,7 +1,7 @@
 /**
- * The shared process driver of every CLI lane (providers.md §1): spawns the provider detached in its own process
+ * The shared process driver of every CLI lane (docs/reference/providers.md §1): spawns the provider detached in its own process
  * group with stdin closed, splits stdout into lines, keeps stderr in a ring buffer, enforces the idle and session
- * timeouts, and runs the interrupt procedure of control-plane.md §8.5 so that no provider or tool process survives.
+ * timeouts, and runs the interrupt procedure of docs/reference/control-plane.md §8.5 so that no provider or tool process survives.
  */
 import { LaunchError, type ProcessIdentity } from "./types.ts";
 import { spawnRetryingBusy } from "../util/spawn.ts";
@@ -17,7 +17,7 @@ import {
 } from "../util/proc_tree.ts";
 import { SESSION_TOKEN_ENV, sweepByEnv } from "../util/containment.ts";
 
-/** A stdout line longer than this is a `protocol_error` (providers.md §1). */
+/** A stdout line longer than this is a `protocol_error` (docs/reference/providers.md §1). */
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;
 /** Size of the stderr ring buffer. */
 export const STDERR_RING_BYTES = 64 * 1024;
@@ -26,7 +26,7 @@ export const KILL_AFTER_TERM_MS = 3000;
 /** Largest delay `setTimeout` accepts. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-/** The stream idle timeout for a session bound (packet.md §10): `max(120000, timeout + 30000)` ms. */
+/** The stream idle timeout for a session bound (docs/reference/packet.md §10): `max(120000, timeout + 30000)` ms. */
 export function idleTimeoutFor(timeoutMs: number): number {
   return Math.max(120_000, timeoutMs + 30_000);
 }
@@ -224,7 +224,7 @@ export class ProviderProcess {
   }
 
   /**
-   * The interrupt procedure (control-plane.md §8.5 steps 2–3): record descendants, SIGINT the group, SIGTERM after
+   * The interrupt procedure (docs/reference/control-plane.md §8.5 steps 2–3): record descendants, SIGINT the group, SIGTERM after
    * `graceMs`, SIGKILL `killAfterTermMs` later, then kill recorded descendants still alive. Resolves when all is
    * gone. Concurrent calls share one procedure.
    */

@@ -1,5 +1,5 @@
 /**
- * The data-driven shape of a CLI lane (providers.md §1): command and resume builders, a parser factory, readiness
+ * The data-driven shape of a CLI lane (docs/reference/providers.md §1): command and resume builders, a parser factory, readiness
  * markers, the session-not-found pattern, failure hints and transport facts. One generic session
  * (src/lanes/cli_session.ts) runs every profile over the shared process driver.
  */
@@ -23,7 +23,7 @@ export interface ParseContext {
   interruptReason(): "interrupted_for_steer" | "operator_stop" | null;
 }
 
-/** Raw stdout line → canonical events (events-and-rendering.md §4). Stateful per stream. */
+/** Raw stdout line → canonical events (docs/reference/events-and-rendering.md §4). Stateful per stream. */
 export interface LineParser {
   /** A line that decoded as a JSON object. */
   json(raw: JsonObject): ParsedLine;
@@ -31,7 +31,7 @@ export interface LineParser {
   text?(line: string): ParsedLine;
 }
 
-/** A raw line after which an interrupt becomes safe, `delayMs` later (control-plane.md §8.5 step 1). */
+/** A raw line after which an interrupt becomes safe, `delayMs` later (docs/reference/control-plane.md §8.5 step 1). */
 export interface ReadinessMarker {
   description: string;
   match(raw: JsonObject): boolean;
@@ -40,7 +40,7 @@ export interface ReadinessMarker {
 
 /** Transport facts kept for documentation, preflight and renderers. */
 export interface TransportFacts {
-  /** Tool names whose events carry their own patch (events-and-rendering.md §8). */
+  /** Tool names whose events carry their own patch (docs/reference/events-and-rendering.md §8). */
   patchInEvent: readonly string[];
   /** Which events carry usage and whether it is cumulative. */
   usage: string;

@@ -1,5 +1,5 @@
 /**
- * The simulated lane (packet.md §7): plays a prompt's `simulate:` script in-process — no executable, no network —
+ * The simulated lane (docs/reference/packet.md §7): plays a prompt's `simulate:` script in-process — no executable, no network —
  * so every recovery and control path can be exercised deterministically. The error-kind table and the default
  * failure envelopes live here, not in the runner.
  */
@@ -8,7 +8,7 @@ import type { SessionOptions } from "./types.ts";
 import type { Lane, LaneSession, ProbeResult, SessionSpec, StreamEnd } from "./types.ts";
 import { ScriptWriter } from "./simulated_cursor.ts";
 
-/** Default envelope facts of one simulated error kind (packet.md §7 table). */
+/** Default envelope facts of one simulated error kind (docs/reference/packet.md §7 table). */
 export interface SimulatedKindFacts {
   class: string;
   retryable: boolean;
@@ -40,7 +40,7 @@ export function simulatedKindFacts(kind: string): SimulatedKindFacts {
   return KIND_TABLE[kind] ?? KIND_TABLE.provider_runtime_claim!;
 }
 
-/** Booleans are true only for `true`, `"true"`, `"TRUE"`, `"1"`, `1` (packet.md §7). */
+/** Booleans are true only for `true`, `"true"`, `"TRUE"`, `"1"`, `1` (docs/reference/packet.md §7). */
 export function simBool(v: unknown): boolean {
   return v === true || v === "true" || v === "TRUE" || v === "1" || v === 1;
 }

@@ -114,9 +114,9 @@ export type StreamEnd =
     code: string;
     message: string;
     providerError: ProviderErrorInfo;
-    /** Failure class from the lane's structured hints (runner.md §5 step 3), when it knows one. */
+    /** Failure class from the lane's structured hints (docs/reference/runner.md §5 step 3), when it knows one. */
     hintClass: string | null;
-    /** Explicit recovery map (simulated `error.recovery`, runner.md §5 step 2). */
+    /** Explicit recovery map (simulated `error.recovery`, docs/reference/runner.md §5 step 2). */
     recovery: Record<string, unknown> | null;
     exitCode: number | null;
     stderrTail: string;
@@ -134,7 +134,7 @@ export interface LaneSession {
   events: AsyncIterable<ProviderEvent>;
   /** Provider session id once known. */
   readonly sessionId: string | null;
-  /** Whether an interrupt is safe now (readiness rule, control-plane.md §8.5). */
+  /** Whether an interrupt is safe now (readiness rule, docs/reference/control-plane.md §8.5). */
   isReady(): boolean;
   /** Resolves when ready, or when the stream ends first (then `isReady()` stays false). */
   whenReady(): Promise<void>;

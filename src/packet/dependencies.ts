@@ -1,4 +1,4 @@
-/** `depends_on` graph helpers (packet.md §5, runner.md §3): cycle detection and the blocking check. */
+/** `depends_on` graph helpers (docs/reference/packet.md §5, docs/reference/runner.md §3): cycle detection and the blocking check. */
 
 /** A prompt as far as dependencies are concerned. */
 export interface DependencyNode {
@@ -39,7 +39,7 @@ export function dependencyCycle(nodes: readonly DependencyNode[]): string[] | nu
 }
 
 /**
- * The blocking check of runner.md §3: the prompt's `depends_on` ids that are not in `completedIds` (completed
+ * The blocking check of docs/reference/runner.md §3: the prompt's `depends_on` ids that are not in `completedIds` (completed
  * earlier in this run or `completed` in progress.log), in declaration order.
  */
 export function blockedBy(prompt: DependencyNode, completedIds: ReadonlySet<string> | readonly string[]): string[] {

@@ -1,4 +1,4 @@
-/** A collector for load and lint findings (packet.md §11) shared by the loader and `packet lint`. */
+/** A collector for load and lint findings (docs/reference/packet.md §11) shared by the loader and `packet lint`. */
 import type { Finding } from "./types.ts";
 
 /** Where a finding points. */

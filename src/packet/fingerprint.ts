@@ -1,5 +1,5 @@
 /**
- * The packet fingerprint (runner.md §10.5): SHA-256 of canonical JSON of every prompt's identity, body, contract,
+ * The packet fingerprint (docs/reference/runner.md §10.5): SHA-256 of canonical JSON of every prompt's identity, body, contract,
  * script, recovery and execution overrides, plus the normalised manifest options. Amendments are state, not part
  * of it; CLI flags are not part of it either.
  */

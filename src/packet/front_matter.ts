@@ -1,5 +1,5 @@
 /**
- * The shared front-matter file format of manifests, prompts and profiles (packet.md §2): a `---` line, a YAML
+ * The shared front-matter file format of manifests, prompts and profiles (docs/reference/packet.md §2): a `---` line, a YAML
  * mapping, a closing `---` line, then the markdown body.
  */
 import { parseYaml, YamlSyntaxError } from "../util/yaml.ts";

@@ -1,5 +1,5 @@
 /**
- * Load a packet directory (packet.md): manifest, profile, prompts, option layering and dependency validation.
+ * Load a packet directory (docs/reference/packet.md): manifest, profile, prompts, option layering and dependency validation.
  * {@link inspectPacket} collects every finding for `packet lint`; {@link loadPacket} throws the first error.
  */
 import { findingCode, NotFoundError, PacketError, UsageError } from "../errors.ts";
@@ -29,13 +29,13 @@ export interface LoadOptions {
   /** Environment used for `PROMPT_RUNNER_*`, `XDG_CONFIG_HOME`, `HOME` (default: the process environment). */
   env?: Record<string, string>;
   /**
-   * Workspace repo mapping (workspace.md §6.2): replaces each repo's path (a clone path) and rewrites author-machine
+   * Workspace repo mapping (docs/reference/workspace.md §6.2): replaces each repo's path (a clone path) and rewrites author-machine
    * paths in prompt bodies. Default: the remap registered for the packet dir with {@link registerRepoRemap}, if any.
    */
   repoRemap?: RepoRemap;
 }
 
-/** How a workspace maps a packet's repos onto its clones (workspace.md §6.2). */
+/** How a workspace maps a packet's repos onto its clones (docs/reference/workspace.md §6.2). */
 export interface RepoRemap {
   /** The path the repo is used at; throws a `PacketError` (exit 3) when the repo has no workspace counterpart. */
   repoPath(repo: Readonly<Repo>): string;

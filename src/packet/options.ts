@@ -1,5 +1,5 @@
 /**
- * Option keys, enum validation, provider aliases and the layering of packet.md §9: flags > prompt > manifest >
+ * Option keys, enum validation, provider aliases and the layering of docs/reference/packet.md §9: flags > prompt > manifest >
  * profile > env > defaults. Maps merge recursively; scalars and lists replace.
  */
 import { DEFAULT_VIEW } from "../events/types.ts";
@@ -75,7 +75,7 @@ export const PROVIDER_BAG_KEYS: ReadonlySet<string> = new Set([
   "include_partial_messages",
 ]);
 
-/** Execution keys a prompt may override (packet.md §4), besides the provider bags and `recovery`. */
+/** Execution keys a prompt may override (docs/reference/packet.md §4), besides the provider bags and `recovery`. */
 export const PROMPT_EXECUTION_KEYS = [
   "provider",
   "model",
@@ -109,7 +109,7 @@ export const MANIFEST_OPTION_KEYS: readonly string[] = [
 const STRING_KEYS = new Set(["model", "reasoning_effort", "system_prompt", "append_system_prompt"]);
 const POSITIVE_INT_KEYS = new Set(["max_turns", "diff_max_lines", "tool_output_max_lines"]);
 
-/** The per-session bound when nothing valid is set: 7 days (packet.md §10). */
+/** The per-session bound when nothing valid is set: 7 days (docs/reference/packet.md §10). */
 export const MAX_TIMEOUT_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** A normalised option layer: validated values only, keys as strings. */
@@ -319,7 +319,7 @@ export interface BudgetOverrides {
   max_steers?: number;
 }
 
-/** Build {@link ExecutionOptions} from a merged layer (packet.md §9; provider inferred from the model). */
+/** Build {@link ExecutionOptions} from a merged layer (docs/reference/packet.md §9; provider inferred from the model). */
 export function resolveExecutionOptions(merged: OptionLayer, budgets: BudgetOverrides = {}): ExecutionOptions {
   const str = (k: string): string | null => (typeof merged[k] === "string" ? merged[k] as string : null);
   const int = (k: string, d: number): number => (typeof merged[k] === "number" ? merged[k] as number : d);

@@ -1,4 +1,4 @@
-/** Profiles (packet.md §9): the config home, its `config.md` default, `profiles/<name>.md`, and three built-ins. */
+/** Profiles (docs/reference/packet.md §9): the config home, its `config.md` default, `profiles/<name>.md`, and three built-ins. */
 import { FrontMatterSyntaxError, parseFrontMatter } from "./front_matter.ts";
 import { readTextOrNull } from "../util/fs.ts";
 

@@ -1,4 +1,4 @@
-/** Parse one prompt file (packet.md §4–§6) into the fields the loader validates against the whole packet. */
+/** Parse one prompt file (docs/reference/packet.md §4–§6) into the fields the loader validates against the whole packet. */
 import { normalizePromptId } from "../util/ids.ts";
 import type { FindingSink } from "./findings.ts";
 import type { Prompt } from "./types.ts";
@@ -23,7 +23,7 @@ export interface RawPrompt extends Omit<Prompt, "options" | "cwd"> {
 
 const INERT_KEYS = ["references", "required_reading", "context_files"];
 
-/** Every front-matter key a prompt file may have (packet.md §4); others get `unknown_front_matter_key`. */
+/** Every front-matter key a prompt file may have (docs/reference/packet.md §4); others get `unknown_front_matter_key`. */
 const PROMPT_KEYS: ReadonlySet<string> = new Set([
   "id",
   "num",

@@ -1,4 +1,4 @@
-/** Pure helpers over prompt file names and bodies (packet.md §4–§6): names, headings, sections, commit messages. */
+/** Pure helpers over prompt file names and bodies (docs/reference/packet.md §4–§6): names, headings, sections, commit messages. */
 
 /** The leading digits of a file name, or null. */
 export function filenamePrefix(basename: string): string | null {
@@ -51,7 +51,7 @@ export function sectionBullets(section: string): string[] {
 }
 
 /**
- * The commit message of packet.md §6: from the first paragraph of `## Mission` (its first line verbatim when it
+ * The commit message of docs/reference/packet.md §6: from the first paragraph of `## Mission` (its first line verbatim when it
  * contains `:` or starts with `feat`, else `feat: <line>`), else `feat: <name>`.
  */
 export function deriveCommitMessage(body: string, name: string): string {

@@ -1,4 +1,4 @@
-/** Recovery budget normalisation (runner.md §7): defaults, deep merge, integer and boolean rules. */
+/** Recovery budget normalisation (docs/reference/runner.md §7): defaults, deep merge, integer and boolean rules. */
 import type { RecoveryOptions } from "./types.ts";
 
 /** Default retries per failure class; always filled in after normalisation. */
@@ -37,7 +37,7 @@ export function defaultRecovery(): RecoveryOptions {
   };
 }
 
-/** The boolean rule of runner.md §7: true only for `true`, `"true"`, `"TRUE"`, `"1"`, `1`. */
+/** The boolean rule of docs/reference/runner.md §7: true only for `true`, `"true"`, `"TRUE"`, `"1"`, `1`. */
 export function truthy(value: unknown): boolean {
   return value === true || value === "true" || value === "TRUE" || value === "1" || value === 1;
 }

@@ -1,4 +1,4 @@
-/** Target repositories of a manifest (packet.md §3, §6): map or list form, canonical paths, the default repo rule. */
+/** Target repositories of a manifest (docs/reference/packet.md §3, §6): map or list form, canonical paths, the default repo rule. */
 import type { Repo } from "./types.ts";
 import type { FindingSink } from "./findings.ts";
 import { joinPath } from "./options.ts";

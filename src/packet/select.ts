@@ -1,10 +1,10 @@
-/** Prompt selection and ordering (runner.md §2–§3). Pure: packet + selection + progress → ordered prompts. */
+/** Prompt selection and ordering (docs/reference/runner.md §2–§3). Pure: packet + selection + progress → ordered prompts. */
 import { NotFoundError, UsageError } from "../errors.ts";
 import { normalizePromptId } from "../util/ids.ts";
 import type { ProgressMap } from "../store/mod.ts";
 import type { Packet, Prompt } from "./types.ts";
 
-/** The blocking check of runner.md §3, re-exported next to selection. */
+/** The blocking check of docs/reference/runner.md §3, re-exported next to selection. */
 export { blockedBy } from "./dependencies.ts";
 
 /** A selection from the command line. Exactly one base selector applies: ids > phase > remaining > all. */
@@ -41,7 +41,7 @@ function resolveId(packet: Packet, given: string): Prompt {
 }
 
 /**
- * Stable topological sort (runner.md §3): repeatedly emit the ready prompt (all selected dependencies emitted)
+ * Stable topological sort (docs/reference/runner.md §3): repeatedly emit the ready prompt (all selected dependencies emitted)
  * that comes first in `base`. Only edges between selected prompts reorder.
  */
 function orderByDependencies(base: readonly Prompt[]): Prompt[] {

@@ -1,5 +1,5 @@
 /**
- * Lint of a prompt's `simulate:` script (packet.md §7): every key the simulated lane does not read is an error
+ * Lint of a prompt's `simulate:` script (docs/reference/packet.md §7): every key the simulated lane does not read is an error
  * `unknown_simulate_key`, because a misspelt key (`write:` for `writes:`, `eror:` for `error:`) silently changes
  * what the script does. Pure: no file system.
  */

@@ -17,7 +17,7 @@ export interface Repo {
   default: boolean;
 }
 
-/** Normalised recovery budgets (runner.md §7). */
+/** Normalised recovery budgets (docs/reference/runner.md §7). */
 export interface RecoveryOptions {
   resume_attempts: number;
   max_steers: number;
@@ -73,13 +73,13 @@ export interface Prompt {
   frontMatter: Record<string, unknown>;
   /** Effective options for this prompt (flags > prompt > manifest > profile > env > defaults). */
   options: ExecutionOptions;
-  /** Session working directory (packet.md §6). */
+  /** Session working directory (docs/reference/packet.md §6). */
   cwd: string;
   /** Legacy validation commands used when `verify.commands` is absent. */
   legacyCommands: string[];
 }
 
-/** A lint/load finding (packet.md §11, contract.md §11). */
+/** A lint/load finding (docs/reference/packet.md §11, docs/reference/contract.md §11). */
 export interface Finding {
   kind: string;
   severity: "error" | "warning";

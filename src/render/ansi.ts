@@ -1,4 +1,4 @@
-/** The colour palette of events-and-rendering.md §11 and ANSI stripping for file sinks. */
+/** The colour palette of docs/reference/events-and-rendering.md §11 and ANSI stripping for file sinks. */
 
 /** Palette escape sequences (§11). */
 const PALETTE = {

@@ -54,7 +54,7 @@ export function renderHeader(info: HeaderInfo, mode: View["log_mode"], color: bo
   return rows.join("\n") + "\n";
 }
 
-/** Kinds of steer notice (§9). */
+/** Kinds of steer notice (docs/reference/events-and-rendering.md §9). */
 export type SteerNoticeKind = "accepted" | "interrupting" | "resuming" | "restarting" | "refused";
 
 /**
@@ -89,7 +89,7 @@ export function promptOutcomeLine(promptId: string, status: string, color: boole
   return `${p("red", "✗")} Prompt ${promptId} ${status.replaceAll("_", " ")}\n`;
 }
 
-/** Header lines of an attempt log file (runner.md §10.4), ending with the blank line. */
+/** Header lines of an attempt log file (docs/reference/runner.md §10.4), ending with the blank line. */
 export function logHeader(info: {
   provider: string;
   model: string | null;
@@ -110,7 +110,7 @@ export function logHeader(info: {
   ].join("\n");
 }
 
-/** A log marker line (runner.md §10.4): `SESSION_RESUME action=started reason=…`, `STEER …`, `GUARDRAIL …`. */
+/** A log marker line (docs/reference/runner.md §10.4): `SESSION_RESUME action=started reason=…`, `STEER …`, `GUARDRAIL …`. */
 export function logMarker(
   kind: "SESSION_RESUME" | "STEER" | "GUARDRAIL",
   fields: Record<string, string | number>,

@@ -1,5 +1,5 @@
 /**
- * State and rules every renderer shares: hidden events, counters, the thinking filter, the text dedupe rule of §6,
+ * State and rules every renderer shares: hidden events, counters, the thinking filter, the text dedupe rule of docs/reference/events-and-rendering.md §6,
  * tool input memory, and the formatting of stats, diff bodies and tool output lines.
  */
 import type { Envelope, EnvelopeOf, View } from "../events/mod.ts";
@@ -17,7 +17,7 @@ function moreMarker(n: number): string {
   return `… ${n} more lines (truncated)`;
 }
 
-/** The path-only diff label of §8. */
+/** The path-only diff label of docs/reference/events-and-rendering.md §8. */
 export function pathLabel(path: string): string {
   return `(current state of ${path}, not this call's change)`;
 }
@@ -60,7 +60,7 @@ export abstract class RendererCore implements Renderer {
   /** The last character written was a newline (or nothing was written yet). */
   protected atLineStart = true;
   private readonly started = new Map<string, { name: string; input: Record<string, unknown>; at: string }>();
-  // Text dedupe (§6).
+  // Text dedupe (docs/reference/events-and-rendering.md §6).
   private readonly printedIds = new Set<string>();
   private kindsSince = 0; // bit 1 text, bit 2 thinking: any deltas printed since the last message_received
   private noIdKindsSince = 0; // same, for deltas without a message_id

@@ -1,5 +1,5 @@
 /**
- * Diff rules of events-and-rendering.md §8: what a file-changing tool call carries (the patch itself, or only the
+ * Diff rules of docs/reference/events-and-rendering.md §8: what a file-changing tool call carries (the patch itself, or only the
  * paths it touched), minimal line diffs, stats, context trimming and the line budget. Pure; no filesystem access.
  */
 import { diffArrays } from "diff";
@@ -162,7 +162,7 @@ function pathOnly(input: Record<string, unknown>): ToolChange | null {
 }
 
 /**
- * What a completed file-changing tool call carries (§8): the patch itself (Edit family, Write family, cursor
+ * What a completed file-changing tool call carries (docs/reference/events-and-rendering.md §8): the patch itself (Edit family, Write family, cursor
  * `diffString`), only paths (codex `file_change`, antigravity, an Edit without new text), or null for other tools.
  */
 export function toolChange(

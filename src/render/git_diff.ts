@@ -1,5 +1,5 @@
 /**
- * Path-only diff bodies (events-and-rendering.md §8): the current `git diff` of a file, mapped to `+ x` / `- x` /
+ * Path-only diff bodies (docs/reference/events-and-rendering.md §8): the current `git diff` of a file, mapped to `+ x` / `- x` /
  * `  x` lines. The runner injects the result as `RenderSettings.pathDiff`; renderers never run git themselves. The live
  * runner prefetches asynchronously ({@link PathDiffPrefetch}); the synchronous form serves offline replay.
  */
@@ -71,7 +71,7 @@ async function gitPathDiffAsync(cwd: string, path: string): Promise<string[] | n
 }
 
 /**
- * Path diffs computed before an event is rendered (rendering stays one synchronous step, events-and-rendering.md
+ * Path diffs computed before an event is rendered (rendering stays one synchronous step, docs/reference/events-and-rendering.md
  * §8): {@link prefetch} runs the git calls asynchronously — one in flight per path, later callers share it — and
  * {@link get}, the renderer's `pathDiff`, hands each result out once.
  */

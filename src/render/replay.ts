@@ -77,7 +77,7 @@ export function replayEvents(events: readonly Envelope[], opts: ReplayOptions): 
         const next = { ...view, ...ev.data.view };
         if (renderer && next.log_mode !== view.log_mode) {
           view = next;
-          renderer = newRenderer(); // the outgoing renderer's state is discarded (control-plane.md §7)
+          renderer = newRenderer(); // the outgoing renderer's state is discarded (docs/reference/control-plane.md §7)
         } else {
           view = next;
           renderer?.setView(next);

@@ -1,6 +1,6 @@
 /**
- * Sinks (events-and-rendering.md §10): the terminal, the attempt log file (no ANSI, no lone `\r`), the per-attempt
- * `.events.jsonl` (runner.md §10.4) and the `run --json` JSON Lines writer. File-backed sinks buffer and write in
+ * Sinks (docs/reference/events-and-rendering.md §10): the terminal, the attempt log file (no ANSI, no lone `\r`), the per-attempt
+ * `.events.jsonl` (docs/reference/runner.md §10.4) and the `run --json` JSON Lines writer. File-backed sinks buffer and write in
  * few large syscalls: they flush when 64 KiB are pending, when the oldest pending text is 20 ms old (checked at the
  * next write), and on `flush()` — call it at stream idle and at stream end.
  */
@@ -113,7 +113,7 @@ export function fileSink(path: string): TextSink {
   };
 }
 
-/** Abbreviations of the compact events file (runner.md §10.4). */
+/** Abbreviations of the compact events file (docs/reference/runner.md §10.4). */
 const ABBREV: Record<string, string> = {
   run_started: "rs",
   message_streamed: "ms",

@@ -1,5 +1,5 @@
 /**
- * One attempt's streams (runner.md §4): the log and events files with their headers, then the streams — the initial
+ * One attempt's streams (docs/reference/runner.md §4): the log and events files with their headers, then the streams — the initial
  * stream (or a crash resume), in-attempt session resumes after resumeable failures, and steer streams (interrupt +
  * resume, or restart_with_steer when the session is gone). This file is the driver: it runs a stream
  * (attempt_stream.ts), asks the pure {@link nextStream} decision (next_stream.ts) what comes next, and performs only
@@ -32,7 +32,7 @@ import {
 
 export { newRenderer } from "./attempt_stream.ts";
 
-/** The continuation prompt of session resumes and crash resumes (runner.md §4). */
+/** The continuation prompt of session resumes and crash resumes (docs/reference/runner.md §4). */
 export const CONTINUE_PROMPT = "Continue the task from where you stopped.";
 
 /** The `SESSION_RESUME` marker reason of a crash resume (attempt mode `resume`). */

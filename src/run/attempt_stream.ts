@@ -1,5 +1,5 @@
 /**
- * The effects of one stream of an attempt (runner.md §4): its stream record, the lane start, the live slot, the lease's
+ * The effects of one stream of an attempt (docs/reference/runner.md §4): its stream record, the lane start, the live slot, the lease's
  * provider, the plane's `session_live`, steer delivery once the session reports `run_started`, the pump, the renderer
  * footer and the stream's end in state.json. What runs after it is decided by next_stream.ts.
  */

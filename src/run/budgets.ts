@@ -54,7 +54,7 @@ export interface ResumableAttempt {
 }
 
 /**
- * Crash-resume rule (runner.md §4, attempt mode `resume`): when a run is being resumed, the prompt's last attempt
+ * Crash-resume rule (docs/reference/runner.md §4, attempt mode `resume`): when a run is being resumed, the prompt's last attempt
  * under that run id continues its provider session if it was `interrupted`, or left `running` by a dead runner,
  * and its session id is known. Returns that attempt, or null (the chain then starts with `run`).
  */

@@ -1,10 +1,10 @@
 /**
- * Failure classification (runner.md §5): every non-ok stream result becomes a failure envelope. Pure: the order is
+ * Failure classification (docs/reference/runner.md §5): every non-ok stream result becomes a failure envelope. Pure: the order is
  * local gates → explicit recovery map → the lane's structured hint / HTTP status → message heuristics.
  */
 import type { StreamEnd } from "../lanes/mod.ts";
 
-/** Failure classes of runner.md §5. */
+/** Failure classes of docs/reference/runner.md §5. */
 export type FailureClass =
   | "provider_capacity"
   | "provider_rate_limit"
@@ -20,7 +20,7 @@ export type FailureClass =
   | "guardrail_blocked"
   | "unknown";
 
-/** The normalised failure envelope (runner.md §5); success has class `ok` with every flag false. */
+/** The normalised failure envelope (docs/reference/runner.md §5); success has class `ok` with every flag false. */
 export interface FailureEnvelope {
   class: FailureClass | "ok";
   retryable: boolean;
@@ -106,7 +106,7 @@ const HEURISTICS: [FailureClass, RegExp][] = [
   ["guardrail_blocked", /guardrail|blocked by policy/i],
 ];
 
-/** Class by message heuristics (runner.md §5 step 4); `unknown` when nothing matches. */
+/** Class by message heuristics (docs/reference/runner.md §5 step 4); `unknown` when nothing matches. */
 export function classifyMessage(message: string): FailureClass {
   for (const [cls, re] of HEURISTICS) if (re.test(message)) return cls;
   return "unknown";
@@ -182,7 +182,7 @@ export interface FailureInput {
   raw?: unknown;
 }
 
-/** Normalise a failure into an envelope (runner.md §5 order). */
+/** Normalise a failure into an envelope (docs/reference/runner.md §5 order). */
 export function classifyFailure(input: FailureInput): FailureEnvelope {
   const base = {
     severity: "error",

@@ -1,5 +1,5 @@
 /**
- * Per-prompt commits (runner.md §9): one commit per target repo with changes, the prompt's message plus trailers,
+ * Per-prompt commits (docs/reference/runner.md §9): one commit per target repo with changes, the prompt's message plus trailers,
  * never pushing, amending or rewriting. Returns the commit record and the progress suffix.
  */
 import type { CommitRecord } from "./state.ts";
@@ -24,7 +24,7 @@ export interface TrailerInfo {
   amendmentClasses: string[];
 }
 
-/** The commit message: the prompt's message, a blank line, then the trailers (runner.md §9). */
+/** The commit message: the prompt's message, a blank line, then the trailers (docs/reference/runner.md §9). */
 export function commitMessage(message: string, t: TrailerInfo): string {
   const trailers = [`Prompt-Runner-Run: ${t.runId}`, `Prompt-Runner-Prompt: ${t.promptId}`];
   if (t.steerCount > 0) {

@@ -1,5 +1,5 @@
 /**
- * Interventions travel with the work (control-plane.md §5.3, §9): for a packet-local run whose store root lies inside
+ * Interventions travel with the work (docs/reference/control-plane.md §5.3, §9): for a packet-local run whose store root lies inside
  * a target repo, a prompt's commit in that repo includes its `interventions/<prompt>.jsonl` and
  * `amendments/<prompt>.jsonl`, force-added past the store's `.gitignore`. Everything else under the store root stays
  * out of the runner's own staging and change detection — also records once committed and appended to later — so a

@@ -23,7 +23,7 @@ import type { LiveSlot, LiveStream } from "./live_slot.ts";
 
 export type { LiveStream } from "./live_slot.ts";
 
-/** Commit policy of a run (runner.md §9). */
+/** Commit policy of a run (docs/reference/runner.md §9). */
 export type CommitPolicy = "git" | "noop" | "none";
 
 /** Output streams and their modes. */
@@ -211,7 +211,7 @@ export class RunContext extends RunScope {
 
   /**
    * Await work that may take a while (verification commands, commits) while still consuming control requests:
-   * every wake-up of the plane is a boundary (control-plane.md §6.1).
+   * every wake-up of the plane is a boundary (docs/reference/control-plane.md §6.1).
    */
   async withBoundaries<T>(work: Promise<T>): Promise<T> {
     let settled = false;

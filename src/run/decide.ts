@@ -1,5 +1,5 @@
 /**
- * The decision table applied after each attempt (runner.md §6). Pure: every input is a plain value, so every row is
+ * The decision table applied after each attempt (docs/reference/runner.md §6). Pure: every input is a plain value, so every row is
  * unit-tested without processes or files.
  */
 import type { RecoveryOptions } from "../packet/mod.ts";
@@ -15,7 +15,7 @@ export type DecisionAction =
   | "fail_provider"
   | "stop";
 
-/** Attempt statuses a decision assigns (runner.md §10.2). */
+/** Attempt statuses a decision assigns (docs/reference/runner.md §10.2). */
 export type DecidedAttemptStatus = "completed" | "verification_failed" | "failed" | "interrupted";
 
 /** A decision with the attempt status it implies. */
@@ -42,7 +42,7 @@ export interface DecisionInput {
 /** Classes whose error is never overridden by a passing contract. */
 const NO_OVERRIDE = new Set(["approval_denied", "user_cancelled", "guardrail_blocked"]);
 
-/** Apply the decision table of runner.md §6. */
+/** Apply the decision table of docs/reference/runner.md §6. */
 export function decide(input: DecisionInput): Decision {
   if (input.stream === "interrupted") return { action: "stop", attemptStatus: "interrupted" };
   const pass = input.report?.pass ?? false;

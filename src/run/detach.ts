@@ -1,5 +1,5 @@
 /**
- * Detached runs (`start`, `run --detach`; cli.md §3.1): start this same program's `run` in its own session with its
+ * Detached runs (`start`, `run --detach`; docs/reference/cli.md §3.1): start this same program's `run` in its own session with its
  * output appended to `<store>/logs/runner-<ts>.log`, wait until it holds the store root's lease, and report
  * `{run_id, pid, store_root}`. The caller exits 0 while the runner carries on.
  */
@@ -136,7 +136,7 @@ export async function detachRun(args: string[], storeRoot: string, opts: DetachO
     const lease = await readLease(storeRoot);
     const leaseRun = typeof lease.info?.run_id === "string" ? lease.info.run_id : null;
     if (lease.state === "up" && lease.pid === child.pid && leaseRun) {
-      // The runner writes run.pid with a fresh id, then settles it after its resume decision (runner.md §10.5).
+      // The runner writes run.pid with a fresh id, then settles it after its resume decision (docs/reference/runner.md §10.5).
       settleUntil ??= Date.now() + 5_000;
       if ((await currentRunId(storeRoot)) === leaseRun || Date.now() > settleUntil) {
         return { run_id: leaseRun, pid: child.pid, store_root: paths.root, log };

@@ -17,7 +17,7 @@ export interface TargetRepo {
 }
 
 /**
- * The target repos of a prompt (runner.md §9): its `targets` in order (each a configured repo), else the default
+ * The target repos of a prompt (docs/reference/runner.md §9): its `targets` in order (each a configured repo), else the default
  * repo, else the packet dir as repo `default`.
  */
 export function promptRepos(packet: Packet, prompt: Prompt): TargetRepo[] {

@@ -1,4 +1,4 @@
-/** `run --dry-run` (runner.md §11): the plan details per selected prompt; no lease, no state, no control dir. */
+/** `run --dry-run` (docs/reference/runner.md §11): the plan details per selected prompt; no lease, no state, no control dir. */
 import { enforcedContract } from "../contract/enforced.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
 import type { CommitPolicy, RunIo } from "./context.ts";

@@ -1,5 +1,5 @@
 /**
- * What runs next in an attempt (runner.md §4): after each stream — or a stream that could not start — a pure decision
+ * What runs next in an attempt (docs/reference/runner.md §4): after each stream — or a stream that could not start — a pure decision
  * over what happened: resume the session with the queued steers, restart it with the steers when the session is gone,
  * start a fresh session when a resume finds none, resume after a resumeable failure, or stop with a result. Every
  * input is a plain value, so every row is unit-tested without processes or files (tests/run/next_stream_test.ts);
@@ -127,7 +127,7 @@ export const SESSION_ENDED_REASON = "the provider session ended before the steer
 
 const NONE: Rejections = { batch: null, queued: null };
 
-/** Decide what the attempt loop does after a stream (runner.md §4; control-plane.md §8.5 for steers). */
+/** Decide what the attempt loop does after a stream (docs/reference/runner.md §4; docs/reference/control-plane.md §8.5 for steers). */
 export function nextStream(input: NextStreamInput): NextStream {
   const { outcome } = input;
   return outcome.type === "launch_failed" ? afterLaunchFailure(input, outcome) : afterEnd(input, outcome);

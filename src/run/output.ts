@@ -1,4 +1,4 @@
-/** The runner's exact human output lines (runner.md §3, §6, contract.md §8–§9). Pure string builders. */
+/** The runner's exact human output lines (docs/reference/runner.md §3, §6, docs/reference/contract.md §8–§9). Pure string builders. */
 import { formatDelay } from "./budgets.ts";
 
 /** `✓ Prompt 03 completed`. */
@@ -41,7 +41,7 @@ export function preflightCompletedLine(id: string): string {
 /** Nothing-to-run line of `--remaining`. */
 export const NOTHING_TO_RUN = "Nothing to run: every selected prompt is already completed.";
 
-/** The stderr block of a verifier fault (contract.md §8); `faults` are the fault lines without indentation. */
+/** The stderr block of a verifier fault (docs/reference/contract.md §8); `faults` are the fault lines without indentation. */
 export function faultBlock(id: string, faults: string[]): string[] {
   return [
     `error: the verifier could not run for prompt ${id}`,
@@ -51,7 +51,7 @@ export function faultBlock(id: string, faults: string[]): string[] {
   ];
 }
 
-/** The keep-going summary (runner.md §3). */
+/** The keep-going summary (docs/reference/runner.md §3). */
 export function keepGoingSummary(failed: { id: string; reason: string }[]): string[] {
   return [
     `${failed.length} selected prompt(s) failed; all others were attempted:`,

@@ -1,5 +1,5 @@
 /**
- * Run preflight (runner.md §1 step 4): the process may spawn every executable the run needs (a narrow
+ * Run preflight (docs/reference/runner.md §1 step 4): the process may spawn every executable the run needs (a narrow
  * `--allow-run=<list>` must cover them all); every configured repo exists, is a directory and is inside a git work
  * tree (with no repos the packet dir is checked); every lane the selection uses is probed.
  */

@@ -1,5 +1,5 @@
 /**
- * Final prompt states (runner.md §6 effects, §10.2 results, contract.md §8–§9): the replaced `result` with its
+ * Final prompt states (docs/reference/runner.md §6 effects, §10.2 results, docs/reference/contract.md §8–§9): the replaced `result` with its
  * steer/amendment flags, `prompt_finished`, commits per policy, verifier-fault halts and pre-flight completions.
  */
 import type { VerifyReport } from "../contract/mod.ts";
@@ -35,7 +35,7 @@ export function failureRecord(env: FailureEnvelope | null): FailureRecord | null
   return rest;
 }
 
-/** Result flags for steering and amendments (control-plane.md §8.8, §9.8). */
+/** Result flags for steering and amendments (docs/reference/control-plane.md §8.8, §9.8). */
 export function flags(desk: SteerDesk, prompt: Prompt, report: VerifyReport | null) {
   const n = desk.count(prompt.id);
   const amendments = report?.amendments ?? [];
@@ -118,7 +118,7 @@ export async function commitWork(
   return { record: out.record, suffix: out.suffix, error: out.error };
 }
 
-/** Pre-flight verification (contract.md §9); returns an outcome when the prompt completed or faulted. */
+/** Pre-flight verification (docs/reference/contract.md §9); returns an outcome when the prompt completed or faulted. */
 export async function preflight(ctx: RunContext, desk: SteerDesk, prompt: Prompt): Promise<PromptOutcome | null> {
   if (await hasChangedPathsOnly(ctx, prompt)) return null;
   const report = await verifyNow(ctx, prompt, "preflight", null);
@@ -140,7 +140,7 @@ export async function preflight(ctx: RunContext, desk: SteerDesk, prompt: Prompt
   return { id: prompt.id, status: "completed", reason: null, failureClass: null, attempts: 0, commit, halt: false };
 }
 
-/** A verifier fault: print the contract.md §8 block, record `verifier_fault`, and halt the run. */
+/** A verifier fault: print the docs/reference/contract.md §8 block, record `verifier_fault`, and halt the run. */
 export async function halted(
   ctx: RunContext,
   desk: SteerDesk,

@@ -1,5 +1,5 @@
 /**
- * The readiness report of `packet preflight` / `packet doctor` (cli.md §3.9): repo checks with git, the lane
+ * The readiness report of `packet preflight` / `packet doctor` (docs/reference/cli.md §3.9): repo checks with git, the lane
  * probe, and (doctor) authoring warnings.
  */
 import type { ProbeResult } from "../lanes/mod.ts";
@@ -38,7 +38,7 @@ export interface ReadinessError {
   message: string;
 }
 
-/** The report of cli.md §3.9. */
+/** The report of docs/reference/cli.md §3.9. */
 export interface ReadinessReport {
   packet: string;
   root: string;

@@ -1,5 +1,5 @@
 /**
- * The executables a run spawns, for a narrow `--allow-run=<list>` (cli.md §6): git, each prompt's lane executable as
+ * The executables a run spawns, for a narrow `--allow-run=<list>` (docs/reference/cli.md §6): git, each prompt's lane executable as
  * the driver spawns it, the driver's own helpers, every verification command's executable, and the signal sender.
  * {@link neededExecutables} is pure; {@link runPermissionsFor} gathers its input from a loaded packet.
  *

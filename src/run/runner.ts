@@ -1,5 +1,5 @@
 /**
- * The run pipeline (runner.md §1): plan, dry-run, preflight, select, lease, run record, control plane, the prompt
+ * The run pipeline (docs/reference/runner.md §1): plan, dry-run, preflight, select, lease, run record, control plane, the prompt
  * loop with dependency blocking, fail-fast or keep-going, signals, and closing. Returns the exit code.
  */
 import { acquireLease, type Lease } from "../store/lease.ts";

@@ -1,5 +1,5 @@
 /**
- * `state.json` (runner.md §10.2): per-prompt attempts and results. Every change is a read-modify-write of the whole
+ * `state.json` (docs/reference/runner.md §10.2): per-prompt attempts and results. Every change is a read-modify-write of the whole
  * document, written atomically. An unreadable or invalid file refuses the run (`state_store_invalid`, exit 1).
  */
 import type { VerifyReport } from "../contract/mod.ts";
@@ -13,7 +13,7 @@ import type { FailureEnvelope } from "./classify.ts";
 /** Schema tag of `state.json`. */
 const STATE_SCHEMA = "prompt_runner.state/v1";
 
-/** Prompt statuses (runner.md §10.2). */
+/** Prompt statuses (docs/reference/runner.md §10.2). */
 export type PromptStatus =
   | "running"
   | "retry_scheduled"
@@ -26,7 +26,7 @@ export type PromptStatus =
   | "blocked_by_dependency"
   | "interrupted";
 
-/** Attempt statuses (runner.md §10.2). */
+/** Attempt statuses (docs/reference/runner.md §10.2). */
 export type AttemptStatus =
   | "running"
   | "completed"
@@ -206,7 +206,7 @@ export class StateStore {
   }
 
   /**
-   * A state store kept in memory only (`--runtime-store memory|noop`, runner.md §1): starts empty and never
+   * A state store kept in memory only (`--runtime-store memory|noop`, docs/reference/runner.md §1): starts empty and never
    * touches a file, so attempt numbering and budgets still work within the run.
    */
   static memory(): StateStore {

@@ -1,5 +1,5 @@
 /**
- * Verification inside a run (runner.md §4 step 8, contract.md §9): evaluate the enforced contract, append it to
+ * Verification inside a run (docs/reference/runner.md §4 step 8, docs/reference/contract.md §9): evaluate the enforced contract, append it to
  * the verification history, emit `verification_finished`, and compute `workspace_changed` for the decision table.
  */
 import type { VerifyReport, VerifySource } from "../contract/mod.ts";
@@ -66,7 +66,7 @@ export async function hasChangedPathsOnly(ctx: RunContext, prompt: Prompt): Prom
 const FILE_KINDS = new Set(["file_exists", "contains", "matches"]);
 
 /**
- * `workspace_changed` (runner.md §6): any target repo with a non-empty porcelain status, any
+ * `workspace_changed` (docs/reference/runner.md §6): any target repo with a non-empty porcelain status, any
  * files_exist/contains/matches item whose file exists, or any item with non-empty `changed_paths`.
  */
 export async function workspaceChanged(ctx: RunContext, prompt: Prompt, report: VerifyReport): Promise<boolean> {
@@ -91,7 +91,7 @@ export async function workspaceChanged(ctx: RunContext, prompt: Prompt, report: 
 }
 
 /**
- * Pre-flight completion rule (contract.md §9): a passing report with at least one item whose passing items with a
+ * Pre-flight completion rule (docs/reference/contract.md §9): a passing report with at least one item whose passing items with a
  * resolved path inside a target repo are all clean in git.
  */
 export async function preflightSatisfied(ctx: RunContext, prompt: Prompt, report: VerifyReport): Promise<boolean> {

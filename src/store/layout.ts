@@ -1,5 +1,5 @@
 /**
- * Creating a store root and its control directory (control-plane.md §2, runner.md §10.1): directories 0700,
+ * Creating a store root and its control directory (docs/reference/control-plane.md §2, docs/reference/runner.md §10.1): directories 0700,
  * files 0600, `store.json` naming the packet, and a `.gitignore` of `*` so runtime state never shows in git.
  */
 import {

@@ -1,5 +1,5 @@
 /**
- * The run lease (runner.md §10.6): an exclusive non-blocking lock on `run.lock` held for the whole run, plus an
+ * The run lease (docs/reference/runner.md §10.6): an exclusive non-blocking lock on `run.lock` held for the whole run, plus an
  * atomically written `run.pid` naming the holder, so readers can tell a live run from an abandoned one.
  */
 import { LeaseHeldError } from "../errors.ts";
@@ -49,7 +49,7 @@ function hhmmss(iso: unknown): string {
   return typeof iso === "string" && iso.length >= 19 ? `${iso.slice(11, 19)}Z` : "an unknown time";
 }
 
-/** The exact message of a held lease (runner.md §10.6). */
+/** The exact message of a held lease (docs/reference/runner.md §10.6). */
 export function leaseHeldMessage(label: string, info: Record<string, unknown> | null): string {
   const pid = info && typeof info.pid === "number" ? info.pid : "?";
   const host = info && typeof info.hostname === "string" ? info.hostname : "an unknown host";
@@ -129,7 +129,7 @@ export async function acquireLease(
     run_id: info.runId,
     packet_dir: info.packetDir,
     argv: info.argv,
-    // How the runner was started, for the status rollup's service line (workspace.md §8.1).
+    // How the runner was started, for the status rollup's service line (docs/reference/workspace.md §8.1).
     service: info.service ?? "attached",
     provider: null,
   };

@@ -1,4 +1,4 @@
-/** Store root paths (runner.md §10.1, control-plane.md §2). Every module builds paths through these helpers. */
+/** Store root paths (docs/reference/runner.md §10.1, docs/reference/control-plane.md §2). Every module builds paths through these helpers. */
 
 /** The packet-local store root of a packet directory. */
 export function storeRootForPacket(packetDir: string): string {

@@ -1,5 +1,5 @@
 /**
- * `progress.log` (runner.md §10.3): one `<id>:<completed|failed>:<ISO timestamp>[:<suffix>]` line per status
+ * `progress.log` (docs/reference/runner.md §10.3): one `<id>:<completed|failed>:<ISO timestamp>[:<suffix>]` line per status
  * change, appended and fsynced; the latest line per id wins. The reader is strict so `--remaining` never silently
  * reruns everything.
  */

@@ -1,5 +1,5 @@
 /**
- * Run ids and run records (runner.md §10.5): `runs/<run_id>/run.json`, the `runs/current.json` pointer, the resume
+ * Run ids and run records (docs/reference/runner.md §10.5): `runs/<run_id>/run.json`, the `runs/current.json` pointer, the resume
  * rule, `--new-run` superseding, the fingerprint-change notice, and the run journal's lifecycle entries.
  */
 import { storePaths } from "./paths.ts";
@@ -45,7 +45,7 @@ export type RunDecision =
   | { action: "new"; supersede: string | null; fingerprintChangedFrom: string | null };
 
 /**
- * The resume rule of runner.md §10.5, as the runner applies it: the caller already holds the lease, so a `running`
+ * The resume rule of docs/reference/runner.md §10.5, as the runner applies it: the caller already holds the lease, so a `running`
  * predecessor is known dead. Delegates to the one rule `plan` also uses ({@link resumeDecision}).
  */
 export function decideRun(input: RunDecisionInput): RunDecision {

@@ -1,5 +1,5 @@
 /**
- * Reading the run record (runner.md §10.5) and the pure resume decision shared by `plan` and `run`:
+ * Reading the run record (docs/reference/runner.md §10.5) and the pure resume decision shared by `plan` and `run`:
  * `runs/current.json` → `runs/<id>/run.json`.
  */
 import { storePaths } from "./paths.ts";
@@ -103,7 +103,7 @@ export interface ResumeDecision {
 }
 
 /**
- * The resume rule of runner.md §10.5: `--remaining` resumes when the current record is `failed` or `abandoned`
+ * The resume rule of docs/reference/runner.md §10.5: `--remaining` resumes when the current record is `failed` or `abandoned`
  * (or `running` with a dead lease), the fingerprint is unchanged and the selection is a subset of that run's.
  */
 export function resumeDecision(i: ResumeInput): ResumeDecision {

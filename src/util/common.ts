@@ -30,7 +30,7 @@ export function localHostname(): string | null {
 
 /**
  * Default author of control commands: `USER`, else `USERNAME`, else the OS user of the process (its name from
- * `/etc/passwd`, or `uid:<n>`), else `"unknown"` (control-plane.md §3.1).
+ * `/etc/passwd`, or `uid:<n>`), else `"unknown"` (docs/reference/control-plane.md §3.1).
  */
 export function defaultAuthor(): string {
   for (const name of ["USER", "USERNAME"]) {

@@ -26,7 +26,7 @@ function tempSibling(path: string): string {
   return `${dir}/.${base}.${Deno.pid}.${rand}.tmp`;
 }
 
-/** Pretty JSON with 2-space indent and a trailing newline (spec README conventions). */
+/** Pretty JSON with 2-space indent and a trailing newline. */
 export function prettyJson(value: unknown): string {
   return JSON.stringify(value, null, 2) + "\n";
 }

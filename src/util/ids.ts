@@ -1,4 +1,4 @@
-/** Prompt id normalisation (packet.md §5): base-10 integer, zero-padded to at least two digits. */
+/** Prompt id normalisation (docs/reference/packet.md §5): base-10 integer, zero-padded to at least two digits. */
 
 /** Normalise an id value (`7` → `"07"`, `"007"` → `"07"`, `123` → `"123"`); null when not numeric. */
 export function normalizePromptId(value: unknown): string | null {

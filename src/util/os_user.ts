@@ -1,5 +1,5 @@
 /**
- * The OS user of this process, for the default author of control commands (control-plane.md §3.1): the uid comes
+ * The OS user of this process, for the default author of control commands (docs/reference/control-plane.md §3.1): the uid comes
  * from `Deno.uid()` when `sys` is granted, else from the owner of a temporary file this process creates (commands
  * such as `control steer` keep only read/write/env), and its name from `/etc/passwd`. Permissions are queried first,
  * so no lookup can ever raise a Deno permission prompt.

@@ -1,4 +1,4 @@
-/** Timestamps and ids (spec README conventions, runner.md §10.5). */
+/** Timestamps and ids (docs/reference/runner.md §10.5). */
 
 /** Current time as UTC ISO-8601 with milliseconds and `Z`. */
 export function nowIso(): string {
@@ -33,7 +33,7 @@ export function fileStamp(at: Date = new Date()): string {
   return `${iso.slice(0, 10).replaceAll("-", "")}-${iso.slice(11, 19).replaceAll(":", "")}`;
 }
 
-/** Human duration: `812ms`, `12.3s`, `7m12s`, `1h04m` (control-plane.md §13). */
+/** Human duration: `812ms`, `12.3s`, `7m12s`, `1h04m` (docs/reference/control-plane.md §13). */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
   if (ms < 60_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)}s`;
@@ -47,7 +47,7 @@ export function formatDuration(ms: number): string {
   return `${h}h${String(m).padStart(2, "0")}m`;
 }
 
-/** Human age: `8s`, `3m`, `1h4m` (workspace.md §8.1). */
+/** Human age: `8s`, `3m`, `1h4m` (docs/reference/workspace.md §8.1). */
 export function formatAge(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
   if (s < 60) return `${s}s`;

@@ -1,5 +1,5 @@
 /**
- * Never into the author's checkout (workspace.md §6): a workspace's `source` trees are only ever read by
+ * Never into the author's checkout (docs/reference/workspace.md §6): a workspace's `source` trees are only ever read by
  * `git clone`. The guard refuses any write whose canonical path lies inside one of them.
  */
 import { PacketError } from "../errors.ts";

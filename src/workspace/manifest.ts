@@ -1,4 +1,4 @@
-/** The workspace manifest (workspace.md §1): strictly validated, unknown keys refused with the key named. */
+/** The workspace manifest (docs/reference/workspace.md §1): strictly validated, unknown keys refused with the key named. */
 import { parseYaml, YamlSyntaxError } from "../util/yaml.ts";
 import { PacketError } from "../errors.ts";
 

@@ -1,4 +1,4 @@
-/** Workspace paths (workspace.md §3): XDG data/state homes, clones, store roots, registry entries. */
+/** Workspace paths (docs/reference/workspace.md §3): XDG data/state homes, clones, store roots, registry entries. */
 import type { WorkspaceManifest } from "./manifest.ts";
 
 /** Environment reader (injectable for tests). */

@@ -1,4 +1,4 @@
-/** `workspace prepare` (workspace.md §4): independent clones, store root, lock record and registry entry. */
+/** `workspace prepare` (docs/reference/workspace.md §4): independent clones, store root, lock record and registry entry. */
 import { LeaseHeldError, RunFailedError } from "../errors.ts";
 import { atomicWriteJson, ensureDir, exists, nullIfAbsent } from "../util/fs.ts";
 import { atomicWriteStoreJson, createStoreFileOnceSync, ensureStoreDir, secureStoreRoot } from "../util/safe_fs.ts";

@@ -1,5 +1,5 @@
 /**
- * Workspace targets (cli.md §2, workspace.md §5–§7): which workspace a command addresses, the packet inside its
+ * Workspace targets (docs/reference/cli.md §2, docs/reference/workspace.md §5–§7): which workspace a command addresses, the packet inside its
  * clones, the external store root, and the repo remap that points the packet's repos at the clones.
  */
 import { NotFoundError, PacketError, UsageError } from "../errors.ts";
@@ -48,7 +48,7 @@ export interface WorkspaceTarget {
   bound: boolean;
   /** `<runtime_root>/packet` or `<runtime_root>/packets/<repo>--<path>`. */
   storeRoot: string;
-  /** Repo mapping and body rewriting for the packet loader (workspace.md §6.2). */
+  /** Repo mapping and body rewriting for the packet loader (docs/reference/workspace.md §6.2). */
   remap: RepoRemap;
   /** `failure_policy: continue_independent`. */
   keepGoing: boolean;

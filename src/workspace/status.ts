@@ -1,4 +1,4 @@
-/** The workspace part of the status rollup (workspace.md §8): one fact line per clone. */
+/** The workspace part of the status rollup (docs/reference/workspace.md §8): one fact line per clone. */
 import { runGit } from "./git.ts";
 import type { WorkspaceManifest } from "./manifest.ts";
 import { type EnvGet, workspacePaths } from "./paths.ts";
@@ -16,7 +16,7 @@ export interface CloneFacts {
   dirty: number | null;
 }
 
-/** The `workspace` section of `prompt_runner.status/v1` (workspace.md §8.2). */
+/** The `workspace` section of `prompt_runner.status/v1` (docs/reference/workspace.md §8.2). */
 export interface WorkspaceSection {
   id: string;
   manifest: string;
@@ -78,7 +78,7 @@ async function cloneHeadFromFiles(clone: string): Promise<{ head: string | null;
 
 /**
  * The `workspace` section without running git: HEAD and branch from the clone's files, `dirty` null. Used by
- * `status`, whose permissions do not include spawning processes (cli.md §6); `workspace status` runs git.
+ * `status`, whose permissions do not include spawning processes (docs/reference/cli.md §6); `workspace status` runs git.
  */
 export async function workspaceSectionFromFiles(m: WorkspaceManifest, env?: EnvGet): Promise<WorkspaceSection> {
   const paths = workspacePaths(m, env);

@@ -50,7 +50,7 @@ async function makePacket(root: string): Promise<string> {
   return packet;
 }
 
-Deno.test("checklist sync writes checklist files with the packet.md §8 labels and layout", async () => {
+Deno.test("checklist sync writes checklist files with the docs/reference/packet.md §8 labels and layout", async () => {
   await using dir = await tempDir();
   const packet = await makePacket(dir.path);
   const r = await runCli(["checklist", "sync", packet]);

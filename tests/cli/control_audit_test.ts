@@ -1,5 +1,5 @@
 /**
- * Audit completeness (control-plane.md §10): every refusal made at the call reaches the audit log with command,
+ * Audit completeness (docs/reference/control-plane.md §10): every refusal made at the call reaches the audit log with command,
  * outcome `rejected`, author and reason; the default author is the OS user when USER/USERNAME are unset.
  */
 import assert from "node:assert/strict";

@@ -49,7 +49,7 @@ const SPEC_SNAPSHOT = {
   writer: { pid: 4242, hostname: "build-01" },
 };
 
-Deno.test("formatControlStatus() reproduces the control-plane.md §13 example", () => {
+Deno.test("formatControlStatus() reproduces the docs/reference/control-plane.md §13 example", () => {
   const snap: Snapshot = {
     ...readSnapshotTotal(SPEC_SNAPSHOT)!,
     lease: { state: "up", pid: 4242, hostname: "build-01" },
@@ -79,7 +79,7 @@ Deno.test("formatControlStatus() reproduces the control-plane.md §13 example", 
   assert.ok(coloured.includes("\x1b[2mstatus    \x1b[0m"), "labels are dim");
 });
 
-Deno.test("logLine() formats entries as in control-plane.md §13", () => {
+Deno.test("logLine() formats entries as in docs/reference/control-plane.md §13", () => {
   const base = {
     at: "2026-11-30T12:07:01.204Z",
     key: "k",

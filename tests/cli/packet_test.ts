@@ -168,7 +168,7 @@ for (const h of HAZARDS) {
   });
 }
 
-Deno.test("packet lint prints the human report of cli.md §3.8", async () => {
+Deno.test("packet lint prints the human report of docs/reference/cli.md §3.8", async () => {
   await using t = await tempDir();
   await writePacket(t.path, "name: demo\nrepos: {app: {path: ./app}}\n", {
     "01_a.prompt.md": promptText(`id: 2\n${VERIFIED}`),

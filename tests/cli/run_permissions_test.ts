@@ -1,5 +1,5 @@
 /**
- * `run` under a narrow `--allow-run=<list>` (cli.md §6): `plan` and `packet preflight` print the exact list, a run
+ * `run` under a narrow `--allow-run=<list>` (docs/reference/cli.md §6): `plan` and `packet preflight` print the exact list, a run
  * started with it completes, and a run started with less fails preflight naming what is missing.
  */
 import assert from "node:assert/strict";

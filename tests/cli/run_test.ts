@@ -5,7 +5,7 @@ import { createScratchRepo, setupExample } from "../../examples/setup.ts";
 import { commitCount, history, makePacket, promptFile, readPrompts, readSnapshot } from "../run/support.ts";
 import { waitFor } from "../support/wait.ts";
 
-Deno.test("run executes the recovery packet to exactly the attempt histories of runner.md §12", async () => {
+Deno.test("run executes the recovery packet to exactly the attempt histories of docs/reference/runner.md §12", async () => {
   await using dir = await tempDir();
   const pkt = await setupExample("recovery", dir.path);
   const r = await runCli(["run", pkt]);
@@ -110,7 +110,7 @@ Deno.test("run fails a prompt whose verification still fails after two repairs (
   assert.match(r.stderr.trimEnd().split("\n").at(-1)!, /^error: run failed: /);
 });
 
-Deno.test("run halts on a verifier fault with the contract.md §8 block and no repair spent", async () => {
+Deno.test("run halts on a verifier fault with the docs/reference/contract.md §8 block and no repair spent", async () => {
   await using dir = await tempDir();
   const pkt = await makePacket(dir.path, {
     "01_a.prompt.md": promptFile(

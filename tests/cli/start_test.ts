@@ -94,7 +94,7 @@ Deno.test("run --detach behaves as start: --json prints {run_id, pid, store_root
     const status = parseJsonOut(await runCli(["control", "status", `${repo}/pk`, "--json"], { env }));
     assert.equal(status.run_id, doc.run_id);
     assert.equal((status.lease as { state: string; pid: number }).pid, doc.pid);
-    // The rollup tells a detached runner from one attached to a terminal (workspace.md §8.1 service line).
+    // The rollup tells a detached runner from one attached to a terminal (docs/reference/workspace.md §8.1 service line).
     const rollup = await runCli(["status", `${repo}/pk`], { env });
     assert.match(rollup.stdout, new RegExp(`\\n {2}service {4}detached · process up \\(pid ${doc.pid} on .+\\)\\n`));
     const rollupJson = parseJsonOut(await runCli(["status", `${repo}/pk`, "--json"], { env }));

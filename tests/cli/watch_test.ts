@@ -20,7 +20,7 @@ function rollup(over: Partial<StatusRollup>): StatusRollup {
   } as unknown as StatusRollup;
 }
 
-Deno.test("watchSample() and watchLine() render the WATCH line of cli.md §3.5", () => {
+Deno.test("watchSample() and watchLine() render the WATCH line of docs/reference/cli.md §3.5", () => {
   const now = Date.parse("2026-11-30T12:20:00.000Z");
   const s = watchSample(rollup({}), POLICY, now);
   assert.equal(s.progress_age_ms, 20_000);

@@ -113,7 +113,7 @@ Deno.test({
 
     const after = parseJsonOut(await runCli(["status", "op-ws", "--json"], { env }));
     assert.deepEqual([after.state, after.health], ["failed", "stopped"]);
-    // The agent was sent the clone's path, never the author's (workspace.md §6.2).
+    // The agent was sent the clone's path, never the author's (docs/reference/workspace.md §6.2).
     const logs = [...Deno.readDirSync(`${f.store}/logs`)].map((e) => e.name);
     const promptLog = logs.find((n) => /^runner-.*\.log$/.test(n));
     assert.ok(promptLog, logs.join(", "));

@@ -27,7 +27,7 @@ function report(prompt: string, status: "pass" | "fail" | "fault", at: string): 
   };
 }
 
-Deno.test("appendVerification() writes one compact line per verification in the runner.md §10.2 format", async () => {
+Deno.test("appendVerification() writes one compact line per verification in the docs/reference/runner.md §10.2 format", async () => {
   await using dir = await tempDir();
   const store = `${dir.path}/store`;
   await appendVerification(store, report("03", "fail", "2026-11-30T12:00:00.000Z"));

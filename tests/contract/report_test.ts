@@ -76,7 +76,7 @@ Deno.test("reportSummary() lists each non-passing item with the first line of it
   assert.equal(reportSummary(report([ok])), "verification passed");
 });
 
-Deno.test("faultLines() formats command and other faults as in contract.md §8", () => {
+Deno.test("faultLines() formats command and other faults as in docs/reference/contract.md §8", () => {
   assert.deepEqual(faultLines(report([ok, cmdFault, gitFault])), [
     'verifier_fault exit=127 (command not found) cwd=/home/ada/src/app command="bin/check_doc.sh"',
     "verifier_fault changed_paths_only app: git status failed: fatal: bad",

@@ -5,7 +5,7 @@ import { verifyContract } from "../../src/contract/verify.ts";
 import { canonicalJson, sha256Digest } from "../../src/contract/canonical.ts";
 import type { AmendmentRecord, Contract } from "../../src/contract/types.ts";
 
-Deno.test("verifyContract() builds the §7 report with ordered items, counts, failures and faults", async () => {
+Deno.test("verifyContract() builds the docs/reference/contract.md §7 report with ordered items, counts, failures and faults", async () => {
   await using dir = await tempDir();
   await writeFiles(dir.path, { "hello.txt": "hello\n" });
   const contract: Contract = {

@@ -78,7 +78,7 @@ Deno.test("amend() records each timing class from the latest verification", asyn
   assert.equal(await Deno.readTextFile(`${dir}/prompts/01_first.prompt.md`), PROMPT_01);
 });
 
-Deno.test("amend()/relax() validate in the §9.2 order, write no amendment on error, and log refusals", async () => {
+Deno.test("amend()/relax() validate in the docs/reference/control-plane.md §9.2 order, write no amendment on error, and log refusals", async () => {
   await using tmp = await tempDir();
   const dir = await writeDemoPacket(tmp.path);
   const store = storeRootForPacket(dir);

@@ -69,7 +69,7 @@ Deno.test("steerAcceptance() applies the checks in order", () => {
   });
 });
 
-Deno.test("steerResumePrompt() and restartWithSteerPrompt() produce the exact §8.6 texts", () => {
+Deno.test("steerResumePrompt() and restartWithSteerPrompt() produce the exact docs/reference/control-plane.md §8.6 texts", () => {
   assert.equal(
     steerResumePrompt(["one", "two"]),
     "Guidance from the operator, received while you were working:\n\none\n\ntwo\n\n" +

@@ -1,7 +1,7 @@
 /**
  * Scenario harness of the end-to-end suite: a scratch root with a git repo, a one-prompt packet for the `claude` or
  * `codex` lane, the matching fake model server with its request log, and the environment that points our CLI at the
- * installed binary and the fake (providers.md §7). Helpers read the store root the way an outside observer would.
+ * installed binary and the fake (docs/reference/providers.md §7). Helpers read the store root the way an outside observer would.
  */
 import { type CliResult, runCli, spawnCli } from "../support/cli.ts";
 import { git, GIT_ENV, initRepo } from "../support/fs.ts";
@@ -22,7 +22,7 @@ export const LANES: Record<LaneName, {
   /** Model requests one failed attempt makes for a retried HTTP error (claude retries once internally). */
   requestsPerFailedAttempt: number;
   thinkingText: string;
-  /** Class of a plain HTTP 500 (lane hints, providers.md). */
+  /** Class of a plain HTTP 500 (lane hints, docs/reference/providers.md). */
   class500: string;
   extraManifest: Record<string, unknown>;
 }> = {

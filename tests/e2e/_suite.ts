@@ -1,5 +1,5 @@
 /**
- * The required end-to-end cases of providers.md §7.9, registered once per lane: our CLI (`prompt_runner run`,
+ * The required end-to-end cases of docs/reference/providers.md §7.9, registered once per lane: our CLI (`prompt_runner run`,
  * `control steer`, `control view`) drives the real `claude` / `codex` binary against its loopback fake server.
  * The fake's request log is the main oracle; the store root (state.json, events.jsonl, log.jsonl) is the other.
  */

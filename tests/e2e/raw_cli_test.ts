@@ -1,5 +1,5 @@
 /**
- * The transport facts the claude and codex lanes rely on (providers.md §2, §3, §7), checked directly against the
+ * The transport facts the claude and codex lanes rely on (docs/reference/providers.md §2, §3, §7), checked directly against the
  * real binaries and the fake servers — without our runner. When one of these fails, the pinned CLI no longer behaves
  * as the lane profiles assume.
  */
@@ -76,7 +76,7 @@ function lastUserText(lane: LaneName, body: unknown): string {
   return (last.content as { text?: string }[]).map((c) => c.text ?? "").join("\n");
 }
 
-/** Readiness rule of control-plane.md §8.5 plus a margin, mid-stream. */
+/** Readiness rule of docs/reference/control-plane.md §8.5 plus a margin, mid-stream. */
 function streamReady(lane: LaneName) {
   return lane === "claude"
     ? afterLine((o) => o.type === "stream_event", 300)

@@ -20,7 +20,7 @@ Deno.test("classifyHint() requires every present field to match and takes the fi
   assert.equal(classifyHint([{ class: "empty" }], facts(null, "x", "y")), null);
 });
 
-Deno.test("claude failure hints follow providers.md §2", () => {
+Deno.test("claude failure hints follow docs/reference/providers.md §2", () => {
   const c = (status: number | null, kind: string, message = "") =>
     classifyHint(CLAUDE_FAILURE_HINTS, facts(status, kind, message))?.class ?? null;
   assert.equal(c(401, "http_401"), "provider_auth_claim");

@@ -1,5 +1,5 @@
 /**
- * The claude and codex lanes against the real CLIs and the loopback fake servers (providers.md §7): a plain turn,
+ * The claude and codex lanes against the real CLIs and the loopback fake servers (docs/reference/providers.md §7): a plain turn,
  * interrupt + resume of the same session in the same cwd (the steer transport), and a mid-tool interrupt that must
  * leave no tool process behind. Ignored, visibly, when the binaries are not installed.
  */

@@ -28,7 +28,7 @@ export function fakePathDiff(path: string): string[] | null {
   return [`  # ${path}`, "- old line", "+ new line", "+ another line"];
 }
 
-/** Settings with the defaults of §6 and §8, no colour, no tty, overridden by `over`. */
+/** Settings with the defaults of docs/reference/events-and-rendering.md §6 and §8, no colour, no tty, overridden by `over`. */
 export function settings(over: Partial<RenderSettings> = {}): RenderSettings {
   return {
     log_mode: "compact",

@@ -21,7 +21,7 @@ const INFO: HeaderInfo = {
   body: "# Retry after provider capacity\n\nDo the thing.\n",
 };
 
-Deno.test("renderHeader() prints the non-studio block of §9", () => {
+Deno.test("renderHeader() prints the non-studio block of docs/reference/events-and-rendering.md §9", () => {
   assert.equal(
     renderHeader(INFO, "compact", false),
     [
@@ -86,7 +86,7 @@ Deno.test("steerNotice() prints the yellow and red ↳ lines", () => {
   assert.equal(steerNotice("refused", "no live session", true), "\x1b[0;31m↳ steer refused: no live session\x1b[0m\n");
 });
 
-Deno.test("promptOutcomeLine() and the log helpers use the runner.md formats", () => {
+Deno.test("promptOutcomeLine() and the log helpers use the docs/reference/runner.md formats", () => {
   assert.equal(promptOutcomeLine("03", "completed", false), "✓ Prompt 03 completed\n");
   assert.equal(promptOutcomeLine("03", "verification_failed", false), "✗ Prompt 03 verification failed\n");
   assert.equal(

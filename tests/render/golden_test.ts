@@ -50,7 +50,7 @@ Deno.test("a mid-stream renderer switch keeps earlier output and renders the res
   const compact = createRenderer(settings({ log_mode: "compact" }));
   for (const ev of events.slice(0, cut)) out += compact.render(ev);
   const before = out;
-  // The runner replaces the renderer without calling finish() (control-plane.md §7), ending its open line.
+  // The runner replaces the renderer without calling finish() (docs/reference/control-plane.md §7), ending its open line.
   out += compact.breakLine();
   const studio = createRenderer(settings({ log_mode: "studio", diff: "full" }));
   for (const ev of events.slice(cut)) out += studio.render(ev);

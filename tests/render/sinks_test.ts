@@ -73,7 +73,7 @@ Deno.test("ttySink() writes straight through on a terminal and buffers otherwise
   assert.deepEqual(pipe.chunks, ["ab"]);
 });
 
-Deno.test("compactEventRecord() abbreviates per runner.md §10.4 and drops empty fields", () => {
+Deno.test("compactEventRecord() abbreviates per docs/reference/runner.md §10.4 and drops empty fields", () => {
   const at = "2026-11-30T12:05:01.000Z";
   const ms = Date.parse(at);
   const rec = (type: string, data: Record<string, unknown>) => compactEventRecord(envelope(type, data, { at }));

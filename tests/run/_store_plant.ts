@@ -12,7 +12,7 @@ export type PlantKind = "file" | "dir" | "fifo" | "dangling";
 export const PLANT_KINDS: PlantKind[] = ["file", "dir", "fifo", "dangling"];
 
 /**
- * Store-relative paths the runner writes, appends or reads (runner.md §10.1, control-plane.md §2.3). Directories end
+ * Store-relative paths the runner writes, appends or reads (docs/reference/runner.md §10.1, docs/reference/control-plane.md §2.3). Directories end
  * in `/`. `runs/<id>/…` uses a fixed earlier run id; `logs/…` and `control/events/…` are entries of an earlier run.
  */
 export const STORE_ENTRIES: string[] = [

@@ -1,5 +1,5 @@
 /**
- * Concurrency against a live run (control-plane.md §3, §6.3–§6.5): eight processes each write 200 `set_view`
+ * Concurrency against a live run (docs/reference/control-plane.md §3, §6.3–§6.5): eight processes each write 200 `set_view`
  * requests through the Control API while a real `prompt_runner run` is live. Every request ends with exactly one
  * receipt and exactly one final log entry — none lost, none applied twice — and the run completes. A steer sent
  * once the writers are done ends the live stream early, so every request lands while the run is live.

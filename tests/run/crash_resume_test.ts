@@ -1,5 +1,5 @@
 /**
- * Crash resume (runner.md §4, attempt mode `resume`): `run --remaining` resumes a run whose prompt's last attempt
+ * Crash resume (docs/reference/runner.md §4, attempt mode `resume`): `run --remaining` resumes a run whose prompt's last attempt
  * was interrupted or left running by a dead runner, and continues the same provider session with the continuation
  * prompt (the simulated lane plays the `resume` step).
  */

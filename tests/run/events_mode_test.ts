@@ -1,5 +1,5 @@
 /**
- * `events_mode` (runner.md §10.4, packet.md manifest key, `--events-mode` flag): the per-attempt
+ * `events_mode` (docs/reference/runner.md §10.4, docs/reference/packet.md manifest key, `--events-mode` flag): the per-attempt
  * `logs/prompt-<id>-<ts>.events.jsonl` is compact records, canonical envelopes, or absent. Hidden events never go
  * to it.
  */

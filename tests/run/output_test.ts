@@ -9,7 +9,7 @@ import {
   verificationReason,
 } from "../../src/run/output.ts";
 
-Deno.test("retryLine() and repairLine() use the exact runner.md §6 wording", () => {
+Deno.test("retryLine() and repairLine() use the exact docs/reference/runner.md §6 wording", () => {
   assert.equal(
     retryLine("03", "provider_capacity", 2, 1800),
     "Retrying prompt 03 after provider_capacity (attempt 2, in 1.8s)…",
@@ -20,7 +20,7 @@ Deno.test("retryLine() and repairLine() use the exact runner.md §6 wording", ()
   assert.equal(preflightCompletedLine("03"), "✓ Prompt 03 already satisfies its contract; no session was started");
 });
 
-Deno.test("faultBlock() renders the contract.md §8 stderr block with indented fault lines", () => {
+Deno.test("faultBlock() renders the docs/reference/contract.md §8 stderr block with indented fault lines", () => {
   assert.deepEqual(
     faultBlock("03", ['verifier_fault exit=127 (command not found) cwd=/w command="bin/check.sh"']),
     [

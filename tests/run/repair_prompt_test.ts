@@ -36,7 +36,7 @@ function report(items: ReportItem[]): VerifyReport {
   };
 }
 
-Deno.test("repairPrompt() renders the runner.md §8 example exactly after the original body", () => {
+Deno.test("repairPrompt() renders the docs/reference/runner.md §8 example exactly after the original body", () => {
   const r = report([
     item({ id: "files_exist#1", path: "hello.txt" }),
     item({ id: "files_exist#2", path: "hello.meta.txt", status: "fail", pass: false, details: "missing" }),

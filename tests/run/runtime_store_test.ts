@@ -1,5 +1,5 @@
 /**
- * `--runtime-store memory|noop` (runner.md §1, cli.md §3.1): a run that writes no store root at all — no control
+ * `--runtime-store memory|noop` (docs/reference/runner.md §1, docs/reference/cli.md §3.1): a run that writes no store root at all — no control
  * directory, lease, logs, progress or state — and still verifies, recovers within its budgets, and commits.
  */
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * The run journal (runner.md §10.5): `runs/<run_id>/journal.jsonl` lifecycle lines with contiguous seq, fsynced
+ * The run journal (docs/reference/runner.md §10.5): `runs/<run_id>/journal.jsonl` lifecycle lines with contiguous seq, fsynced
  * appends, and torn final lines moved to `journal.jsonl.torn.<n>` before the next append.
  */
 import assert from "node:assert/strict";

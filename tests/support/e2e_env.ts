@@ -1,6 +1,6 @@
 /**
  * Scratch homes, config files and environment for driving the real `claude` and `codex` CLIs against the loopback
- * fake servers (providers.md §7.1–§7.4). Nothing global is touched: every call gets its own directories.
+ * fake servers (docs/reference/providers.md §7.1–§7.4). Nothing global is touched: every call gets its own directories.
  */
 
 /** Root of the repository. */
@@ -60,7 +60,7 @@ export interface ClaudeEnvOptions {
   apiTimeoutMs?: number;
 }
 
-/** Build the scratch HOME and `CLAUDE_CONFIG_DIR` under `root` and the environment of providers.md §7.3. */
+/** Build the scratch HOME and `CLAUDE_CONFIG_DIR` under `root` and the environment of docs/reference/providers.md §7.3. */
 export async function claudeEnv(root: string, port: number, opts: ClaudeEnvOptions = {}): Promise<CliEnv> {
   const home = `${root}/claude-home`;
   const configDir = `${home}/.claude`;
@@ -90,7 +90,7 @@ export interface CodexEnvOptions {
   streamIdleTimeoutMs?: number;
 }
 
-/** The `config.toml` of providers.md §7.4 for a fake server on `port`. */
+/** The `config.toml` of docs/reference/providers.md §7.4 for a fake server on `port`. */
 export function codexConfigToml(port: number, opts: CodexEnvOptions = {}): string {
   return [
     `model = ${JSON.stringify(opts.model ?? "gpt-5.5")}`,
@@ -116,7 +116,7 @@ export function codexConfigToml(port: number, opts: CodexEnvOptions = {}): strin
   ].join("\n");
 }
 
-/** Build the scratch HOME and `CODEX_HOME` (with config.toml) under `root` and the environment of §7.4. */
+/** Build the scratch HOME and `CODEX_HOME` (with config.toml) under `root` and the environment of docs/reference/providers.md §7.4. */
 export async function codexEnv(root: string, port: number, opts: CodexEnvOptions = {}): Promise<CliEnv> {
   const home = `${root}/codex-home`;
   const configDir = `${home}/.codex`;
@@ -130,7 +130,7 @@ export async function codexEnv(root: string, port: number, opts: CodexEnvOptions
   return { env, home, configDir };
 }
 
-/** The claude session file for a session started in `cwd` (providers.md §2 Resume). */
+/** The claude session file for a session started in `cwd` (docs/reference/providers.md §2 Resume). */
 export function claudeSessionFile(configDir: string, cwd: string, sessionId: string): string {
   return `${configDir}/projects/${cwd.replaceAll("/", "-").replaceAll(".", "-")}/${sessionId}.jsonl`;
 }

@@ -1,5 +1,5 @@
 /**
- * A loopback fake of the Anthropic Messages API for driving the real `claude` CLI offline (providers.md §7.5).
+ * A loopback fake of the Anthropic Messages API for driving the real `claude` CLI offline (docs/reference/providers.md §7.5).
  *
  * In-process: `await using server = await startFakeAnthropic({logPath})`. Standalone:
  * `deno run --allow-net=127.0.0.1 --allow-write tests/support/fake_anthropic.ts --port-file F --log F`.

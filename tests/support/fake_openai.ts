@@ -1,5 +1,5 @@
 /**
- * A loopback fake of the OpenAI Responses API for driving the real `codex` CLI offline (providers.md §7.6).
+ * A loopback fake of the OpenAI Responses API for driving the real `codex` CLI offline (docs/reference/providers.md §7.6).
  *
  * In-process: `await using server = await startFakeOpenAI({logPath})`. Standalone:
  * `deno run --allow-net=127.0.0.1 --allow-write tests/support/fake_openai.ts --port-file F --log F`.

@@ -1,5 +1,5 @@
 /**
- * Shared machinery of the loopback fake model servers (providers.md §7.5, §7.6): scripted-turn directives, the
+ * Shared machinery of the loopback fake model servers (docs/reference/providers.md §7.5, §7.6): scripted-turn directives, the
  * JSON-lines request log, SSE framing, and the start/stop life cycle on 127.0.0.1 with port 0.
  *
  * A directive is `[[e2e:<kind> <args>]]` anywhere in the latest user text. Kinds:

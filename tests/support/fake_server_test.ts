@@ -1,4 +1,4 @@
-/** The loopback fake model servers speak the documented protocols (providers.md §7.5, §7.6) — no CLI needed. */
+/** The loopback fake model servers speak the documented protocols (docs/reference/providers.md §7.5, §7.6) — no CLI needed. */
 import assert from "node:assert/strict";
 import { ANTHROPIC_CLOSING_TEXT, startFakeAnthropic } from "./fake_anthropic.ts";
 import { addFilePatch, OPENAI_CLOSING_TEXT, startFakeOpenAI } from "./fake_openai.ts";

@@ -4,7 +4,7 @@ import { resolveTarget } from "../target.ts";
 import { currentRun, type RunRef } from "../../control/mod.ts";
 import { type Paint, painter } from "../../render/ansi.ts";
 
-/** `--workspace` / `--packet` (cli.md §2), accepted by every control command. */
+/** `--workspace` / `--packet` (docs/reference/cli.md §2), accepted by every control command. */
 export const TARGET_FLAGS: Record<string, FlagSpec> = {
   workspace: { type: "string", value: "M", description: "a workspace manifest or prepared workspace id" },
   packet: { type: "string", value: "DIR", description: "the packet directory" },
@@ -27,9 +27,9 @@ export interface ControlTarget {
   rest: string[];
 }
 
-/** Resolve TARGET (cli.md §2). */
+/** Resolve TARGET (docs/reference/cli.md §2). */
 export async function controlTarget(ctx: CommandContext, opts: { idsFollow?: boolean } = {}): Promise<ControlTarget> {
-  // Contract commands need a packet: a workspace without a default binding needs --packet (workspace.md §7).
+  // Contract commands need a packet: a workspace without a default binding needs --packet (docs/reference/workspace.md §7).
   const requirePacketBinding = ["contract", "amend", "relax"].includes(ctx.path[1] ?? "");
   const t = await resolveTarget(ctx.positionals, ctx.flags, { ...opts, requirePacketBinding });
   return { storeRoot: t.storeRoot, packetDir: t.packetDir, label: t.label, rest: t.rest };

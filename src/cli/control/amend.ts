@@ -1,6 +1,6 @@
 /**
  * `control amend [TARGET] ID (--add-file PATH | --add-command CMD | --add-path PATH)… --reason TEXT [--persist]
- * [--author A] [--json]` (control-plane.md §13): add requirements to a prompt's contract.
+ * [--author A] [--json]` (docs/reference/control-plane.md §13): add requirements to a prompt's contract.
  */
 import type { CommandContext, CommandSpec } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
@@ -67,7 +67,7 @@ export const spec: CommandSpec = {
       ["commands", list(ctx, "add-command").map(commandEntry)],
     ];
     const present = groups.filter(([, entries]) => entries.length > 0);
-    // Nothing to add: the API reports it in the §9.2 order (an unknown prompt first, then `no_entries`).
+    // Nothing to add: the API reports it in the docs/reference/control-plane.md §9.2 order (an unknown prompt first, then `no_entries`).
     if (present.length === 0) present.push(["files_exist", []]);
     const author = str(ctx, "author");
     const records: AmendmentRecord[] = [];

@@ -1,11 +1,11 @@
-/** `control contract [TARGET] ID [--json]` (control-plane.md §9.7, §13): packet vs enforced contract. */
+/** `control contract [TARGET] ID [--json]` (docs/reference/control-plane.md §9.7, §13): packet vs enforced contract. */
 import type { CommandContext, CommandSpec } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
 import { contract, type ContractView } from "../../control/mod.ts";
 import type { Color, Paint } from "../../render/mod.ts";
 import { controlTarget, paintFor, printJson, TARGET_FLAGS } from "./_common.ts";
 
-/** Colour of a timing class (control-plane.md §9.3). */
+/** Colour of a timing class (docs/reference/control-plane.md §9.3). */
 export const PHASE_COLOR: Record<string, Color> = {
   pre_verify: "green",
   post_failure: "red",

@@ -1,6 +1,6 @@
 /**
  * `control events [TARGET] [--from start|current|<seq>|<run_id>:<seq>] [--run RUN_ID] [--no-follow] [--json]`
- * (control-plane.md §13): replay and follow a run's events.
+ * (docs/reference/control-plane.md §13): replay and follow a run's events.
  */
 import { type CommandContext, type CommandSpec, untilInterrupted } from "../frame.ts";
 import { UsageError } from "../../errors.ts";

@@ -1,4 +1,4 @@
-/** `control log [TARGET] [--follow] [--all-runs] [--json]` (control-plane.md §13): the control audit log. */
+/** `control log [TARGET] [--follow] [--all-runs] [--json]` (docs/reference/control-plane.md §13): the control audit log. */
 import { type CommandContext, type CommandSpec, untilInterrupted } from "../frame.ts";
 import { followLog, log, type LogEntry } from "../../control/mod.ts";
 import type { Color, Paint } from "../../render/mod.ts";

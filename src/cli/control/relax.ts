@@ -1,6 +1,6 @@
 /**
  * `control relax [TARGET] ID --drop CLAUSE --reason TEXT --confirm [--persist] [--author A] [--json]`
- * (control-plane.md §13): remove a clause from a prompt's contract, on the record.
+ * (docs/reference/control-plane.md §13): remove a clause from a prompt's contract, on the record.
  */
 import type { CommandContext, CommandSpec } from "../frame.ts";
 import { UsageError } from "../../errors.ts";

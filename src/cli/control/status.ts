@@ -1,4 +1,4 @@
-/** `control status [TARGET] [--json]` (control-plane.md §13): the live snapshot of the current run. */
+/** `control status [TARGET] [--json]` (docs/reference/control-plane.md §13): the live snapshot of the current run. */
 import type { CommandContext, CommandSpec } from "../frame.ts";
 import { type Snapshot, snapshot } from "../../control/mod.ts";
 import { formatDuration } from "../../util/time.ts";
@@ -11,7 +11,7 @@ function leasePhrase(lease: Snapshot["lease"]): string {
   return `lease ${lease.state}${lease.state === "down" ? "" : who}`;
 }
 
-/** The human report of a snapshot (control-plane.md §13). */
+/** The human report of a snapshot (docs/reference/control-plane.md §13). */
 export function formatControlStatus(s: Snapshot, paint: Paint, nowMs = Date.now()): string {
   // A live run's clocks keep going between snapshot writes.
   const since = (iso: string | null, stored: number) => {

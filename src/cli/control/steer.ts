@@ -1,4 +1,4 @@
-/** `control steer [TARGET] [--] TEXT… [--author A] [--wait]` (control-plane.md §13): guidance for the live agent. */
+/** `control steer [TARGET] [--] TEXT… [--author A] [--wait]` (docs/reference/control-plane.md §13): guidance for the live agent. */
 import type { CommandContext, CommandSpec } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
 import { checkSteerText, snapshot, steer } from "../../control/mod.ts";

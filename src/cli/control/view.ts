@@ -1,6 +1,6 @@
 /**
  * `control view [TARGET] [--log-mode M] [--tool-output T] [--thinking S] [--diff D] [--author A] [--wait]`
- * (control-plane.md §13): ask the live run to change how it renders.
+ * (docs/reference/control-plane.md §13): ask the live run to change how it renders.
  */
 import type { CommandContext, CommandSpec } from "../frame.ts";
 import { UsageError } from "../../errors.ts";

@@ -1,4 +1,4 @@
-/** `prompt_runner packet doctor [TARGET] [--json]` (cli.md §3.9): readiness plus authoring warnings; exit 0. */
+/** `prompt_runner packet doctor [TARGET] [--json]` (docs/reference/cli.md §3.9): readiness plus authoring warnings; exit 0. */
 import type { CommandSpec } from "../frame.ts";
 import { TARGET_FLAGS } from "../selection_flags.ts";
 import { runReadiness } from "./preflight.ts";

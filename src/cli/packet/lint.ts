@@ -1,4 +1,4 @@
-/** `prompt_runner packet lint [TARGET] [--strict] [--json]` (cli.md §3.8): static checks, exit 3 on errors. */
+/** `prompt_runner packet lint [TARGET] [--strict] [--json]` (docs/reference/cli.md §3.8): static checks, exit 3 on errors. */
 import type { CommandSpec } from "../frame.ts";
 import { resolveTarget } from "../target.ts";
 import { TARGET_FLAGS } from "../selection_flags.ts";

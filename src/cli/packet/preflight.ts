@@ -1,4 +1,4 @@
-/** `prompt_runner packet preflight [TARGET] [--json]` (cli.md §3.9): readiness report; exit 1 when not runnable. */
+/** `prompt_runner packet preflight [TARGET] [--json]` (docs/reference/cli.md §3.9): readiness report; exit 1 when not runnable. */
 import type { CommandContext, CommandSpec } from "../frame.ts";
 import { resolveTarget } from "../target.ts";
 import { TARGET_FLAGS } from "../selection_flags.ts";

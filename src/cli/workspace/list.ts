@@ -1,4 +1,4 @@
-/** `workspace list [--json]` (workspace.md §5). */
+/** `workspace list [--json]` (docs/reference/workspace.md §5). */
 import type { CommandSpec } from "../frame.ts";
 import { loadWorkspaceManifest } from "../../workspace/manifest.ts";
 import { isPrepared, listRegistry } from "../../workspace/registry.ts";

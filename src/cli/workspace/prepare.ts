@@ -1,4 +1,4 @@
-/** `workspace prepare <MANIFEST|ID> [--json]` (workspace.md §4). */
+/** `workspace prepare <MANIFEST|ID> [--json]` (docs/reference/workspace.md §4). */
 import type { CommandSpec } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
 import { loadWorkspaceManifest } from "../../workspace/manifest.ts";

@@ -1,4 +1,4 @@
-/** `workspace status [ID] [--json]` (workspace.md §8): the status rollup plus one line per clone. */
+/** `workspace status [ID] [--json]` (docs/reference/workspace.md §8): the status rollup plus one line per clone. */
 import type { CommandSpec } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
 import { statusRollup } from "../../control/mod.ts";

@@ -1,4 +1,4 @@
-/** `commands` (contract.md §4): run an executable under a deadline and judge exit code and output. */
+/** `commands` (docs/reference/contract.md §4): run an executable under a deadline and judge exit code and output. */
 import { isAbsolute, join } from "node:path";
 import { type ClauseEnv, fail, fault, makeItem, pass, type Verdict } from "./_common.ts";
 import { compilePattern } from "./text.ts";

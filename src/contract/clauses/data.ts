@@ -1,4 +1,4 @@
-/** `yaml` and `json` (contract.md §3, §3.2): parse checks and structural assertions on data files. */
+/** `yaml` and `json` (docs/reference/contract.md §3, §3.2): parse checks and structural assertions on data files. */
 import { parseYaml } from "../../util/yaml.ts";
 import { type ClauseEnv, errorMessage, fail, firstLine, makeItem, pass, readText, resolveEntry } from "./_common.ts";
 import { isRecord } from "../entries.ts";
@@ -52,7 +52,7 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-/** The problems of §3.2 for a parsed JSON document and an entry (pure). */
+/** The problems of docs/reference/contract.md §3.2 for a parsed JSON document and an entry (pure). */
 export function jsonProblems(doc: unknown, entry: Record<string, unknown>): string[] {
   const problems: string[] = [];
   const root = entry.root;

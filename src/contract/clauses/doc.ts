@@ -1,4 +1,4 @@
-/** `doc` (contract.md §3.1): non-blank document with required sections and no placeholder markers. */
+/** `doc` (docs/reference/contract.md §3.1): non-blank document with required sections and no placeholder markers. */
 import { type ClauseEnv, fail, makeItem, pass, readText, resolveEntry } from "./_common.ts";
 import { isRecord } from "../entries.ts";
 import type { ReportItem } from "../types.ts";

@@ -1,4 +1,4 @@
-/** `files_exist` and `files_absent` (contract.md §3). */
+/** `files_exist` and `files_absent` (docs/reference/contract.md §3). */
 import { type ClauseEnv, fail, makeItem, pass, resolveEntry } from "./_common.ts";
 import type { ReportItem } from "../types.ts";
 

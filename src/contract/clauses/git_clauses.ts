@@ -1,4 +1,4 @@
-/** `changed_paths_only` (contract.md §5) and `repos_clean` (§6): judgements on the git state of target repos. */
+/** `changed_paths_only` (docs/reference/contract.md §5) and `repos_clean` (§6): judgements on the git state of target repos. */
 import { join, normalize, relative } from "node:path";
 import picomatch from "picomatch";
 import { type ClauseEnv, fail, fault, makeItem, pass, refOf, type Verdict } from "./_common.ts";
@@ -24,7 +24,7 @@ export function changedPaths(entries: StatusEntry[], storeRel: string | null): s
   return [...out].sort();
 }
 
-/** Whether an allow-list entry allows a changed path (§5: equal, `dir/` prefix, or [P2] a glob). */
+/** Whether an allow-list entry allows a changed path (docs/reference/contract.md §5: equal, `dir/` prefix, or [P2] a glob). */
 export function pathAllowed(allowed: string, path: string): boolean {
   const a = allowed.replace(/^(\.\/)+/, "");
   const p = path.replace(/^(\.\/)+/, "");

@@ -1,4 +1,4 @@
-/** `glob` (contract.md §3): the number (and non-emptiness) of glob matches under a root. */
+/** `glob` (docs/reference/contract.md §3): the number (and non-emptiness) of glob matches under a root. */
 import { glob } from "tinyglobby";
 import picomatch from "picomatch";
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-/** `regenerates` staging for commands that rebuild committed outputs (contract.md §4). */
+/** `regenerates` staging for commands that rebuild committed outputs (docs/reference/contract.md §4). */
 import { join } from "node:path";
 
 /** Suffix of the backup a regenerated path is moved to while its command runs. */

@@ -1,4 +1,4 @@
-/** `source_absent` (contract.md §3.3): no line of the scanned source files matches a forbidden pattern. */
+/** `source_absent` (docs/reference/contract.md §3.3): no line of the scanned source files matches a forbidden pattern. */
 import { join, relative } from "node:path";
 import { type ClauseEnv, fail, makeItem, pass, resolveEntry } from "./_common.ts";
 import { compilePattern } from "./text.ts";

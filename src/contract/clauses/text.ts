@@ -1,4 +1,4 @@
-/** `contains` and `matches` (contract.md §3): literal text and regular-expression checks on one file. */
+/** `contains` and `matches` (docs/reference/contract.md §3): literal text and regular-expression checks on one file. */
 import { Buffer } from "node:buffer";
 import { type ClauseEnv, errorMessage, fail, makeItem, pass, readBytes, resolveEntry } from "./_common.ts";
 import { isRecord, pick } from "../entries.ts";
