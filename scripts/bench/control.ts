@@ -1,5 +1,5 @@
 /**
- * Control plane latency (control-plane.md §6.2, §11), against a runner child process (_control_runner.ts: lease,
+ * Control plane latency (docs/reference/control-plane.md §6.2, §11), against a runner child process (_control_runner.ts: lease,
  * plane, the real `pumpStream` loop) whose simulated provider is silent or streams as fast as it can:
  * - request → applied: from the Control API call (`setView`) to the moment this process sees the request's
  *   `applied` entry in `control/log.jsonl` — one clock, this process's; every request must be applied. The call

@@ -1,5 +1,5 @@
 /**
- * Following a live event stream (control-plane.md §5): a writer process appends events to `events.jsonl` at full
+ * Following a live event stream (docs/reference/control-plane.md §5): a writer process appends events to `events.jsonl` at full
  * speed while a follower process (fresh, so its RSS is its own) follows the run from the start. The follower is
  * attached before the first event is written, so it reads a file being written, never a finished one. Checked:
  * every event arrives once and in order, ending at `run_finished`. Reported: the follower's events/s over the whole

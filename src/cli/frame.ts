@@ -57,7 +57,7 @@ export interface CommandEntry {
   load(): Promise<{ spec: CommandSpec }>;
 }
 
-/** Flags every command accepts (cli.md §1). */
+/** Flags every command accepts (docs/reference/cli.md §1). */
 const GLOBAL_FLAGS: Record<string, FlagSpec> = {
   help: { type: "boolean", short: "h", description: "show help for this command" },
   json: { type: "boolean", description: "machine-readable output on stdout" },

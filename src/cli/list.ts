@@ -19,7 +19,7 @@ function targetsOf(packet: Packet, p: Prompt): string[] {
   return packet.defaultRepo ? [packet.defaultRepo.name] : [];
 }
 
-/** The human listing (runner.md §11). */
+/** The human listing (docs/reference/runner.md §11). */
 function renderList(packet: Packet, progress: ProgressMap, color: boolean): string {
   const paint = (code: string, s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
   const project = packet.defaultRepo?.path || packet.dir;
@@ -55,7 +55,7 @@ function renderList(packet: Packet, progress: ProgressMap, color: boolean): stri
   return lines.join("\n") + "\n";
 }
 
-/** The `--json` document of cli.md §3.2. */
+/** The `--json` document of docs/reference/cli.md §3.2. */
 function listJson(packet: Packet, progress: ProgressMap): Record<string, unknown> {
   return {
     packet: packet.name,

@@ -34,7 +34,7 @@ function runLine(run: ResumeDecision): string {
   return "would start a new run";
 }
 
-/** The human plan (runner.md §11). */
+/** The human plan (docs/reference/runner.md §11). */
 function renderPlan(v: PlanView): string {
   const { packet } = v;
   const ids = v.selected.map((p) => p.id);
@@ -60,7 +60,7 @@ function renderPlan(v: PlanView): string {
   return lines.join("\n") + "\n";
 }
 
-/** The `--json` document of cli.md §3.1. */
+/** The `--json` document of docs/reference/cli.md §3.1. */
 function planJson(v: PlanView): Record<string, unknown> {
   return {
     packet: v.packet.name,

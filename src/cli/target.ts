@@ -35,7 +35,7 @@ export interface ResolvedTarget {
     /** `failure_policy: continue_independent` (= `run --keep-going`). */
     keepGoing: boolean;
   };
-  /** Repo mapping onto the clones (workspace.md §6.2); the loader applies it (registered for the packet dir). */
+  /** Repo mapping onto the clones (docs/reference/workspace.md §6.2); the loader applies it (registered for the packet dir). */
   repoRemap?: RepoRemap;
 }
 

@@ -1,4 +1,4 @@
-/** Checklist files (packet.md §8): a human-readable view of each prompt's packet contract. */
+/** Checklist files (docs/reference/packet.md §8): a human-readable view of each prompt's packet contract. */
 import type { Packet, Prompt } from "../packet/mod.ts";
 import { isLegacyCommand, isRecord, pick } from "./entries.ts";
 import { packetContract } from "./enforced.ts";
@@ -38,7 +38,7 @@ function pathLabel(entry: unknown, repos: Record<string, string>): string {
   return String(entry);
 }
 
-/** The checklist label of one entry (packet.md §8 label table). */
+/** The checklist label of one entry (docs/reference/packet.md §8 label table). */
 function checklistLabel(
   clause: string,
   entry: unknown,

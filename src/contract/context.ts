@@ -1,4 +1,4 @@
-/** Build a {@link VerifyContext} for one prompt of a loaded packet (contract.md §2 repo index and default scope). */
+/** Build a {@link VerifyContext} for one prompt of a loaded packet (docs/reference/contract.md §2 repo index and default scope). */
 import type { Packet, Prompt } from "../packet/mod.ts";
 import type { VerifyContext, VerifySource } from "./types.ts";
 

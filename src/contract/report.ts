@@ -35,7 +35,7 @@ export function reportSummary(report: VerifyReport): string {
   return `${prefix}: ${failingItemsSummary(report)}`;
 }
 
-/** The fault line of one faulted item (contract.md §8 formats). */
+/** The fault line of one faulted item (docs/reference/contract.md §8 formats). */
 function faultLine(item: ReportItem): string {
   const fault = item.fault ?? "verifier_fault";
   if (item.kind === "command") {

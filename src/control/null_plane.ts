@@ -1,4 +1,4 @@
-/** The plane of a run without a store root (control-plane.md §1): it writes no control directory at all. */
+/** The plane of a run without a store root (docs/reference/control-plane.md §1): it writes no control directory at all. */
 import type { Envelope } from "../events/mod.ts";
 import { isProviderEventType, type View } from "../events/types.ts";
 import { nowIso } from "../util/time.ts";

@@ -62,7 +62,7 @@ export interface OpenPlaneOptions {
 const SNAPSHOT_COALESCE_MS = 50;
 const RECEIPT_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
 
-/** Remove receipts last modified before `cutoffMs` (control-plane.md §2.3, receipts older than 7 days). */
+/** Remove receipts last modified before `cutoffMs` (docs/reference/control-plane.md §2.3, receipts older than 7 days). */
 function pruneReceipts(dir: string, cutoffMs: number): number {
   let removed = 0;
   try {
@@ -137,7 +137,7 @@ class FilePlane implements RunnerPlane {
     return this.#steers;
   }
 
-  /** §6.5 open: dirs, rotation, seq, log index, reconciliation, snapshot, run_opened, watcher. */
+  /** docs/reference/control-plane.md §6.5 open: dirs, rotation, seq, log index, reconciliation, snapshot, run_opened, watcher. */
   open(): void {
     const o = this.#opts;
     ensureStoreRoot(o.storeRoot, {

@@ -48,7 +48,7 @@ export interface SnapshotPatch {
   last_verification?: { status: string; failures: string[]; at: string } | null;
 }
 
-/** A steer that passed acceptance (control-plane.md §8.4); declared with the ledger that holds it. */
+/** A steer that passed acceptance (docs/reference/control-plane.md §8.4); declared with the ledger that holds it. */
 export type { AcceptedSteer };
 
 /** What the plane asks of the runner. */
@@ -56,7 +56,7 @@ export interface PlaneHooks {
   /** A set_view was applied; `changed` holds only the keys the request named. */
   applyView(view: View, changed: Partial<View>): void;
   /**
-   * Whether a steer can reach an agent now (control-plane.md §8.4 checks 3–4), and the prompt it would go to
+   * Whether a steer can reach an agent now (docs/reference/control-plane.md §8.4 checks 3–4), and the prompt it would go to
    * (default: the snapshot's prompt). Budgets are not asked: the plane's {@link SteerLedger} owns them.
    */
   steerGate(): { promptRunning: boolean; sessionLive: boolean; promptId?: string | null };

@@ -15,14 +15,14 @@ export type SteerTextCheck =
     ok: false;
     /** The Control API's error code (exit 2). */
     code: "empty_steer" | "steer_too_long";
-    /** The runner's refusal reason in the log (control-plane.md §8.4, exact). */
+    /** The runner's refusal reason in the log (docs/reference/control-plane.md §8.4, exact). */
     reason: string;
     /** The Control API's error message. */
     message: string;
   };
 
 /**
- * The one steer text validator (control-plane.md §6.6, §8.4 checks 1–2), used by the Control API, the CLI and the
+ * The one steer text validator (docs/reference/control-plane.md §6.6, §8.4 checks 1–2), used by the Control API, the CLI and the
  * runner's acceptance checks: the text is trimmed; blank or missing text and text over {@link MAX_STEER_BYTES} UTF-8
  * bytes are refused.
  */

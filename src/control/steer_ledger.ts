@@ -1,5 +1,5 @@
 /**
- * The one steer ledger of a run (control-plane.md §8.3), owned by the plane: delivered counts per prompt, the
+ * The one steer ledger of a run (docs/reference/control-plane.md §8.3), owned by the plane: delivered counts per prompt, the
  * reservations of accepted steers (`used = delivered + pending`), the per-prompt budgets, and the queue of accepted
  * steers the runner has not yet taken for a delivery. A resumed run rebuilds it once, when its plane opens, from the
  * `interventions/` records of the same run id. The runner's steer desk (src/run/steering.ts) only reads it and takes
@@ -7,7 +7,7 @@
  */
 import { steerCountsForRun } from "./interventions.ts";
 
-/** A steer that passed acceptance (control-plane.md §8.4). */
+/** A steer that passed acceptance (docs/reference/control-plane.md §8.4). */
 export interface AcceptedSteer {
   request: string;
   author: string;
@@ -49,7 +49,7 @@ export class SteerLedger {
     return this.#maxFor(promptId);
   }
 
-  /** Slots taken against a prompt's budget: its delivered steers plus every reservation (§8.3). */
+  /** Slots taken against a prompt's budget: its delivered steers plus every reservation (docs/reference/control-plane.md §8.3). */
   used(promptId: string): number {
     return this.count(promptId) + this.#reserved.size;
   }

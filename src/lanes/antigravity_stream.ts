@@ -1,4 +1,4 @@
-/** Parser for antigravity `agy -p … --output-format stream-json` lines (events-and-rendering.md §4.5, unverified). */
+/** Parser for antigravity `agy -p … --output-format stream-json` lines (docs/reference/events-and-rendering.md §4.5, unverified). */
 import type { ProviderErrorInfo, ProviderEvent, TokenUsage } from "../events/mod.ts";
 import { firstNum, isObject, type JsonObject, obj, str, textOf } from "./_json.ts";
 import type { LineParser, ParseContext, ParsedLine } from "./profile.ts";

@@ -1,4 +1,4 @@
-/** The claude lane (providers.md §2): `claude -p --output-format stream-json --verbose --include-partial-messages`. */
+/** The claude lane (docs/reference/providers.md §2): `claude -p --output-format stream-json --verbose --include-partial-messages`. */
 import { str } from "./_json.ts";
 import { createClaudeStreamParser } from "./claude_stream.ts";
 import { cliLane } from "./cli_lane.ts";

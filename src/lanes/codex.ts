@@ -1,4 +1,4 @@
-/** The codex lane (providers.md §3): `codex exec --json --skip-git-repo-check … <prompt>`. */
+/** The codex lane (docs/reference/providers.md §3): `codex exec --json --skip-git-repo-check … <prompt>`. */
 import { str } from "./_json.ts";
 import { cliLane } from "./cli_lane.ts";
 import { createCodexStreamParser } from "./codex_stream.ts";

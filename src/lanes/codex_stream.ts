@@ -1,4 +1,4 @@
-/** Parser for `codex exec --json` lines (events-and-rendering.md §4.2). */
+/** Parser for `codex exec --json` lines (docs/reference/events-and-rendering.md §4.2). */
 import type { ProviderErrorInfo, ProviderEvent, TokenUsage } from "../events/mod.ts";
 import { arr, isObject, type JsonObject, num, obj, parseJsonObject, str, textOf } from "./_json.ts";
 import { statusInMessage } from "./hints.ts";

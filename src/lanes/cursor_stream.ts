@@ -1,4 +1,4 @@
-/** Parser for cursor `agent -p --output-format stream-json --stream-partial-output` lines (§4.4, unverified). */
+/** Parser for cursor `agent -p --output-format stream-json --stream-partial-output` lines (docs/reference/events-and-rendering.md §4.4, unverified). */
 import type { ProviderErrorInfo, ProviderEvent, TokenUsage } from "../events/mod.ts";
 import { isObject, type JsonObject, num, obj, str, textOf } from "./_json.ts";
 import type { LineParser, ParseContext, ParsedLine } from "./profile.ts";

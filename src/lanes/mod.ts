@@ -13,7 +13,7 @@ import type { Lane, LaneExecutables, LaneProfile, SessionOptions } from "./types
 
 export type { Lane, LaneExecutables, LaneProfile, PermissionMode, ProbeResult, SessionOptions } from "./types.ts";
 
-/** Every lane, in the order of packet.md §3 (also the order model patterns are tried in). */
+/** Every lane, in the order of docs/reference/packet.md §3 (also the order model patterns are tried in). */
 const LANES: readonly Lane[] = [claudeLane, codexLane, ampLane, cursorLane, antigravityLane, simulatedLane];
 
 /** What packets know about lanes, derived from lane profiles only. */
@@ -28,7 +28,7 @@ export interface LaneCatalog {
   packetRelativePaths: Readonly<Record<string, readonly string[]>>;
   /** A lane name or alias (any case, trimmed) → lane name, or null. */
   normalize(value: string): string | null;
-  /** The lane a model name implies (packet.md §3): the first lane whose patterns match, else the default lane. */
+  /** The lane a model name implies (docs/reference/packet.md §3): the first lane whose patterns match, else the default lane. */
   inferFromModel(model: string): string;
 }
 

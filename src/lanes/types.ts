@@ -1,12 +1,12 @@
-/** The lane contract: how the runner starts, follows, interrupts and resumes a provider session (providers.md §1). */
+/** The lane contract: how the runner starts, follows, interrupts and resumes a provider session (docs/reference/providers.md §1). */
 import type { ProviderErrorInfo, ProviderEvent, StreamKind } from "../events/mod.ts";
 import type { ProcessIdentity } from "../util/mod.ts";
 
-/** `permission_mode` values (packet.md §9); each lane maps them onto its own CLI flags. */
+/** `permission_mode` values (docs/reference/packet.md §9); each lane maps them onto its own CLI flags. */
 export type PermissionMode = "default" | "auto" | "bypass" | "plan";
 
 /**
- * The effective options a session reads (packet.md §9): the lane's share of a prompt's `ExecutionOptions`, which
+ * The effective options a session reads (docs/reference/packet.md §9): the lane's share of a prompt's `ExecutionOptions`, which
  * src/packet/types.ts extends with what only the runner reads (view, budgets, limits).
  */
 export interface SessionOptions {
@@ -16,7 +16,7 @@ export interface SessionOptions {
   reasoning_effort: string | null;
   permission_mode: PermissionMode | null;
   allowed_tools: string[] | null;
-  /** Per-session bound in ms, clamped to 7 days (packet.md §10). */
+  /** Per-session bound in ms, clamped to 7 days (docs/reference/packet.md §10). */
   timeout_ms: number;
   system_prompt: string | null;
   append_system_prompt: string | null;
@@ -46,7 +46,7 @@ export interface LaneProfile {
    */
   packetRelativePaths?: Readonly<Record<string, readonly string[]>>;
   /**
-   * Model names that imply this lane when a packet sets a model but no provider (packet.md §3), case-insensitive;
+   * Model names that imply this lane when a packet sets a model but no provider (docs/reference/packet.md §3), case-insensitive;
    * lanes are tried in the order of src/lanes/mod.ts.
    */
   modelPatterns: readonly RegExp[];

@@ -1,5 +1,5 @@
 /**
- * The pure half of loading a packet (packet.md): from parsed prompt files, the repos and the option layers to the
+ * The pure half of loading a packet (docs/reference/packet.md): from parsed prompt files, the repos and the option layers to the
  * packet's prompts, each finding reported in discovery order. {@link ./load.ts} performs the reads.
  */
 import type { FindingSink } from "./findings.ts";
@@ -91,7 +91,7 @@ function rewriteDeep(v: unknown, rewrite: (text: string) => string): unknown {
   return v;
 }
 
-/** Workspace runs: author-machine paths in system prompts and provider option bags become clone paths (§6.2). */
+/** Workspace runs: author-machine paths in system prompts and provider option bags become clone paths (docs/reference/workspace.md §6.2). */
 function withRewrittenPaths(o: ExecutionOptions, rewrite: ((text: string) => string) | null): ExecutionOptions {
   if (!rewrite) return o;
   const r = (t: string | null) => (t === null ? null : rewrite(t));

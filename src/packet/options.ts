@@ -8,7 +8,7 @@ import { lanes } from "../lanes/mod.ts";
 import type { FindingSink } from "./findings.ts";
 import { applyBudgetOverrides, normalizeRecovery, type RecoveryProblem } from "./recovery.ts";
 
-/** Provider names (packet.md §3), as the lane profiles declare them. */
+/** Provider names (docs/reference/packet.md §3), as the lane profiles declare them. */
 export const PROVIDERS: readonly ProviderName[] = lanes().names;
 
 /** Accepted provider aliases → lane, as the lane profiles declare them. */
@@ -136,7 +136,7 @@ export function normalizeProvider(value: unknown): ProviderName | null {
 }
 
 /**
- * Provider inference from a model name (packet.md §3): the first lane whose model patterns match (`gpt` → codex,
+ * Provider inference from a model name (docs/reference/packet.md §3): the first lane whose model patterns match (`gpt` → codex,
  * `amp` → amp), else the default lane (claude).
  */
 export function inferProvider(model: string): ProviderName {

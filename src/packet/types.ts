@@ -1,10 +1,10 @@
-/** The loaded packet model (packet.md). Produced by src/packet/load.ts, consumed by plan, runner and verifier. */
+/** The loaded packet model (docs/reference/packet.md). Produced by src/packet/load.ts, consumed by plan, runner and verifier. */
 import type { View } from "../events/mod.ts";
 import type { PermissionMode, SessionOptions } from "../lanes/mod.ts";
 
 export type { PermissionMode };
 
-/** A lane name (packet.md §3): one a lane profile declares (src/lanes/mod.ts); packets are checked when they load. */
+/** A lane name (docs/reference/packet.md §3): one a lane profile declares (src/lanes/mod.ts); packets are checked when they load. */
 export type ProviderName = string;
 
 /** A target git repository of the packet. */
@@ -38,7 +38,7 @@ export interface RecoveryOptions {
   };
 }
 
-/** Effective execution options of one prompt after layering (packet.md §9): what its sessions read, and more. */
+/** Effective execution options of one prompt after layering (docs/reference/packet.md §9): what its sessions read, and more. */
 export interface ExecutionOptions extends SessionOptions {
   view: View;
   diff_max_lines: number;

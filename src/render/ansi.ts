@@ -1,6 +1,6 @@
 /** The colour palette of docs/reference/events-and-rendering.md §11 and ANSI stripping for file sinks. */
 
-/** Palette escape sequences (§11). */
+/** Palette escape sequences (docs/reference/events-and-rendering.md §11). */
 const PALETTE = {
   red: "\x1b[0;31m",
   green: "\x1b[0;32m",

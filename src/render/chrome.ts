@@ -1,4 +1,4 @@
-/** Runner chrome (events-and-rendering.md §9, runner.md §10.4): attempt headers, steer notices, log header lines. */
+/** Runner chrome (docs/reference/events-and-rendering.md §9, docs/reference/runner.md §10.4): attempt headers, steer notices, log header lines. */
 import type { AttemptMode, View } from "../events/mod.ts";
 import { painter } from "./ansi.ts";
 import { oneLine, padEnd } from "./text.ts";

@@ -1,4 +1,4 @@
-/** The compact renderer (events-and-rendering.md §7.1): dense tokens sharing lines. */
+/** The compact renderer (docs/reference/events-and-rendering.md §7.1): dense tokens sharing lines. */
 import type { Envelope, EnvelopeOf } from "../events/mod.ts";
 import { RendererCore } from "./core.ts";
 import { nonBlankLines, oneLine, shortModel } from "./text.ts";

@@ -12,7 +12,7 @@ import { nonBlankLines, truncate } from "./text.ts";
 const MAX_BODY_LINE = 240;
 import type { ToolResult } from "./tools.ts";
 
-/** The truncation marker of §6 and §8. */
+/** The truncation marker of docs/reference/events-and-rendering.md §6 and §8. */
 function moreMarker(n: number): string {
   return `… ${n} more lines (truncated)`;
 }

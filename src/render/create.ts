@@ -4,7 +4,7 @@ import { CompactRenderer } from "./compact.ts";
 import { VerboseRenderer } from "./verbose.ts";
 import { StudioRenderer } from "./studio.ts";
 
-/** Default line budgets (events-and-rendering.md §6, §8). */
+/** Default line budgets (docs/reference/events-and-rendering.md §6, §8). */
 export const DEFAULT_DIFF_MAX_LINES = 60;
 /** Default `tool_output: full` line cap. */
 export const DEFAULT_TOOL_OUTPUT_MAX_LINES = 200;

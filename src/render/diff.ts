@@ -32,7 +32,7 @@ export type ToolChange =
   }
   | { kind: "paths"; paths: PathChange[] };
 
-/** Keys that name a file in a tool input (§8). */
+/** Keys that name a file in a tool input (docs/reference/events-and-rendering.md §8). */
 const PATH_KEYS = ["file_path", "path", "TargetFile", "target_file", "notebook_path", "AbsolutePath"] as const;
 
 const EDIT_FAMILY = new Set(["Edit", "MultiEdit", "NotebookEdit", "edit_file"]);

@@ -1,4 +1,4 @@
-/** The studio renderer (events-and-rendering.md §7.3): indented blocks with status icons. */
+/** The studio renderer (docs/reference/events-and-rendering.md §7.3): indented blocks with status icons. */
 import type { Envelope, EnvelopeOf, TokenUsage } from "../events/mod.ts";
 import { RendererCore } from "./core.ts";
 import { oneLine } from "./text.ts";

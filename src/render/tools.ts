@@ -1,4 +1,4 @@
-/** Tool facts shared by the renderers: tool families, studio activities and completion summaries (§7.3). */
+/** Tool facts shared by the renderers: tool families, studio activities and completion summaries (docs/reference/events-and-rendering.md §7.3). */
 import type { View } from "../events/mod.ts";
 import { inputPath } from "./diff.ts";
 import { formatSize, nonBlankLines, oneLine, shortPath, splitLines, truncate } from "./text.ts";

@@ -1,4 +1,4 @@
-/** Renderer and sink contracts (events-and-rendering.md §5–§10). */
+/** Renderer and sink contracts (docs/reference/events-and-rendering.md §5–§10). */
 import type { Envelope, View } from "../events/mod.ts";
 
 /** Settings a renderer honours; `setView` changes the View part at runtime. */

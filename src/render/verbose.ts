@@ -1,4 +1,4 @@
-/** The verbose renderer (events-and-rendering.md §7.2): one tagged line per non-text event. */
+/** The verbose renderer (docs/reference/events-and-rendering.md §7.2): one tagged line per non-text event. */
 import type { Envelope, EnvelopeOf } from "../events/mod.ts";
 import type { Color } from "./ansi.ts";
 import { RendererCore } from "./core.ts";

@@ -1,4 +1,4 @@
-/** Recovery budgets (runner.md §7): retry limits per class, retry delays with jitter, and per-run counts. */
+/** Recovery budgets (docs/reference/runner.md §7): retry limits per class, retry delays with jitter, and per-run counts. */
 import type { RecoveryOptions } from "../packet/mod.ts";
 
 /** `retry_limit(class)`: the class entry, else `retry.max_attempts`, capped by the envelope's suggestion. */

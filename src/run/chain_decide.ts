@@ -1,5 +1,5 @@
 /**
- * The decisions of a prompt's attempt chain (runner.md §4, §6): how the first attempt starts (run, repair, or a
+ * The decisions of a prompt's attempt chain (docs/reference/runner.md §4, §6): how the first attempt starts (run, repair, or a
  * crash resume of an interrupted attempt), how an attempt is judged (the decision table of src/run/decide.ts with
  * its budgets and retry delay), and what the next attempt is. Pure: every input is a plain value, so every row is
  * unit-tested without processes or files; the driver in src/run/prompt_chain.ts only performs the effects.
@@ -64,7 +64,7 @@ export function lastReport(attempts: readonly AttemptRecord[]): VerifyReport | n
 
 /**
  * The first attempt: numbered after this run's earlier attempts of the prompt; a repair of the last verification
- * for `repair` and for restored partial work; a crash resume (runner.md §4, docs/crash_recovery.md) when a resumed
+ * for `repair` and for restored partial work; a crash resume (docs/reference/runner.md §4, docs/crash_recovery.md) when a resumed
  * run finds its dead or stopped runner's attempt, or when recovery hands over an interrupted attempt's leftovers.
  */
 export function planFirstAttempt(input: FirstAttemptInput): FirstAttempt {

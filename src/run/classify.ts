@@ -46,8 +46,8 @@ interface ClassFacts {
   delay: number | null;
 }
 
-/** Per-class default flags and suggested delay (runner.md §5 table). */
-const CLASS_TABLE: Readonly<Record<FailureClass, ClassFacts>> = {
+/** Per-class default flags and suggested delay (docs/reference/runner.md §5 table). */
+export const CLASS_TABLE: Readonly<Record<FailureClass, ClassFacts>> = {
   provider_capacity: { retry: true, repair: true, resume: false, local: false, delay: 2000 },
   provider_rate_limit: { retry: true, repair: true, resume: false, local: false, delay: 2000 },
   provider_auth_claim: { retry: true, repair: true, resume: false, local: false, delay: null },

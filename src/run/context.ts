@@ -43,7 +43,7 @@ export interface RunOptions {
   /** The run id was resumed (`run --remaining`): interrupted sessions continue in mode `resume`. */
   resumed?: boolean;
   /**
-   * False for `--runtime-store memory|noop` (runner.md §1): nothing is written under the store root — no
+   * False for `--runtime-store memory|noop` (docs/reference/runner.md §1): nothing is written under the store root — no
    * progress, logs, events files or verification history.
    */
   persist?: boolean;
@@ -181,7 +181,7 @@ export class RunScope {
     this.attemptLog?.write(line + "\n");
   }
 
-  /** A marker line in the attempt log only (runner.md §10.4). */
+  /** A marker line in the attempt log only (docs/reference/runner.md §10.4). */
   marker(line: string): void {
     this.attemptLog?.write(line + "\n");
   }
@@ -198,7 +198,7 @@ export class RunContext extends RunScope {
     super(scope.env, scope.slot);
   }
 
-  /** Append a progress line (runner.md §10.3) and note it in {@link RunContext.progress}; memory-only runs skip the file. */
+  /** Append a progress line (docs/reference/runner.md §10.3) and note it in {@link RunContext.progress}; memory-only runs skip the file. */
   async appendProgress(id: string, status: ProgressStatus, suffix: string | null): Promise<void> {
     if (this.persist) await appendProgress(this.storeRoot, id, status, suffix);
     this.progress.set(id, { status, at: nowIso(), suffix });

@@ -1,4 +1,4 @@
-/** Interrupts (runner.md §1, docs/exit_codes.md): the exit code of an interrupted run and the second Ctrl-C. */
+/** Interrupts (docs/reference/runner.md §1, docs/exit_codes.md): the exit code of an interrupted run and the second Ctrl-C. */
 import type { Lease } from "../store/mod.ts";
 import type { RunnerPlane } from "../control/runner_api.ts";
 

@@ -37,7 +37,7 @@ export class LiveSlot {
     this.#view = { ...view };
   }
 
-  /** The live view (control-plane.md §7): seeds every later renderer. */
+  /** The live view (docs/reference/control-plane.md §7): seeds every later renderer. */
   get view(): View {
     return this.#view;
   }

@@ -1,5 +1,5 @@
 /**
- * One prompt's attempt chain (runner.md §4, §6): attempt → verify → decide → effects (commit, progress, result,
+ * One prompt's attempt chain (docs/reference/runner.md §4, §6): attempt → verify → decide → effects (commit, progress, result,
  * output lines), looping through retries and repairs within the per-run budgets. Verifier faults halt. The
  * decisions are pure (src/run/chain_decide.ts, src/run/decide.ts); the functions here only perform effects.
  */
@@ -212,7 +212,7 @@ async function settleAttempt(
   return await act(ctx, desk, { prompt, plan, run, report, env, judgement, runAttempts });
 }
 
-/** The effects of a decision (runner.md §6). */
+/** The effects of a decision (docs/reference/runner.md §6). */
 async function act(ctx: RunContext, desk: SteerDesk, j: Judged): Promise<Step> {
   const action = j.judgement.decision.action;
   switch (action) {

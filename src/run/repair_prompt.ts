@@ -1,4 +1,4 @@
-/** The repair prompt (runner.md §8): the original body followed by a repair section in a fixed format. */
+/** The repair prompt (docs/reference/runner.md §8): the original body followed by a repair section in a fixed format. */
 import type { ReportItem, VerifyReport } from "../contract/mod.ts";
 
 /** The orientation paragraph of every repair section. */

@@ -1,5 +1,5 @@
 /**
- * The decisions of the prompt loop (runner.md §1, §7): prompt order, dependency blocking, which steps run before a
+ * The decisions of the prompt loop (docs/reference/runner.md §1, §7): prompt order, dependency blocking, which steps run before a
  * prompt's first session, what the loop does after each prompt, and the run's verdict and exit code. Pure: every
  * input is a plain value, so every row is unit-tested without processes or files (like src/run/decide.ts); the
  * drivers in src/run/run_loop.ts and src/run/runner.ts only perform the effects.
@@ -97,7 +97,7 @@ export function runVerdict(failedCount: number, haltReason: string | null, keepG
   return { ok: false, reason: haltReason ?? counted, keepGoingSummary: false };
 }
 
-/** The exit code of a run (cli.md §3.1): 0, 130 after an interrupt, else 1. */
+/** The exit code of a run (docs/reference/cli.md §3.1): 0, 130 after an interrupt, else 1. */
 export function runExitCode(ok: boolean, interrupted: boolean, haltReason: string | null): number {
   if (ok) return 0;
   return interrupted || haltReason === "interrupted" ? INTERRUPTED_EXIT : 1;

@@ -1,5 +1,5 @@
 /**
- * The prompt loop of a run (runner.md §1, §7): per prompt, a boundary, the dependency check, then the steps before
+ * The prompt loop of a run (docs/reference/runner.md §1, §7): per prompt, a boundary, the dependency check, then the steps before
  * its first session and its attempt chain, then the loop's decision (src/run/run_decide.ts). This file performs
  * the effects only.
  */
@@ -146,7 +146,7 @@ async function blockPrompt(ctx: RunContext, prompt: Prompt, blockers: string[]):
   };
 }
 
-/** Journal a prompt's final state in this run (runner.md §10.5). */
+/** Journal a prompt's final state in this run (docs/reference/runner.md §10.5). */
 function journalPromptFinished(ctx: RunContext, o: PromptOutcome): Promise<unknown> {
   return appendJournal(ctx.storeRoot, ctx.runId, "prompt_finished", {
     prompt: o.id,

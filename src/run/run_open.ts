@@ -1,5 +1,5 @@
 /**
- * Opening a leased run (runner.md §1, control-plane.md §4): the run record, then the run's environment and live
+ * Opening a leased run (docs/reference/runner.md §1, docs/reference/control-plane.md §4): the run record, then the run's environment and live
  * slot, the steer desk and the plane hooks built on them, then the plane, and only then the {@link RunContext} —
  * so every hook and the desk exist before the plane can call them, and the context never lacks its plane.
  * Also the signal handlers of a run.

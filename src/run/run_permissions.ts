@@ -19,7 +19,7 @@ import { canonicalJoin, canonicalPath } from "../contract/paths.ts";
 import { repoIndex } from "../contract/context.ts";
 import { KILL_EXECUTABLE } from "../util/signal.ts";
 
-/** The shell legacy (string) verification commands run under (contract.md §4: `["bash", "-c", …]`). */
+/** The shell legacy (string) verification commands run under (docs/reference/contract.md §4: `["bash", "-c", …]`). */
 const LEGACY_SHELL = "bash";
 
 /** One prompt as far as spawning goes. */

@@ -26,7 +26,7 @@ export interface RunRequest {
   /** Random source for retry jitter (tests). */
   random?: () => number;
   /**
-   * `--runtime-store` (runner.md §1, cli.md §3.1): `file` (default) keeps state under the store root; `memory`
+   * `--runtime-store` (docs/reference/runner.md §1, docs/reference/cli.md §3.1): `file` (default) keeps state under the store root; `memory`
    * and `noop` write no store root at all — no control directory, lease, logs, progress or state.
    */
   runtimeStore?: RuntimeStore;

@@ -45,7 +45,7 @@ interface SummaryPrompt {
   preserved?: PreservedWork;
 }
 
-/** Execute a packet run; returns the exit code (cli.md §3.1). */
+/** Execute a packet run; returns the exit code (docs/reference/cli.md §3.1). */
 export async function runPacket(req: RunRequest): Promise<number> {
   const { io } = req;
   const packet = await loadPacket(req.packetDir, { overrides: req.overrides });

@@ -1,5 +1,5 @@
 /**
- * The runner side of steering (control-plane.md §8.5): once the lane is ready, the live turn is interrupted
+ * The runner side of steering (docs/reference/control-plane.md §8.5): once the lane is ready, the live turn is interrupted
  * (grace → SIGTERM → SIGKILL in the lane), and the attempt loop resumes the same session with every queued steer in
  * one prompt. The desk only schedules those interrupts: counts, budgets and the queue live in the plane's one
  * ledger (src/control/steer_ledger.ts), which the desk asks.

@@ -2,7 +2,7 @@
  * Pumping one provider stream through the render pipeline (docs/reference/events-and-rendering.md §5): every event goes to
  * `plane.record` → the current renderer → the tty and file sinks and the per-attempt events sink, followed by a
  * boundary. While the stream is silent, the next event is raced against `plane.wake()` so control requests are
- * still consumed (control-plane.md §6.1); while it streams without pause, the event loop is given a turn every few
+ * still consumed (docs/reference/control-plane.md §6.1); while it streams without pause, the event loop is given a turn every few
  * ms of work (turn_yield.ts) so the request watcher's callback runs and the next boundary applies the request.
  */
 import type { Envelope, ProviderEvent, StreamKind } from "../events/mod.ts";

@@ -1,5 +1,5 @@
 /**
- * Giving the event loop a turn while a provider stream is consumed (control-plane.md §6.1). A stream whose events
+ * Giving the event loop a turn while a provider stream is consumed (docs/reference/control-plane.md §6.1). A stream whose events
  * are already buffered (the simulated provider at zero delay, a burst of parsed lines) resolves every `next()` as a
  * microtask: the pump never reaches the macrotask queue, so file-watch callbacks, timers and other I/O completions
  * wait until the stream ends or pauses, and control requests would only be picked up by the boundary's time-based

@@ -17,7 +17,7 @@ import {
   trySignal,
 } from "./proc_tree.ts";
 
-/** Exported to every provider session and verification command (cli.md §5). */
+/** Exported to every provider session and verification command (docs/reference/cli.md §5). */
 const RUN_ID_ENV = "PROMPT_RUNNER_RUN_ID";
 /** A token unique to one provider session, exported to it so its own leftovers can be found at its end. */
 export const SESSION_TOKEN_ENV = "PROMPT_RUNNER_SESSION_TOKEN";

@@ -9,7 +9,7 @@ export interface GitResult {
   stderr: string;
 }
 
-/** Every git call of `workspace prepare` is bounded (workspace.md §4). */
+/** Every git call of `workspace prepare` is bounded (docs/reference/workspace.md §4). */
 const GIT_TIMEOUT_MS = 10 * 60 * 1000;
 
 /** Run git with a deadline; never throws for a non-zero exit. */

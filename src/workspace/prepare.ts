@@ -45,7 +45,7 @@ async function storeRootsOf(runtimeRoot: string, bound: string): Promise<string[
   return roots;
 }
 
-/** Check a clone is independent (workspace.md §2); returns the problem or null. */
+/** Check a clone is independent (docs/reference/workspace.md §2); returns the problem or null. */
 async function independenceProblem(clone: string): Promise<string | null> {
   const dotgit = await Deno.lstat(`${clone}/.git`).catch(nullIfAbsent);
   if (!dotgit) return `${clone} is not a git repository`;

@@ -1,4 +1,4 @@
-/** The operator-owned workspace registry and discovery from the current directory (workspace.md §5). */
+/** The operator-owned workspace registry and discovery from the current directory (docs/reference/workspace.md §5). */
 import { UsageError } from "../errors.ts";
 import { exists } from "../util/fs.ts";
 import { loadWorkspaceManifest, type WorkspaceManifest } from "./manifest.ts";

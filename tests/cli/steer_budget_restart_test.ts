@@ -1,5 +1,5 @@
 /**
- * The steer ledger across a runner restart (control-plane.md §8.3): a runner killed right after delivering a steer
+ * The steer ledger across a runner restart (docs/reference/control-plane.md §8.3): a runner killed right after delivering a steer
  * leaves the budget spent; the next `run --remaining` (same run id) rebuilds the count from `interventions/` once, refuses
  * a steer over the prompt's own `recovery.max_steers`, and counts the delivered steer exactly once.
  */

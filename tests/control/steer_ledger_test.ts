@@ -1,4 +1,4 @@
-/** The one steer ledger (control-plane.md §8.3): reservations, queue, counts, per-prompt budgets, rebuild at open. */
+/** The one steer ledger (docs/reference/control-plane.md §8.3): reservations, queue, counts, per-prompt budgets, rebuild at open. */
 import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
 import { SteerLedger } from "../../src/control/steer_ledger.ts";

@@ -1,5 +1,5 @@
 /**
- * Control under full load (control-plane.md §6.1): a provider that streams without ever pausing (every `next()`
+ * Control under full load (docs/reference/control-plane.md §6.1): a provider that streams without ever pausing (every `next()`
  * resolves as a microtask) must not starve the request watcher. The request lands mid-stream and only the watcher
  * can report it (the plane's poll interval is an hour), so it is applied before the stream ends only if the pump
  * gives the event loop turns.

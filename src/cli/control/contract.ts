@@ -12,7 +12,7 @@ export const PHASE_COLOR: Record<string, Color> = {
   post_success: "yellow",
 };
 
-/** The human form of §9.7. */
+/** The human form of docs/reference/control-plane.md §9.7. */
 function formatContract(v: ContractView, paint: Paint): string {
   const lines = ["", `  ${paint("bold", `contract for ${v.prompt_id}`)}`, ""];
   if (v.amendments.length === 0) {

@@ -9,7 +9,7 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-/** The human report of cli.md §3.8. */
+/** The human report of docs/reference/cli.md §3.8. */
 function renderLint(r: LintResult): string {
   const lines = [`Packet lint: ${r.name} (${r.root})`];
   for (const f of r.findings) {
@@ -26,7 +26,7 @@ function stripFilePrefix(message: string, file: string | null): string {
   return file && message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message;
 }
 
-/** The `--json` document of cli.md §3.8. */
+/** The `--json` document of docs/reference/cli.md §3.8. */
 function lintJson(r: LintResult): Record<string, unknown> {
   return {
     packet: r.name,

@@ -52,7 +52,7 @@ async function whichOnPath(name: string, pathVar: string): Promise<string | null
 
 type Lookup = { ok: true; path: string } | { ok: false; verdict: Verdict };
 
-/** Executable lookup rules of §4 point 3 with their verdicts. */
+/** Executable lookup rules of docs/reference/contract.md §4 point 3 with their verdicts. */
 async function lookupExecutable(exec: string, cwd: string, pathVar: string): Promise<Lookup> {
   if (isAbsolute(exec)) {
     return (await isExecutableFile(exec))
@@ -81,7 +81,7 @@ function truncationPrefix(res: BoundedResult, details: string): string {
   return res.droppedBytes > 0 ? `[output truncated: ${res.droppedBytes} earlier bytes dropped]\n${details}` : details;
 }
 
-/** The verdict table of §4 for a finished process (pure). */
+/** The verdict table of docs/reference/contract.md §4 for a finished process (pure). */
 function commandVerdict(
   res: BoundedResult,
   opts: {
