@@ -12,6 +12,7 @@ import type { Lane, LaneSession, SessionSpec } from "../../src/lanes/types.ts";
 import { claudeEnv, codexEnv, e2eBinary } from "../support/e2e_env.ts";
 import { startFakeAnthropic } from "../support/fake_anthropic.ts";
 import { startFakeOpenAI } from "../support/fake_openai.ts";
+import type { FakeServer } from "../support/fake_server_common.ts";
 import { initRepo, tempDir } from "../support/fs.ts";
 import { testOptions, testSpec } from "./_support.ts";
 import { waitFor } from "../support/wait.ts";
@@ -23,6 +24,8 @@ const LANES: Record<Name, { lane: Lane; optsKey: string }> = {
 };
 
 interface Rig {
+  /** The loopback fake model server the CLI talks to. */
+  server: FakeServer;
   spec(prompt: string, over?: Partial<SessionSpec>): SessionSpec;
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -44,6 +47,7 @@ async function rig(name: Name): Promise<Rig> {
   });
   if (name === "claude" && Deno.uid() === 0) env.env.IS_SANDBOX = "1";
   return {
+    server,
     spec: (prompt, over = {}) => testSpec({ prompt, cwd: repo, env: env.env, options, ...over }),
     async [Symbol.asyncDispose]() {
       await server.close();
@@ -96,9 +100,10 @@ for (const name of ["claude", "codex"] as const) {
     const drained = collect(s, (e) => seen.push(e));
     await s.whenReady();
     assert.ok(s.isReady());
-    // Mid-stream: once the session streams something after it is ready.
-    const atReady = seen.length;
-    await waitFor(() => seen.length > atReady, { timeoutMs: 30_000, what: "streamed output after ready" });
+    // Mid-stream: the CLI's model request has reached the fake server, which is streaming the slow reply (codex
+    // prints nothing until the turn's message is complete, so the lane's own events cannot tell).
+    await r.server.waitForRequest(() => true, 30_000);
+    assert.ok(seen.every((e) => e.type !== "run_completed"), "the turn is still running");
     await s.interrupt("interrupted_for_steer", 5000);
     const events = await drained;
     assert.deepEqual(s.end(), { kind: "cancelled", reason: "interrupted_for_steer", interrupted: true });
