@@ -17,6 +17,7 @@ import { claudeProfile } from "../../src/lanes/claude.ts";
 import { codexProfile } from "../../src/lanes/codex.ts";
 import type { SessionSpec } from "../../src/lanes/types.ts";
 import { BenchSkip, check, median as medianOf } from "./_harness.ts";
+import { AppendedLines } from "./_lines.ts";
 
 /** A lane with a steer benchmark. */
 export type Lane = "claude" | "codex";
@@ -72,18 +73,16 @@ function median(xs: number[]): number {
 
 /** Watches a store from this process: when the first request landed, and when each event line first appeared. */
 class StoreObserver {
-  readonly #events: string;
+  readonly #events: AppendedLines;
   readonly #watcher: Deno.FsWatcher | null;
   readonly #timer: ReturnType<typeof setInterval>;
-  #offset = 0;
-  #partial = "";
   /** Every event line seen so far, with the instant (this process's clock) it was first read. */
   readonly seen: { at: number; e: Record<string, unknown> }[] = [];
   /** When a request file first appeared in `control/requests/` (null until then). */
   requestAt: number | null = null;
 
   constructor(store: string) {
-    this.#events = `${store}/control/events.jsonl`;
+    this.#events = new AppendedLines(`${store}/control/events.jsonl`);
     const requests = `${store}/control/requests`;
     this.#watcher = Deno.watchFs(requests, { recursive: false });
     const watcher = this.#watcher;
@@ -101,32 +100,10 @@ class StoreObserver {
 
   /** Read the lines appended since the last poll. */
   poll(): void {
-    let f: Deno.FsFile;
-    try {
-      f = Deno.openSync(this.#events, { read: true });
-    } catch {
-      return;
-    }
-    try {
-      f.seekSync(this.#offset, Deno.SeekMode.Start);
-      const buf = new Uint8Array(64 * 1024);
-      const dec = new TextDecoder();
-      for (;;) {
-        const n = f.readSync(buf);
-        if (n === null || n === 0) break;
-        this.#offset += n;
-        this.#partial += dec.decode(buf.subarray(0, n), { stream: true });
-      }
-    } finally {
-      f.close();
-    }
-    const now = performance.now();
-    const lines = this.#partial.split("\n");
-    this.#partial = lines.pop() ?? "";
+    const { at, lines } = this.#events.read();
     for (const l of lines) {
-      if (!l.trim()) continue;
       try {
-        this.seen.push({ at: now, e: JSON.parse(l) });
+        this.seen.push({ at, e: JSON.parse(l) });
       } catch { /* a torn line is read whole next time */ }
     }
   }

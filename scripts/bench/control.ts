@@ -19,6 +19,7 @@ import { storePaths } from "../../src/store/paths.ts";
 import { DEFAULT_VIEW } from "../../src/events/types.ts";
 import { check, percentile, round, sized } from "./_harness.ts";
 import { RUN_ID, type RunnerMode } from "./_control_runner.ts";
+import { AppendedLines } from "./_lines.ts";
 
 const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: "b" };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -69,17 +70,15 @@ class LineQueue {
 
 /** Reads `control/log.jsonl` as it grows (woken by a watcher, polled every 2 ms as a fallback). */
 class LogTail {
-  readonly #path: string;
+  readonly #log: AppendedLines;
   readonly #watcher: Deno.FsWatcher;
-  #offset = 0;
-  #partial = "";
   #tick: (() => void) | null = null;
   /** Request name → its final outcome and when this process first saw it. */
   readonly seen = new Map<string, { outcome: string; at: number }>();
 
   constructor(storeRoot: string) {
     const p = storePaths(storeRoot);
-    this.#path = p.log;
+    this.#log = new AppendedLines(p.log);
     const watcher = Deno.watchFs(p.control, { recursive: false });
     this.#watcher = watcher;
     void (async () => {
@@ -90,33 +89,11 @@ class LogTail {
   }
 
   #read(): void {
-    let f: Deno.FsFile;
-    try {
-      f = Deno.openSync(this.#path, { read: true });
-    } catch {
-      return; // not written yet
-    }
-    try {
-      f.seekSync(this.#offset, Deno.SeekMode.Start);
-      const buf = new Uint8Array(64 * 1024);
-      const dec = new TextDecoder();
-      for (;;) {
-        const n = f.readSync(buf);
-        if (n === null || n === 0) break;
-        this.#offset += n;
-        this.#partial += dec.decode(buf.subarray(0, n), { stream: true });
-      }
-    } finally {
-      f.close();
-    }
-    const now = performance.now();
-    const lines = this.#partial.split("\n");
-    this.#partial = lines.pop() ?? "";
+    const { at, lines } = this.#log.read();
     for (const line of lines) {
-      if (!line.trim()) continue;
       const e = JSON.parse(line) as { request?: unknown; outcome?: unknown };
       if (typeof e.request === "string" && (e.outcome === "applied" || e.outcome === "rejected")) {
-        if (!this.seen.has(e.request)) this.seen.set(e.request, { outcome: String(e.outcome), at: now });
+        if (!this.seen.has(e.request)) this.seen.set(e.request, { outcome: String(e.outcome), at });
       }
     }
   }

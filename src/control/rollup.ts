@@ -15,7 +15,7 @@ import { type LeaseState, readLease } from "../store/lease.ts";
 import { type Leftovers, readLeftovers } from "./leftovers.ts";
 import { effectiveStatus, readSnapshotOrNull, type SnapshotRead } from "./snapshot.ts";
 import { steerCountsForRun } from "./interventions.ts";
-import { errorMessage, isRecord } from "../util/common.ts";
+import { errorMessage, isRecord, jsonRecordOrNull } from "../util/common.ts";
 import { Wakeup } from "./tail.ts";
 
 /** Rollup states. */
@@ -144,7 +144,7 @@ export async function readRollupInputs(storeRoot: string): Promise<RollupInputs>
     snap,
     lease,
     progressText,
-    stateDoc: jsonRecord(stateText),
+    stateDoc: jsonRecordOrNull(stateText), // state.json is read leniently
     verification,
     delivered: delivered ?? new Map(),
     amendmentTexts,
@@ -157,17 +157,6 @@ export async function readRollupInputs(storeRoot: string): Promise<RollupInputs>
 function amendmentPromptIds(record: RunRecord | null, currentId: string | null): string[] {
   const ids = record?.selection.ids ?? [];
   return ids.length ? ids : currentId ? [currentId] : [];
-}
-
-/** A JSON object document, or null (absent, undecodable or not an object: `state.json` is read leniently). */
-function jsonRecord(text: string | null): Record<string, unknown> | null {
-  if (text === null) return null;
-  try {
-    const v: unknown = JSON.parse(text);
-    return isRecord(v) ? v : null;
-  } catch {
-    return null;
-  }
 }
 
 /** Prompts of state.json with preserved work, as `{prompt_id, ref, repos}` (malformed entries are skipped). */

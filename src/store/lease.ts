@@ -12,7 +12,7 @@ import {
 } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 import { storePaths } from "./paths.ts";
-import { isRecord, localHostname } from "../util/common.ts";
+import { isRecord, jsonRecordOrNull, localHostname } from "../util/common.ts";
 import { readProcStat } from "../util/proc_tree.ts";
 import { sendSignal } from "../util/signal.ts";
 import { reapEarlierRun, recordSurvivors, sweepRun } from "../util/containment.ts";
@@ -58,14 +58,7 @@ export function leaseHeldMessage(label: string, info: Record<string, unknown> | 
 }
 
 async function readPidFile(path: string): Promise<Record<string, unknown> | null> {
-  const text = await readStoreTextOrNull(path);
-  if (text === null) return null;
-  try {
-    const v: unknown = JSON.parse(text);
-    return isRecord(v) ? v : null;
-  } catch {
-    return null;
-  }
+  return jsonRecordOrNull(await readStoreTextOrNull(path));
 }
 
 /**

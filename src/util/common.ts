@@ -54,6 +54,17 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
+/** A JSON object document, or null when the text is absent, not JSON, or not an object (for leniently read files). */
+export function jsonRecordOrNull(text: string | null): Record<string, unknown> | null {
+  if (text === null) return null;
+  try {
+    const v: unknown = JSON.parse(text);
+    return isRecord(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The error message of an unknown thrown value. */
 export function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);

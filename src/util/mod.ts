@@ -1,5 +1,13 @@
 /** The public surface of src/util/: what other folders import from it (docs/architecture.md, Layers). */
-export { defaultAuthor, elapsedSince, errorMessage, isRecord, localHostname, utf8Length } from "./common.ts";
+export {
+  defaultAuthor,
+  elapsedSince,
+  errorMessage,
+  isRecord,
+  jsonRecordOrNull,
+  localHostname,
+  utf8Length,
+} from "./common.ts";
 export {
   readSurvivors,
   reapEarlierRun,
