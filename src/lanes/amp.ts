@@ -4,6 +4,7 @@
  */
 import { createClaudeStreamParser } from "./claude_stream.ts";
 import { cliLane } from "./cli_lane.ts";
+import { AMP_PROFILE } from "./profiles.ts";
 import { type CliProfile, laneOpts, optString } from "./profile.ts";
 import { type Lane, LaunchError, type SessionSpec } from "./types.ts";
 
@@ -22,16 +23,7 @@ function sharedArgs(spec: SessionSpec): string[] {
 
 /** The amp profile. */
 export const ampProfile: CliProfile = {
-  lane: {
-    name: "amp",
-    aliases: ["amp_sdk"],
-    optionKeys: ["amp_opts"],
-    modelPatterns: [/amp/i],
-    executable: "amp",
-    executableEnv: "PROMPT_RUNNER_AMP_CLI",
-    acceptsInputAfterStart: false,
-    installHint: "npm install -g @sourcegraph/amp",
-  },
+  lane: AMP_PROFILE,
   buildCommand: (spec) => ["-x", spec.prompt, ...sharedArgs(spec)],
   buildResume: (sessionId, spec) => ["threads", "continue", sessionId, "-x", spec.prompt, ...sharedArgs(spec)],
   createParser: (ctx) => createClaudeStreamParser(ctx, { provider: "amp", usage: "assistant" }),

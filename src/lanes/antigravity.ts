@@ -2,6 +2,7 @@
 import { createAntigravityStreamParser } from "./antigravity_stream.ts";
 import { cliLane } from "./cli_lane.ts";
 import type { FailureHint } from "./hints.ts";
+import { ANTIGRAVITY_PROFILE } from "./profiles.ts";
 import type { CliProfile } from "./profile.ts";
 import type { Lane, SessionSpec } from "./types.ts";
 
@@ -37,16 +38,7 @@ function sharedArgs(spec: SessionSpec): string[] {
 
 /** The antigravity profile. */
 export const antigravityProfile: CliProfile = {
-  lane: {
-    name: "antigravity",
-    aliases: ["antigravity_cli_sdk"],
-    optionKeys: ["antigravity_opts"],
-    modelPatterns: [],
-    executable: "agy",
-    executableEnv: "PROMPT_RUNNER_ANTIGRAVITY_CLI",
-    acceptsInputAfterStart: false,
-    installHint: "the vendor install script for the Antigravity CLI (agy ≥ 1.1.8)",
-  },
+  lane: ANTIGRAVITY_PROFILE,
   buildCommand: (spec) => sharedArgs(spec),
   // Never `--continue`: it picks the globally most recent conversation.
   buildResume: (sessionId, spec) => [...sharedArgs(spec), "--conversation", sessionId],

@@ -3,6 +3,7 @@ import { str } from "./_json.ts";
 import { createClaudeStreamParser } from "./claude_stream.ts";
 import { cliLane } from "./cli_lane.ts";
 import type { FailureHint } from "./hints.ts";
+import { CLAUDE_PROFILE } from "./profiles.ts";
 import type { CliProfile } from "./profile.ts";
 import type { Lane, PermissionMode, SessionSpec } from "./types.ts";
 
@@ -49,17 +50,7 @@ function sharedArgs(spec: SessionSpec): string[] {
 
 /** The claude profile. */
 export const claudeProfile: CliProfile = {
-  lane: {
-    name: "claude",
-    aliases: ["claude_agent", "claude_agent_sdk"],
-    optionKeys: ["claude_opts"],
-    modelPatterns: [],
-    defaultForModels: true,
-    executable: "claude",
-    executableEnv: "PROMPT_RUNNER_CLAUDE_CLI",
-    acceptsInputAfterStart: false,
-    installHint: "npm install -g @anthropic-ai/claude-code",
-  },
+  lane: CLAUDE_PROFILE,
   // `--allowedTools` and `--add-dir` are variadic and would swallow the prompt: it always follows `--`.
   buildCommand: (spec) => ["-p", ...sharedArgs(spec), "--", spec.prompt],
   // Sessions are stored per cwd: the session spawns the resume in the same cwd (SessionSpec.cwd).

@@ -3,6 +3,7 @@ import { str } from "./_json.ts";
 import { cliLane } from "./cli_lane.ts";
 import { createCodexStreamParser } from "./codex_stream.ts";
 import type { FailureHint } from "./hints.ts";
+import { CODEX_PROFILE } from "./profiles.ts";
 import { type CliProfile, promptArgs } from "./profile.ts";
 import type { Lane, PermissionMode, SessionSpec } from "./types.ts";
 
@@ -68,17 +69,7 @@ function buildResume(sessionId: string, spec: SessionSpec): string[] {
 
 /** The codex profile. */
 export const codexProfile: CliProfile = {
-  lane: {
-    name: "codex",
-    aliases: ["codex_sdk"],
-    optionKeys: ["codex_opts", "codex_thread_opts"],
-    packetRelativePaths: { codex_thread_opts: ["additional_directories"] },
-    modelPatterns: [/gpt/i],
-    executable: "codex",
-    executableEnv: "PROMPT_RUNNER_CODEX_CLI",
-    acceptsInputAfterStart: false,
-    installHint: "npm install -g @openai/codex",
-  },
+  lane: CODEX_PROFILE,
   buildCommand,
   buildResume,
   createParser: createCodexStreamParser,

@@ -2,6 +2,7 @@
 import { cliLane } from "./cli_lane.ts";
 import { createCursorStreamParser } from "./cursor_stream.ts";
 import type { FailureHint } from "./hints.ts";
+import { CURSOR_PROFILE } from "./profiles.ts";
 import { type CliProfile, laneOpts, optString, promptArgs } from "./profile.ts";
 import type { Lane, SessionSpec } from "./types.ts";
 
@@ -31,16 +32,7 @@ function sharedArgs(spec: SessionSpec): string[] {
 
 /** The cursor profile. */
 export const cursorProfile: CliProfile = {
-  lane: {
-    name: "cursor",
-    aliases: ["cursor_agent", "cursor_cli_sdk"],
-    optionKeys: ["cursor_opts"],
-    modelPatterns: [],
-    executable: "agent",
-    executableEnv: "PROMPT_RUNNER_CURSOR_CLI",
-    acceptsInputAfterStart: false,
-    installHint: "curl https://cursor.com/install -fsS | bash",
-  },
+  lane: CURSOR_PROFILE,
   // The prompt is the last argument.
   buildCommand: (spec) => ["-p", ...sharedArgs(spec), ...promptArgs(spec.prompt)],
   buildResume: (sessionId, spec) => ["-p", "--resume", sessionId, ...sharedArgs(spec), ...promptArgs(spec.prompt)],

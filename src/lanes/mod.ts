@@ -9,79 +9,20 @@ import { claudeLane } from "./claude.ts";
 import { codexLane } from "./codex.ts";
 import { cursorLane } from "./cursor.ts";
 import { simulatedLane } from "./simulated.ts";
-import type { Lane, LaneExecutables, LaneProfile, SessionOptions } from "./types.ts";
+import type { Lane, LaneExecutables, SessionOptions } from "./types.ts";
+import { LANE_PROFILES } from "./profiles.ts";
 
 export type { Lane, LaneExecutables, LaneProfile, PermissionMode, ProbeResult, SessionOptions } from "./types.ts";
 
 /** Every lane, in the order of docs/reference/packet.md §3 (also the order model patterns are tried in). */
 const LANES: readonly Lane[] = [claudeLane, codexLane, ampLane, cursorLane, antigravityLane, simulatedLane];
 
-/** What packets know about lanes, derived from lane profiles only. */
-export interface LaneCatalog {
-  /** Lane names in order. */
-  names: readonly string[];
-  /** Alias → lane name, in lane order. */
-  aliases: Readonly<Record<string, string>>;
-  /** Every lane's option bags, in lane order. */
-  optionKeys: readonly string[];
-  /** Bag → keys whose relative paths resolve against the packet directory. */
-  packetRelativePaths: Readonly<Record<string, readonly string[]>>;
-  /** A lane name or alias (any case, trimmed) → lane name, or null. */
-  normalize(value: string): string | null;
-  /** The lane a model name implies (docs/reference/packet.md §3): the first lane whose patterns match, else the default lane. */
-  inferFromModel(model: string): string;
-}
+export { type LaneCatalog, laneCatalog, lanes } from "./catalog.ts";
+export { LANE_PROFILES } from "./profiles.ts";
 
-/**
- * The catalog of a list of profiles. Throws when two lanes share a name, alias or option bag, or when not exactly
- * one lane is the default for models — a lane added wrongly fails every test that loads a packet.
- */
-export function laneCatalog(profiles: readonly LaneProfile[]): LaneCatalog {
-  const names = profiles.map((p) => p.name);
-  const aliases: Record<string, string> = {};
-  const optionKeys: string[] = [];
-  const packetRelativePaths: Record<string, readonly string[]> = {};
-  const seen = new Set<string>();
-  const claim = (what: string, value: string) => {
-    if (seen.has(`${what}:${value}`)) throw new Error(`two lanes declare the ${what} "${value}"`);
-    seen.add(`${what}:${value}`);
-  };
-  for (const p of profiles) {
-    claim("name", p.name);
-    for (const a of p.aliases) {
-      if (names.includes(a)) throw new Error(`the alias "${a}" of lane ${p.name} is a lane name`);
-      claim("alias", a);
-      aliases[a] = p.name;
-    }
-    for (const k of p.optionKeys) {
-      claim("option bag", k);
-      optionKeys.push(k);
-    }
-    Object.assign(packetRelativePaths, p.packetRelativePaths ?? {});
-  }
-  const defaults = profiles.filter((p) => p.defaultForModels);
-  if (defaults.length !== 1) throw new Error(`exactly one lane must be the default for models (${defaults.length})`);
-  const fallback = defaults[0]!.name;
-  return {
-    names,
-    aliases,
-    optionKeys,
-    packetRelativePaths,
-    normalize(value) {
-      const v = value.trim().toLowerCase();
-      return names.includes(v) ? v : aliases[v] ?? null;
-    },
-    inferFromModel(model) {
-      return profiles.find((p) => p.modelPatterns.some((re) => re.test(model)))?.name ?? fallback;
-    },
-  };
-}
-
-const CATALOG = laneCatalog(LANES.map((l) => l.profile));
-
-/** The catalog of the shipped lanes. */
-export function lanes(): LaneCatalog {
-  return CATALOG;
+// The lanes and the catalog's profiles must agree, name for name and in order.
+if (LANES.map((l) => l.profile.name).join() !== LANE_PROFILES.map((p) => p.name).join()) {
+  throw new Error("src/lanes/mod.ts: LANES and LANE_PROFILES list different lanes");
 }
 
 /** The lane for a provider name; throws for a name no lane declares (packets are validated when they load). */

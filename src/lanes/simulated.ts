@@ -3,6 +3,7 @@
  * so every recovery and control path can be exercised deterministically. The error-kind table and the default
  * failure envelopes live here, not in the runner.
  */
+import { SIMULATED_PROFILE } from "./profiles.ts";
 import type { ProviderErrorInfo, ProviderEvent } from "../events/mod.ts";
 import type { SessionOptions } from "./types.ts";
 import type { Lane, LaneSession, ProbeResult, SessionSpec, StreamEnd } from "./types.ts";
@@ -472,16 +473,7 @@ class SimulatedSession implements LaneSession {
 
 /** The simulated lane: in-process, always available, never accepts input after start. */
 export const simulatedLane: Lane = {
-  profile: {
-    name: "simulated",
-    aliases: ["simulation"],
-    optionKeys: [],
-    modelPatterns: [],
-    executable: null,
-    executableEnv: null,
-    acceptsInputAfterStart: false,
-    installHint: "built in",
-  },
+  profile: SIMULATED_PROFILE,
   start(spec: SessionSpec): LaneSession {
     return new SimulatedSession(spec);
   },

@@ -4,7 +4,7 @@
  */
 import { DEFAULT_VIEW } from "../events/types.ts";
 import type { ExecutionOptions, PermissionMode, ProviderName } from "./types.ts";
-import { lanes } from "../lanes/mod.ts";
+import { lanes } from "../lanes/catalog.ts";
 import type { FindingSink } from "./findings.ts";
 import { applyBudgetOverrides, normalizeRecovery, type RecoveryProblem } from "./recovery.ts";
 
