@@ -12,7 +12,7 @@ import { acquireLease } from "../../src/store/lease.ts";
 import { openPlane } from "../../src/control/plane.ts";
 import type { PlaneHooks } from "../../src/control/plane_types.ts";
 import { DEFAULT_VIEW, type ProviderEvent } from "../../src/events/types.ts";
-import type { LaneSession } from "../../src/lanes/types.ts";
+import { benchSession } from "./_session.ts";
 import type { RunContext } from "../../src/run/context.ts";
 import { pumpStream } from "../../src/run/stream.ts";
 
@@ -36,7 +36,7 @@ async function main(storeRoot: string, mode: RunnerMode): Promise<void> {
   };
   const hooks: PlaneHooks = {
     applyView() {},
-    steerGate: () => ({ promptRunning: false, sessionLive: false, used: 0, max: 3 }),
+    steerGate: () => ({ promptRunning: false, sessionLive: false }),
     steerAccepted() {},
     notice() {},
   };
@@ -72,16 +72,7 @@ async function main(storeRoot: string, mode: RunnerMode): Promise<void> {
     } else await stopped;
     yield { type: "run_completed", data: { stop_reason: "end_turn" } };
   }
-  const session: LaneSession = {
-    events: provider(),
-    sessionId: "b",
-    isReady: () => true,
-    whenReady: () => Promise.resolve(),
-    interrupt: () => Promise.resolve(),
-    kill: () => {},
-    end: () => ({ kind: "ok" }),
-    process: null,
-  };
+  const session = benchSession(provider(), "b");
   // pumpStream only touches the plane when there is no live renderer and no --json output.
   const runCtx = { plane, io: { json: false }, live: null, attemptLog: null } as unknown as RunContext;
   const pumped = pumpStream(runCtx, session, {

@@ -13,7 +13,7 @@ import { loadPacket } from "../../src/packet/load.ts";
 import { openPlane } from "../../src/control/plane.ts";
 import { storeRootForPacket } from "../../src/store/paths.ts";
 import type { ProviderEvent } from "../../src/events/types.ts";
-import type { LaneSession } from "../../src/lanes/types.ts";
+import { benchSession } from "./_session.ts";
 import { eventsFileSink, fileSink } from "../../src/render/sinks.ts";
 import { RunContext, RunEnv, RunScope } from "../../src/run/context.ts";
 import { LiveSlot } from "../../src/run/live_slot.ts";
@@ -36,19 +36,6 @@ async function* source(n: number, onSample: (i: number) => void): AsyncGenerator
     if (i % step === 0) onSample(i);
   }
   yield { type: "run_completed", data: { stop_reason: "end_turn" } };
-}
-
-function session(events: AsyncIterable<ProviderEvent>): LaneSession {
-  return {
-    events,
-    sessionId: "bench-1",
-    isReady: () => true,
-    whenReady: () => Promise.resolve(),
-    interrupt: () => Promise.resolve(),
-    kill: () => {},
-    end: () => ({ kind: "ok" }),
-    process: null,
-  };
 }
 
 const gcExposed = typeof (globalThis as { gc?: unknown }).gc === "function";
@@ -103,13 +90,16 @@ async function pumpOnce(
   const events = eventsFileSink(`${storeRoot}/logs/${runId}.events.jsonl`, "compact");
   const rss: number[] = [];
   const heap: number[] = [];
-  const s = session(source(n, () => {
-    if (!sample) return;
-    (globalThis as { gc?: () => void }).gc?.();
-    const m = Deno.memoryUsage();
-    rss.push(m.rss);
-    heap.push(m.heapUsed);
-  }));
+  const s = benchSession(
+    source(n, () => {
+      if (!sample) return;
+      (globalThis as { gc?: () => void }).gc?.();
+      const m = Deno.memoryUsage();
+      rss.push(m.rss);
+      heap.push(m.heapUsed);
+    }),
+    "bench-1",
+  );
   const live = ctx.slot.beginStream({
     session: s,
     promptId: prompt.id,
