@@ -2,7 +2,7 @@
  * Entry shape checks (docs/reference/contract.md §3) shared by `packet lint` and the amend API (docs/reference/control-plane.md §9.2), plus the
  * path-escape test used for amendments and the `verify_path_escapes_repo` lint.
  */
-import { isAbsolute } from "node:path";
+import { isAbsolute } from "../util/path.ts";
 import { canonicalJoin, canonicalPath, isWithin } from "./paths.ts";
 
 /** Plain-object test. */

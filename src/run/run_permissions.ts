@@ -9,7 +9,7 @@
  * through the `kill` executable), `/proc` cannot be read directly (so it is read by `cat` and `/bin/sh`), and no
  * child may be spawned while an `LD_*` or `DYLD_*` variable is set.
  */
-import { isAbsolute, join, normalize } from "node:path";
+import { isAbsolute, join, normalize } from "../util/path.ts";
 import { laneExecutables } from "../lanes/mod.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
 import { isLegacyCommand, isRecord, pick, validateEntry } from "../contract/entries.ts";

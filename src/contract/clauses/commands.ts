@@ -1,5 +1,5 @@
 /** `commands` (docs/reference/contract.md §4): run an executable under a deadline and judge exit code and output. */
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join } from "../../util/path.ts";
 import { type ClauseEnv, fail, fault, makeItem, pass, type Verdict } from "./_common.ts";
 import { compilePattern } from "./text.ts";
 import { isLegacyCommand, isRecord, pick, validateEntry } from "../entries.ts";

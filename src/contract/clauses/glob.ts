@@ -1,7 +1,7 @@
 /** `glob` (docs/reference/contract.md §3): the number (and non-emptiness) of glob matches under a root. */
 import { glob } from "tinyglobby";
 import picomatch from "picomatch";
-import { join } from "node:path";
+import { join } from "../../util/path.ts";
 import { type ClauseEnv, errorMessage, fail, makeItem, pass, resolveEntry } from "./_common.ts";
 import { isRecord } from "../entries.ts";
 import type { ReportItem } from "../types.ts";
