@@ -1,7 +1,7 @@
 /** `glob` (docs/reference/contract.md §3): the number (and non-emptiness) of glob matches under a root. */
-import { glob } from "tinyglobby";
 import picomatch from "picomatch";
 import { join } from "../../util/path.ts";
+import { globPaths } from "./glob_walk.ts";
 import { type ClauseEnv, errorMessage, fail, makeItem, pass, resolveEntry } from "./_common.ts";
 import { isRecord } from "../entries.ts";
 import type { ReportItem } from "../types.ts";
@@ -34,9 +34,7 @@ export async function checkGlob(entry: unknown, env: ClauseEnv, id: string): Pro
   if (problem !== null) return makeItem(r.head, fail(`invalid glob: ${problem}`), { matches: [] });
   let matches: string[];
   try {
-    matches = (await glob(r.ref.path, { cwd: r.ref.root, onlyFiles: false, dot: false, expandDirectories: false }))
-      .map((m) => m.replace(/\/$/, ""))
-      .sort();
+    matches = await globPaths(r.ref.path, r.ref.root);
   } catch (e) {
     return makeItem(r.head, fail(`invalid glob: ${errorMessage(e)}`), { matches: [] });
   }
