@@ -5,12 +5,13 @@
  * layer at the start of every bundled run (docs/bench.md, the `cli` case); tests/contract/glob_walk_test.ts checks
  * it gives that walker's results.
  */
-import picomatch from "picomatch";
 import { join, normalize } from "../../util/path.ts";
+import { loadGlobMatcher } from "./glob_matcher.ts";
 
 /** The relative paths under `cwd` that `pattern` matches (directories without a trailing slash), sorted. */
 export async function globPaths(pattern: string, cwd: string): Promise<string[]> {
-  const scan: { base: string; glob: string; isGlob: boolean } = picomatch.scan(pattern);
+  const picomatch = await loadGlobMatcher();
+  const scan = picomatch.scan(pattern);
   if (!scan.isGlob) {
     const path = normalize(pattern).replace(/\/$/, "");
     return (await existsAt(join(cwd, path))) ? [path] : [];
