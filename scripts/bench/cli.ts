@@ -7,6 +7,7 @@
  */
 import { findCommand } from "../../src/cli/registry.ts";
 import { denoFlagsFor, type Permission } from "../../src/cli/frame.ts";
+import { bundleTaskArgs } from "../bundle_args.ts";
 import { check, jsonObjectOf, median, round, runChecked, sized } from "./_harness.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -135,17 +136,6 @@ function permsOf(c: Case): Permission[] {
   return c.command ? findCommand(c.command)!.entry.permissions : ["read", "env"];
 }
 
-/** `deno task bundle`'s arguments with the output redirected to `out` (one definition: deno.json). */
-async function bundleArgs(out: string): Promise<string[]> {
-  const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)) as { tasks: Record<string, string> };
-  const words = config.tasks.bundle!.split(/\s+/);
-  check(words[0] === "deno" && words[1] === "bundle", `deno.json's bundle task is not a deno bundle: ${words}`);
-  const at = words.indexOf("--output");
-  check(at > 0, "deno.json's bundle task names no --output");
-  words[at + 1] = out;
-  return ["bundle", "--quiet", ...words.slice(2)];
-}
-
 /** Run the cold-start benchmark. */
 export async function bench(): Promise<Record<string, number | string>> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "pr-bench-cli-" }));
@@ -156,7 +146,7 @@ export async function bench(): Promise<Record<string, number | string>> {
     const runFlags = denoFlagsFor(findCommand(["run"])!.entry.permissions);
     await runChecked(deno, ["run", "--quiet", ...runFlags, MAIN, "run", dir, "--no-commit"], { cwd: dir, env });
     const bundle = `${dir}/prompt_runner.js`;
-    await runChecked(deno, await bundleArgs(bundle), { cwd: ROOT });
+    await runChecked(deno, await bundleTaskArgs(bundle), { cwd: ROOT });
     const bundleBytes = (await Deno.stat(bundle)).size;
     await Deno.writeTextFile(`${dir}/empty.ts`, "");
 
