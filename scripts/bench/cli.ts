@@ -136,6 +136,39 @@ function permsOf(c: Case): Permission[] {
   return c.command ? findCommand(c.command)!.entry.permissions : ["read", "env"];
 }
 
+/** One timed run: wall milliseconds, and the child's CPU time (user + system) when the system reports it. */
+interface Sample {
+  ms: number;
+  cpu: number | null;
+}
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/**
+ * CPU time (ms) of this process's waited-for children so far (`cutime` + `cstime` of /proc/self/stat), or null off
+ * Linux. Sampled around each run: CPU time is what cold start costs, and unlike wall time it does not grow with the
+ * machine's load; its 10 ms ticks are why the CPU ratios are ratios of totals over every repeat, not of medians.
+ */
+async function childCpuMs(): Promise<number | null> {
+  try {
+    const stat = await Deno.readTextFile("/proc/self/stat");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const cutime = Number(fields[13]), cstime = Number(fields[14]);
+    return Number.isFinite(cutime) && Number.isFinite(cstime) ? (cutime + cstime) * TICK_MS : null;
+  } catch {
+    return null;
+  }
+}
+
+function cpuTotal(xs: readonly Sample[]): number | null {
+  let total = 0;
+  for (const x of xs) {
+    if (x.cpu === null) return null;
+    total += x.cpu;
+  }
+  return total;
+}
+
 /** Run the cold-start benchmark. */
 export async function bench(): Promise<Record<string, number | string>> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "pr-bench-cli-" }));
@@ -150,8 +183,12 @@ export async function bench(): Promise<Record<string, number | string>> {
     const bundleBytes = (await Deno.stat(bundle)).size;
     await Deno.writeTextFile(`${dir}/empty.ts`, "");
 
-    const timed = async (args: string[], expect: Expect) =>
-      (await runChecked(deno, args, { cwd: dir, env, expect: (o) => expect(o) })).ms;
+    const timed = async (args: string[], expect: Expect): Promise<Sample> => {
+      const cpu0 = await childCpuMs();
+      const { ms } = await runChecked(deno, args, { cwd: dir, env, expect: (o) => expect(o) });
+      const cpu1 = await childCpuMs();
+      return { ms, cpu: cpu0 === null || cpu1 === null ? null : cpu1 - cpu0 };
+    };
     const runners = CASES.map((c) => {
       const flags = denoFlagsFor(permsOf(c));
       return {
@@ -165,7 +202,7 @@ export async function bench(): Promise<Record<string, number | string>> {
     for (const r of runners) await r.empty(), await r.source(), await r.bundle();
 
     const repeats = sized(11, 5);
-    const samples = runners.map(() => ({ empty: [] as number[], source: [] as number[], bundle: [] as number[] }));
+    const samples = runners.map(() => ({ empty: [] as Sample[], source: [] as Sample[], bundle: [] as Sample[] }));
     for (let i = 0; i < repeats; i++) {
       for (const [j, r] of runners.entries()) {
         samples[j]!.empty.push(await r.empty());
@@ -174,17 +211,23 @@ export async function bench(): Promise<Record<string, number | string>> {
       }
     }
     const out: Record<string, number | string> = { repeats, prompts: PROMPTS, bundle_kb: round(bundleBytes / 1024, 1) };
-    const allEmpty = median(samples.flatMap((s) => s.empty));
+    const ms = (xs: Sample[]) => median(xs.map((x) => x.ms));
+    const allEmpty = ms(samples.flatMap((s) => s.empty));
     check(allEmpty > 0, "the empty run took no time");
     out.empty_deno_run_ms = round(allEmpty, 1);
     let worstSource = 0, worstBundle = 0;
     for (const [j, r] of runners.entries()) {
       const s = samples[j]!;
-      const e = median(s.empty), src = median(s.source), bun = median(s.bundle);
+      const e = ms(s.empty), src = ms(s.source), bun = ms(s.bundle);
       out[`${r.c.key}_source_ratio`] = round(src / e);
       out[`${r.c.key}_bundle_ratio`] = round(bun / e);
       out[`${r.c.key}_source_ms`] = round(src, 1);
       out[`${r.c.key}_bundle_ms`] = round(bun, 1);
+      const cpuE = cpuTotal(s.empty), cpuS = cpuTotal(s.source), cpuB = cpuTotal(s.bundle);
+      if (cpuE !== null && cpuS !== null && cpuB !== null && cpuE > 0) {
+        out[`${r.c.key}_source_cpu_ratio`] = round(cpuS / cpuE);
+        out[`${r.c.key}_bundle_cpu_ratio`] = round(cpuB / cpuE);
+      }
       worstSource = Math.max(worstSource, src / e);
       worstBundle = Math.max(worstBundle, bun / e);
     }
