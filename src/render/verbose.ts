@@ -2,7 +2,7 @@
 import type { Envelope, EnvelopeOf } from "../events/mod.ts";
 import type { Color } from "./ansi.ts";
 import { RendererCore } from "./core.ts";
-import { oneLine, splitLines, truncate } from "./text.ts";
+import { oneLine, plural, splitLines, truncate } from "./text.ts";
 import type { ToolResult } from "./tools.ts";
 
 type Kind = "text" | "thinking";
@@ -109,10 +109,15 @@ export class VerboseRenderer extends RendererCore {
     }
   }
 
+  /** Verbose shows every event as its own tagged line, the repeated message included. */
+  protected onFailedAfterError(ev: EnvelopeOf<"run_failed">): string {
+    return this.onOther(ev);
+  }
+
   /** Close the open line and print the footer. */
   finish(): string {
     const pre = this.atLineStart ? "" : "\n";
     this.atLineStart = true;
-    return pre + this.paint("dim", `--- ${this.events} events, ${this.tools} tools ---`) + "\n";
+    return pre + this.paint("dim", `--- ${plural(this.events, "event")}, ${plural(this.tools, "tool")} ---`) + "\n";
   }
 }
