@@ -37,9 +37,9 @@ export class CompactRenderer extends RendererCore {
     this.inText = null;
   }
 
-  protected onDelta(delta: string, kind: Kind): string {
+  protected onDelta(delta: string, kind: Kind, fresh = false): string {
     let pre = "";
-    if (this.inText !== kind || this.runEnded) {
+    if (this.inText !== kind || this.runEnded || fresh) {
       if (this.inText !== null && !this.atLineStart) pre = "\n";
       const lineStart = this.inText !== null || this.atLineStart;
       pre += lineStart ? ">> " : " >> ";

@@ -56,6 +56,7 @@ export function newStreamState(): StreamState {
     tools: 0,
     started: new Map(),
     printedIds: new Set(),
+    lastDeltaId: new Map(),
     kindsSince: 0,
     noIdKindsSince: 0,
     usage: null,
@@ -125,9 +126,14 @@ export abstract class RendererCore implements Renderer {
         if ((kind === "thinking" && this.view.thinking === "hide") || !d.delta) return "";
         const bit = kind === "text" ? 1 : 2;
         st.kindsSince |= bit;
-        if (d.message_id !== undefined) st.printedIds.add(kind + ":" + d.message_id);
-        else st.noIdKindsSince |= bit;
-        return this.onDelta(d.delta, kind);
+        let fresh = false;
+        if (d.message_id !== undefined) {
+          st.printedIds.add(kind + ":" + d.message_id);
+          const last = st.lastDeltaId.get(kind);
+          fresh = last !== undefined && last !== d.message_id;
+          st.lastDeltaId.set(kind, d.message_id);
+        } else st.noIdKindsSince |= bit;
+        return this.onDelta(d.delta, kind, fresh);
       }
       case "message_received": {
         const d = ev.data;
@@ -185,8 +191,8 @@ export abstract class RendererCore implements Renderer {
 
   /** Footer text at stream end. */
   abstract finish(): string;
-  /** A printed text delta. */
-  protected abstract onDelta(delta: string, kind: Kind): string;
+  /** A printed text delta; `fresh`: it begins another message than the previous delta of its kind (a new run). */
+  protected abstract onDelta(delta: string, kind: Kind, fresh: boolean): string;
   /** A whole message that was not already shown as deltas. */
   protected abstract onMessage(content: string, kind: Kind): string;
   /** A tool start. */

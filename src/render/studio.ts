@@ -35,9 +35,9 @@ export class StudioRenderer extends RendererCore {
     this.spinning = null;
   }
 
-  protected onDelta(delta: string, kind: Kind): string {
+  protected onDelta(delta: string, kind: Kind, fresh = false): string {
     let pre = "";
-    if (this.textKind !== kind) {
+    if (this.textKind !== kind || fresh) {
       pre = this.open() + "\n";
       this.textKind = kind;
     }

@@ -161,7 +161,10 @@ export function toolSummaries(r: ToolResult, toolOutput: View["tool_output"]): {
     }
     case "read":
       if (r.failed) return [{ path, text: `Read failed: ${pathOf(r.input)}` }];
-      return [{ path, text: `Read ${pathOf(r.input)}${facts ? ` (${plural(splitLines(r.output).length, "line")})` : ""}` }];
+      return [{
+        path,
+        text: `Read ${pathOf(r.input)}${facts ? ` (${plural(splitLines(r.output).length, "line")})` : ""}`,
+      }];
     case "write": {
       if (r.failed) return [{ path, text: `Write failed: ${pathOf(r.input)}` }];
       const content = typeof r.input.content === "string" ? r.input.content : null;
@@ -191,7 +194,10 @@ export function toolSummaries(r: ToolResult, toolOutput: View["tool_output"]): {
     }
     case "grep": {
       const n = nonBlankLines(r.output).length;
-      return [{ path: null, text: `Found ${facts ? plural(n, "match", "matches") : "matches"} for "${patternOf(r.input)}"` }];
+      return [{
+        path: null,
+        text: `Found ${facts ? plural(n, "match", "matches") : "matches"} for "${patternOf(r.input)}"`,
+      }];
     }
     case "task":
       return [{

@@ -48,13 +48,14 @@ export interface StreamState {
   readonly started: Map<string, { name: string; input: Record<string, unknown>; at: string }>;
   readonly printedIds: Set<string>;
   kindsSince: number;
+  /** The `message_id` of the last delta of each kind: a delta of another message starts a new text run. */
+  readonly lastDeltaId: Map<string, string>;
   noIdKindsSince: number;
   /** The latest token usage of the stream (studio's closing line). */
   usage: TokenUsage | null;
   /** The message of the last `error_occurred` shown, until the next event: a `run_failed` repeating it is folded. */
   lastError: string | null;
 }
-
 
 /** Receives rendered text. */
 export interface TextSink {

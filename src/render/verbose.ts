@@ -31,9 +31,9 @@ export class VerboseRenderer extends RendererCore {
     return pre + this.paint(color, `[${tag}]`) + (rest ? " " + rest : "") + "\n";
   }
 
-  protected onDelta(delta: string, kind: Kind): string {
-    // A switch between thinking and text starts a new line.
-    const pre = this.textKind !== null && this.textKind !== kind && !this.atLineStart ? "\n" : "";
+  protected onDelta(delta: string, kind: Kind, fresh = false): string {
+    // A switch between thinking and text, or another message, starts a new line.
+    const pre = this.textKind !== null && (this.textKind !== kind || fresh) && !this.atLineStart ? "\n" : "";
     this.textKind = kind;
     this.atLineStart = delta.endsWith("\n");
     return pre + (kind === "thinking" ? this.paint("dim", delta) : delta);

@@ -4,9 +4,51 @@
  */
 import assert from "node:assert/strict";
 import type { Envelope, View } from "../../src/events/types.ts";
-import { createRenderer, replayEvents, type Renderer, switchRenderer } from "../../src/render/mod.ts";
+import { createRenderer, type Renderer, replayEvents, switchRenderer } from "../../src/render/mod.ts";
+import { simulatedLane } from "../../src/lanes/simulated.ts";
+import type { SessionSpec } from "../../src/lanes/types.ts";
+import { DEFAULT_VIEW } from "../../src/events/types.ts";
+import { defaultRecovery } from "../../src/packet/recovery.ts";
+import type { ExecutionOptions } from "../../src/packet/types.ts";
+import { tempDir } from "../support/fs.ts";
 import { assertGolden } from "../support/golden.ts";
 import { envelope, settings } from "./_fixtures.ts";
+
+function simSpec(cwd: string, simulate: Record<string, unknown>): SessionSpec {
+  const options: ExecutionOptions = {
+    provider: "simulated",
+    model: "simulated-demo",
+    reasoning_effort: null,
+    permission_mode: "bypass",
+    allowed_tools: null,
+    timeout_ms: 1000,
+    system_prompt: null,
+    append_system_prompt: null,
+    max_turns: null,
+    view: { ...DEFAULT_VIEW },
+    diff_max_lines: 60,
+    tool_output_max_lines: 200,
+    log_meta: "none",
+    events_mode: "compact",
+    recovery: defaultRecovery(),
+    provider_opts: {},
+  };
+  return {
+    runId: "20261130T120501Z-AAAAAA",
+    promptId: "01",
+    attempt: 1,
+    streamKind: "initial",
+    prompt: "do it",
+    cwd,
+    options,
+    resumeSessionId: null,
+    extraDirs: [],
+    repos: {},
+    env: {},
+    simulate,
+    simulatedStep: "attempt",
+  };
+}
 
 const T0 = "2026-11-30T12:05:01.000Z";
 const T5 = "2026-11-30T12:05:06.000Z";
@@ -136,7 +178,31 @@ Deno.test("counts of one are singular: 1 line, 1 tool, 1 event, +1 line", () => 
   const two = createRenderer(settings({ log_mode: "compact", tool_output: "summary" }));
   const t = two.render(events[0]!) +
     two.render(
-      envelope("tool_call_completed", { tool_call_id: "r1", tool_name: "Read", tool_output: "a\nb\n", is_error: false }),
+      envelope("tool_call_completed", {
+        tool_call_id: "r1",
+        tool_name: "Read",
+        tool_output: "a\nb\n",
+        is_error: false,
+      }),
     );
   assert.match(t, /tr:a \(\+1 line\)/);
+});
+
+Deno.test("two thinking items of a simulated step render as two runs, never glued together", async () => {
+  await using dir = await tempDir();
+  const session = simulatedLane.start(simSpec(dir.path, {
+    attempts: [{ thinking: ["The repo is empty.", "One file is enough."], messages: ["Creating it.", "Done."] }],
+  }));
+  const events: Envelope[] = [];
+  for await (const e of session.events) if (!e.hidden) events.push(envelope(e.type, e.data as Record<string, unknown>));
+  const render = (mode: View["log_mode"]) => {
+    const r = createRenderer(settings({ log_mode: mode }));
+    return events.map((e) => r.render(e)).join("") + r.finish();
+  };
+  const compact = render("compact");
+  assert.doesNotMatch(compact, /empty\.One|it\.Done/);
+  assert.match(compact, />> The repo is empty\.\n>> One file is enough\.\n>> Creating it\.\n>> Done\./);
+  assert.match(render("studio"), / {2}The repo is empty\.\n\n {2}One file is enough\.\n/);
+  assert.match(render("verbose"), /The repo is empty\.\nOne file is enough\.\nCreating it\.\nDone\./);
+  assertGolden("render/fixes/simulated-items.compact.txt", compact);
 });
