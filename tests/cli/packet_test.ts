@@ -278,7 +278,9 @@ Deno.test("packet preflight exits 1 naming every repo problem", async () => {
   assert.match(human.stderr, /^error: preflight failed\n/);
   assert.match(
     human.stderr,
-    new RegExp(`  repo plain \\(${t.path}/plain\\) is not inside a git work tree \\(make it a git repository: git -C \\S+ init && git -C \\S+ commit --allow-empty -m "initial commit"\\)\n`),
+    new RegExp(
+      `  repo plain \\(${t.path}/plain\\) is not inside a git work tree \\(make it a git repository: git -C \\S+ init && git -C \\S+ commit --allow-empty -m "initial commit"\\)\n`,
+    ),
   );
 });
 

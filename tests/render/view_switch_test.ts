@@ -98,7 +98,7 @@ Deno.test("a switch to studio while a shell call runs completes it with its comm
 
 Deno.test("a switch away from studio ends the open ◐ line and the footer counts the whole stream", () => {
   const out = switchMidTool("studio", "compact", true);
-  assert.match(out, /◐\x1b\[0m Running: deno test -A\n/, "the ◐ line is ended, not overwritten by the next mode");
+  assert.ok(out.includes("◐\x1b[0m Running: deno test -A\n"), "the ◐ line is ended, not overwritten by the next mode");
   assert.match(out, /--- 6 events, 1 tool ---/);
   assertGolden("render/fixes/mid-tool-studio-to-compact.txt", out);
   const verbose = switchMidTool("compact", "verbose");
