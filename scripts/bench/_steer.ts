@@ -3,8 +3,9 @@
  * time from `prompt_runner control steer` to the first provider event of the resumed stream, minus the provider
  * CLI's own start-up time (spawn of `exec resume` / `--resume` to its first stdout line) measured in the same run.
  * Target: overhead ≤ 100 ms. Every instant is taken on this process's clock: a {@link StoreObserver} notes when it
- * first sees the request file land in `control/requests/` (watcher) and each event line in `events.jsonl` (2 ms
- * poll), so the phases (pickup, interrupt, respawn) never mix two processes' clocks and cannot come out negative.
+ * first sees the request file land in `control/requests/` (any watch event naming it) and each event line in
+ * `events.jsonl` (2 ms poll), so the phases (pickup, interrupt, respawn) never mix two processes' clocks and cannot
+ * come out negative.
  * The case is skipped (never recorded as a figure) when the lane's binary is not installed (scripts/install_e2e_tools.ts).
  */
 import { runCli, spawnCli } from "../../tests/support/cli.ts";
