@@ -3,8 +3,9 @@
  * time from `prompt_runner control steer` to the first provider event of the resumed stream, minus the provider
  * CLI's own start-up time (spawn of `exec resume` / `--resume` to its first stdout line) measured in the same run.
  * Target: overhead ≤ 100 ms. Every instant is taken on this process's clock: a {@link StoreObserver} notes when it
- * first sees the request file land in `control/requests/` (watcher) and each event line in `events.jsonl` (2 ms
- * poll), so the phases (pickup, interrupt, respawn) never mix two processes' clocks and cannot come out negative.
+ * first sees the request file land in `control/requests/` (any watch event naming it) and each event line in
+ * `events.jsonl` (2 ms poll), so the phases (pickup, interrupt, respawn) never mix two processes' clocks and cannot
+ * come out negative.
  * The case is skipped (never recorded as a figure) when the lane's binary is not installed (scripts/install_e2e_tools.ts).
  */
 import { runCli, spawnCli } from "../../tests/support/cli.ts";
@@ -13,6 +14,8 @@ import { claudeEnv, codexEnv, e2eBinary, removeScratch } from "../../tests/suppo
 import { driveCli } from "../../tests/support/fake_server_driver.ts";
 import { loadPacket } from "../../src/packet/load.ts";
 import { steerResumePrompt } from "../../src/control/steer.ts";
+import { isRequestName } from "../../src/control/request.ts";
+import type { WatchFactory } from "../../src/control/waker.ts";
 import { claudeProfile } from "../../src/lanes/claude.ts";
 import { codexProfile } from "../../src/lanes/codex.ts";
 import type { SessionSpec } from "../../src/lanes/types.ts";
@@ -71,27 +74,33 @@ function median(xs: number[]): number {
   return medianOf(xs);
 }
 
+/** Whether a watch event names a request file (not a temp file) in `control/requests/`. */
+export function isRequestPath(path: string): boolean {
+  return isRequestName(path.slice(path.lastIndexOf("/") + 1));
+}
+
 /** Watches a store from this process: when the first request landed, and when each event line first appeared. */
-class StoreObserver {
+export class StoreObserver {
   readonly #events: AppendedLines;
-  readonly #watcher: Deno.FsWatcher | null;
+  readonly #watcher: { close(): void } | null;
   readonly #timer: ReturnType<typeof setInterval>;
   /** Every event line seen so far, with the instant (this process's clock) it was first read. */
   readonly seen: { at: number; e: Record<string, unknown> }[] = [];
   /** When a request file first appeared in `control/requests/` (null until then). */
   requestAt: number | null = null;
 
-  constructor(store: string) {
+  /** `watchFs`: the watcher of `control/requests/` (default `Deno.watchFs`, non-recursive; a fake in tests). */
+  constructor(store: string, watchFs: WatchFactory = (dir) => Deno.watchFs(dir, { recursive: false })) {
     this.#events = new AppendedLines(`${store}/control/events.jsonl`);
     const requests = `${store}/control/requests`;
-    this.#watcher = Deno.watchFs(requests, { recursive: false });
-    const watcher = this.#watcher;
+    const watcher = watchFs(requests);
+    this.#watcher = watcher;
     void (async () => {
       try {
         for await (const ev of watcher) {
-          if (ev.kind !== "remove" && ev.paths.some((p) => p.endsWith(".json")) && this.requestAt === null) {
-            this.requestAt = performance.now();
-          }
+          // Any kind counts: a request the runner claims at once can be reported only as removals (the watcher
+          // thread reads both renames in one batch and names the first by what it finds: nothing left there).
+          if (this.requestAt === null && ev.paths.some(isRequestPath)) this.requestAt = performance.now();
         }
       } catch { /* closed */ }
     })();

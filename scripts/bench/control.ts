@@ -68,7 +68,12 @@ class LineQueue {
   }
 }
 
-/** Reads `control/log.jsonl` as it grows (woken by a watcher, polled every 2 ms as a fallback). */
+/**
+ * Reads `control/log.jsonl` as it grows (woken by a watcher on the log file itself, polled every 2 ms as a fallback).
+ * Not a watcher on `control/`: every write of `events.jsonl` wakes that one, and while the runner streams at full
+ * speed this process then spent its time on tens of thousands of watch events a second — its own backlog, measured
+ * as request latency (it slowed the Control API call above all).
+ */
 class LogTail {
   readonly #log: AppendedLines;
   readonly #watcher: Deno.FsWatcher;
@@ -79,7 +84,7 @@ class LogTail {
   constructor(storeRoot: string) {
     const p = storePaths(storeRoot);
     this.#log = new AppendedLines(p.log);
-    const watcher = Deno.watchFs(p.control, { recursive: false });
+    const watcher = Deno.watchFs(p.log, { recursive: false }); // the plane created it when it opened
     this.#watcher = watcher;
     void (async () => {
       try {
@@ -156,6 +161,7 @@ async function requestLatency(c: LatencyCase) {
   };
   const e2e: number[] = [];
   const call: number[] = [];
+  const afterCall: number[] = [];
   let idleCpuPct: number | null = null;
   let loaded = NaN, unloaded = NaN;
   let tail: LogTail | null = null;
@@ -183,10 +189,13 @@ async function requestLatency(c: LatencyCase) {
       await sleep(c.gapMs[0] + Math.random() * (c.gapMs[1] - c.gapMs[0]));
       const t0 = performance.now();
       const h = await setView(ref, { tool_output: i % 2 ? "full" : "none" }, { author: "bench" });
-      call.push(performance.now() - t0);
+      const t1 = performance.now();
+      call.push(t1 - t0);
       const got = await tail!.until(h.request, 10_000);
       check(got.outcome === "applied", `request ${h.request} was ${got.outcome}, expected applied`);
       e2e.push(got.at - t0);
+      // Near 0 when the runner applied it before the call returned (the call re-reads the snapshot after the write).
+      afterCall.push(got.at - t1);
     }
     if (c.throughput) {
       const cc = await ask("count");
@@ -206,6 +215,9 @@ async function requestLatency(c: LatencyCase) {
     p50: round(percentile(e2e, 50)),
     p99: round(percentile(e2e, 99)),
     callP50: round(percentile(call, 50)),
+    callP99: round(percentile(call, 99)),
+    afterP50: round(percentile(afterCall, 50)),
+    afterP99: round(percentile(afterCall, 99)),
     idleCpuPct,
     loaded,
     unloaded,
@@ -288,6 +300,10 @@ export async function bench(): Promise<Record<string, number | string>> {
     request_applied_full_stream_p99_ms: fullWatch.p99,
     request_api_call_silent_p50_ms: silentWatch.callP50,
     request_api_call_full_stream_p50_ms: fullWatch.callP50,
+    request_api_call_full_stream_p99_ms: fullWatch.callP99,
+    request_after_call_silent_p50_ms: silentWatch.afterP50,
+    request_after_call_full_stream_p50_ms: fullWatch.afterP50,
+    request_after_call_full_stream_p99_ms: fullWatch.afterP99,
     request_applied_full_stream_poll200_p50_ms: fullPoll.p50,
     request_applied_full_stream_poll200_p99_ms: fullPoll.p99,
     runner_events_per_s_unloaded: Math.round(fullWatch.unloaded),

@@ -2,8 +2,8 @@
  * Request files (docs/reference/control-plane.md §3.1): unique, time-ordered names and the write protocol — exclusive create in
  * `control/.tmp/`, write, fsync, close, rename into `control/requests/` — so the runner only ever sees complete files.
  */
-import { writeViaTemp } from "../util/fs.ts";
-import { lstatStore } from "../util/safe_fs.ts";
+import { FILE_MODE } from "../util/fs.ts";
+import { lstatStoreSync } from "../util/safe_fs.ts";
 import { storePaths } from "../store/paths.ts";
 
 /** Schema tag of a request body. */
@@ -65,9 +65,34 @@ export async function writeRequest(storeRoot: string, body: RequestBody): Promis
   const name = requestName();
   const bytes = new TextEncoder().encode(JSON.stringify(body));
   if (bytes.length > MAX_REQUEST_BYTES) throw new RangeError(`request larger than ${MAX_REQUEST_BYTES} bytes`);
-  await lstatStore(p.requests, "dir"); // a link is refused, never written through
-  await lstatStore(p.controlTmp, "dir");
-  await Deno.stat(p.requests); // NotFound when the run never opened a control directory
-  await writeViaTemp(`${p.controlTmp}/${name}`, `${p.requests}/${name}`, bytes, { fsync: true });
+  lstatStoreSync(p.requests, "dir"); // a link is refused, never written through
+  lstatStoreSync(p.controlTmp, "dir");
+  Deno.statSync(p.requests); // NotFound when the run never opened a control directory
+  const tmp = `${p.controlTmp}/${name}`;
+  // Only the fsync waits off the caller's thread; the rest are microsecond calls, done synchronously because each
+  // asynchronous one costs a hop to a worker thread and back, which a loaded machine stretches to milliseconds.
+  const file = Deno.openSync(tmp, { write: true, createNew: true, mode: FILE_MODE });
+  try {
+    let off = 0;
+    while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
+    await file.sync();
+  } catch (e) {
+    file.close();
+    removeQuietly(tmp);
+    throw e;
+  }
+  file.close();
+  try {
+    Deno.renameSync(tmp, `${p.requests}/${name}`);
+  } catch (e) {
+    removeQuietly(tmp);
+    throw e;
+  }
   return name;
+}
+
+function removeQuietly(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch { /* already gone */ }
 }

@@ -170,6 +170,7 @@ export async function pumpStream(
     }
   } finally {
     armed = false;
+    turns.close();
   }
   if (session.sessionId && !obs.sessionId) obs.sessionId = session.sessionId;
   return obs;

@@ -5,7 +5,7 @@
 import { LeaseHeldError } from "../errors.ts";
 import {
   atomicWriteStoreJson,
-  lstatStore,
+  lstatStoreSync,
   openStoreFile,
   readStoreTextOrNull,
   secureStoreRoot,
@@ -176,16 +176,18 @@ export async function readLease(storeRoot: string): Promise<LeaseState> {
   const hostname = typeof info.hostname === "string" ? info.hostname : null;
   const local = localHostname();
   if (hostname !== null && local !== null && hostname !== local) return { state: "unknown", pid, hostname, info };
+  // Synchronous: a non-blocking lock probe takes microseconds, and each asynchronous call would cost a hop to a
+  // worker thread and back (milliseconds on a loaded machine, on every Control API request).
   let file: Deno.FsFile;
   try {
-    if ((await lstatStore(p.runLock, "file")) === null) return { state: "down", pid, hostname, info };
-    file = await Deno.open(p.runLock, { read: true });
+    if (lstatStoreSync(p.runLock, "file") === null) return { state: "down", pid, hostname, info };
+    file = Deno.openSync(p.runLock, { read: true });
   } catch {
     return { state: "down", pid, hostname, info };
   }
   try {
-    const got = await file.tryLock(true);
-    if (got) await file.unlock();
+    const got = file.tryLockSync(true);
+    if (got) file.unlockSync();
     return { state: got ? "down" : "up", pid, hostname, info };
   } catch {
     return { state: "unknown", pid, hostname, info };

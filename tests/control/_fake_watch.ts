@@ -9,7 +9,11 @@ export class FakeWatcher implements AsyncIterable<Deno.FsEvent> {
   closed = false;
 
   push(kind: Deno.FsEvent["kind"], flag?: Deno.FsEvent["flag"]): void {
-    this.#queue.push({ kind, paths: ["/x/requests/r.json"], ...(flag ? { flag } : {}) });
+    this.pushEvent({ kind, paths: ["/x/requests/r.json"], ...(flag ? { flag } : {}) });
+  }
+  /** Report one event as given. */
+  pushEvent(event: Deno.FsEvent): void {
+    this.#queue.push(event);
     this.#notify();
   }
   end(): void {

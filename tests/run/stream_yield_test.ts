@@ -15,6 +15,7 @@ import type { LaneSession } from "../../src/lanes/types.ts";
 import type { RunContext } from "../../src/run/context.ts";
 import { pumpStream } from "../../src/run/stream.ts";
 import { eventLoopTurn, TurnYielder } from "../../src/run/turn_yield.ts";
+import { within } from "../support/wait.ts";
 
 const RUN_ID = "20261201T100000Z-YIELD1";
 
@@ -126,4 +127,19 @@ Deno.test("eventLoopTurn lets a pending timer callback run before it resolves", 
   for (let i = 0; i < 10_000 && !fired; i++) await eventLoopTurn();
   clearTimeout(t);
   assert.ok(fired);
+});
+
+Deno.test("the pump's turns leave nothing open: a process that pumped a busy stream exits by itself", async () => {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("./_pump_exit.ts", import.meta.url).pathname],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const exited = await within(child.status, 60_000, null);
+  if (exited === null) child.kill("SIGKILL");
+  const out = await child.output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  assert.ok(exited !== null, `the process did not exit after the stream ended (stdout: ${stdout})`);
+  assert.equal(exited.code, 0, new TextDecoder().decode(out.stderr));
+  assert.match(stdout, /^pumped \d+ events$/m, "the stream ran to its end");
 });

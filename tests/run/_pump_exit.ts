@@ -1,0 +1,45 @@
+/**
+ * Child of stream_yield_test.ts: pumps a never-pausing stream through `pumpStream` long enough for the pump to give
+ * the event loop turns (a timer set at its start fires during it), then returns. The process must exit by
+ * itself: a turn channel left open would keep it alive.
+ */
+import { nullPlane } from "../../src/control/null_plane.ts";
+import { DEFAULT_VIEW, type ProviderEvent } from "../../src/events/types.ts";
+import type { LaneSession } from "../../src/lanes/types.ts";
+import type { RunContext } from "../../src/run/context.ts";
+import { pumpStream } from "../../src/run/stream.ts";
+
+let fired = false;
+async function* provider(): AsyncGenerator<ProviderEvent> {
+  yield { type: "run_started", data: { provider_session_id: "x", model: "simulated" } };
+  // Only a turn of the event loop runs this timer: the stream is busy for its 20 ms, and turns come every ms of work.
+  setTimeout(() => (fired = true), 20);
+  while (!fired) yield { type: "message_streamed", data: { delta: "token " } };
+  yield { type: "run_completed", data: { stop_reason: "end_turn" } };
+}
+const hooks = {
+  applyView() {},
+  steerGate: () => ({ promptRunning: false, sessionLive: false }),
+  steerAccepted() {},
+  notice() {},
+};
+const session: LaneSession = {
+  events: provider(),
+  sessionId: "x",
+  isReady: () => true,
+  whenReady: () => Promise.resolve(),
+  interrupt: () => Promise.resolve(),
+  kill: () => {},
+  end: () => ({ kind: "ok" }),
+  process: null,
+};
+const plane = nullPlane("20261201T100000Z-EXIT01", { ...DEFAULT_VIEW }, hooks);
+const ctx = { plane, io: { json: false }, live: null, attemptLog: null } as unknown as RunContext;
+const obs = await pumpStream(ctx, session, {
+  promptId: "01",
+  attempt: 1,
+  kind: "initial",
+  provider: "simulated",
+  sessionId: "x",
+}, null);
+console.log(`pumped ${obs.events} events`);
