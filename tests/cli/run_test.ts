@@ -494,7 +494,10 @@ Deno.test("run refuses to start when preflight finds a missing repo (exit 1, one
   await Deno.remove(`${pkt}/app`, { recursive: true });
   const r = await runCli(["run", pkt]);
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /^error: preflight failed\n {2}repo app: \S+\/app does not exist\n/);
+  assert.match(
+    r.stderr,
+    /^error: preflight failed\n {2}repo app: \S+\/app does not exist \(repo paths are relative to the packet directory; create it \(mkdir -p \S+\/app, then git init\) or fix the path\)\n/,
+  );
   await assert.rejects(() => Deno.stat(`${pkt}/.prompt_runner/state.json`), "nothing ran");
 });
 
