@@ -13,6 +13,7 @@ import { storePaths } from "../store/paths.ts";
 import { mergeStatePending } from "../store/state_pending.ts";
 import { appendStoreLine, atomicWriteStoreText, readStoreTextOrNull } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
+import { meterRead } from "../util/read_meter.ts";
 import type { FailureEnvelope } from "./classify.ts";
 
 /** Schema tag of `state.json`. */
@@ -187,7 +188,9 @@ function validateState(value: unknown, path: string): StateDoc {
 
 async function readText(path: string): Promise<string | null> {
   try {
-    return await readStoreTextOrNull(path);
+    const text = await readStoreTextOrNull(path);
+    meterRead("state", text?.length ?? 0);
+    return text;
   } catch (e) {
     throw invalid(path, e instanceof Error ? e.message : String(e), e);
   }

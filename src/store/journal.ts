@@ -11,6 +11,8 @@ import { storePaths } from "./paths.ts";
 import { FILE_MODE } from "../util/fs.ts";
 import { appendStoreLine, ensureStoreDir, lstatStore, readStoreBytesOrNullSync } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
+import { meterRead } from "../util/read_meter.ts";
+import { failpoint } from "../util/failpoint.ts";
 
 /** Journal entry types. */
 export type JournalType =
@@ -90,6 +92,7 @@ const opened = new Map<string, { seq: number; size: number }>();
 /** Read a journal once: move a torn tail aside, and return the next seq and the size of its complete lines. */
 async function openJournal(path: string): Promise<{ seq: number; size: number }> {
   const bytes = await readBytesOrNull(path) ?? new Uint8Array();
+  meterRead("journal", bytes.length);
   const { complete, torn } = splitTorn(bytes);
   if (torn.length > 0) await moveTorn(path, complete.length, torn);
   return { seq: nextJournalSeq(new TextDecoder().decode(complete)), size: complete.length };
@@ -119,5 +122,6 @@ export async function appendJournal(
   const line = JSON.stringify(entry) + "\n";
   await appendStoreLine(path, line, { fsync: true });
   opened.set(path, { seq: known.seq + 1, size: known.size + new TextEncoder().encode(line).length });
+  failpoint("journal.after_append");
   return entry;
 }
