@@ -104,6 +104,8 @@ class FilePlane implements RunnerPlane {
   /** Inside a request scan: transitions mark the snapshot due instead of writing it per request. */
   #scanning = false;
   #snapDue = false;
+  /** When the snapshot was last written (performance.now()). */
+  #snapWrittenAt = -Infinity;
 
   constructor(opts: OpenPlaneOptions) {
     this.runId = opts.runId;
@@ -307,7 +309,12 @@ class FilePlane implements RunnerPlane {
     for (const [k, v] of Object.entries(patch)) {
       if (v !== undefined) (s as unknown as Record<string, unknown>)[k] = v;
     }
-    this.#writeSnapshot();
+    // A new prompt or attempt is written at once; the stage changes within one (a trivial prompt makes ~8 in a few
+    // ms) are coalesced: written now when the last write is older than the coalescing window, else by the window's
+    // timer, and always at the prompt boundary (`sync()`). Readers poll the file, so they see the latest state at most
+    // one window late. Not fsynced: the snapshot is a view rebuilt at the next open, so a crash needs nothing of it.
+    if (attemptChanged || performance.now() - this.#snapWrittenAt >= SNAPSHOT_COALESCE_MS) this.#writeSnapshot();
+    else this.#scheduleSnapshot();
   }
 
   #scheduleSnapshot(): void {
@@ -329,6 +336,7 @@ class FilePlane implements RunnerPlane {
     s.view = { ...this.#view };
     this.#snapDirty = false;
     this.#snapDue = false;
+    this.#snapWrittenAt = performance.now();
     try {
       atomicWriteStoreJsonSync(this.#paths.snapshot, s, { ...opts, failpoint: "snapshot.before_rename" });
     } catch (e) {

@@ -11,6 +11,7 @@ import { latestVerification } from "../contract/history.ts";
 import { type LenientProgress, parseProgressLenient } from "../store/progress.ts";
 import { readCurrentRunRecord, type RunRecord } from "../store/run_record_read.ts";
 import { storePaths } from "../store/paths.ts";
+import { mergeStatePending } from "../store/state_pending.ts";
 import { type LeaseState, readLease } from "../store/lease.ts";
 import { type Leftovers, readLeftovers } from "./leftovers.ts";
 import { effectiveStatus, readSnapshotOrNull, type SnapshotRead } from "./snapshot.ts";
@@ -127,6 +128,7 @@ export async function readRollupInputs(storeRoot: string): Promise<RollupInputs>
   const { runId, live } = runIdentity(record, snap);
   const progressText = await tolerant(p.progress, () => readStoreTextOrNull(p.progress));
   const stateText = await tolerant(p.state, () => readStoreTextOrNull(p.state));
+  const pendingText = await tolerant(p.statePending, () => readStoreTextOrNull(p.statePending));
   const currentId = live?.prompt_id ?? null;
   const verification = currentId
     ? await tolerant("verification history", () => latestVerification(storeRoot, currentId))
@@ -144,13 +146,19 @@ export async function readRollupInputs(storeRoot: string): Promise<RollupInputs>
     snap,
     lease,
     progressText,
-    stateDoc: jsonRecordOrNull(stateText), // state.json is read leniently
+    stateDoc: withPending(jsonRecordOrNull(stateText), pendingText), // state.json is read leniently
     verification,
     delivered: delivered ?? new Map(),
     amendmentTexts,
     leftovers: await readLeftovers(storeRoot, lease),
     readErrors,
   };
+}
+
+/** state.json with the entries a live (or dead) runner has not rewritten into it yet (docs/reference/runner.md §10.2). */
+function withPending(doc: Record<string, unknown> | null, pending: string | null): Record<string, unknown> | null {
+  if (!pending) return doc;
+  return mergeStatePending(doc ?? {}, pending);
 }
 
 /** The prompts whose amendments are counted: the selection, else the current prompt. */

@@ -121,8 +121,12 @@ export async function captureBaseline(
     const root = canonicalPath(repo.path);
     if (seen.has(root)) continue;
     seen.add(root);
-    const head = await gitIn(repo.path, ["rev-parse", "--verify", "-q", "HEAD"]);
-    const dirty = recorded ? recorded[repo.name] ?? [] : await uncommittedPaths(repo.path, storeRoot) ?? [];
+    // Two independent git reads: run side by side (one prompt's baseline is on every prompt's path).
+    const [head, found] = await Promise.all([
+      gitIn(repo.path, ["rev-parse", "--verify", "-q", "HEAD"]),
+      recorded ? null : uncommittedPaths(repo.path, storeRoot),
+    ]);
+    const dirty = recorded ? recorded[repo.name] ?? [] : found ?? [];
     out.push({ ...repo, root, head: head.ok ? head.stdout.trim() : null, dirty });
   }
   return out;

@@ -201,10 +201,13 @@ export async function preserveFailedWork(
   };
 }
 
-/** The newest preserved ref of a prompt across its repos, or null. */
-async function newestPreserved(baseline: RepoBaseline[], promptId: string): Promise<string | null> {
+/**
+ * The newest preserved ref of a prompt across its repos, or null (never throws: git failures read as no ref). Takes
+ * only the repos' paths, so a prompt's start can look it up beside its baseline's own git reads.
+ */
+export async function newestPreserved(repos: readonly { path: string }[], promptId: string): Promise<string | null> {
   let best: string | null = null;
-  for (const b of baseline) {
+  for (const b of repos) {
     const r = await git(b.path, ["for-each-ref", "--format=%(refname)", PRESERVED_PREFIX]);
     if (!r.ok) continue;
     for (const ref of r.stdout.split("\n")) {
@@ -227,9 +230,14 @@ export interface RestoreOutcome {
 /**
  * Apply a prompt's newest preserved work onto the work trees (never the index) before its first attempt. All repos
  * are checked first; any conflict (a path the user has dirty, or a patch that no longer applies) applies nothing.
+ * `found` is the lookup of {@link newestPreserved} when the caller started it already.
  */
-export async function restorePreserved(baseline: RepoBaseline[], promptId: string): Promise<RestoreOutcome> {
-  const ref = await newestPreserved(baseline, promptId);
+export async function restorePreserved(
+  baseline: RepoBaseline[],
+  promptId: string,
+  found: Promise<string | null> = newestPreserved(baseline, promptId),
+): Promise<RestoreOutcome> {
+  const ref = await found;
   if (ref === null) return { ref: null, repos: [], skipped: null };
   const plans: { b: RepoBaseline; sha: string; patch: string; paths: string[] }[] = [];
   for (const b of baseline) {

@@ -7,8 +7,8 @@
 import type { Packet, Prompt } from "../packet/mod.ts";
 import { nowIso } from "../util/time.ts";
 import type { RunContext } from "./context.ts";
-import { captureBaseline, dirtyRepos, listPaths, preexistingByRoot, type RepoBaseline } from "./dirty.ts";
-import { type PreservedWork, preserveFailedWork, restorePreserved } from "./preserve.ts";
+import { captureBaseline, dirtyRepos, listPaths, preexistingByRoot, promptRepos, type RepoBaseline } from "./dirty.ts";
+import { newestPreserved, type PreservedWork, preserveFailedWork, restorePreserved } from "./preserve.ts";
 import type { PromptStatus, StateDoc, StateStore } from "./state.ts";
 import { RunFailedError } from "../errors.ts";
 
@@ -60,6 +60,8 @@ export async function beginPrompt(
   packet: Packet,
   prompt: Prompt,
 ): Promise<{ baseline: RepoBaseline[]; restored: boolean }> {
+  // The preserved-ref lookup runs beside the baseline's git reads (it needs only the repos' paths).
+  const found = newestPreserved(promptRepos(packet, prompt), prompt.id);
   const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recordedBaseline(ctx, prompt));
   ctx.slot.beginPreexisting(preexistingByRoot(baseline));
   const user = baseline.filter((b) => b.dirty.length > 0);
@@ -73,7 +75,7 @@ export async function beginPrompt(
       );
     }
   }
-  const restored = await restorePreserved(baseline, prompt.id).catch((e) => ({
+  const restored = await restorePreserved(baseline, prompt.id, found).catch((e) => ({
     ref: null,
     repos: [],
     skipped: (e as Error).message,

@@ -7,7 +7,6 @@ import type { Prompt } from "../packet/mod.ts";
 import type { RunContext } from "./context.ts";
 import { appendJournal } from "../store/journal.ts";
 import type { PreservedWork } from "./preserve.ts";
-import { readProgress } from "../store/progress.ts";
 import { preflight, type PromptOutcome, runPromptChain } from "./prompt_chain.ts";
 import { beginPrompt, endPrompt } from "./prompt_guard.ts";
 import type { RecoveryTarget } from "./crash_recovery.ts";
@@ -51,9 +50,9 @@ export async function runPrompts(
     }
     ctx.plane.transition({ stage: "between_prompts", prompt_position: position });
     ctx.plane.boundary();
-    // Blocking check: dependencies completed earlier in this run or in progress.log.
-    const latest = ctx.persist ? await readProgress(ctx.storeRoot) : ctx.progress;
-    const blockers = blockersOf(prompt.dependsOn, ctx.completedThisRun, (d) => latest.get(d)?.status);
+    // Blocking check: dependencies completed earlier in this run or in progress.log. ctx.progress is progress.log as
+    // read when the run opened, with every line this runner appended since (only the lease holder appends).
+    const blockers = blockersOf(prompt.dependsOn, ctx.completedThisRun, (d) => ctx.progress.get(d)?.status);
     let outcome: PromptOutcome;
     if (blockers.length) {
       outcome = await blockPrompt(ctx, prompt, blockers);

@@ -100,6 +100,7 @@ async function runWithLease(req: RunRequest, packet: Packet, prompts: Prompt[]):
     service: serviceMode(),
   });
   try {
+    await state.reload(); // read under the lease: nobody else writes it from here on
     // Crash recovery (docs/crash_recovery.md): reconcile progress.log, state.json and git before anything runs.
     const plan = await recoverAtStart(packet, state, (l) => io.stderr.write(l + "\n"));
     let selected = prompts;
@@ -114,6 +115,8 @@ async function runWithLease(req: RunRequest, packet: Packet, prompts: Prompt[]):
     await refuseDirtyRepos(packet, guarded, req.storeRoot, req.allowDirty === true, state);
     return await runLeased(req, packet, selected, state, lease, plan.leftovers);
   } finally {
+    // A run that stopped on an error still leaves state.json whole; its pending entries are on disk either way.
+    await state.flush().catch(() => {});
     await lease.release();
   }
 }
@@ -157,6 +160,8 @@ async function closeRun(ctx: RunContext, req: RunRequest, opened: RunOpening, ta
     for (const l of preservedLines([...tally.preserved.values()])) io.stderr.write(l + "\n");
   }
   const status = ok ? "completed" : "failed";
+  // state.json is complete on its own before anyone can see the run closed (docs/reference/runner.md §10.2).
+  await ctx.state.flush();
   if (!ctx.persist) ctx.record({ type: "run_finished", data: { status, reason } }, NO_CONTEXT);
   await ctx.plane.close(status, reason);
   if (opened.record) await closeRunRecord(req.storeRoot, opened.record, status, reason);

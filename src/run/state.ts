@@ -1,17 +1,33 @@
 /**
- * `state.json` (docs/reference/runner.md §10.2): per-prompt attempts and results. Every change is a read-modify-write of the whole
- * document, written atomically. An unreadable or invalid file refuses the run (`state_store_invalid`, exit 1).
+ * `state.json` (docs/reference/runner.md §10.2): per-prompt attempts and results, a view derived from what the runner
+ * did. The runner keeps the document in memory; every change of a prompt entry is appended at once to
+ * `state.pending.jsonl` (the whole entry, one line), and `state.json` itself is rewritten (atomically, compact JSON)
+ * at most every {@link STATE_REWRITE_MS} ms, on a whole-document change and when the run ends — then the pending
+ * file is emptied. Readers merge the pending lines over `state.json` ({@link readState}), so a crash at any instant
+ * loses nothing that was recorded. An unreadable or invalid file refuses the run (`state_store_invalid`, exit 1).
  */
 import type { VerifyReport } from "../contract/mod.ts";
 import type { AttemptMode, StreamKind } from "../events/mod.ts";
 import { RunFailedError } from "../errors.ts";
 import { storePaths } from "../store/paths.ts";
-import { atomicWriteStoreJson, readStoreTextOrNull } from "../util/safe_fs.ts";
+import { mergeStatePending } from "../store/state_pending.ts";
+import { appendStoreLine, atomicWriteStoreText, readStoreTextOrNull } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
+import { meterRead } from "../util/read_meter.ts";
 import type { FailureEnvelope } from "./classify.ts";
 
 /** Schema tag of `state.json`. */
 const STATE_SCHEMA = "prompt_runner.state/v1";
+
+/** The shortest interval between two rewrites of `state.json` while prompt entries change (docs/reference/runner.md §10.2). */
+export const STATE_REWRITE_MS = 2000;
+
+/** One line of `state.pending.jsonl`: the whole entry of a prompt as it is now. */
+interface PendingLine {
+  id: string;
+  at: string;
+  entry: PromptState;
+}
 
 /** Prompt statuses (docs/reference/runner.md §10.2). */
 export type PromptStatus =
@@ -170,39 +186,85 @@ function validateState(value: unknown, path: string): StateDoc {
   };
 }
 
-/** Read `state.json`; missing → empty; unreadable or invalid → `state_store_invalid`. */
-export async function readState(storeRoot: string): Promise<StateDoc> {
-  const path = storePaths(storeRoot).state;
-  let text: string | null;
+async function readText(path: string): Promise<string | null> {
   try {
-    text = await readStoreTextOrNull(path);
+    const text = await readStoreTextOrNull(path);
+    meterRead("state", text?.length ?? 0);
+    return text;
   } catch (e) {
     throw invalid(path, e instanceof Error ? e.message : String(e), e);
   }
-  if (text === null) return emptyState();
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    throw invalid(path, `invalid JSON (${e instanceof Error ? e.message : String(e)})`, e);
-  }
-  return validateState(value, path);
 }
 
 /**
- * The runner's handle on `state.json`. Each {@link StateStore.update} re-reads the file, applies the change and
- * writes the whole document atomically; writes are serialised so concurrent updates never lose each other.
+ * Read `state.json` with `state.pending.jsonl` merged over it; missing → empty; unreadable or invalid →
+ * `state_store_invalid`.
+ */
+export async function readState(storeRoot: string): Promise<StateDoc> {
+  const paths = storePaths(storeRoot);
+  const path = paths.state;
+  const text = await readText(path);
+  let doc = emptyState();
+  if (text !== null) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      throw invalid(path, `invalid JSON (${e instanceof Error ? e.message : String(e)})`, e);
+    }
+    doc = validateState(value, path);
+  }
+  const pending = await readText(paths.statePending);
+  return pending ? mergeStatePending(doc, pending) : doc;
+}
+
+/**
+ * The runner's handle on `state.json`: the document lives in memory (only the lease holder writes it). A prompt
+ * change is appended to `state.pending.jsonl` before its promise resolves; the whole document is rewritten when
+ * {@link STATE_REWRITE_MS} have passed since the last rewrite, on {@link StateStore.update} and on
+ * {@link StateStore.flush}. Writes are serialised so concurrent updates never lose each other.
  */
 export class StateStore {
   #chain: Promise<unknown> = Promise.resolve();
   readonly #memory: boolean;
-  private constructor(readonly storeRoot: string, private doc: StateDoc, memory = false) {
+  /** Prompt entries appended to the pending file since `state.json` was last rewritten. */
+  #pending = 0;
+  #tornPending = false;
+  #lastRewrite = performance.now();
+  readonly #rewriteMs: number;
+  private constructor(readonly storeRoot: string, private doc: StateDoc, memory = false, rewriteMs = STATE_REWRITE_MS) {
     this.#memory = memory;
+    this.#rewriteMs = rewriteMs;
   }
 
-  /** Open (and validate) the store's state file. */
-  static async open(storeRoot: string): Promise<StateStore> {
-    return new StateStore(storeRoot, await readState(storeRoot));
+  /**
+   * Open (and validate) the store's state file, with its pending entries merged. `rewriteMs` (tests) replaces
+   * {@link STATE_REWRITE_MS}.
+   */
+  static async open(storeRoot: string, opts: { rewriteMs?: number } = {}): Promise<StateStore> {
+    const store = new StateStore(storeRoot, await readState(storeRoot), false, opts.rewriteMs);
+    await store.#notePending();
+    return store;
+  }
+
+  async #notePending(): Promise<void> {
+    // Entries a dead runner left pending are folded into state.json at the next rewrite; a torn last line (a crash
+    // mid-append) is ended before the first append, so it never swallows a complete one.
+    const text = await readText(storePaths(this.storeRoot).statePending) ?? "";
+    this.#pending = text.length > 0 ? 1 : 0;
+    this.#tornPending = text.length > 0 && !text.endsWith("\n");
+  }
+
+  /**
+   * Read the files again (the runner opens the store before it holds the lease; a runner that finished meanwhile
+   * may have written since). Only with nothing of this store's own pending.
+   */
+  async reload(): Promise<void> {
+    if (this.#memory) return;
+    await this.#serial(async () => {
+      this.doc = await readState(this.storeRoot);
+      await this.#notePending();
+    });
   }
 
   /**
@@ -218,7 +280,7 @@ export class StateStore {
     return !this.#memory;
   }
 
-  /** The latest document as last written or read. */
+  /** The latest document (in memory; what `state.json` plus its pending entries say). */
   get current(): StateDoc {
     return this.doc;
   }
@@ -228,32 +290,57 @@ export class StateStore {
     return this.doc.prompts[promptId]?.attempts ?? [];
   }
 
-  /** Read-modify-write of the whole document. */
-  update(fn: (doc: StateDoc) => void): Promise<void> {
-    const next = this.#chain.then(async () => {
-      if (this.#memory) {
-        const doc = structuredClone(this.doc);
-        fn(doc);
-        doc.updated_at = nowIso();
-        this.doc = doc;
-        return;
-      }
-      const doc = await readState(this.storeRoot);
-      fn(doc);
-      doc.updated_at = nowIso();
-      await atomicWriteStoreJson(storePaths(this.storeRoot).state, doc, { failpoint: "state.before_rename" });
-      this.doc = doc;
-    });
+  #serial(step: () => Promise<void> | void): Promise<void> {
+    const next = this.#chain.then(step);
     this.#chain = next.catch(() => {});
     return next;
   }
 
-  /** Update one prompt entry (created when absent). */
+  /** Rewrite `state.json` whole (compact JSON, atomic), then empty the pending file. */
+  async #rewrite(): Promise<void> {
+    const paths = storePaths(this.storeRoot);
+    await atomicWriteStoreText(paths.state, JSON.stringify(this.doc) + "\n", { failpoint: "state.before_rename" });
+    // A crash between the rename and the truncation leaves pending lines that state.json already holds: merging them
+    // again changes nothing (the last line per prompt is the entry as rewritten).
+    if (this.#pending > 0) await Deno.truncate(paths.statePending, 0).catch(ignoreMissing);
+    this.#pending = 0;
+    this.#tornPending = false;
+    this.#lastRewrite = performance.now();
+  }
+
+  /** A change of the whole document: applied in memory and written at once (rare: crash recovery). */
+  update(fn: (doc: StateDoc) => void): Promise<void> {
+    return this.#serial(async () => {
+      const doc = this.#memory ? structuredClone(this.doc) : this.doc;
+      fn(doc);
+      doc.updated_at = nowIso();
+      this.doc = doc;
+      if (!this.#memory) await this.#rewrite();
+    });
+  }
+
+  /** Update one prompt entry (created when absent): appended to the pending file, `state.json` rewritten when due. */
   updatePrompt(promptId: string, fn: (p: PromptState) => void): Promise<void> {
-    return this.update((doc) => {
-      const p = doc.prompts[promptId] ??= { status: "running", updated_at: nowIso(), attempts: [] };
+    return this.#serial(async () => {
+      const at = nowIso();
+      const p = this.doc.prompts[promptId] ??= { status: "running", updated_at: at, attempts: [] };
       fn(p);
-      p.updated_at = nowIso();
+      p.updated_at = at;
+      this.doc.updated_at = at;
+      if (this.#memory) return;
+      const line = (this.#tornPending ? "\n" : "") +
+        JSON.stringify({ id: promptId, at, entry: p } satisfies PendingLine);
+      await appendStoreLine(storePaths(this.storeRoot).statePending, line);
+      this.#tornPending = false;
+      this.#pending++;
+      if (performance.now() - this.#lastRewrite >= this.#rewriteMs) await this.#rewrite();
+    });
+  }
+
+  /** Write `state.json` whole when anything is pending (run end, interrupt): afterwards it is complete on its own. */
+  flush(): Promise<void> {
+    return this.#serial(async () => {
+      if (!this.#memory && this.#pending > 0) await this.#rewrite();
     });
   }
 
@@ -269,4 +356,8 @@ export class StateStore {
       }
     });
   }
+}
+
+function ignoreMissing(e: unknown): void {
+  if (!(e instanceof Deno.errors.NotFound)) throw e;
 }

@@ -25,7 +25,9 @@ function scan(dir: string, want: "file" | "dir" | "any"): string[] {
 export function assertStoreIntact(storeRoot: string): void {
   const p = storePaths(storeRoot);
   if (lstatStoreSync(p.root, "dir") === null) return;
-  for (const f of [p.gitignore, p.storeJson, p.state, p.verifications, p.progress, p.runLock, p.runPid]) {
+  for (
+    const f of [p.gitignore, p.storeJson, p.state, p.statePending, p.verifications, p.progress, p.runLock, p.runPid]
+  ) {
     lstatStoreSync(f, "file");
   }
   for (const d of [p.control, p.controlTmp, p.requests, p.outcomes, p.rejected]) lstatStoreSync(d, "dir");

@@ -3,11 +3,16 @@
  * `{seq, at, run_id, type, data}` with types `run_created`, `run_resumed`, `prompt_finished`, `run_completed`,
  * `run_failed`, `run_superseded`. Each line is appended with a single write and fsynced; a torn final line (a crash
  * mid-append) is moved to `journal.jsonl.torn.<n>` before the next append, so the journal stays valid JSON Lines.
+ *
+ * The journal is read once per process (the first append: torn tail, next `seq`); later appends only count, and
+ * re-read only when the file's size is not the size this process left it at (someone else changed it).
  */
 import { storePaths } from "./paths.ts";
 import { FILE_MODE } from "../util/fs.ts";
-import { appendStoreLine, ensureStoreDir, readStoreBytesOrNullSync } from "../util/safe_fs.ts";
+import { appendStoreLine, ensureStoreDir, lstatStore, readStoreBytesOrNullSync } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
+import { meterRead } from "../util/read_meter.ts";
+import { failpoint } from "../util/failpoint.ts";
 
 /** Journal entry types. */
 export type JournalType =
@@ -81,7 +86,22 @@ async function moveTorn(path: string, completeLength: number, torn: Uint8Array):
   }
 }
 
-/** Append one entry to a run's journal (fsynced); returns it. Only the lease holder of the run appends. */
+/** Per journal path: the next `seq` and the file size this process left it at. */
+const opened = new Map<string, { seq: number; size: number }>();
+
+/** Read a journal once: move a torn tail aside, and return the next seq and the size of its complete lines. */
+async function openJournal(path: string): Promise<{ seq: number; size: number }> {
+  const bytes = await readBytesOrNull(path) ?? new Uint8Array();
+  meterRead("journal", bytes.length);
+  const { complete, torn } = splitTorn(bytes);
+  if (torn.length > 0) await moveTorn(path, complete.length, torn);
+  return { seq: nextJournalSeq(new TextDecoder().decode(complete)), size: complete.length };
+}
+
+/**
+ * Append one entry to a run's journal (fsynced); returns it. Only the lease holder of the run appends. The file is
+ * read on the first append of this process only (see the module comment): an append costs the same at any length.
+ */
 export async function appendJournal(
   storeRoot: string,
   runId: string,
@@ -89,17 +109,19 @@ export async function appendJournal(
   data: Record<string, unknown> = {},
 ): Promise<JournalEntry> {
   const path = journalPath(storeRoot, runId);
-  await ensureStoreDir(storeRoot, storePaths(storeRoot).runDir(runId));
-  const bytes = await readBytesOrNull(path) ?? new Uint8Array();
-  const { complete, torn } = splitTorn(bytes);
-  if (torn.length > 0) await moveTorn(path, complete.length, torn);
-  const entry: JournalEntry = {
-    seq: nextJournalSeq(new TextDecoder().decode(complete)),
-    at: nowIso(),
-    run_id: runId,
-    type,
-    data,
-  };
-  await appendStoreLine(path, JSON.stringify(entry), { fsync: true });
+  let known = opened.get(path);
+  if (known) {
+    const info = await lstatStore(path, "file");
+    if (info?.size !== known.size) known = undefined;
+  } else {
+    await ensureStoreDir(storeRoot, storePaths(storeRoot).runDir(runId));
+  }
+  opened.delete(path); // re-read after a failed append
+  known ??= await openJournal(path);
+  const entry: JournalEntry = { seq: known.seq, at: nowIso(), run_id: runId, type, data };
+  const line = JSON.stringify(entry) + "\n";
+  await appendStoreLine(path, line, { fsync: true });
+  opened.set(path, { seq: known.seq + 1, size: known.size + new TextEncoder().encode(line).length });
+  failpoint("journal.after_append");
   return entry;
 }

@@ -14,6 +14,8 @@ export function storePaths(storeRoot: string) {
     gitignore: `${root}/.gitignore`,
     storeJson: `${root}/store.json`,
     state: `${root}/state.json`,
+    /** Prompt entries changed since `state.json` was last rewritten (docs/reference/runner.md §10.2). */
+    statePending: `${root}/state.pending.jsonl`,
     verifications: `${root}/verifications.jsonl`,
     progress: `${root}/progress.log`,
     runLock: `${root}/run.lock`,

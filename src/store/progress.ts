@@ -15,6 +15,7 @@ import {
 import { normalizePromptId } from "../util/ids.ts";
 import { nowIso } from "../util/time.ts";
 import { failpoint } from "../util/failpoint.ts";
+import { meterRead } from "../util/read_meter.ts";
 
 /** A progress status. */
 export type ProgressStatus = "completed" | "failed";
@@ -130,6 +131,7 @@ export function parseProgressLenient(text: string): LenientProgress {
 export async function readProgress(storeRoot: string): Promise<ProgressMap> {
   const path = storePaths(storeRoot).progress;
   const text = await readStoreTextOrNull(path);
+  meterRead("progress", text?.length ?? 0);
   if (text === null) return new Map();
   return parseProgress(text, path);
 }

@@ -63,7 +63,8 @@ Deno.test("record() stamps seq/at/context, buffers appends and folds tools and t
     plane.boundary(); // flushes
     const ev = await lines(paths.events);
     assert.deepEqual(ev.map((e) => e.seq), [1, 2, 3, 4, 5, 6, 7]);
-    plane.transition({ stage: "verifying" }); // immediate snapshot write
+    plane.transition({ stage: "verifying" }); // a stage change within the attempt: coalesced
+    await plane.sync(); // the prompt boundary writes it
     const snap = await readJson(paths.snapshot);
     assert.equal(snap.tool_count, 1);
     assert.equal(snap.input_tokens, 155);

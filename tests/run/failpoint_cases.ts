@@ -17,7 +17,8 @@ export const FAILPOINT_CASES: readonly string[] = [
   "commit.before_git_commit@2",
   "commit.after_git_commit@2",
   "progress.after_append@2",
-  "state.before_rename@12",
+  "journal.after_append@3",
+  "state.before_rename@1",
   "snapshot.before_rename@3",
   "run.before_close",
 ];

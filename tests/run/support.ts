@@ -1,5 +1,6 @@
 /** Packet builders and state readers for runner tests (black-box CLI tests and scenario checks). */
 import { createScratchRepo } from "../../examples/setup.ts";
+import { mergeStatePending } from "../../src/store/state_pending.ts";
 
 /** A simulated packet manifest with repo `app` (inside the packet) and zero retry delays. */
 export function manifest(extra = ""): string {
@@ -49,10 +50,15 @@ export interface PromptEntry {
   blocked_by?: string[];
 }
 
-/** Read state.json's prompts. */
+/**
+ * Read state.json's prompts as every reader does (docs/reference/runner.md §10.2): with the entries still pending in
+ * `state.pending.jsonl` merged over it (a live runner rewrites state.json at most every 2 s).
+ */
 export async function readPrompts(packetDir: string): Promise<Record<string, PromptEntry>> {
-  const doc = JSON.parse(await Deno.readTextFile(`${packetDir}/.prompt_runner/state.json`));
-  return doc.prompts as Record<string, PromptEntry>;
+  const store = `${packetDir}/.prompt_runner`;
+  const doc = JSON.parse(await Deno.readTextFile(`${store}/state.json`).catch(() => "{}"));
+  const pending = await Deno.readTextFile(`${store}/state.pending.jsonl`).catch(() => "");
+  return mergeStatePending(doc, pending).prompts as Record<string, PromptEntry>;
 }
 
 /** `mode:status` history of one prompt. */

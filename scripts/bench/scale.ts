@@ -1,0 +1,128 @@
+/**
+ * Per-prompt cost against packet size (docs/bench.md, `scale`): generated packets of N trivial simulated prompts
+ * (each writes one file; contract `files_exist` + `contains`) run with the real CLI, `run --no-commit`, in a
+ * subprocess. Every run must exit 0 with every prompt completed in progress.log.
+ *
+ * - flatness: one big run's per-prompt times from progress.log timestamps (consecutive completion instants, ms
+ *   resolution), the median of its first and of its last decile, and their ratio (target ≤ 1.25);
+ * - overhead: (t(101) − t(1)) / 100, each t the median wall time of ≥ 5 runs, the two sizes alternated (≤ 5 ms);
+ * - memory: the big run's peak RSS (`VmHWM` of /proc/<pid>/status, sampled every 250 ms until it exits; ≤ 200 MB).
+ */
+import { denoFlagsFor } from "../../src/cli/frame.ts";
+import { findCommand } from "../../src/cli/registry.ts";
+import { parseProgress, parseProgressLine } from "../../src/store/progress.ts";
+import { BenchFailure, check, median, round, sized } from "./_harness.ts";
+import { writeScalePacket } from "./_scale_packet.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const BIG = sized(10_000, 300);
+const REPEATS = 5;
+const SAMPLE_MS = 250;
+
+/** Timings of one checked run. */
+interface ScaleRun {
+  ms: number;
+  peakRssKb: number;
+  /** Completion instants (ms since epoch) in progress.log order. */
+  doneAt: number[];
+}
+
+/**
+ * `VmHWM` (peak RSS, kB) of a live process, or null once it has exited. Read by `cat`: Deno reads `/proc` only with
+ * `--allow-all`, and the bench runs with named permissions.
+ */
+async function vmHwmKb(pid: number): Promise<number | null> {
+  const out = await new Deno.Command("cat", { args: [`/proc/${pid}/status`], stdout: "piped", stderr: "null" })
+    .output();
+  const m = /VmHWM:\s+(\d+) kB/.exec(new TextDecoder().decode(out.stdout));
+  return m ? Number(m[1]) : null;
+}
+
+/** `run <dir> --no-commit` with the runner's own permissions; checks exit 0 and every prompt completed. */
+async function runPacketOnce(dir: string, count: number): Promise<ScaleRun> {
+  await Deno.remove(`${dir}/.prompt_runner`, { recursive: true }).catch(() => {});
+  await Deno.remove(`${dir}/app/out`, { recursive: true }).catch(() => {});
+  const flags = denoFlagsFor(findCommand(["run"])!.entry.permissions);
+  const t0 = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...flags, MAIN, "run", dir, "--no-commit"],
+    cwd: dir,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  // VmHWM only grows: the last sample before the exit is the peak, up to the growth of the final interval.
+  let peak = 0;
+  let running = true;
+  const sampling = (async () => {
+    while (running) {
+      peak = Math.max(peak, await vmHwmKb(child.pid) ?? 0);
+      await new Promise((r) => setTimeout(r, SAMPLE_MS));
+    }
+  })();
+  const out = await child.output();
+  const ms = performance.now() - t0;
+  running = false;
+  await sampling;
+  if (out.code !== 0) {
+    throw new BenchFailure(
+      `run of ${count} prompts exited ${out.code}: ${new TextDecoder().decode(out.stderr).slice(-600)}`,
+    );
+  }
+  const path = `${dir}/.prompt_runner/progress.log`;
+  const text = await Deno.readTextFile(path);
+  const progress = parseProgress(text, path);
+  const done = [...progress.values()].filter((r) => r.status === "completed").length;
+  check(progress.size === count && done === count, `${done} of ${count} prompts completed in progress.log`);
+  const doneAt = text.trim().split("\n").map((l) => Date.parse(parseProgressLine(l)?.at ?? ""));
+  check(doneAt.every(Number.isFinite), "a progress.log timestamp did not parse");
+  return { ms, peakRssKb: peak, doneAt };
+}
+
+/** Median per-prompt ms of the prompts `from`..`to` (0-based, exclusive end) of a run's completion instants. */
+function decileMedian(doneAt: number[], from: number, to: number): number {
+  const gaps: number[] = [];
+  for (let i = Math.max(1, from); i < to; i++) gaps.push(doneAt[i]! - doneAt[i - 1]!);
+  return median(gaps);
+}
+
+/** Run the benchmark; numbers carry their units in the key names. */
+export async function bench(): Promise<Record<string, number | string>> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "pr-bench-scale-" }));
+  try {
+    await writeScalePacket(`${root}/one`, 1);
+    await writeScalePacket(`${root}/hundred`, 101);
+    await runPacketOnce(`${root}/one`, 1); // warm the module cache
+    const t1: number[] = [], t101: number[] = [];
+    for (let i = 0; i < REPEATS; i++) {
+      t1.push((await runPacketOnce(`${root}/one`, 1)).ms);
+      t101.push((await runPacketOnce(`${root}/hundred`, 101)).ms);
+    }
+    const overhead = (median(t101) - median(t1)) / 100;
+    await writeScalePacket(`${root}/big`, BIG);
+    const big = await runPacketOnce(`${root}/big`, BIG);
+    check(big.peakRssKb > 0, "no VmHWM sample of the big run was read");
+    const decile = Math.floor(BIG / 10);
+    const first = decileMedian(big.doneAt, 0, decile);
+    const last = decileMedian(big.doneAt, BIG - decile, BIG);
+    check(first > 0, "the first decile's median per-prompt time is 0 ms (timestamps too coarse)");
+    return {
+      repeats: REPEATS,
+      run_1_prompt_median_ms: round(median(t1), 1),
+      run_101_prompts_median_ms: round(median(t101), 1),
+      runner_overhead_per_prompt_ms: round(overhead, 2),
+      target_overhead_per_prompt_ms: 5,
+      big_prompts: BIG,
+      big_run_total_ms: round(big.ms, 0),
+      big_first_decile_median_ms_per_prompt: round(first, 1),
+      big_last_decile_median_ms_per_prompt: round(last, 1),
+      big_last_vs_first_decile_ratio: round(last / first),
+      target_decile_ratio: 1.25,
+      big_peak_rss_mb: round(big.peakRssKb / 1024, 1),
+      target_peak_rss_mb: 200,
+    };
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * A test seam counting the bytes read from the store's append-only records and state files (`state.json`, its
+ * pending file, `progress.log`, run journals): the scale regression test (tests/run/scale_reads_test.ts) asserts the
+ * hot path reads none of them per prompt, so a quadratic re-read cannot come back unnoticed. Counting is a map
+ * update; nothing is recorded but totals.
+ */
+
+const totals = new Map<string, { reads: number; bytes: number }>();
+
+/** Note that `bytes` of the file kind `kind` (`state`, `progress`, `journal`) were read. */
+export function meterRead(kind: string, bytes: number): void {
+  const t = totals.get(kind) ?? { reads: 0, bytes: 0 };
+  t.reads++;
+  t.bytes += bytes;
+  totals.set(kind, t);
+}
+
+/** The reads and bytes noted per kind since the process started. */
+export function readTotals(kind: string): { reads: number; bytes: number } {
+  return { ...(totals.get(kind) ?? { reads: 0, bytes: 0 }) };
+}
