@@ -68,6 +68,11 @@ export interface OpenPlaneOptions {
   segmentBytes?: number;
   /** Retention of earlier runs' archives, applied when the plane opens (default {@link DEFAULT_RETENTION}). */
   retention?: RetentionPolicy;
+  /**
+   * Write queued events at every boundary, as before boundaries were batched (default false). Only the runner
+   * benchmark sets it: its baseline for the batching gain.
+   */
+  flushEveryBoundary?: boolean;
 }
 
 const SNAPSHOT_COALESCE_MS = 50;
@@ -400,7 +405,8 @@ class FilePlane implements RunnerPlane {
 
   boundary(): void {
     if (this.#closed) return;
-    this.#events.flushIfDue();
+    if (this.#opts.flushEveryBoundary) this.#events.flush();
+    else this.#events.flushIfDue();
     const now = Date.now();
     if (!this.#waker.takeDirty() && now - this.#lastScan < this.#waker.pollMs) return;
     this.#lastScan = now;

@@ -5,8 +5,9 @@
  * (`replay`, `control events --no-follow` on an archive): one 64 KiB chunk at a time, never the whole file.
  */
 import { storePaths } from "../store/paths.ts";
-import { lastCompleteSeq } from "./event_log.ts";
+import { firstRunId, lastCompleteSeq } from "./event_log.ts";
 import { LineReader } from "./tail.ts";
+import { readSnapshotOrNull } from "./snapshot.ts";
 
 const SEGMENT_NAME = /^(.+)\.(\d{6,})\.jsonl$/;
 
@@ -54,6 +55,20 @@ export function runStreamFiles(storeRoot: string, runId: string, live: boolean):
     if (Deno.statSync(last).isFile) files.push(last);
   } catch { /* not (yet) there */ }
   return files;
+}
+
+/**
+ * The files of run `runId`'s stream in read order, or of the latest run when `runId` is null. The live file is the
+ * run's when its first line or the snapshot names the run. `runId` null in the result: no recorded run at all.
+ */
+export async function eventStream(
+  storeRoot: string,
+  runId: string | null,
+): Promise<{ runId: string | null; files: string[] }> {
+  const liveId = firstRunId(storePaths(storeRoot).events) ?? (await readSnapshotOrNull(storeRoot))?.run_id ?? null;
+  const id = runId ?? liveId;
+  if (id === null) return { runId: null, files: [] };
+  return { runId: id, files: runStreamFiles(storeRoot, id, id === liveId) };
 }
 
 /**
