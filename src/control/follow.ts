@@ -113,7 +113,8 @@ export async function* followRun(
     };
     // Drain what is available: the sealed segments not read yet (whole, in order; those below the cursor are
     // skipped unread), then the live file; true when the run's run_finished line was delivered.
-    const drain = async function* (): AsyncGenerator<StreamItem, boolean> {
+    // A sync generator: delegating to it costs one promise per item, not a chain of async generators.
+    const drain = function* (): Generator<StreamItem, boolean> {
       while (prefix.length > 0) {
         const next = prefix.shift()!;
         if (minSeq > 1 && lastCompleteSeq(next).seq < minSeq) continue;

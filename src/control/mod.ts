@@ -248,9 +248,18 @@ export function subscribe(
   ref: RunRef,
   opts: { from?: Cursor; signal?: AbortSignal; pollMs?: number; follow?: boolean } = {},
 ): AsyncIterable<StreamItem> {
-  return (async function* () {
-    yield* (await import("./follow.ts")).followRun(ref.storeRoot, ref.runId, opts);
-  })();
+  // The follower itself once loaded, not a generator around it: one async layer per item fewer.
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<StreamItem> {
+      let it: AsyncGenerator<StreamItem> | null = null;
+      const open = async () => (it ??= (await import("./follow.ts")).followRun(ref.storeRoot, ref.runId, opts));
+      return {
+        next: async () => (await open()).next(),
+        return: async (v?: unknown) => it === null ? { done: true, value: v } : await it.return(v),
+        throw: async (e?: unknown) => (await open()).throw(e),
+      };
+    },
+  };
 }
 
 /**
