@@ -207,10 +207,16 @@ export class EventAppender {
    * file at the path. A crash between the rename and the open leaves every line in the sealed segment and no live
    * file; the next open continues `seq` from the segment (`lastRunSeq()` in segments.ts).
    */
-  #seal(policy: SegmentPolicy): void {
+  #seal(policy: SegmentPolicy): boolean {
     this.#file.syncSync();
     const target = policy.nextSegment();
-    Deno.renameSync(this.#path, target);
+    try {
+      Deno.renameSync(this.#path, target);
+    } catch {
+      // Cannot seal now (the archive directory is gone or unwritable): keep appending to this file, lose nothing,
+      // and try again at the next flush.
+      return false;
+    }
     syncDir(target.slice(0, target.lastIndexOf("/")));
     syncDir(this.#path.slice(0, this.#path.lastIndexOf("/")));
     this.sealed += 1;
@@ -220,29 +226,31 @@ export class EventAppender {
     const st = this.#file.statSync();
     this.#ino = st.ino;
     this.#size = st.size;
+    return true;
   }
 
   /** Write whole lines, sealing the file between two lines whenever the next ones would pass the bound. */
   #writeLines(bytes: Uint8Array): void {
     const policy = this.#segments;
     let off = 0;
-    while (policy !== null && this.#size + (bytes.length - off) > policy.maxBytes) {
+    let sealing = policy !== null;
+    while (policy !== null && sealing && this.#size + (bytes.length - off) > policy.maxBytes) {
       const room = policy.maxBytes - this.#size;
       // The last newline that still fits: everything up to it goes into this segment.
       const cut = room > 0 ? bytes.subarray(off, off + room).lastIndexOf(0x0a) : -1;
       if (cut >= 0) {
         this.#writeAll(bytes.subarray(off, off + cut + 1));
         off += cut + 1;
-        this.#seal(policy);
+        sealing = this.#seal(policy);
       } else if (this.#size > 0) {
-        this.#seal(policy); // the next line does not fit: it starts the next segment
+        sealing = this.#seal(policy); // the next line does not fit: it starts the next segment
       } else {
         // One line longer than the bound: it gets a segment of its own.
         const nl = bytes.indexOf(0x0a, off);
         const end = nl < 0 ? bytes.length : nl + 1;
         this.#writeAll(bytes.subarray(off, end));
         off = end;
-        if (off < bytes.length) this.#seal(policy);
+        if (off < bytes.length) sealing = this.#seal(policy);
       }
     }
     if (off < bytes.length) this.#writeAll(bytes.subarray(off));

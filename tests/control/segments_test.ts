@@ -193,3 +193,30 @@ Deno.test("a runner killed right after a seal loses and duplicates nothing when 
   assert.deepEqual(all, all.map((_, i) => i + 1));
   assert.equal(all.length, sealedSeqs.length + 102);
 });
+
+Deno.test("a seal that cannot rename keeps every line in the live file and is tried again later", async () => {
+  await using tmp = await tempDir();
+  const live = `${tmp.path}/events.jsonl`;
+  let ok = false;
+  let tries = 0;
+  const a = new EventAppender(live, false, {
+    maxBytes: 500,
+    nextSegment: () => {
+      tries++;
+      return ok ? `${tmp.path}/seg.${tries}.jsonl` : `${tmp.path}/missing-dir/seg.jsonl`;
+    },
+  });
+  const lines = Array.from({ length: 60 }, (_, i) => JSON.stringify({ seq: i + 1, pad: "p".repeat(20) }));
+  for (const l of lines.slice(0, 30)) a.push(l);
+  a.flush();
+  assert.equal(a.sealed, 0);
+  assert.ok(tries >= 1, "a seal was attempted");
+  assert.deepEqual(await linesOf([live]), lines.slice(0, 30), "nothing lost while sealing fails");
+  ok = true;
+  for (const l of lines.slice(30)) a.push(l);
+  a.close();
+  assert.ok(a.sealed >= 1, "sealed once renaming works again");
+  const sealed = [...Deno.readDirSync(tmp.path)].map((e) => e.name).filter((n) => n.startsWith("seg."))
+    .sort((x, y) => Number(x.split(".")[1]) - Number(y.split(".")[1])).map((n) => `${tmp.path}/${n}`);
+  assert.deepEqual(await linesOf([...sealed, live]), lines);
+});
