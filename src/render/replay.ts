@@ -7,7 +7,7 @@ import type { Envelope, View } from "../events/mod.ts";
 import { DEFAULT_VIEW } from "../events/types.ts";
 import { painter } from "./ansi.ts";
 import { type HeaderInfo, promptOutcomeLine, renderHeader, steerNotice } from "./chrome.ts";
-import { createRenderer } from "./create.ts";
+import { createRenderer, switchRenderer } from "./create.ts";
 import type { Renderer } from "./types.ts";
 
 /** Inputs of {@link replayEvents}. */
@@ -75,17 +75,21 @@ export class Replayer {
     return [...this.#prompts];
   }
 
-  #newRenderer(): Renderer {
+  #renderSettings() {
     const opts = this.#opts;
     const pathDiff = (path: string) => (opts.pathDiffFor && this.#cwd ? opts.pathDiffFor(this.#cwd)(path) : null);
-    return createRenderer({
+    return {
       ...this.#view,
       diff_max_lines: opts.diff_max_lines,
       tool_output_max_lines: opts.tool_output_max_lines,
       color: opts.color,
       tty: opts.tty,
       pathDiff: opts.pathDiffFor ? pathDiff : null,
-    });
+    };
+  }
+
+  #newRenderer(): Renderer {
+    return createRenderer(this.#renderSettings());
   }
 
   #endStream(): string {
@@ -121,7 +125,10 @@ export class Replayer {
         const next = { ...this.#view, ...ev.data.view };
         if (this.#renderer && next.log_mode !== this.#view.log_mode) {
           this.#view = next;
-          this.#renderer = this.#newRenderer(); // the outgoing renderer's state is discarded (docs/reference/control-plane.md §7)
+          // The stream continues under the new mode (docs/reference/control-plane.md §7), as in a live run.
+          const switched = switchRenderer(this.#renderer, this.#renderSettings());
+          this.#renderer = switched.renderer;
+          return this.#emit(switched.text);
         } else {
           this.#view = next;
           this.#renderer?.setView(next);
