@@ -494,7 +494,7 @@ Deno.test("run refuses to start when preflight finds a missing repo (exit 1, one
   await Deno.remove(`${pkt}/app`, { recursive: true });
   const r = await runCli(["run", pkt]);
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /^error: preflight failed\n {2}repo app: \S+\/app does not exist\n/);
+  assert.match(r.stderr, /^error: preflight failed\n {2}repo app: \S+\/app does not exist\b/);
   await assert.rejects(() => Deno.stat(`${pkt}/.prompt_runner/state.json`), "nothing ran");
 });
 
