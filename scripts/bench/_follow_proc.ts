@@ -1,8 +1,9 @@
 /**
  * The two processes of the follow benchmark (scripts/bench/follow.ts).
  * - `--writer <storeRoot> <count>`: holds the lease, writes a running snapshot and an empty `events.jsonl`, prints
- *   `ready`, waits for `go` on stdin, then appends `count` events in 10,000-line writes at full speed (the last one
- *   `run_finished`), marks the snapshot completed and prints `done <events/s>`.
+ *   `ready`, waits for `go` on stdin, then appends `count` events in 10,000-line writes at full speed through the
+ *   runner's appender (sealing segments at the default 64 MiB bound; the last event `run_finished`), marks the
+ *   snapshot completed and prints `done <events/s> <segments sealed>`.
  * - `--follower <storeRoot>`: prints `following`, follows the run from the start until `run_finished`, checks
  *   that every seq arrived once and in order, and prints `{n, ms, rssDeltaMb}` as JSON.
  */
@@ -10,6 +11,8 @@ import { followRun } from "../../src/control/follow.ts";
 import { acquireLease } from "../../src/store/lease.ts";
 import { initialSnapshot } from "../../src/control/snapshot.ts";
 import { DEFAULT_VIEW } from "../../src/events/types.ts";
+import { DEFAULT_SEGMENT_BYTES, EventAppender } from "../../src/control/event_log.ts";
+import { storePaths } from "../../src/store/paths.ts";
 
 /** The run id of the followed run. */
 export const FOLLOW_RUN_ID = "20261130T120000Z-BENCH3";
@@ -48,31 +51,32 @@ async function writer(storeRoot: string, count: number): Promise<void> {
     hostname: null,
   });
   await Deno.writeTextFile(`${storeRoot}/control/snapshot.json`, JSON.stringify(snap));
-  const file = await Deno.open(`${storeRoot}/control/events.jsonl`, { write: true, create: true, append: true });
+  // The runner's own appender with the default segment bound: a million events span several sealed segments, so
+  // the follower follows across real seals (docs/reference/control-plane.md §5.2).
+  const p = storePaths(storeRoot);
+  await Deno.mkdir(p.eventsArchive, { recursive: true });
+  let n = 1;
+  const appender = new EventAppender(p.events, false, {
+    maxBytes: Number(Deno.env.get("BENCH_FOLLOW_SEGMENT_BYTES") ?? DEFAULT_SEGMENT_BYTES),
+    nextSegment: () => p.eventSegment(FOLLOW_RUN_ID, n++),
+  });
   console.log("ready");
   for await (const chunk of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
     if (chunk.includes("go")) break;
   }
-  const enc = new TextEncoder();
   const t0 = performance.now();
-  const chunk: string[] = [];
   for (let seq = 1; seq <= count; seq++) {
-    chunk.push(line(seq, seq === count));
-    if (chunk.length === 10_000 || seq === count) {
-      const bytes = enc.encode(chunk.join("\n") + "\n");
-      let off = 0;
-      while (off < bytes.length) off += await file.write(bytes.subarray(off));
-      chunk.length = 0;
-    }
+    appender.push(line(seq, seq === count));
+    if (seq % 10_000 === 0) appender.flush();
   }
   const ms = performance.now() - t0;
-  file.close();
+  appender.close();
   await Deno.writeTextFile(
     `${storeRoot}/control/snapshot.json`,
     JSON.stringify({ ...snap, status: "completed", last_seq: count, event_count: count }),
   );
   await lease.release();
-  console.log(`done ${Math.round(count / (ms / 1000))}`);
+  console.log(`done ${Math.round(count / (ms / 1000))} ${appender.sealed}`);
 }
 
 async function follower(storeRoot: string): Promise<void> {

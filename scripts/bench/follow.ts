@@ -7,6 +7,7 @@
  * process's clock), and the follower's peak RSS growth (flat memory is the goal).
  */
 import { check, round, sized } from "./_harness.ts";
+import { DEFAULT_SEGMENT_BYTES } from "../../src/control/event_log.ts";
 
 const PROC = new URL("./_follow_proc.ts", import.meta.url).pathname;
 
@@ -39,6 +40,8 @@ export async function bench(): Promise<Record<string, number | string>> {
       stdin: "piped",
       stdout: "piped",
       stderr: "inherit",
+      // The default 64 MiB bound; --quick writes ~13 MB, so a 2 MiB bound keeps it crossing seals too.
+      env: { BENCH_FOLLOW_SEGMENT_BYTES: String(sized(DEFAULT_SEGMENT_BYTES, 2 * 1024 * 1024)) },
     }).spawn();
   const writer = spawn(["--writer", dir, String(count)]);
   let follower: Deno.ChildProcess | null = null;
@@ -63,11 +66,17 @@ export async function bench(): Promise<Record<string, number | string>> {
     check((await follower.status).success, "the follower failed (see its error above)");
     const r = JSON.parse(f.line ?? "null") as { n: number; ms: number; rssDeltaMb: number } | null;
     check(r !== null && r.n === count, `the follower delivered ${r?.n} of ${count} events`);
-    const size = (await Deno.stat(`${dir}/control/events.jsonl`)).size;
+    let size = (await Deno.stat(`${dir}/control/events.jsonl`)).size;
+    for (const e of Deno.readDirSync(`${dir}/control/events`)) {
+      size += Deno.statSync(`${dir}/control/events/${e.name}`).size;
+    }
+    const [rate, sealed] = done!.slice(5).split(" ").map(Number);
+    check(sealed! >= 3, `the writer sealed ${sealed} segments; a million events should span several`);
     return {
       follow_events: r.n,
       follow_file_mb: round(size / 1e6, 0),
-      writer_events_per_s: Number(done!.slice(5)),
+      follow_segments_sealed: sealed!,
+      writer_events_per_s: rate!,
       follow_events_per_s: Math.round(r.n / (r.ms / 1000)),
       follow_last_event_after_writer_done_ms: round(Math.max(0, f.at - writerAt), 1),
       follow_peak_rss_delta_mb: round(r.rssDeltaMb, 1),

@@ -1,7 +1,9 @@
 /**
  * Runner overhead per event: one simulated stream of many `message_streamed` events pushed through the real
  * pipeline — `plane.record` (events.jsonl + snapshot fold), the compact renderer, a tty-like sink on /dev/null, the
- * attempt log file sink, the compact per-attempt events file and a boundary per event. Compared with iterating the
+ * attempt log file sink, the compact per-attempt events file and a boundary per event (events.jsonl written in
+ * batches; the same passes flushing it at every boundary, as before the batching, are measured alternately as the
+ * batching gain's baseline). Compared with iterating the
  * same event source with no processing, measured in the same run. The memory pass comes first, in the case's own
  * fresh process (scripts/bench.ts runs every case in one): memory is sampled every 10 % of one long stream and the
  * live heap must stay flat. Throughput is the median of 5 shorter passes (target ≥ 50,000 events/s end to end), and
@@ -55,6 +57,7 @@ async function pumpOnce(
   n: number,
   devnull: Deno.FsFile,
   sample: boolean,
+  flushEveryBoundary = false,
 ): Promise<Pass> {
   const prompt = packet.prompts[0]!;
   const storeRoot = storeRootForPacket(packet.dir);
@@ -76,6 +79,7 @@ async function pumpOnce(
     view: scope.view,
     selectedCount: 1,
     maxSteers: 3,
+    flushEveryBoundary,
     hooks: {
       applyView: () => {},
       steerGate: () => steerGate(scope),
@@ -147,7 +151,14 @@ export async function bench(): Promise<Record<string, number | string>> {
     // Throughput: the median of 5 shorter passes, against the bare iteration of the same source.
     const short = Math.max(1000, Math.floor(EVENTS / 5));
     let k = 0;
-    const passes = await repeat(5, () => pumpOnce(packet, `20261130T120502Z-BENCH${k++}`, short, devnull, false));
+    // Alternated with the same passes flushing events.jsonl at every boundary (the behaviour before boundaries were
+    // batched), so the batching gain is a ratio measured in this run.
+    const passes: Pass[] = [];
+    const perEvent: Pass[] = [];
+    await repeat(5, async () => {
+      passes.push(await pumpOnce(packet, `20261130T120502Z-BENCH${k++}`, short, devnull, false));
+      perEvent.push(await pumpOnce(packet, `20261130T120503Z-BENCH${k++}`, short, devnull, false, true));
+    });
     const baselineMs = median(
       await repeat(5, async () => {
         const t0 = performance.now();
@@ -156,6 +167,7 @@ export async function bench(): Promise<Record<string, number | string>> {
       }),
     );
     const runnerMs = median(passes.map((p) => p.ms));
+    const perEventMs = median(perEvent.map((p) => p.ms));
     const rss = mem.rss, heap = mem.heap;
     check(rss.length >= SAMPLES, `only ${rss.length} memory samples`);
     const first = rss[0]!;
@@ -166,6 +178,8 @@ export async function bench(): Promise<Record<string, number | string>> {
       repeats: 5,
       runner_events_per_s: Math.round((short + 2) / (runnerMs / 1000)),
       runner_us_per_event: round(runnerMs * 1000 / (short + 2)),
+      runner_flush_every_boundary_events_per_s: Math.round((short + 2) / (perEventMs / 1000)),
+      batched_vs_flush_every_boundary_ratio: round(perEventMs / runnerMs),
       baseline_events_per_s: Math.round((short + 2) / (baselineMs / 1000)),
       overhead_ratio_vs_bare_iteration: round(runnerMs / baselineMs, 1),
       rss_process_start_mb: mb(RSS_AT_START),

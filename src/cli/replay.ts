@@ -12,11 +12,11 @@ import { storePaths } from "../store/paths.ts";
 import { readInterventions } from "../control/interventions.ts";
 import { loadPacket } from "../packet/load.ts";
 import type { Packet } from "../packet/mod.ts";
-import { parseJsonLines, readTextOrNull } from "../util/fs.ts";
 import { normalizePromptId } from "../util/ids.ts";
 import { fileStamp, isRunId } from "../util/time.ts";
 import { DEFAULT_DIFF_MAX_LINES, DEFAULT_TOOL_OUTPUT_MAX_LINES, gitPathDiff } from "../render/mod.ts";
-import { replayEvents } from "../render/replay.ts";
+import { Replayer } from "../render/replay.ts";
+import { eventStream, readEventFiles } from "../control/mod.ts";
 
 const VIEW_FLAGS = {
   "log-mode": "log_mode",
@@ -43,25 +43,40 @@ function viewFromFlags(flags: FlagValues): Partial<View> | null {
   return Object.keys(view).length ? (view as Partial<View>) : null;
 }
 
-/** Which events file holds a run: the live `events.jsonl` when it is that run's, else the archive. */
-async function eventsFileFor(storeRoot: string, runId: string | null): Promise<{ path: string; events: Envelope[] }> {
+/**
+ * Which files hold a run's stream (docs/reference/control-plane.md §5.2): its sealed segments, then the live
+ * `events.jsonl` when it is that run's (or the snapshot names the run), else its archive. Nothing is read here.
+ */
+async function eventsFilesFor(storeRoot: string, runId: string | null): Promise<{ runId: string; files: string[] }> {
   const paths = storePaths(storeRoot);
-  const current = await readTextOrNull(paths.events);
-  const currentEvents = current === null ? [] : parseJsonLines<Envelope>(current);
-  if (runId === null) {
-    if (currentEvents.length === 0) {
-      throw new NotFoundError("no_run", `no recorded run in ${storeRoot}: ${paths.events} is missing or empty`, {
-        hints: ["start one with: prompt_runner run"],
-      });
-    }
-    return { path: paths.events, events: currentEvents };
+  const found = await eventStream(storeRoot, runId);
+  if (found.runId === null || found.files.length === 0) {
+    if (runId !== null) throw new NotFoundError("no_run", `no recorded events for run "${runId}" in ${storeRoot}`);
+    throw new NotFoundError("no_run", `no recorded run in ${storeRoot}: ${paths.events} is missing or empty`, {
+      hints: ["start one with: prompt_runner run"],
+    });
   }
-  if (currentEvents[0]?.run_id === runId) return { path: paths.events, events: currentEvents };
-  const archived = await readTextOrNull(paths.archivedEvents(runId));
-  if (archived === null) {
-    throw new NotFoundError("no_run", `no recorded events for run "${runId}" in ${storeRoot}`);
+  return { runId: found.runId, files: found.files };
+}
+
+/** Text written to stdout in 64 KiB batches; in `--json` mode each batch is a JSON string fragment. */
+class OutputBatcher {
+  #buf: string[] = [];
+  #size = 0;
+  constructor(private readonly write: (text: string) => void) {}
+  add(text: string): void {
+    if (text === "") return;
+    this.#buf.push(text);
+    this.#size += text.length;
+    if (this.#size >= 65536) this.flush();
   }
-  return { path: paths.archivedEvents(runId), events: parseJsonLines<Envelope>(archived) };
+  flush(): void {
+    if (this.#size === 0) return;
+    const text = this.#buf.join("");
+    this.#buf = [];
+    this.#size = 0;
+    this.write(text);
+  }
 }
 
 function positiveInt(flags: FlagValues, name: string): number | null {
@@ -97,22 +112,9 @@ async function run(ctx: CommandContext): Promise<number> {
   }
   const attempt = positiveInt(ctx.flags, "attempt");
 
-  const file = await eventsFileFor(target.storeRoot, runFlag);
-  let events = file.events;
-  const runId = events[0]?.run_id ?? runFlag ?? "";
-  if (promptId !== null || attempt !== null) {
-    // The launch view still applies when filtering.
-    const opened = events.filter((e) => e.type === "run_opened");
-    events = events.filter((e) =>
-      (promptId === null || e.prompt_id === promptId) && (attempt === null || e.attempt === attempt)
-    );
-    if (events.length === 0) {
-      const what = [promptId !== null ? `prompt ${promptId}` : null, attempt !== null ? `attempt ${attempt}` : null]
-        .filter(Boolean).join(", ");
-      throw new NotFoundError("prompt_not_found", `no recorded events for ${what} in run ${runId}`);
-    }
-    events = [...opened, ...events];
-  }
+  const stream = await eventsFilesFor(target.storeRoot, runFlag);
+  const runId = stream.runId;
+  const filtered = promptId !== null || attempt !== null;
 
   let packet: Packet | null = null;
   try {
@@ -120,26 +122,13 @@ async function run(ctx: CommandContext): Promise<number> {
   } catch {
     packet = null; // the packet may have changed since; headers then show what the events carry
   }
+  // Steer texts and log files are looked up as their events arrive: nothing is collected up front.
   const steerTexts = new Map<string, string>();
-  const promptIds = [...new Set(events.map((e) => e.prompt_id).filter((id): id is string => id !== null))];
-  for (const id of promptIds) {
-    for (const rec of await readInterventions(target.storeRoot, id)) {
-      if (typeof rec.request === "string" && typeof rec.text === "string") steerTexts.set(rec.request, rec.text);
-    }
-  }
+  const steersRead = new Set<string>();
   const logs = storePaths(target.storeRoot).logs;
-  const logFiles = new Map<string, string | null>();
-  for (const ev of events) {
-    if (ev.type !== "prompt_started" || ev.prompt_id === null) continue;
-    const t = Date.parse(ev.at);
-    const stamps = Number.isNaN(t) ? [] : [t, t - 1000, t + 1000].map((ms) => fileStamp(new Date(ms)));
-    logFiles.set(
-      `${ev.prompt_id}@${ev.at}`,
-      await existing(stamps.map((s) => `${logs}/prompt-${ev.prompt_id}-${s}.log`)),
-    );
-  }
+  let logFile: { key: string; path: string | null } = { key: "", path: null };
 
-  const result = replayEvents(events, {
+  const replayer = new Replayer({
     view,
     color: ctx.json ? false : ctx.color,
     tty: ctx.json ? false : ctx.stdout.isTerminal,
@@ -151,26 +140,65 @@ async function run(ctx: CommandContext): Promise<number> {
       const rel = prompt && packet && prompt.file.startsWith(packet.dir + "/")
         ? prompt.file.slice(packet.dir.length + 1)
         : prompt?.file ?? null;
-      return { promptFile: rel, body: prompt?.body ?? null, logFile: logFiles.get(`${id}@${at}`) ?? null };
+      const log = logFile.key === `${id}@${at}` ? logFile.path : null;
+      return { promptFile: rel, body: prompt?.body ?? null, logFile: log };
     },
     steerText: (request) => steerTexts.get(request) ?? null,
   });
 
+  // `--json`: one document whose `output` is written as it is rendered; the header goes out with the first text,
+  // so a filter that matches nothing still fails before anything is printed.
+  let headerWritten = false;
+  const header = () =>
+    JSON.stringify({
+      schema: "prompt_runner.replay/v1",
+      run_id: runId,
+      store_root: target.storeRoot,
+      events_file: stream.files.at(-1) ?? null,
+      events_files: stream.files,
+    }).slice(0, -1) + ',"output":"';
+  const out = new OutputBatcher((text) => {
+    if (!ctx.json) return ctx.stdout.write(text);
+    if (!headerWritten) ctx.stdout.write(header());
+    headerWritten = true;
+    ctx.stdout.write(JSON.stringify(text).slice(1, -1));
+  });
+
+  let matched = 0;
+  for await (const item of readEventFiles(stream.files)) {
+    const ev = item as unknown as Envelope;
+    if (filtered && ev.type !== "run_opened") {
+      // The launch view still applies when filtering.
+      if ((promptId !== null && ev.prompt_id !== promptId) || (attempt !== null && ev.attempt !== attempt)) continue;
+      matched++;
+    }
+    if (ev.type === "prompt_started" && ev.prompt_id !== null) {
+      const t = Date.parse(ev.at);
+      const stamps = Number.isNaN(t) ? [] : [t, t - 1000, t + 1000].map((ms) => fileStamp(new Date(ms)));
+      logFile = {
+        key: `${ev.prompt_id}@${ev.at}`,
+        path: await existing(stamps.map((s) => `${logs}/prompt-${ev.prompt_id}-${s}.log`)),
+      };
+    }
+    if (ev.type === "steer_accepted" && ev.prompt_id !== null && !steersRead.has(ev.prompt_id)) {
+      steersRead.add(ev.prompt_id);
+      for (const rec of await readInterventions(target.storeRoot, ev.prompt_id)) {
+        if (typeof rec.request === "string" && typeof rec.text === "string") steerTexts.set(rec.request, rec.text);
+      }
+    }
+    out.add(replayer.push(ev));
+  }
+  if (filtered && matched === 0) {
+    const what = [promptId !== null ? `prompt ${promptId}` : null, attempt !== null ? `attempt ${attempt}` : null]
+      .filter(Boolean).join(", ");
+    throw new NotFoundError("prompt_not_found", `no recorded events for ${what} in run ${runId}`);
+  }
+  out.add(replayer.finish());
+  out.flush();
   if (ctx.json) {
-    ctx.stdout.write(
-      JSON.stringify({
-        schema: "prompt_runner.replay/v1",
-        run_id: runId,
-        store_root: target.storeRoot,
-        events_file: file.path,
-        view: result.view,
-        events: result.events,
-        prompts: result.prompts,
-        output: result.output,
-      }) + "\n",
-    );
-  } else {
-    ctx.stdout.write(result.output);
+    if (!headerWritten) ctx.stdout.write(header());
+    const tail = JSON.stringify({ view: replayer.view, events: replayer.events, prompts: replayer.prompts });
+    ctx.stdout.write('",' + tail.slice(1) + "\n");
   }
   return 0;
 }
@@ -178,8 +206,8 @@ async function run(ctx: CommandContext): Promise<number> {
 /** The `replay` command. */
 export const spec: CommandSpec = {
   usage: "[TARGET] [flags]",
-  description:
-    "Re-render a recorded run's events (control/events.jsonl, or control/events/<run_id>.jsonl for an earlier run) " +
+  description: "Re-render a recorded run's events (its sealed segments control/events/<run_id>.<n>.jsonl, then " +
+    "control/events.jsonl, or control/events/<run_id>.jsonl for an earlier run), streamed in flat memory, " +
     "through the live renderers, in any view. Without view flags the recorded launch view and its view changes " +
     "are followed. Path-only diffs at --diff full show the files' current git state, labelled as such.",
   flags: {

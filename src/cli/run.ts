@@ -1,6 +1,7 @@
 /** `prompt_runner run [TARGET] [IDS…]` (docs/reference/cli.md §3.1, docs/reference/runner.md §1): execute prompts. */
 import { type CommandContext, type CommandSpec, denoFlagsFor } from "./frame.ts";
 import { resolveTarget } from "./target.ts";
+import { EVENT_LIMIT_FLAGS, eventLimits } from "./event_limits.ts";
 import { OVERRIDE_FLAGS, parseOverrides, parseSelection, SELECTION_FLAGS, TARGET_FLAGS } from "./selection_flags.ts";
 import type { CommitPolicy } from "../run/mod.ts";
 import { runPacket, type RuntimeStore } from "../run/runner.ts";
@@ -38,6 +39,7 @@ export function runtimeStore(flags: CommandContext["flags"]): RuntimeStore {
  */
 export async function startDetached(ctx: CommandContext): Promise<number> {
   // Usage errors surface here, before anything is spawned.
+  eventLimits(ctx);
   const overrides = parseOverrides(ctx.flags);
   commitPolicy(ctx.flags);
   const target = await resolveTarget(ctx.positionals, ctx.flags);
@@ -93,6 +95,7 @@ export const spec: CommandSpec = {
       type: "boolean",
       description: "refuse every lint finding (warnings too) and fail prompts whose verdict would be vacuous",
     },
+    ...EVENT_LIMIT_FLAGS,
     ...OVERRIDE_FLAGS,
     ...TARGET_FLAGS,
   },
@@ -102,6 +105,7 @@ export const spec: CommandSpec = {
       throw new UsageError("conflicting_flags", "--verify-first conflicts with --no-verify-first");
     }
     if (f.detach === true) return await startDetached(ctx);
+    const events = eventLimits(ctx);
     const overrides = parseOverrides(f);
     const commit = commitPolicy(f);
     const store = runtimeStore(f);
@@ -126,6 +130,7 @@ export const spec: CommandSpec = {
       argv: ctx.argv,
       runtimeStore: store,
       strict: f.strict === true,
+      events,
     });
   },
 };

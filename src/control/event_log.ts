@@ -1,12 +1,42 @@
 /**
  * The runner's writer of `control/events.jsonl` (docs/reference/control-plane.md §5.1–§5.2): rotation of an earlier run's stream,
- * `seq` continuation for a resumed run, and buffered appends flushed at least every 20 ms and at every boundary.
+ * `seq` continuation for a resumed run, buffered appends flushed at least every 20 ms (and at the boundaries that
+ * matter, see `plane.ts`), and size-bounded segments: a full `events.jsonl` is sealed (fsynced, renamed to
+ * `events/<run_id>.<n>.jsonl`) between two lines and a fresh one opened.
  */
 import { ensureStoreDirSync, lstatStoreSync, openStoreFileSync } from "../util/safe_fs.ts";
 import { storePaths } from "../store/paths.ts";
 import { isRecord } from "../util/common.ts";
+import { failpoint } from "../util/failpoint.ts";
 
 const FLUSH_MS = 20;
+/** At a boundary, queued lines are written once this many bytes are queued … */
+const BOUNDARY_FLUSH_BYTES = 64 * 1024;
+/** … or once the last write is this old (so a lone event after a pause is written at its boundary, at once). */
+const BOUNDARY_FLUSH_MS = 5;
+
+/** The default size bound of one event segment: 64 MiB (docs/reference/control-plane.md §5.2). */
+export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
+
+/** Segmenting of an {@link EventAppender}: the size bound and where the next sealed segment goes. */
+export interface SegmentPolicy {
+  /** Seal the file once it would grow past this many bytes (a single longer line still gets a segment of its own). */
+  maxBytes: number;
+  /** The path of the next sealed segment (called once per seal). */
+  nextSegment: () => string;
+}
+
+/** fsync a directory so a rename in it is durable (best effort: some filesystems refuse). */
+function syncDir(dir: string): void {
+  try {
+    const f = Deno.openSync(dir, { read: true });
+    try {
+      f.syncSync();
+    } finally {
+      f.close();
+    }
+  } catch { /* not supported here: the rename is still atomic */ }
+}
 
 /** Read the first decodable line's `run_id` of an events file (null when none). */
 export function firstRunId(path: string): string | null {
@@ -108,15 +138,35 @@ export class EventAppender {
   #closed = false;
   readonly #path: string;
   #ino: number | null;
+  readonly #segments: SegmentPolicy | null;
+  /** Bytes in the open file (its size at open plus what this appender wrote). */
+  #size: number;
+  /** Bytes queued and not yet written. */
+  #pending = 0;
+  /** `performance.now()` of the last write. */
+  #lastWrite = 0;
   /** Times the file was found replaced or removed under the runner and reopened (diagnostics, tests). */
   reopened = 0;
+  /** Segments sealed by this appender (diagnostics, tests). */
+  sealed = 0;
 
-  /** Open (create) the events file for appending; a torn last line is terminated so new lines stay separate. */
-  constructor(path: string, torn: boolean) {
+  /**
+   * Open (create) the events file for appending; a torn last line is terminated so new lines stay separate. With a
+   * segment policy the file is sealed whenever the next lines would take it past the bound.
+   */
+  constructor(path: string, torn: boolean, segments: SegmentPolicy | null = null) {
     this.#path = path;
+    this.#segments = segments;
     this.#file = openStoreFileSync(path);
-    this.#ino = this.#file.statSync().ino;
-    if (torn) this.#writeAll("\n");
+    const st = this.#file.statSync();
+    this.#ino = st.ino;
+    this.#size = st.size;
+    if (torn) this.#writeAll(this.#enc.encode("\n"));
+  }
+
+  /** Bytes queued since the last flush (UTF-16 length: an estimate for flush thresholds). */
+  get pending(): number {
+    return this.#pending;
   }
 
   /**
@@ -140,25 +190,93 @@ export class EventAppender {
     }
     this.#file.close();
     this.#file = file;
-    this.#ino = file.statSync().ino;
+    const now = file.statSync();
+    this.#ino = now.ino;
+    this.#size = now.size;
     this.reopened += 1;
   }
 
-  #writeAll(text: string): void {
-    const bytes = this.#enc.encode(text);
+  #writeAll(bytes: Uint8Array): void {
     let off = 0;
     while (off < bytes.length) off += this.#file.writeSync(bytes.subarray(off));
+    this.#size += bytes.length;
+  }
+
+  /**
+   * Seal the open file: fsync it, rename it to the next segment's name, fsync the directories, then open a fresh
+   * file at the path. A crash between the rename and the open leaves every line in the sealed segment and no live
+   * file; the next open continues `seq` from the segment (`lastRunSeq()` in segments.ts).
+   */
+  #seal(policy: SegmentPolicy): boolean {
+    this.#file.syncSync();
+    const target = policy.nextSegment();
+    try {
+      Deno.renameSync(this.#path, target);
+    } catch {
+      // Cannot seal now (the archive directory is gone or unwritable): keep appending to this file, lose nothing,
+      // and try again at the next flush.
+      return false;
+    }
+    syncDir(target.slice(0, target.lastIndexOf("/")));
+    syncDir(this.#path.slice(0, this.#path.lastIndexOf("/")));
+    this.sealed += 1;
+    failpoint("control.events_after_seal");
+    this.#file.close();
+    this.#file = openStoreFileSync(this.#path);
+    const st = this.#file.statSync();
+    this.#ino = st.ino;
+    this.#size = st.size;
+    return true;
+  }
+
+  /** Write whole lines, sealing the file between two lines whenever the next ones would pass the bound. */
+  #writeLines(bytes: Uint8Array): void {
+    const policy = this.#segments;
+    let off = 0;
+    let sealing = policy !== null;
+    while (policy !== null && sealing && this.#size + (bytes.length - off) > policy.maxBytes) {
+      const room = policy.maxBytes - this.#size;
+      // The last newline that still fits: everything up to it goes into this segment.
+      const cut = room > 0 ? bytes.subarray(off, off + room).lastIndexOf(0x0a) : -1;
+      if (cut >= 0) {
+        this.#writeAll(bytes.subarray(off, off + cut + 1));
+        off += cut + 1;
+        sealing = this.#seal(policy);
+      } else if (this.#size > 0) {
+        sealing = this.#seal(policy); // the next line does not fit: it starts the next segment
+      } else {
+        // One line longer than the bound: it gets a segment of its own.
+        const nl = bytes.indexOf(0x0a, off);
+        const end = nl < 0 ? bytes.length : nl + 1;
+        this.#writeAll(bytes.subarray(off, end));
+        off = end;
+        if (off < bytes.length) sealing = this.#seal(policy);
+      }
+    }
+    if (off < bytes.length) this.#writeAll(bytes.subarray(off));
   }
 
   /** Queue one line (without newline); it is written within 20 ms or at the next flush. */
   push(line: string): void {
     if (this.#closed) return;
     this.#chunks.push(line + "\n");
+    this.#pending += line.length + 1;
     if (this.#timer === null) {
       this.#timer = setTimeout(() => {
         this.#timer = null;
         this.flush();
       }, FLUSH_MS);
+    }
+  }
+
+  /**
+   * At a boundary: write what is queued when ≥ 64 KiB are queued or the last write is ≥ 5 ms old. A stream at full
+   * speed is written in batches (every 5 ms at most); an event after a pause is written at once.
+   */
+  flushIfDue(): void {
+    if (this.#chunks.length === 0) return;
+    if (this.#pending >= BOUNDARY_FLUSH_BYTES || performance.now() - this.#lastWrite >= BOUNDARY_FLUSH_MS) {
+      this.flush();
     }
   }
 
@@ -171,8 +289,10 @@ export class EventAppender {
     if (this.#chunks.length === 0 || this.#closed) return;
     const text = this.#chunks.join("");
     this.#chunks = [];
+    this.#pending = 0;
+    this.#lastWrite = performance.now();
     this.#reopenIfReplaced();
-    this.#writeAll(text);
+    this.#writeLines(this.#enc.encode(text));
   }
 
   /** Flush and fsync. */

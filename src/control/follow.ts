@@ -7,6 +7,7 @@ import { nowIso } from "../util/time.ts";
 import { storePaths } from "../store/paths.ts";
 import { LineReader, Wakeup } from "./tail.ts";
 import { lastCompleteSeq } from "./event_log.ts";
+import { lastRunSeq, runStreamFiles, sealedSegments } from "./segments.ts";
 import { readLease } from "../store/lease.ts";
 import { ControlError } from "./errors.ts";
 import { readSnapshotOrNull } from "./snapshot.ts";
@@ -28,17 +29,6 @@ export interface FollowOptions {
 
 /** An item of a subscription: an envelope as written, or a synthetic `resync` / `run_finished`. */
 export type StreamItem = Record<string, unknown>;
-
-/** The archive of an earlier run's stream, or null. */
-function archivePath(storeRoot: string, runId: string): string | null {
-  const p = storePaths(storeRoot);
-  try {
-    Deno.statSync(p.archivedEvents(runId));
-    return p.archivedEvents(runId);
-  } catch {
-    return null;
-  }
-}
 
 function synthetic(runId: string, status: string, reason: string | null): StreamItem {
   return {
@@ -67,40 +57,83 @@ export async function* followRun(
   const follow = opts.follow ?? true;
   const snap = await readSnapshotOrNull(storeRoot);
   const live = snap?.run_id === runId;
-  const path = live ? p.events : archivePath(storeRoot, runId);
-  if (path === null) throw new ControlError("no_run", `run ${runId} has no event stream in ${storeRoot}`);
+  // The live file is the one being written (null while a seal has just renamed it away); sealed segments come first.
+  // It is opened before the segments are listed, so a segment sealed in between is listed and the same file is not
+  // read twice (matched by inode); an earlier run has no live file, only its archived files.
+  const path = p.events;
   const from = opts.from ?? "start";
+  const start: "start" | "end" = from === "current" ? "end" : "start";
+  let reader: LineReader | null = live ? LineReader.open(path, start) : null;
+  const files = live
+    ? sealedSegments(storeRoot, runId).map((s) => s.path).filter((f) => reader === null || !reader.isFile(f))
+    : runStreamFiles(storeRoot, runId, false);
+  if (reader === null && files.length === 0) {
+    throw new ControlError("no_run", `run ${runId} has no event stream in ${storeRoot}`);
+  }
+  const prefix = start === "end" ? [] : files;
   let minSeq = 1;
-  let start: "start" | "end" = "start";
-  if (from === "current") start = "end";
-  else if (from !== "start") {
+  if (from !== "start" && from !== "current") {
     const cursorRun = typeof from === "number" ? runId : from.runId;
     const seq = typeof from === "number" ? from : from.seq;
+    const last = live ? lastRunSeq(storeRoot, runId).seq : lastCompleteSeq(files.at(-1) ?? "").seq;
     if (cursorRun !== runId) {
       yield { type: "resync", data: { reason: "rotated", cursor: from, run_id: runId, first_seq: 1 } };
-    } else if (seq > lastCompleteSeq(path).seq + 1) {
+    } else if (seq > last + 1) {
       yield { type: "resync", data: { reason: "cursor_ahead", cursor: from, run_id: runId, first_seq: 1 } };
     } else minSeq = seq;
   }
-  const opened = LineReader.open(path, start);
-  if (opened === null) throw new ControlError("no_run", `run ${runId} has no event stream in ${storeRoot}`);
-  let reader: LineReader = opened;
   const seqs = new SeqGuard(runId, start === "start" ? minSeq - 1 : null);
+  // Following from "current": segments sealed before the follower came are not its business.
+  const floor = start === "end" ? lastRunSeq(storeRoot, runId).seq : 0;
+  // Open the file now at the live path, then queue every sealed segment holding lines not delivered yet that is not
+  // that same file: segments sealed while the follower was busy (more than one rotation) are read in order first.
+  const reopenLive = (): LineReader | null => {
+    const next = LineReader.open(path, "start");
+    const done = seqs.last ?? floor;
+    for (const s of sealedSegments(storeRoot, runId)) {
+      if (prefix.includes(s.path) || (next !== null && next.isFile(s.path))) continue;
+      if (lastCompleteSeq(s.path).seq > done) prefix.push(s.path);
+    }
+    return next;
+  };
   const wake = live && follow ? new Wakeup(opts.watch === false ? null : p.control) : null;
   let lastLease = 0;
   try {
-    // Drain what is available; true when the run's run_finished line was delivered.
-    const drain = async function* (): AsyncGenerator<StreamItem, boolean> {
+    // Deliver one chunk's items; true when the run's run_finished line was delivered.
+    const deliver = function* (items: StreamItem[]): Generator<StreamItem, boolean> {
+      for (const item of items) {
+        if (typeof item.seq === "number" && item.seq < minSeq) continue;
+        const gap = seqs.admit(item);
+        if (gap === false) continue; // already delivered (read again after a reopen)
+        if (gap !== null) yield gap;
+        yield item;
+        if (item.type === "run_finished" && item.run_id === runId) return true;
+      }
+      return false;
+    };
+    // Drain what is available: the sealed segments not read yet (whole, in order; those below the cursor are
+    // skipped unread), then the live file; true when the run's run_finished line was delivered.
+    // A sync generator: delegating to it costs one promise per item, not a chain of async generators.
+    const drain = function* (): Generator<StreamItem, boolean> {
+      while (prefix.length > 0) {
+        const next = prefix.shift()!;
+        if (minSeq > 1 && lastCompleteSeq(next).seq < minSeq) continue;
+        const seg = LineReader.open(next, "start");
+        if (seg === null) continue; // removed under us: a gap item names what is missing
+        try {
+          for (;;) {
+            const { items, eof } = seg.readChunk();
+            if (yield* deliver(items)) return true;
+            if (eof) break;
+          }
+        } finally {
+          seg.close();
+        }
+      }
+      if (reader === null) return false;
       for (;;) {
         const { items, eof } = reader.readChunk();
-        for (const item of items) {
-          if (typeof item.seq === "number" && item.seq < minSeq) continue;
-          const gap = seqs.admit(item);
-          if (gap === false) continue; // already delivered (read again after a reopen)
-          if (gap !== null) yield gap;
-          yield item;
-          if (item.type === "run_finished" && item.run_id === runId) return true;
-        }
+        if (yield* deliver(items)) return true;
         if (eof) return false;
       }
     };
@@ -112,8 +145,13 @@ export async function* followRun(
         yield synthetic(runId, "abandoned", null);
         return;
       }
+      if (reader === null) {
+        // The live file was missing (a seal had just renamed it): follow it once it exists.
+        reader = reopenLive();
+        if (reader !== null || prefix.length > 0) continue;
+      }
       // Idle: decide whether the run is over, or whether the file under us was truncated or replaced.
-      if (reader.truncated()) {
+      if (reader !== null && reader.truncated()) {
         seqs.reason = "truncated";
         const fresh = LineReader.open(path, "start");
         if (fresh !== null) {
@@ -123,16 +161,17 @@ export async function* followRun(
         }
         // Truncated, then removed: handled as a replacement below (wait for the runner to recreate it).
       }
-      if (reader.replaced(path)) {
+      if (reader !== null && reader.replaced(path)) {
         if (yield* drain()) return;
         const again = await readSnapshotOrNull(storeRoot);
         if (again?.run_id !== runId) {
           yield synthetic(runId, "abandoned", null);
           return;
         }
-        // Still this run's stream, replaced or removed under the runner (which reopens the path at its next
-        // flush): follow the new file; while none exists, the end checks below still apply.
-        const next = LineReader.open(path, "start");
+        // Still this run's stream: sealed into a segment (the runner opened a fresh file), or replaced or removed
+        // under the runner (which reopens the path at its next flush): follow the new file, after any segments
+        // sealed meanwhile; while none exists, the end checks below still apply.
+        const next = reopenLive();
         if (next !== null) {
           reader.close();
           reader = next;
@@ -157,7 +196,7 @@ export async function* followRun(
       await wake!.wait(pollMs, opts.signal);
     }
   } finally {
-    reader.close();
+    reader?.close();
     await wake?.close();
   }
 }
@@ -169,6 +208,11 @@ export async function* followRun(
 class SeqGuard {
   readonly #runId: string;
   #last: number | null;
+  /** The last seq delivered (null before the first). */
+  get last(): number | null {
+    return this.#last;
+  }
+
   /** Why the next jump happened (set when the follower reopened the file). */
   reason = "missing";
 

@@ -248,9 +248,18 @@ export function subscribe(
   ref: RunRef,
   opts: { from?: Cursor; signal?: AbortSignal; pollMs?: number; follow?: boolean } = {},
 ): AsyncIterable<StreamItem> {
-  return (async function* () {
-    yield* (await import("./follow.ts")).followRun(ref.storeRoot, ref.runId, opts);
-  })();
+  // The follower itself once loaded, not a generator around it: one async layer per item fewer.
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<StreamItem> {
+      let it: AsyncGenerator<StreamItem> | null = null;
+      const open = async () => (it ??= (await import("./follow.ts")).followRun(ref.storeRoot, ref.runId, opts));
+      return {
+        next: async () => (await open()).next(),
+        return: async (v?: unknown) => it === null ? { done: true, value: v } : await it.return(v),
+        throw: async (e?: unknown) => (await open()).throw(e),
+      };
+    },
+  };
 }
 
 /**
@@ -432,6 +441,25 @@ export async function outcome(
   const final = entries.filter((e) => e.outcome === "applied" || e.outcome === "rejected").pop();
   if (!final) return null;
   return { receipt, entry: final };
+}
+
+/**
+ * The files of run `runId`'s event stream in read order — sealed segments, then the live or archived last segment
+ * (docs/reference/control-plane.md §5.2) — or of the latest run when `runId` is null (`runId: null`: none recorded).
+ */
+export async function eventStream(
+  storeRoot: string,
+  runId: string | null,
+): Promise<{ runId: string | null; files: string[] }> {
+  return (await import("./segments.ts")).eventStream(storeRoot, runId);
+}
+
+/**
+ * The decodable envelopes of stream files, in order, read one 64 KiB chunk at a time: flat memory for a run of any
+ * size. For a live run that is still writing, {@link subscribe} is the reader that follows it.
+ */
+export async function* readEventFiles(files: readonly string[]): AsyncGenerator<Record<string, unknown>> {
+  yield* (await import("./segments.ts")).readStreamFiles(files);
 }
 
 /** The default view, for callers that render one. */

@@ -6,7 +6,12 @@
 import type { Envelope, ProviderEvent, RunnerEvent, View } from "../events/mod.ts";
 import { isProviderEventType } from "../events/types.ts";
 import { encodeEnvelope } from "../events/json.ts";
-import { appendStoreLineSync, atomicWriteStoreJsonSync, readStoreTextOrNullSync } from "../util/safe_fs.ts";
+import {
+  appendStoreLineSync,
+  atomicWriteStoreJsonSync,
+  lstatStoreSync,
+  readStoreTextOrNullSync,
+} from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 import type {
   AcceptedSteer,
@@ -18,7 +23,9 @@ import type {
 } from "./plane_types.ts";
 import { storePaths } from "../store/paths.ts";
 import { ensureControlDirs, ensureStoreRoot } from "../store/layout.ts";
-import { EventAppender, firstRunId, lastCompleteSeq, rotateEvents } from "./event_log.ts";
+import { DEFAULT_SEGMENT_BYTES, EventAppender, firstRunId, rotateEvents } from "./event_log.ts";
+import { lastRunSeq, sealedSegments } from "./segments.ts";
+import { DEFAULT_RETENTION, pruneArchives, type RetentionPolicy } from "./retention.ts";
 import { AuditWriter } from "./audit.ts";
 import type { LogEntry } from "./log.ts";
 import { type Decision, RequestInbox } from "./inbox.ts";
@@ -57,6 +64,15 @@ export interface OpenPlaneOptions {
    * and `run_finished` included), in seq order, right after it is appended (`run --json`).
    */
   onRecord?: (envelope: Envelope) => void;
+  /** Size bound of one event segment (default 64 MiB, docs/reference/control-plane.md §5.2). */
+  segmentBytes?: number;
+  /** Retention of earlier runs' archives, applied when the plane opens (default {@link DEFAULT_RETENTION}). */
+  retention?: RetentionPolicy;
+  /**
+   * Write queued events at every boundary, as before boundaries were batched (default false). Only the runner
+   * benchmark sets it: its baseline for the batching gain.
+   */
+  flushEveryBoundary?: boolean;
 }
 
 const SNAPSHOT_COALESCE_MS = 50;
@@ -168,10 +184,19 @@ class FilePlane implements RunnerPlane {
       eventsExist = false;
     }
     if (eventsExist && oldId !== this.runId) rotateEvents(o.storeRoot, oldId ?? "unknown");
-    const last = lastCompleteSeq(this.#paths.events);
+    // A resumed run continues seq from its live file, or from its last sealed segment (crash right after a seal).
+    const last = lastRunSeq(o.storeRoot, this.runId);
     this.#seq = last.seq;
-    this.#events = new EventAppender(this.#paths.events, last.torn);
+    let n = (sealedSegments(o.storeRoot, this.runId).at(-1)?.n ?? 0) + 1;
+    this.#events = new EventAppender(this.#paths.events, last.torn, {
+      maxBytes: o.segmentBytes ?? DEFAULT_SEGMENT_BYTES,
+      nextSegment: () => {
+        while (lstatStoreSync(this.#paths.eventSegment(this.runId, n), "file") !== null) n++;
+        return this.#paths.eventSegment(this.runId, n++);
+      },
+    });
     const entries = this.#audit.open();
+    this.#retain(o.retention ?? DEFAULT_RETENTION);
     this.#inbox.index(entries);
     this.#inbox.adopt();
     pruneReceipts(this.#paths.outcomes, Date.now() - RECEIPT_MAX_AGE_MS);
@@ -203,6 +228,41 @@ class FilePlane implements RunnerPlane {
     );
     this.#events.flush();
     this.#waker.start();
+  }
+
+  /**
+   * Retention (docs/reference/control-plane.md §5.5): remove the archives of earlier runs the policy does not keep
+   * (never this run's segments), with one `retention` entry in the audit log and a notice the user sees.
+   */
+  #retain(policy: RetentionPolicy): void {
+    const pruned = pruneArchives(this.#opts.storeRoot, this.runId, policy);
+    if (pruned.length === 0) return;
+    const bytes = pruned.reduce((a, r) => a + r.bytes, 0);
+    const reason = `kept the newest ${policy.keepRuns} earlier runs` +
+      (Number.isFinite(policy.keepBytes) ? `, at most ${Math.round(policy.keepBytes / 1048576)} MiB` : "");
+    try {
+      this.#audit.append(this.#entry({
+        key: `retention:${this.runId}:${nowIso()}`,
+        request: null,
+        command: "retention",
+        params: {
+          pruned,
+          keep_runs: policy.keepRuns,
+          keep_bytes: Number.isFinite(policy.keepBytes) ? policy.keepBytes : null,
+        },
+        author: "runner",
+        outcome: "applied",
+        reason,
+        prompt_id: null,
+        attempt: null,
+      }));
+    } catch (e) {
+      this.#hooks.notice(`retention not logged: ${errorMessage(e)}`, "warning");
+    }
+    this.#hooks.notice(
+      `pruned the event archives of ${pruned.length} earlier run(s) (${(bytes / 1048576).toFixed(1)} MiB): ${reason}`,
+      "info",
+    );
   }
 
   /** Steers left `accepted` by a dead runner of this run id each get a final `rejected` entry. */
@@ -337,6 +397,8 @@ class FilePlane implements RunnerPlane {
     this.#snapDirty = false;
     this.#snapDue = false;
     this.#snapWrittenAt = performance.now();
+    // The snapshot never names a seq that is not in the file yet.
+    this.#events.flush();
     try {
       atomicWriteStoreJsonSync(this.#paths.snapshot, s, { ...opts, failpoint: "snapshot.before_rename" });
     } catch (e) {
@@ -351,7 +413,8 @@ class FilePlane implements RunnerPlane {
 
   boundary(): void {
     if (this.#closed) return;
-    this.#events.flush();
+    if (this.#opts.flushEveryBoundary) this.#events.flush();
+    else this.#events.flushIfDue();
     const now = Date.now();
     if (!this.#waker.takeDirty() && now - this.#lastScan < this.#waker.pollMs) return;
     this.#lastScan = now;

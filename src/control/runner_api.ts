@@ -6,3 +6,4 @@ export { readInterventions, steerCountsForRun } from "./interventions.ts";
 export type { AcceptedSteer, EventContext, PlaneHooks, RunnerPlane } from "./plane_types.ts";
 export { nullPlane, openPlane } from "./plane.ts";
 export { restartWithSteerPrompt, steerResumePrompt } from "./steer.ts";
+export { DEFAULT_RETENTION, type RetentionPolicy } from "./retention.ts";

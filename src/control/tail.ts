@@ -135,6 +135,16 @@ export class LineReader {
     }
   }
 
+  /** Whether `path` names the very file this reader has open (same inode). */
+  isFile(path: string): boolean {
+    try {
+      const st = Deno.statSync(path);
+      return this.#ino !== null && st.ino === this.#ino;
+    } catch {
+      return false;
+    }
+  }
+
   /** Whether `path` now names a different file than the one being read (rotated or replaced). */
   replaced(path: string): boolean {
     try {

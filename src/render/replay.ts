@@ -39,61 +39,109 @@ export interface ReplayResult {
 
 const TERMINAL = new Set(["run_completed", "run_failed", "run_cancelled"]);
 
-/** Re-render recorded envelopes as the live run would have shown them under the given view. */
-export function replayEvents(events: readonly Envelope[], opts: ReplayOptions): ReplayResult {
-  const p = painter(opts.color);
-  let view: View = { ...DEFAULT_VIEW, ...(opts.view ?? {}) };
-  const follow = opts.view === null;
-  let renderer: Renderer | null = null;
-  let cwd = "";
-  let out = "";
-  let count = 0;
-  const prompts: string[] = [];
+/**
+ * Re-renders envelopes one at a time, as the live run would have shown them under the given view: {@link push}
+ * returns the text an envelope produces, {@link finish} the text that closes the last stream. Holds one renderer
+ * and the prompt ids seen, never the events, so a replay of any length streams in flat memory.
+ */
+export class Replayer {
+  readonly #opts: ReplayOptions;
+  readonly #p: ReturnType<typeof painter>;
+  readonly #follow: boolean;
+  #view: View;
+  #renderer: Renderer | null = null;
+  #cwd = "";
+  /** Whether anything was written yet, and whether it ended in a blank line (separators depend on both). */
+  #started = false;
+  #tail = "";
+  #prompts = new Set<string>();
+  /** Visible events rendered. */
+  events = 0;
 
-  const pathDiff = (path: string) => (opts.pathDiffFor && cwd ? opts.pathDiffFor(cwd)(path) : null);
-  const renderSettings = () => ({
-    ...view,
-    diff_max_lines: opts.diff_max_lines,
-    tool_output_max_lines: opts.tool_output_max_lines,
-    color: opts.color,
-    tty: opts.tty,
-    pathDiff: opts.pathDiffFor ? pathDiff : null,
-  });
-  const newRenderer = (): Renderer => createRenderer(renderSettings());
-  const endStream = () => {
-    if (renderer) out += renderer.finish();
-    renderer = null;
-  };
-  const brk = () => (renderer ? renderer.breakLine() : "");
+  constructor(opts: ReplayOptions) {
+    this.#opts = opts;
+    this.#p = painter(opts.color);
+    this.#view = { ...DEFAULT_VIEW, ...(opts.view ?? {}) };
+    this.#follow = opts.view === null;
+  }
 
-  for (const ev of events) {
-    if (ev.hidden) continue;
+  /** The view in effect now. */
+  get view(): View {
+    return this.#view;
+  }
+
+  /** Prompt ids seen, in order. */
+  get prompts(): string[] {
+    return [...this.#prompts];
+  }
+
+  #renderSettings() {
+    const opts = this.#opts;
+    const pathDiff = (path: string) => (opts.pathDiffFor && this.#cwd ? opts.pathDiffFor(this.#cwd)(path) : null);
+    return {
+      ...this.#view,
+      diff_max_lines: opts.diff_max_lines,
+      tool_output_max_lines: opts.tool_output_max_lines,
+      color: opts.color,
+      tty: opts.tty,
+      pathDiff: opts.pathDiffFor ? pathDiff : null,
+    };
+  }
+
+  #newRenderer(): Renderer {
+    return createRenderer(this.#renderSettings());
+  }
+
+  #endStream(): string {
+    const text = this.#renderer ? this.#renderer.finish() : "";
+    this.#renderer = null;
+    return text;
+  }
+
+  #brk(): string {
+    return this.#renderer ? this.#renderer.breakLine() : "";
+  }
+
+  /** Record what was emitted (only its last two characters matter for later separators). */
+  #emit(text: string): string {
+    if (text !== "") {
+      this.#started = true;
+      this.#tail = (this.#tail + text).slice(-2);
+    }
+    return text;
+  }
+
+  /** The text one envelope produces (often empty). */
+  push(ev: Envelope): string {
+    if (ev.hidden) return "";
+    const opts = this.#opts;
+    const p = this.#p;
     switch (ev.type) {
       case "run_opened":
-        if (follow && ev.data.view) view = { ...view, ...ev.data.view };
-        continue;
+        if (this.#follow && ev.data.view) this.#view = { ...this.#view, ...ev.data.view };
+        return "";
       case "view_changed": {
-        if (!follow || !ev.data.view) continue;
-        const next = { ...view, ...ev.data.view };
-        if (renderer && next.log_mode !== view.log_mode) {
-          view = next;
+        if (!this.#follow || !ev.data.view) return "";
+        const next = { ...this.#view, ...ev.data.view };
+        if (this.#renderer && next.log_mode !== this.#view.log_mode) {
+          this.#view = next;
           // The stream continues under the new mode (docs/reference/control-plane.md §7), as in a live run.
-          const switched = switchRenderer(renderer, renderSettings());
-          out += switched.text;
-          renderer = switched.renderer;
+          const switched = switchRenderer(this.#renderer, this.#renderSettings());
+          this.#renderer = switched.renderer;
+          return this.#emit(switched.text);
         } else {
-          view = next;
-          renderer?.setView(next);
+          this.#view = next;
+          this.#renderer?.setView(next);
         }
-        continue;
+        return "";
       }
       case "prompt_started": {
-        endStream();
-        count++;
+        let out = this.#emit(this.#endStream());
+        this.events++;
         const d = ev.data;
         const id = ev.prompt_id ?? "?";
-        if (!prompts.includes(id)) prompts.push(id);
-        cwd = d.cwd ?? "";
+        this.#prompts.add(id);
+        this.#cwd = d.cwd ?? "";
         const extras = opts.headerExtras?.(id, ev.at) ?? { promptFile: null, body: null, logFile: null };
         const info: HeaderInfo = {
           promptId: id,
@@ -105,63 +153,77 @@ export function replayEvents(events: readonly Envelope[], opts: ReplayOptions): 
           model: d.model,
           ...extras,
         };
-        out += (out === "" ? "" : "\n") + renderHeader(info, view.log_mode, opts.color);
-        continue;
+        out += this.#emit((this.#started ? "\n" : "") + renderHeader(info, this.#view.log_mode, opts.color));
+        return out;
       }
       case "steer_accepted": {
-        count++;
+        this.events++;
         const text = opts.steerText?.(ev.data.request) ?? `${ev.data.text_chars} chars from ${ev.data.author}`;
-        out += brk() + steerNotice("accepted", text, opts.color);
-        continue;
+        return this.#emit(this.#brk() + steerNotice("accepted", text, opts.color));
       }
-      case "steer_delivered":
-        count++;
-        endStream();
-        out += steerNotice(ev.data.delivery === "restart_with_steer" ? "restarting" : "resuming", "", opts.color);
-        continue;
+      case "steer_delivered": {
+        this.events++;
+        const out = this.#emit(this.#endStream());
+        const how = ev.data.delivery === "restart_with_steer" ? "restarting" : "resuming";
+        return out + this.#emit(steerNotice(how, "", opts.color));
+      }
       case "steer_refused":
-        count++;
-        out += brk() + steerNotice("refused", ev.data.reason, opts.color);
-        continue;
-      case "session_resumed":
-        count++;
-        endStream();
-        out += p("yellow", `↳ resuming the session after ${ev.data.reason} (resume ${ev.data.resume_number})`) + "\n";
-        continue;
+        this.events++;
+        return this.#emit(this.#brk() + steerNotice("refused", ev.data.reason, opts.color));
+      case "session_resumed": {
+        this.events++;
+        const out = this.#emit(this.#endStream());
+        return out +
+          this.#emit(
+            p("yellow", `↳ resuming the session after ${ev.data.reason} (resume ${ev.data.resume_number})`) + "\n",
+          );
+      }
       case "verification_finished": {
-        count++;
-        endStream();
+        this.events++;
+        const out = this.#emit(this.#endStream());
         const d = ev.data;
         const c = d.counts;
         const what = d.status === "pass"
           ? p("green", `Verification passed (${c.passed}/${c.items})`)
           : p("red", `Verification ${d.status === "fault" ? "faulted" : "failed"} for prompt ${ev.prompt_id ?? "?"}`) +
             (d.failures.length || d.faults.length ? `: ${[...d.failures, ...d.faults].join(", ")}` : "");
-        out += (out.endsWith("\n\n") || out === "" ? "" : "\n") + what + "\n";
-        continue;
+        const sep = this.#tail === "\n\n" || !this.#started ? "" : "\n";
+        return out + this.#emit(sep + what + "\n");
       }
-      case "prompt_finished":
-        count++;
-        endStream();
-        out += promptOutcomeLine(ev.prompt_id ?? "?", ev.data.status, opts.color);
-        continue;
+      case "prompt_finished": {
+        this.events++;
+        const out = this.#emit(this.#endStream());
+        return out + this.#emit(promptOutcomeLine(ev.prompt_id ?? "?", ev.data.status, opts.color));
+      }
       case "run_finished": {
-        count++;
-        endStream();
+        this.events++;
+        const out = this.#emit(this.#endStream());
         const reason = ev.data.reason ? `: ${ev.data.reason}` : "";
-        out += `\nRun ${ev.run_id} ${ev.data.status}${reason}\n`;
-        continue;
+        return out + this.#emit(`\nRun ${ev.run_id} ${ev.data.status}${reason}\n`);
       }
       default: {
-        if ((ev as { origin: string }).origin === "runner") continue; // runner events of later versions
-        count++;
-        if (ev.type === "run_started" && typeof ev.data.cwd === "string" && ev.data.cwd) cwd = ev.data.cwd;
-        renderer ??= newRenderer();
-        out += renderer.render(ev);
-        if (TERMINAL.has(ev.type)) endStream();
+        if ((ev as { origin: string }).origin === "runner") return ""; // runner events of later versions
+        this.events++;
+        if (ev.type === "run_started" && typeof ev.data.cwd === "string" && ev.data.cwd) this.#cwd = ev.data.cwd;
+        this.#renderer ??= this.#newRenderer();
+        let out = this.#emit(this.#renderer.render(ev));
+        if (TERMINAL.has(ev.type)) out += this.#emit(this.#endStream());
+        return out;
       }
     }
   }
-  endStream();
-  return { output: out, view, events: count, prompts };
+
+  /** The text that closes the last stream. */
+  finish(): string {
+    return this.#emit(this.#endStream());
+  }
+}
+
+/** Re-render recorded envelopes as the live run would have shown them under the given view (all at once). */
+export function replayEvents(events: Iterable<Envelope>, opts: ReplayOptions): ReplayResult {
+  const r = new Replayer(opts);
+  let out = "";
+  for (const ev of events) out += r.push(ev);
+  out += r.finish();
+  return { output: out, view: r.view, events: r.events, prompts: r.prompts };
 }

@@ -9,5 +9,6 @@ export { hasLeftovers } from "./prompt_guard.ts";
 export { readinessReport, renderReadiness } from "./readiness.ts";
 export { type RunPermissions, runPermissionsFor } from "./run_permissions.ts";
 export { runPacket, type RuntimeStore } from "./runner.ts";
+export type { EventLimits } from "./run_request.ts";
 export { readState } from "./state.ts";
 export type { StateDoc } from "./state.ts";

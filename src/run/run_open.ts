@@ -5,6 +5,7 @@
  * Also the signal handlers of a run.
  */
 import { nullPlane, openPlane } from "../control/plane.ts";
+import { DEFAULT_RETENTION } from "../control/runner_api.ts";
 import type { PlaneHooks, RunnerPlane } from "../control/runner_api.ts";
 import type { Lease } from "../store/mod.ts";
 import type { Envelope } from "../events/mod.ts";
@@ -131,6 +132,11 @@ async function openRunPlane(
     hooks,
     selection: ids,
     ...(onRecord ? { onRecord } : {}),
+    ...(req.events?.segmentBytes !== undefined ? { segmentBytes: req.events.segmentBytes } : {}),
+    retention: {
+      keepRuns: req.events?.keepRuns ?? DEFAULT_RETENTION.keepRuns,
+      keepBytes: req.events?.keepBytes ?? DEFAULT_RETENTION.keepBytes,
+    },
   });
 }
 

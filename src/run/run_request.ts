@@ -32,6 +32,15 @@ export interface RunRequest {
   runtimeStore?: RuntimeStore;
   /** `--strict` (docs/lint.md): every lint finding refuses the run, and a vacuous verdict fails its prompt. */
   strict?: boolean;
+  /** Event segment bound and archive retention (docs/reference/control-plane.md §5.2, §5.5); unset: defaults. */
+  events?: EventLimits;
+}
+
+/** `--events-segment-size`, `--keep-runs`, `--keep-archives-size` (or their environment variables). */
+export interface EventLimits {
+  segmentBytes?: number;
+  keepRuns?: number;
+  keepBytes?: number;
 }
 
 /** Where a run keeps its state (`--runtime-store`). */

@@ -38,6 +38,8 @@ export function storePaths(storeRoot: string) {
     events: `${control}/events.jsonl`,
     eventsArchive: `${control}/events`,
     archivedEvents: (runId: string) => `${control}/events/${runId}.jsonl`,
+    /** Sealed segment `n` (1-based) of a run's stream (docs/reference/control-plane.md §5.2). */
+    eventSegment: (runId: string, n: number) => `${control}/events/${runId}.${String(n).padStart(6, "0")}.jsonl`,
   };
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { Envelope } from "../../src/events/types.ts";
-import { replayEvents, type ReplayOptions } from "../../src/render/replay.ts";
+import { Replayer, replayEvents, type ReplayOptions } from "../../src/render/replay.ts";
 import { storePaths } from "../../src/store/paths.ts";
 import { parseJsonOut, runCli } from "../support/cli.ts";
 import { initRepo, tempDir, writeFiles } from "../support/fs.ts";
@@ -105,6 +105,27 @@ Deno.test("replayEvents() follows the recorded launch view and view changes, wit
   assert.ok(r.output.endsWith(`\nRun ${RUN} completed\n`));
   assert.equal(r.view.log_mode, "compact");
   assert.deepEqual(r.prompts, ["01"]);
+});
+
+Deno.test("Replayer renders as events arrive: each push returns its own text, holding no event", () => {
+  const events = recordedRun("/w");
+  const r = new Replayer({ ...OPTS, view: null });
+  const pieces: string[] = [];
+  let headerAt = -1;
+  for (const [i, ev] of events.entries()) {
+    const text = r.push(ev);
+    if (headerAt < 0 && /Add the report/.test(text)) headerAt = i;
+    pieces.push(text);
+  }
+  pieces.push(r.finish());
+  // The header is out when prompt_started is pushed, long before the run ends: output is never held back.
+  assert.equal(events[headerAt]?.type, "prompt_started");
+  assert.ok(headerAt < events.length - 5);
+  // Streaming changes nothing: the pieces are exactly what rendering the whole run at once gives.
+  const whole = replayEvents(events, { ...OPTS, view: null });
+  assert.equal(pieces.join(""), whole.output);
+  assert.equal(r.events, whole.events);
+  assert.deepEqual(r.prompts, whole.prompts);
 });
 
 Deno.test("replayEvents() with a fixed view ignores recorded view changes", () => {

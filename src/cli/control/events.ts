@@ -127,6 +127,32 @@ export function eventLine(e: Record<string, unknown>): string {
   return `${seq.padStart(5)}  ${localClock(e.at)}  ${String(e.type).padEnd(22)} ${summarize(e)}`;
 }
 
+/**
+ * Lines written in batches: at 64 KiB, or 10 ms after the first line of a batch (timers run whenever the follower
+ * waits, so a live stream is printed promptly), and at the end. One write per line was the cost of a long replay.
+ */
+class Batched {
+  #buf: string[] = [];
+  #size = 0;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  constructor(private readonly out: (text: string) => void) {}
+  write(text: string): void {
+    this.#buf.push(text);
+    this.#size += text.length;
+    if (this.#size >= 65536) this.flush();
+    else this.#timer ??= setTimeout(() => this.flush(), 10);
+  }
+  flush(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    if (this.#size === 0) return;
+    const text = this.#buf.join("");
+    this.#buf = [];
+    this.#size = 0;
+    this.out(text);
+  }
+}
+
 /** The command. */
 export const spec: CommandSpec = {
   usage: "[TARGET] [--from start|current|<seq>|<run_id>:<seq>] [--run RUN_ID] [--no-follow] [--json]",
@@ -143,27 +169,26 @@ export const spec: CommandSpec = {
     const ref = await runRef(target, str(ctx, "run"));
     const paint = paintFor(ctx);
     let lost = 0;
+    const out = new Batched((text) => ctx.stdout.write(text));
     await untilInterrupted(async (signal) => {
       for await (const item of subscribe(ref, { from, signal, follow: ctx.flags["no-follow"] !== true })) {
         if (ctx.json) {
-          ctx.stdout.write(JSON.stringify(item) + "\n");
+          out.write(JSON.stringify(item) + "\n");
           continue;
         }
         if (item.type === "gap") {
           const d = item.data as { reason: string; from_seq: number; to_seq: number };
           lost += d.to_seq - d.from_seq + 1;
-          ctx.stdout.write(
-            paint("red", `-- gap (${d.reason}): events ${d.from_seq}–${d.to_seq} are missing --`) + "\n",
-          );
+          out.write(paint("red", `-- gap (${d.reason}): events ${d.from_seq}–${d.to_seq} are missing --`) + "\n");
         } else if (item.type === "resync") {
           const d = item.data as { reason: string; run_id: string };
-          ctx.stdout.write(paint("dim", `-- resync (${d.reason}): following run ${d.run_id} from seq 1 --`) + "\n");
+          out.write(paint("dim", `-- resync (${d.reason}): following run ${d.run_id} from seq 1 --`) + "\n");
         } else if (item.type === "run_finished") {
           const d = item.data as { status?: string };
-          ctx.stdout.write(paint("dim", `-- run ${d.status ?? "finished"} --`) + "\n");
-        } else ctx.stdout.write(eventLine(item) + "\n");
+          out.write(paint("dim", `-- run ${d.status ?? "finished"} --`) + "\n");
+        } else out.write(eventLine(item) + "\n");
       }
-    });
+    }).finally(() => out.flush());
     // Events that could not be delivered are never a silent success.
     if (lost > 0) ctx.stderr.write(`error: ${lost} event(s) of run ${ref.runId} were lost (see the gap lines)\n`);
     return lost > 0 ? 1 : 0;
