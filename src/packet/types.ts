@@ -1,6 +1,7 @@
 /** The loaded packet model (docs/reference/packet.md). Produced by src/packet/load.ts, consumed by plan, runner and verifier. */
 import type { View } from "../events/mod.ts";
 import type { PermissionMode, SessionOptions } from "../lanes/mod.ts";
+import type { AgentControlConfig, ExecutionPolicy } from "./agent_control.ts";
 
 export type { PermissionMode };
 
@@ -108,6 +109,10 @@ export interface Packet {
   manifest: Record<string, unknown>;
   /** Non-fatal findings made while loading (unknown keys, legacy sections…). */
   warnings: Finding[];
+  /** The enabled `agent_control` block (docs/agent-control.md), or null when absent or disabled. */
+  agentControl: AgentControlConfig | null;
+  /** Who owns completion (`execution`, docs/agent-control.md §1). */
+  execution: ExecutionPolicy;
 }
 
 /** CLI-level overrides: the top option layer. */
