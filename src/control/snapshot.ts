@@ -14,6 +14,29 @@ import { storePaths } from "../store/paths.ts";
 /** Schema tag of the snapshot. */
 const SNAPSHOT_SCHEMA = "prompt_runner.snapshot/v1";
 
+/** The latest agent progress of the running prompt (docs/agent-control.md §4). */
+export interface AgentProgressSnap {
+  run_id: string;
+  prompt_id: string;
+  iteration: number;
+  cursor: string;
+  unit: string | null;
+  summary: string;
+  updated_at: string;
+  /** From an earlier iteration or attempt: not a fresh heartbeat. */
+  stale: boolean;
+}
+
+/** The agent-control part of the snapshot (null when the packet has no agent control). */
+export interface AgentControlSnap {
+  iteration: number;
+  max_iterations: number;
+  /** Loop semantics apply (a repeat happened, a later iteration, or default_action repeat): show counts. */
+  loop: boolean;
+  progress: AgentProgressSnap | null;
+  last_directive: { action: string; outcome: string; reason: string | null } | null;
+}
+
 /** The snapshot as the runner writes it (every field present). */
 export interface SnapshotDoc {
   schema: typeof SNAPSHOT_SCHEMA;
@@ -53,6 +76,7 @@ export interface SnapshotDoc {
   steers_pending: number;
   max_steers: number;
   last_verification: { status: string; failures: string[]; at: string } | null;
+  agent_control: AgentControlSnap | null;
   view: View;
   writer: { pid: number; hostname: string | null };
 }
@@ -134,8 +158,35 @@ export function readSnapshotTotal(v: Record<string, unknown>): SnapshotRead | nu
         at: str(lv.at) ?? "",
       }
       : null,
+    agent_control: readAgentControl(v.agent_control),
     view: readViewTotal(v.view),
     writer: { pid: int(writer.pid), hostname: str(writer.hostname) },
+  };
+}
+
+function readAgentControl(v: unknown): AgentControlSnap | null {
+  if (!isRecord(v)) return null;
+  const p = isRecord(v.progress) ? v.progress : null;
+  const d = isRecord(v.last_directive) ? v.last_directive : null;
+  return {
+    iteration: int(v.iteration),
+    max_iterations: int(v.max_iterations),
+    loop: v.loop === true,
+    progress: p && typeof p.cursor === "string" && typeof p.summary === "string"
+      ? {
+        run_id: str(p.run_id) ?? "",
+        prompt_id: str(p.prompt_id) ?? "",
+        iteration: int(p.iteration),
+        cursor: p.cursor,
+        unit: str(p.unit),
+        summary: p.summary,
+        updated_at: str(p.updated_at) ?? "",
+        stale: p.stale === true,
+      }
+      : null,
+    last_directive: d && typeof d.action === "string"
+      ? { action: d.action, outcome: str(d.outcome) ?? "", reason: str(d.reason) }
+      : null,
   };
 }
 
@@ -232,6 +283,7 @@ export function initialSnapshot(o: {
     steers_pending: 0,
     max_steers: o.maxSteers,
     last_verification: null,
+    agent_control: null,
     view: { ...o.view },
     writer: { pid: Deno.pid, hostname: o.hostname },
   };
