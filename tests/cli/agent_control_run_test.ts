@@ -1,0 +1,274 @@
+/**
+ * Agent control, black-box (docs/agent-control.md): simulated agents give directives and progress inside controlled
+ * sessions; the runner keeps the verdict. Reproduces the sdk's agent-control scenarios as our own.
+ */
+import assert from "node:assert/strict";
+import { runCli } from "../support/cli.ts";
+import { tempDir } from "../support/fs.ts";
+import { makePacket, promptFile, readPrompts } from "../run/support.ts";
+
+const CONTROL = (extra = "") =>
+  `agent_control:\n  default_action: repeat\n  max_iterations: 5\n  completion_verify:\n    files_exist: [done.txt]\n${extra}`;
+
+interface Entry {
+  command: string;
+  author: string;
+  outcome: string;
+  reason: string | null;
+  params: Record<string, unknown>;
+}
+
+async function auditLog(pkt: string): Promise<Entry[]> {
+  const text = await Deno.readTextFile(`${pkt}/.prompt_runner/control/log.jsonl`).catch(() => "");
+  return text.trim().split("\n").filter((l) => l).map((l) => JSON.parse(l) as Entry).filter((e) =>
+    e.command === "agent_directive" || e.command === "agent_progress"
+  );
+}
+
+interface AttemptView {
+  iteration?: number;
+  mode: string;
+  status: string;
+  directive?: { action: string; reason: string | null; default?: boolean };
+}
+
+async function attemptsOf(pkt: string, id: string): Promise<AttemptView[]> {
+  return (await readPrompts(pkt))[id]!.attempts as unknown as AttemptView[];
+}
+
+Deno.test("repeat until complete: repeat, a refused finish with its unmet items, then a verified finish", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(
+    dir.path,
+    {
+      "01_loop.prompt.md": promptFile(
+        "1",
+        `verify:
+  files_exist: [handoff.md]
+simulate:
+  attempts:
+    - writes: [{path: handoff.md, text: "unit A"}]
+      agent_control:
+        - {action: progress, cursor: P1, unit: A, summary: "unit A in progress"}
+        - {action: repeat, reason: "P1 unit A is complete; next is unit B"}
+    - writes: [{path: handoff.md, text: "unit B"}]
+      agent_control: [{action: finish, reason: "all done"}]
+    - writes: [{path: done.txt, text: "done"}]
+      agent_control: [{action: finish, reason: "the objective is complete"}]`,
+      ),
+      "02_next.prompt.md": promptFile("2", "verify:\n  files_exist: [never.txt]"),
+    },
+    CONTROL(),
+  );
+  const r = await runCli(["run", pkt]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /iteration 2 of 5 \(repeat\)/);
+  assert.match(r.stdout, /iteration 3 of 5 \(finish refused: completion_verify did not pass\)/);
+  assert.match(r.stdout, /agent finished the sequence at prompt 01: completion_verify passed/);
+  const prompts = await readPrompts(pkt);
+  assert.equal(prompts["01"]!.status, "completed");
+  assert.equal(prompts["02"], undefined, "finish closes the sequence: prompt 02 never ran");
+  const attempts = await attemptsOf(pkt, "01");
+  assert.deepEqual(attempts.map((a) => [a.iteration, a.directive?.action]), [[1, "repeat"], [2, "finish"], [
+    3,
+    "finish",
+  ]]);
+  const log = await auditLog(pkt);
+  const finals = log.filter((e) => e.command === "agent_directive" && e.outcome !== "received");
+  assert.deepEqual(finals.map((e) => [e.author, e.params.action, e.outcome]), [
+    ["agent:01#1", "repeat", "applied"],
+    ["agent:01#2", "finish", "rejected"],
+    ["agent:01#3", "finish", "applied"],
+  ]);
+  assert.match(finals[1]!.reason!, /completion_verify did not pass: files_exist#1/);
+  assert.ok(log.some((e) => e.command === "agent_progress" && e.outcome === "accepted" && e.params.cursor === "P1"));
+  // The refused finish's unmet items reached the next iteration's session.
+  const events = await Deno.readTextFile(`${pkt}/.prompt_runner/control/events.jsonl`);
+  const sent = events.trim().split("\n").map((l) => JSON.parse(l)).filter((e) => e.type === "message_sent");
+  assert.match(sent[2].data.content, /This is iteration 3 of at most 5 for prompt 01/);
+  assert.match(sent[2].data.content, /Your previous `finish` was refused[\s\S]*files_exist#1/);
+});
+
+Deno.test("refused directives (wrong token, wrong iteration, no reason, a second terminal) are audited and change nothing", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(
+    dir.path,
+    {
+      "01_a.prompt.md": promptFile(
+        "1",
+        `verify:
+  files_exist: [a.txt]
+simulate:
+  attempts:
+    - writes: [{path: a.txt}]
+      events:
+        - agent_control: {action: blocked, reason: forged, token: not-the-token}
+        - wait_ms: 2
+        - agent_control: {action: blocked, reason: stale, iteration: 7}
+        - wait_ms: 2
+        - agent_control: {action: finish}
+        - wait_ms: 2
+        - agent_control: {action: continue}
+        - wait_ms: 2
+        - agent_control: {action: blocked, reason: too late}`,
+      ),
+    },
+    CONTROL(),
+  );
+  const r = await runCli(["run", pkt]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.equal((await readPrompts(pkt))["01"]!.status, "completed");
+  const log = await auditLog(pkt);
+  const rejected = log.filter((e) => e.outcome === "rejected").map((e) => [e.author, e.params.action, e.reason]);
+  assert.deepEqual(rejected, [
+    ["agent:01#1", "blocked", "the token does not match this invocation"],
+    ["agent:01#1", "blocked", "iteration 7 is not the live iteration 1"],
+    ["agent:01#1", "finish", "finish needs a reason"],
+    ["agent:01#1", "blocked", "a terminal directive (continue) was already accepted in this iteration; the first wins"],
+  ]);
+  const applied = log.filter((e) => e.outcome === "applied").map((e) => e.params.action);
+  assert.deepEqual(applied, ["continue"]);
+  assert.deepEqual((await attemptsOf(pkt, "01")).map((a) => a.directive?.action), ["continue"]);
+});
+
+Deno.test("blocked stops the run non-zero with the agent's reason; the prompt is not completed", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(
+    dir.path,
+    {
+      "01_a.prompt.md": promptFile(
+        "1",
+        `verify:
+  files_exist: [a.txt]
+simulate:
+  attempts:
+    - writes: [{path: a.txt}]
+      agent_control: [{action: blocked, reason: "missing deployment credentials"}]`,
+      ),
+      "02_b.prompt.md": promptFile("2", "verify:\n  files_exist: [a.txt]"),
+    },
+    CONTROL(),
+  );
+  const r = await runCli(["run", pkt]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /prompt 01 blocked: missing deployment credentials/);
+  const p = (await readPrompts(pkt))["01"]!;
+  assert.equal(p.status, "failed");
+  assert.equal(p.result!.failure_class, "agent_blocked");
+  assert.equal((await readPrompts(pkt))["02"], undefined);
+  const progress = await Deno.readTextFile(`${pkt}/.prompt_runner/progress.log`);
+  assert.doesNotMatch(progress, /01:completed/);
+});
+
+Deno.test("the iteration cap stops non-zero and leaves the prompt resumable", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(
+    dir.path,
+    {
+      "01_a.prompt.md": promptFile(
+        "1",
+        `verify:
+  files_exist: [a.txt]
+simulate:
+  attempts:
+    - writes: [{path: a.txt, text: "1"}]
+    - writes: [{path: a.txt, text: "2"}]`,
+      ),
+    },
+    "agent_control:\n  default_action: repeat\n  max_iterations: 2\n  completion_verify:\n    files_exist: [done.txt]\n",
+  );
+  const r = await runCli(["run", pkt]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /iteration limit reached: prompt iteration 2 of 2/);
+  const p = (await readPrompts(pkt))["01"]!;
+  assert.equal(p.result!.failure_class, "agent_control_iteration_limit");
+  const attempts = await attemptsOf(pkt, "01");
+  assert.deepEqual(attempts.map((a) => [a.iteration, a.directive?.action, a.directive?.default]), [
+    [1, "repeat", true],
+    [2, "repeat", true],
+  ]);
+  const plan = await runCli(["plan", pkt, "--remaining", "--json"]);
+  assert.match(plan.stdout, /"01"/, "the capped prompt is selected again by --remaining");
+});
+
+Deno.test("a failed provider turn is never a controlled iteration, even when the contract passes", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(
+    dir.path,
+    {
+      "01_a.prompt.md": promptFile(
+        "1",
+        `verify:
+  files_exist: [a.txt]
+simulate:
+  attempts:
+    - writes: [{path: a.txt}]
+      agent_control: [{action: finish, reason: "says it is done"}]
+      error: {kind: provider_capacity, message: "overloaded"}
+    - agent_control: [{action: continue}]`,
+      ),
+    },
+    CONTROL(),
+  );
+  const r = await runCli(["run", pkt]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const attempts = await attemptsOf(pkt, "01");
+  assert.deepEqual(attempts.map((a) => [a.mode, a.status, a.directive?.action ?? null]), [
+    ["run", "failed", null],
+    ["retry", "completed", "continue"],
+  ]);
+  const log = await auditLog(pkt);
+  const finish = log.find((e) => e.params.action === "finish" && e.outcome === "rejected");
+  assert.equal(finish?.reason, "the provider turn failed; the iteration does not count");
+});
+
+Deno.test("a passing completion_verify ends a normal run before any session; naming a prompt still runs it", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(
+    dir.path,
+    {
+      "01_a.prompt.md": promptFile(
+        "1",
+        "verify:\n  files_exist: [a.txt]\nsimulate:\n  attempts:\n    - writes: [{path: a.txt}]\n      agent_control: [{action: continue}]",
+      ),
+    },
+    "agent_control:\n  completion_verify:\n    files_exist: ['packet:prompt_runner_packet.md']\n",
+  );
+  const r = await runCli(["run", pkt]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /completion_verify already passes/);
+  const state = await Deno.readTextFile(`${pkt}/.prompt_runner/state.json`).catch(() => "{}");
+  assert.deepEqual(JSON.parse(state).prompts ?? {}, {}, "no prompt ran");
+  assert.doesNotMatch(r.stdout, /Starting simulated session/);
+  const named = await runCli(["run", pkt, "1"]);
+  assert.equal(named.code, 0, named.stdout + named.stderr);
+  assert.equal((await readPrompts(pkt))["01"]!.status, "completed");
+});
+
+Deno.test("the agent's prompt_runner on PATH runs this program: repeat then finish through the shim", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(
+    dir.path,
+    {
+      "01_a.prompt.md": promptFile(
+        "1",
+        `verify:
+  files_exist: [a.txt]
+simulate:
+  attempts:
+    - writes: [{path: a.txt, text: "1"}]
+      agent_control: [{via: cli, action: repeat, reason: "one more pass"}]
+    - writes: [{path: done.txt}]
+      agent_control: [{via: cli, action: finish, reason: "complete"}]`,
+      ),
+    },
+    CONTROL(),
+  );
+  const r = await runCli(["run", pkt]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const finals = (await auditLog(pkt)).filter((e) => e.outcome === "applied");
+  assert.deepEqual(finals.map((e) => [e.author, e.params.action, e.params.reason]), [
+    ["agent:01#1", "repeat", "one more pass"],
+    ["agent:01#2", "finish", "complete"],
+  ]);
+});
