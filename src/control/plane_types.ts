@@ -5,7 +5,6 @@
  */
 import type { AttemptMode, Envelope, ProviderEvent, RunnerEvent, StreamKind, View } from "../events/mod.ts";
 import type { AcceptedSteer, SteerLedger } from "./steer_ledger.ts";
-import type { AgentControlSnap } from "./snapshot.ts";
 
 /** Context stamped onto each envelope. */
 export interface EventContext {
@@ -25,6 +24,29 @@ export type Stage =
   | "waiting_retry"
   | "between_prompts"
   | "closed";
+
+/** The latest agent progress of the running prompt (docs/agent-control.md §4). */
+export interface AgentProgressSnap {
+  run_id: string;
+  prompt_id: string;
+  iteration: number;
+  cursor: string;
+  unit: string | null;
+  summary: string;
+  updated_at: string;
+  /** From an earlier iteration or attempt: not a fresh heartbeat. */
+  stale: boolean;
+}
+
+/** The agent-control part of the snapshot (null when the packet has no agent control). */
+export interface AgentControlSnap {
+  iteration: number;
+  max_iterations: number;
+  /** Loop semantics apply (a repeat happened, a later iteration, or default_action repeat): show counts. */
+  loop: boolean;
+  progress: AgentProgressSnap | null;
+  last_directive: { action: string; outcome: string; reason: string | null } | null;
+}
 
 /** Runner-owned snapshot fields; the plane folds event-derived counters itself. */
 export interface SnapshotPatch {

@@ -4,7 +4,7 @@
  * the shared file readers and the `abandoned` rule every reader of the run status uses.
  */
 import type { AttemptMode, StreamKind, View } from "../events/mod.ts";
-import type { Stage } from "./plane_types.ts";
+import type { AgentControlSnap, Stage } from "./plane_types.ts";
 import type { LeaseState } from "../store/mod.ts";
 import { readStoreTextOrNull } from "../util/safe_fs.ts";
 import { errorMessage, isRecord } from "../util/common.ts";
@@ -13,29 +13,6 @@ import { storePaths } from "../store/paths.ts";
 
 /** Schema tag of the snapshot. */
 const SNAPSHOT_SCHEMA = "prompt_runner.snapshot/v1";
-
-/** The latest agent progress of the running prompt (docs/agent-control.md §4). */
-export interface AgentProgressSnap {
-  run_id: string;
-  prompt_id: string;
-  iteration: number;
-  cursor: string;
-  unit: string | null;
-  summary: string;
-  updated_at: string;
-  /** From an earlier iteration or attempt: not a fresh heartbeat. */
-  stale: boolean;
-}
-
-/** The agent-control part of the snapshot (null when the packet has no agent control). */
-export interface AgentControlSnap {
-  iteration: number;
-  max_iterations: number;
-  /** Loop semantics apply (a repeat happened, a later iteration, or default_action repeat): show counts. */
-  loop: boolean;
-  progress: AgentProgressSnap | null;
-  last_directive: { action: string; outcome: string; reason: string | null } | null;
-}
 
 /** The snapshot as the runner writes it (every field present). */
 export interface SnapshotDoc {

@@ -5,26 +5,9 @@
  * fingerprint through the manifest layer (./fingerprint.ts).
  */
 import type { FindingSink } from "./findings.ts";
-import type { Prompt } from "./types.ts";
+import type { AgentControlConfig, ExecutionPolicy, Prompt } from "./types.ts";
 
-/** A directive an agent may give at the end of an iteration. */
-export type AgentAction = "continue" | "repeat" | "finish" | "blocked";
-
-/** The normalised `agent_control` block. */
-export interface AgentControlConfig {
-  readonly enabled: boolean;
-  /** What an iteration without a directive does. */
-  readonly default_action: "continue" | "repeat";
-  /** Iterations per prompt per run before the prompt stops resumable (exit 1). */
-  readonly max_iterations: number;
-  /** The packet-level contract a `finish` must pass: clause → entries. */
-  readonly completion_verify: Record<string, unknown[]>;
-}
-
-/** The normalised `execution` block: exactly one of the two valid pairs. */
-export type ExecutionPolicy =
-  | { readonly completion: "verifier_owned"; readonly incomplete: "fail" }
-  | { readonly completion: "agent_owned"; readonly incomplete: "repeat" };
+export type { AgentAction, AgentControlConfig, ExecutionPolicy } from "./types.ts";
 
 /** The default completion owner. */
 export const VERIFIER_OWNED: ExecutionPolicy = { completion: "verifier_owned", incomplete: "fail" };

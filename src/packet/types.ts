@@ -1,12 +1,30 @@
 /** The loaded packet model (docs/reference/packet.md). Produced by src/packet/load.ts, consumed by plan, runner and verifier. */
 import type { View } from "../events/mod.ts";
 import type { PermissionMode, SessionOptions } from "../lanes/mod.ts";
-import type { AgentControlConfig, ExecutionPolicy } from "./agent_control.ts";
 
 export type { PermissionMode };
 
 /** A lane name (docs/reference/packet.md §3): one a lane profile declares (src/lanes/mod.ts); packets are checked when they load. */
 export type ProviderName = string;
+
+/** A directive an agent may give at the end of an iteration. */
+export type AgentAction = "continue" | "repeat" | "finish" | "blocked";
+
+/** The normalised `agent_control` block. */
+export interface AgentControlConfig {
+  readonly enabled: boolean;
+  /** What an iteration without a directive does. */
+  readonly default_action: "continue" | "repeat";
+  /** Iterations per prompt per run before the prompt stops resumable (exit 1). */
+  readonly max_iterations: number;
+  /** The packet-level contract a `finish` must pass: clause → entries. */
+  readonly completion_verify: Record<string, unknown[]>;
+}
+
+/** The normalised `execution` block: exactly one of the two valid pairs. */
+export type ExecutionPolicy =
+  | { readonly completion: "verifier_owned"; readonly incomplete: "fail" }
+  | { readonly completion: "agent_owned"; readonly incomplete: "repeat" };
 
 /** A target git repository of the packet. */
 export interface Repo {

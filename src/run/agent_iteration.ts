@@ -5,7 +5,7 @@
  * token, run, prompt and iteration and audited with author `agent:<prompt>#<iteration>`, accepted or refused with
  * its reason. Records are only read here; the agent never writes the audit log.
  */
-import type { AgentScope } from "../store/agent_records.ts";
+import type { AgentScope } from "../store/mod.ts";
 import { type AgentRecord, envOfScope, parseAgentRecord, type TerminalAction } from "../store/agent_records.ts";
 import { storePaths } from "../store/paths.ts";
 import { ensureStoreDir } from "../util/safe_fs.ts";
