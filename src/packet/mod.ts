@@ -3,6 +3,7 @@ export {
   type AgentAction,
   type AgentControlConfig,
   contractItems,
+  DEFAULT_MAX_ITERATIONS,
   type ExecutionPolicy,
   VERIFIER_OWNED,
 } from "./agent_control.ts";

@@ -7,7 +7,8 @@
 import type { VerifyReport } from "../contract/mod.ts";
 import { verifyContract } from "../contract/verify.ts";
 import { verifyContextFor } from "../contract/context.ts";
-import type { AgentControlConfig, Prompt } from "../packet/mod.ts";
+import { type AgentControlConfig, DEFAULT_MAX_ITERATIONS, type Prompt } from "../packet/mod.ts";
+import { repairPrompt } from "./repair_prompt.ts";
 import type { RunContext } from "./context.ts";
 import { afterIteration, effectiveAction, iterationPrompt, type IterationStep } from "./agent_decide.ts";
 import { AgentInvocation, staleProgress } from "./agent_iteration.ts";
@@ -151,3 +152,32 @@ export async function verifyCompletion(ctx: RunContext, prompt: Prompt): Promise
 export function iterationLine(promptId: string, iteration: number, max: number, why: string): string {
   return `↻ prompt ${promptId}: iteration ${iteration} of ${max} (${why})`;
 }
+
+/**
+ * Agent-owned completion (docs/agent-control.md §3): a normal return whose structural contract is not yet met is an
+ * incomplete iteration — a fresh session with the original prompt and focused diagnostics, not a failure — until
+ * the iteration cap (`agent_control.max_iterations`, else 20). Returns the next attempt's prompt, or null when the
+ * ordinary decision applies (provider failures keep their classification).
+ */
+export function agentOwnedRepeat(
+  ctx: RunContext,
+  prompt: Prompt,
+  stream: "ok" | "error",
+  report: VerifyReport,
+): string | null {
+  if (ctx.packet.execution.completion !== "agent_owned" || stream !== "ok" || report.pass) return null;
+  if (report.status === "fault") return null;
+  const max = ctx.packet.agentControl?.max_iterations ?? DEFAULT_MAX_ITERATIONS;
+  const done = ctx.state.attempts(prompt.id).filter((a) => a.run_id === ctx.runId && a.decision === AGENT_OWNED_REPEAT);
+  if (done.length + 1 >= max) return null;
+  return repairPrompt({
+    body: prompt.body,
+    pass: done.length + 1,
+    max: max - 1,
+    lastError: `incomplete: ${report.failures.join("; ")}`,
+    report,
+  });
+}
+
+/** The attempt decision of an agent-owned incomplete iteration. */
+export const AGENT_OWNED_REPEAT = "agent_owned_repeat";

@@ -33,7 +33,7 @@ import { repairPrompt } from "./repair_prompt.ts";
 import type { CommitRecord, PromptStatus } from "./state.ts";
 import type { SteerDesk } from "./steering.ts";
 import { verifyNow, workspaceChanged } from "./verify_step.ts";
-import { AgentLoop, iterationLine } from "./agent_chain.ts";
+import { AGENT_OWNED_REPEAT, AgentLoop, agentOwnedRepeat, iterationLine } from "./agent_chain.ts";
 
 export { preflight, type PromptOutcome } from "./prompt_result.ts";
 
@@ -197,6 +197,11 @@ async function settleAttempt(
       a.stage = "post_session";
     });
     return { outcome: await halted(ctx, desk, prompt, report, "post_session", runAttempts) };
+  }
+  const incomplete = agentOwnedRepeat(ctx, prompt, run.stream, report);
+  if (incomplete !== null) {
+    agent?.discard("the iteration is incomplete: its structural contract did not pass");
+    return await incompleteIteration(ctx, j_(prompt, plan, report, incomplete));
   }
   const env = run.envelope ?? okEnvelope();
   const changed = run.stream === "error" && !report.pass ? await workspaceChanged(ctx, prompt, report) : false;
@@ -403,6 +408,29 @@ async function scheduleRepair(ctx: RunContext, j: Judged): Promise<Step> {
   const summary = verificationReason(reportSummary(report));
   const lastError = run.stream === "ok" ? summary : (env.message || null);
   return { next: nextAttempt(plan, "repair", repairPrompt({ body: prompt.body, pass: n, max, lastError, report })) };
+}
+
+function j_(prompt: Prompt, plan: AttemptPlan, report: VerifyReport, body: string) {
+  return { prompt, plan, report, body };
+}
+
+/** Agent-owned completion: the iteration is incomplete, not failed; a fresh session gets focused diagnostics. */
+async function incompleteIteration(
+  ctx: RunContext,
+  i: { prompt: Prompt; plan: AttemptPlan; report: VerifyReport; body: string },
+): Promise<Step> {
+  await ctx.state.updateAttempt(i.prompt.id, ctx.runId, i.plan.attemptNo, (a) => {
+    a.status = "verification_failed";
+    a.completed_at = nowIso();
+    a.verification = i.report;
+    a.decision = AGENT_OWNED_REPEAT;
+  });
+  await ctx.state.updatePrompt(i.prompt.id, (p) => {
+    p.status = "running";
+  });
+  ctx.say(`↻ prompt ${i.prompt.id}: incomplete (${i.report.failures.join("; ")}); a fresh session continues`, "yellow");
+  ctx.slot.endLog();
+  return { next: nextAttempt(i.plan, "run", i.body) };
 }
 
 /** Sleep for a retry delay while boundaries keep running; stops early on interrupt. */

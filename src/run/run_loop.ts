@@ -128,7 +128,10 @@ async function runOnePrompt(
     restored,
   });
   let outcome: PromptOutcome | null = null;
-  if (entry.preflight) outcome = await preflight(ctx, desk, prompt);
+  // Agent-owned completion: passing stale files never complete a prompt no session recorded (docs/agent-control.md §3).
+  if (entry.preflight && ctx.packet.execution.completion !== "agent_owned") {
+    outcome = await preflight(ctx, desk, prompt);
+  }
   if (entry.probeVacuous) {
     outcome ??= await probeVacuous(ctx, desk, prompt, {
       preflightRequested: settings.preflightOn,

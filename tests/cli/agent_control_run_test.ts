@@ -272,3 +272,65 @@ simulate:
     ["agent:01#2", "finish", "complete"],
   ]);
 });
+
+Deno.test("agent-owned completion: an incomplete iteration starts a fresh session with diagnostics, not a failure", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(
+    dir.path,
+    {
+      "01_a.prompt.md": promptFile(
+        "1",
+        `verify:
+  files_exist: [a.txt, b.txt]
+recovery:
+  repair: {enabled: false}
+simulate:
+  attempts:
+    - writes: [{path: a.txt}]
+    - writes: [{path: b.txt}]`,
+      ),
+    },
+    "execution: {completion: agent_owned, incomplete: repeat}\n",
+  );
+  const r = await runCli(["run", pkt]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /prompt 01: incomplete \(files_exist#2\); a fresh session continues/);
+  const p = (await readPrompts(pkt))["01"]!;
+  assert.equal(p.status, "completed");
+  assert.deepEqual(p.attempts.map((a) => [a.mode, a.status, (a as { decision?: string }).decision]), [
+    ["run", "verification_failed", "agent_owned_repeat"],
+    ["run", "completed", "complete"],
+  ]);
+  const events = await Deno.readTextFile(`${pkt}/.prompt_runner/control/events.jsonl`);
+  const sent = events.trim().split("\n").map((l) => JSON.parse(l)).filter((e) => e.type === "message_sent");
+  assert.match(sent[1].data.content, /Unmet checks\n- files_exist#2/);
+  const progress = await Deno.readTextFile(`${pkt}/.prompt_runner/progress.log`);
+  assert.doesNotMatch(progress, /01:failed/, "not a failure between sessions");
+});
+
+Deno.test("agent-owned completion: stale passing files never complete an unrecorded prompt under --remaining", async () => {
+  for (const owned of [true, false]) {
+    await using dir = await tempDir();
+    const pkt = await makePacket(
+      dir.path,
+      {
+        "01_a.prompt.md": promptFile(
+          "1",
+          "verify:\n  files_exist: [stale.txt]\nsimulate:\n  attempts:\n    - messages: [hi]",
+        ),
+      },
+      owned ? "execution: {completion: agent_owned, incomplete: repeat}\n" : "",
+    );
+    await Deno.writeTextFile(`${pkt}/app/stale.txt`, "x");
+    for (const args of [["add", "stale.txt"], ["commit", "-qm", "stale file"]]) {
+      const git = await new Deno.Command("git", { args: ["-C", `${pkt}/app`, ...args] }).output();
+      assert.equal(git.code, 0, new TextDecoder().decode(git.stderr));
+    }
+    const r = await runCli(["run", pkt, "--remaining"]);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const p = (await readPrompts(pkt))["01"]!;
+    // Verifier-owned: the pre-flight completes it without a session; agent-owned: a session must run.
+    assert.equal(p.result!.source, owned ? "session" : "preflight_verify");
+    assert.equal(p.attempts.length, owned ? 1 : 0);
+  }
+});
