@@ -33,12 +33,10 @@ import { repairPrompt } from "./repair_prompt.ts";
 import type { CommitRecord, PromptStatus } from "./state.ts";
 import type { SteerDesk } from "./steering.ts";
 import { verifyNow, workspaceChanged } from "./verify_step.ts";
-import { AGENT_OWNED_REPEAT, AgentLoop, agentOwnedRepeat, iterationLine } from "./agent_chain.ts";
+import { AgentLoop, agentOwnedRepeat } from "./agent_chain.ts";
+import { directedStep, incompleteIteration, type Step } from "./agent_steps.ts";
 
 export { preflight, type PromptOutcome } from "./prompt_result.ts";
-
-/** What follows an attempt: the prompt's outcome, or the next attempt. */
-type Step = { outcome: PromptOutcome } | { next: AttemptPlan };
 
 /** A judged attempt, as the effect functions of its decision need it. */
 interface Judged {
@@ -201,7 +199,7 @@ async function settleAttempt(
   const incomplete = agentOwnedRepeat(ctx, prompt, run.stream, report);
   if (incomplete !== null) {
     agent?.discard("the iteration is incomplete: its structural contract did not pass");
-    return await incompleteIteration(ctx, j_(prompt, plan, report, incomplete));
+    return await incompleteIteration(ctx, { prompt, plan, report, body: incomplete });
   }
   const env = run.envelope ?? okEnvelope();
   const changed = run.stream === "error" && !report.pass ? await workspaceChanged(ctx, prompt, report) : false;
@@ -294,7 +292,7 @@ async function complete(
   }
   let finished = false;
   if (j.agent) {
-    const directed = await directed_(ctx, desk, j, c.record);
+    const directed = await directedStep(ctx, desk, { ...j, agent: j.agent }, c.record);
     if ("next" in directed || "outcome" in directed) return directed;
     finished = directed.finished;
   }
@@ -305,46 +303,6 @@ async function complete(
   return {
     outcome: { ...outcome(prompt, "completed", null, null, attempts, c.record), ...(finished ? { finished } : {}) },
   };
-}
-
-/**
- * Agent control after a verified, committed iteration (docs/agent-control.md §3): complete (continue), complete and
- * close the sequence (finish that passed completion_verify), the next iteration, or a stop (blocked, the cap, a
- * completion_verify fault).
- */
-async function directed_(
-  ctx: RunContext,
-  desk: SteerDesk,
-  j: Judged,
-  commit: CommitRecord | null,
-): Promise<Step | { finished: boolean }> {
-  const { prompt, report, runAttempts: attempts, plan } = j;
-  const agent = j.agent!;
-  const { step, completion } = await agent.afterCommit(ctx, prompt, plan.attemptNo);
-  switch (step.do) {
-    case "complete":
-      return { finished: false };
-    case "finish":
-      return { finished: true };
-    case "next_iteration": {
-      const why = step.failures.length ? "finish refused: completion_verify did not pass" : "repeat";
-      ctx.say(iterationLine(prompt.id, step.iteration, agent.config.max_iterations, why), "yellow");
-      ctx.slot.endLog();
-      return { next: nextAttempt(plan, "run", prompt.body) };
-    }
-    case "fault":
-      return { outcome: await halted(ctx, desk, prompt, completion!, "post_session", attempts) };
-    case "blocked":
-    case "cap": {
-      const failureClass = step.do === "blocked" ? "agent_blocked" : "agent_control_iteration_limit";
-      const reason = step.do === "blocked" ? `blocked: ${step.reason}` : step.reason;
-      await ctx.appendProgress(prompt.id, "failed", null);
-      ctx.err(`error: prompt ${prompt.id} ${reason}`);
-      const facts = { attempts, commit, failureClass, reason, lastVerifier: report };
-      await finish(ctx, desk, prompt, sessionResult("failed", facts), step.do);
-      return { outcome: outcome(prompt, "failed", reason, failureClass, attempts, commit, true) };
-    }
-  }
 }
 
 /** The provider failed and nothing more is tried: `failed` with the failure class. */
@@ -408,29 +366,6 @@ async function scheduleRepair(ctx: RunContext, j: Judged): Promise<Step> {
   const summary = verificationReason(reportSummary(report));
   const lastError = run.stream === "ok" ? summary : (env.message || null);
   return { next: nextAttempt(plan, "repair", repairPrompt({ body: prompt.body, pass: n, max, lastError, report })) };
-}
-
-function j_(prompt: Prompt, plan: AttemptPlan, report: VerifyReport, body: string) {
-  return { prompt, plan, report, body };
-}
-
-/** Agent-owned completion: the iteration is incomplete, not failed; a fresh session gets focused diagnostics. */
-async function incompleteIteration(
-  ctx: RunContext,
-  i: { prompt: Prompt; plan: AttemptPlan; report: VerifyReport; body: string },
-): Promise<Step> {
-  await ctx.state.updateAttempt(i.prompt.id, ctx.runId, i.plan.attemptNo, (a) => {
-    a.status = "verification_failed";
-    a.completed_at = nowIso();
-    a.verification = i.report;
-    a.decision = AGENT_OWNED_REPEAT;
-  });
-  await ctx.state.updatePrompt(i.prompt.id, (p) => {
-    p.status = "running";
-  });
-  ctx.say(`↻ prompt ${i.prompt.id}: incomplete (${i.report.failures.join("; ")}); a fresh session continues`, "yellow");
-  ctx.slot.endLog();
-  return { next: nextAttempt(i.plan, "run", i.body) };
 }
 
 /** Sleep for a retry delay while boundaries keep running; stops early on interrupt. */

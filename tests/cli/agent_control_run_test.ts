@@ -3,7 +3,8 @@
  * sessions; the runner keeps the verdict. Reproduces the sdk's agent-control scenarios as our own.
  */
 import assert from "node:assert/strict";
-import { runCli } from "../support/cli.ts";
+import { parseJsonOut, runCli, spawnCli } from "../support/cli.ts";
+import { waitFor } from "../support/wait.ts";
 import { tempDir } from "../support/fs.ts";
 import { makePacket, promptFile, readPrompts } from "../run/support.ts";
 
@@ -333,4 +334,59 @@ Deno.test("agent-owned completion: stale passing files never complete an unrecor
     assert.equal(p.result!.source, owned ? "session" : "preflight_verify");
     assert.equal(p.attempts.length, owned ? 1 : 0);
   }
+});
+
+Deno.test("live: the cursor shows in status while the provider runs; steering works in iterations and keeps its budget", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(
+    dir.path,
+    {
+      "01_a.prompt.md": promptFile(
+        "1",
+        `verify:
+  files_exist: [a.txt]
+recovery:
+  max_steers: 1
+simulate:
+  attempts:
+    - events:
+        - agent_control: {action: progress, cursor: P7, unit: C, summary: "runtime ownership"}
+        - wait_ms: 60000
+    - events:
+        - agent_control: {action: progress, cursor: P8, summary: "second pass"}
+        - wait_ms: 60000
+  steer:
+    - writes: [{path: a.txt}]
+      agent_control: [{action: repeat, reason: "unit C done; next unit D"}]`,
+      ),
+    },
+    CONTROL(),
+  );
+  const run = spawnCli(["run", pkt]);
+  try {
+    const snap = async () => parseJsonOut(await runCli(["control", "status", pkt, "--json"]));
+    const cursor = (s: Record<string, unknown>) =>
+      ((s.agent_control as Record<string, unknown> | null)?.progress as Record<string, unknown> | null)?.cursor;
+    await waitFor(async () => cursor(await snap()) === "P7", { what: "progress P7 in the snapshot" });
+    const human = await runCli(["status", pkt]);
+    assert.match(human.stdout, /iteration\s+1 of 5/);
+    assert.match(human.stdout, /cursor\s+P7 · unit C — runtime ownership/);
+    const steer = await runCli(["control", "steer", pkt, "--", "wrap up"]);
+    assert.equal(steer.code, 0, steer.stderr);
+    await waitFor(async () => cursor(await snap()) === "P8", { what: "iteration 2's progress", timeoutMs: 30_000 });
+    const second = await runCli(["control", "steer", pkt, "--wait", "--", "again"]);
+    assert.equal(second.code, 1, "the prompt's steer budget spans its iterations");
+    const stop = await runCli(["stop", pkt]);
+    assert.equal(stop.code, 0, stop.stderr);
+  } finally {
+    await run.output();
+  }
+  const log = await Deno.readTextFile(`${pkt}/.prompt_runner/control/log.jsonl`);
+  const entries = log.trim().split("\n").map((l) => JSON.parse(l));
+  const steers = entries.filter((e) => e.command === "steer").map((e) => e.outcome);
+  assert.ok(steers.includes("applied") && steers.includes("rejected"), JSON.stringify(steers));
+  const applied = (await auditLog(pkt)).filter((e) => e.outcome === "applied").map((e) => [e.author, e.params.action]);
+  assert.deepEqual(applied, [["agent:01#1", "repeat"]]);
+  const attempts = await attemptsOf(pkt, "01");
+  assert.deepEqual(attempts.map((a) => [a.iteration, a.status]), [[1, "completed"], [2, "interrupted"]]);
 });
