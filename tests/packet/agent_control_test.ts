@@ -118,3 +118,21 @@ Deno.test("version --json lists the installed capabilities agent_control.linear 
   assert.equal(r.code, 0);
   assert.deepEqual(parseJsonOut(r).capabilities, ["agent_control.linear", "completion.agent_owned"]);
 });
+
+Deno.test("packet lint checks completion_verify like a contract, naming the manifest and the clause", async () => {
+  await using t = await tempDir();
+  await writePacket(
+    t.path,
+    "name: ac\nrepos: {app: {path: ./app, default: true}}\nagent_control:\n  completion_verify:\n    fils_exist: [done.txt]\n    matches: [{path: a.txt, pattern: '('}]\n",
+    { "01_a.prompt.md": promptText(STRUCTURAL) },
+  );
+  const r = await runCli(["packet", "lint", t.path, "--json"]);
+  assert.equal(r.code, 3);
+  const findings = parseJsonOut(r).findings as { kind: string; key: string; file: string; message: string }[];
+  const mine = findings.filter((f) => f.key?.startsWith("agent_control.completion_verify"));
+  assert.deepEqual(mine.map((f) => [f.kind, f.key, f.file]), [
+    ["unknown_verify_clause", "agent_control.completion_verify.fils_exist", "prompt_runner_packet.md"],
+    ["invalid_regex", "agent_control.completion_verify.matches[1]", "prompt_runner_packet.md"],
+  ]);
+  assert.match(mine[0]!.message, /did you mean "files_exist"/);
+});
