@@ -78,9 +78,7 @@ export class AgentInvocation {
   scan(): void {
     let names: string[];
     try {
-      names = [...Deno.readDirSync(this.scope.dir)].filter((e) => e.isFile && !this.#seen.has(e.name)).map((e) =>
-        e.name
-      ).sort();
+      names = [...Deno.readDirSync(this.scope.dir)].filter((e) => !this.#seen.has(e.name)).map((e) => e.name).sort();
     } catch {
       return;
     }
@@ -88,7 +86,9 @@ export class AgentInvocation {
       this.#seen.add(name);
       let record: AgentRecord | null = null;
       try {
-        record = parseAgentRecord(Deno.readTextFileSync(`${this.scope.dir}/${name}`));
+        // Only regular files are read: a link or anything else the agent put here is refused, never followed.
+        const path = `${this.scope.dir}/${name}`;
+        if (Deno.lstatSync(path).isFile) record = parseAgentRecord(Deno.readTextFileSync(path));
       } catch { /* unreadable: refused below */ }
       this.#judge(name, record);
     }

@@ -128,10 +128,10 @@ async function runOnePrompt(
     restored,
   });
   let outcome: PromptOutcome | null = null;
-  // Agent-owned completion: passing stale files never complete a prompt no session recorded (docs/agent-control.md §3).
-  if (entry.preflight && ctx.packet.execution.completion !== "agent_owned") {
-    outcome = await preflight(ctx, desk, prompt);
-  }
+  // Agent control and agent-owned completion (docs/agent-control.md §3): passing files — stale, or a repeated
+  // iteration's — never complete a prompt without a session; the agent's directive or the session decides.
+  const noPreflight = ctx.packet.execution.completion === "agent_owned" || ctx.packet.agentControl !== null;
+  if (entry.preflight && !noPreflight) outcome = await preflight(ctx, desk, prompt);
   if (entry.probeVacuous) {
     outcome ??= await probeVacuous(ctx, desk, prompt, {
       preflightRequested: settings.preflightOn,

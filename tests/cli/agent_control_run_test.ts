@@ -390,3 +390,48 @@ simulate:
   const attempts = await attemptsOf(pkt, "01");
   assert.deepEqual(attempts.map((a) => [a.iteration, a.status]), [[1, "completed"], [2, "interrupted"]]);
 });
+
+Deno.test("a kill mid-iteration recovers like any other attempt: the resumed attempt keeps its iteration", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(
+    dir.path,
+    {
+      "01_a.prompt.md": promptFile(
+        "1",
+        `verify:
+  files_exist: [a.txt]
+simulate:
+  attempts:
+    - writes: [{path: a.txt, text: "1"}]
+      agent_control: [{action: repeat, reason: "pass one"}]
+    - events:
+        - agent_control: {action: progress, cursor: P2, summary: "second pass"}
+        - wait_ms: 60000
+  resume:
+    - writes: [{path: done.txt}]
+      agent_control: [{action: finish, reason: "complete after the crash"}]`,
+      ),
+    },
+    CONTROL(),
+  );
+  const run = spawnCli(["run", pkt]);
+  try {
+    await waitFor(async () => {
+      const s = parseJsonOut(await runCli(["control", "status", pkt, "--json"]));
+      const p = (s.agent_control as Record<string, unknown> | null)?.progress as Record<string, unknown> | null;
+      return p?.cursor === "P2";
+    }, { what: "iteration 2 running" });
+  } finally {
+    run.kill("SIGKILL");
+    await run.output();
+  }
+  const r = await runCli(["run", pkt, "--remaining"]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const attempts = await attemptsOf(pkt, "01");
+  assert.deepEqual(attempts.map((a) => [a.iteration, a.mode, a.status, a.directive?.action ?? null]), [
+    [1, "run", "completed", "repeat"],
+    [2, "run", "interrupted", null],
+    [2, "resume", "completed", "finish"],
+  ]);
+  assert.equal((await readPrompts(pkt))["01"]!.status, "completed");
+});
