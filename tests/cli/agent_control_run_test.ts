@@ -435,3 +435,36 @@ simulate:
   ]);
   assert.equal((await readPrompts(pkt))["01"]!.status, "completed");
 });
+
+Deno.test("a directive given before the contract failed is discarded; the repaired iteration must choose again", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(
+    dir.path,
+    {
+      "01_a.prompt.md": promptFile(
+        "1",
+        `verify:
+  files_exist: [a.txt]
+simulate:
+  attempts:
+    - agent_control: [{action: blocked, reason: "premature"}]
+    - writes: [{path: a.txt}]
+      agent_control: [{action: continue}]`,
+      ),
+    },
+    CONTROL(),
+  );
+  const r = await runCli(["run", pkt]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const attempts = await attemptsOf(pkt, "01");
+  assert.deepEqual(attempts.map((a) => [a.iteration, a.mode, a.status, a.directive?.action ?? null]), [
+    [1, "run", "verification_failed", null],
+    [1, "repair", "completed", "continue"],
+  ]);
+  const log = await auditLog(pkt);
+  const blocked = log.filter((e) => e.params.action === "blocked").map((e) => [e.outcome, e.reason]);
+  assert.deepEqual(blocked, [["received", "held until the iteration is verified"], [
+    "rejected",
+    "the iteration did not pass its contract",
+  ]]);
+});
