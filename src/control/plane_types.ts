@@ -94,7 +94,7 @@ export interface PlaneHooks {
 export interface AgentControlEntry {
   /** Unique per record and verdict stage (the log skips a key it already has). */
   key: string;
-  kind: "progress" | "continue" | "repeat" | "finish" | "blocked";
+  kind: "progress" | "continue" | "repeat" | "finish" | "blocked" | "unreadable";
   outcome: "accepted" | "applied" | "rejected" | "received";
   reason: string | null;
   author: string;

@@ -139,7 +139,7 @@ export interface RunnerEventData {
   run_finished: { status: "completed" | "failed" | "abandoned"; reason?: string | null };
   /** An agent-control record judged by the runner (docs/agent-control.md §3); the audit log has the same entry. */
   agent_control: {
-    kind: "progress" | "continue" | "repeat" | "finish" | "blocked";
+    kind: "progress" | "continue" | "repeat" | "finish" | "blocked" | "unreadable";
     outcome: "accepted" | "applied" | "rejected" | "received";
     reason: string | null;
     iteration: number;

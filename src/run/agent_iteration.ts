@@ -96,12 +96,11 @@ export class AgentInvocation {
 
   #judge(name: string, record: AgentRecord | null): void {
     const verdict = judgeRecord(record, this.scope, this.#held?.action ?? null);
-    const kind = record?.kind ?? "continue";
     const params = record
       ? { file: name, reason: record.reason, cursor: record.cursor, unit: record.unit, summary: record.summary }
       : { file: name };
     const base = {
-      kind: record && kind !== "progress" ? kind : record ? "progress" as const : "continue" as const,
+      kind: record?.kind ?? "unreadable" as const,
       author: this.author,
       prompt_id: this.scope.promptId,
       attempt: this.attempt,
