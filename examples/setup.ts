@@ -43,14 +43,45 @@ export async function createScratchRepo(path: string): Promise<void> {
   await git(path, "commit", "-q", "-m", "initial");
 }
 
+/** Options of {@link setupExample}. */
+export interface SetupOptions {
+  /**
+   * Multiply every `delay_ms` of the copied prompts' `simulate:` scripts (1 = as shipped). The slow demo uses it so a
+   * person can watch and steer the run by hand.
+   */
+  pace?: number;
+}
+
+/** Multiply every `delay_ms: <n>` in a prompt file's text by `pace`. */
+export function paceScript(text: string, pace: number): string {
+  if (pace === 1) return text;
+  return text.replace(
+    /(\bdelay_ms:\s*)(\d+)/g,
+    (_m, key: string, n: string) => `${key}${Math.round(Number(n) * pace)}`,
+  );
+}
+
+async function paceDir(dir: string, pace: number): Promise<void> {
+  for await (const e of Deno.readDir(dir)) {
+    if (!e.isFile || !e.name.endsWith(".md")) continue;
+    const path = `${dir}/${e.name}`;
+    await Deno.writeTextFile(path, paceScript(await Deno.readTextFile(path), pace));
+  }
+}
+
 /**
  * Copy the example packet `name` into `dest` (default: a new temp dir) and create its repo `app` inside it.
  * Returns the packet directory.
  */
-export async function setupExample(name: (typeof EXAMPLE_NAMES)[number], dest?: string): Promise<string> {
+export async function setupExample(
+  name: (typeof EXAMPLE_NAMES)[number],
+  dest?: string,
+  opts: SetupOptions = {},
+): Promise<string> {
   const root = dest ?? await Deno.makeTempDir({ prefix: `prompt-runner-${name}-` });
   const packetDir = `${await Deno.realPath(root)}/${name}`;
   await copyDir(`${EXAMPLES}/${name}`, packetDir);
+  if (opts.pace !== undefined && opts.pace !== 1) await paceDir(`${packetDir}/prompts`, opts.pace);
   await createScratchRepo(`${packetDir}/app`);
   return packetDir;
 }

@@ -1,5 +1,5 @@
 /** `prompt_runner checklist sync [TARGET]` (docs/reference/cli.md §3.10, docs/reference/packet.md §8): write checklist files next to prompts. */
-import { basename, relative } from "node:path";
+import { basename, relative } from "../util/path.ts";
 import type { CommandContext, CommandSpec } from "./frame.ts";
 import { resolveTarget } from "./target.ts";
 import { TARGET_FLAGS } from "./selection_flags.ts";

@@ -2,8 +2,20 @@
  * Entry shape checks (docs/reference/contract.md §3) shared by `packet lint` and the amend API (docs/reference/control-plane.md §9.2), plus the
  * path-escape test used for amendments and the `verify_path_escapes_repo` lint.
  */
-import { isAbsolute } from "node:path";
+import { isAbsolute, join } from "../util/path.ts";
 import { canonicalJoin, canonicalPath, isWithin } from "./paths.ts";
+
+/**
+ * Substitute `@repo:NAME` and `@repo:NAME/rel` (unknown names stay verbatim). Here, not with the `commands` clause,
+ * so `plan` reads the `--allow-run` list without loading the command runner.
+ */
+export function substituteRepo(value: string, repos: Record<string, string>): string {
+  const m = /^@repo:([^/]+)(?:\/(.*))?$/.exec(value);
+  if (!m) return value;
+  const root = repos[m[1]!];
+  if (root === undefined) return value;
+  return m[2] !== undefined && m[2] !== "" ? join(root, m[2]) : root;
+}
 
 /** Plain-object test. */
 export function isRecord(v: unknown): v is Record<string, unknown> {

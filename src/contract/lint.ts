@@ -7,6 +7,7 @@ import { canonicalJoin, canonicalPath, isWithin, parsePathString, repoForScope }
 import { compilePattern } from "./clauses/text.ts";
 import { sourcePatterns } from "./clauses/source_absent.ts";
 import { globProblem, hasGlobChars } from "./clauses/glob.ts";
+import { loadGlobMatcher } from "./clauses/glob_matcher.ts";
 import { repoIndex } from "./context.ts";
 import { editDistance } from "../util/edit_distance.ts";
 
@@ -65,7 +66,7 @@ function countItems(contract: Contract): number {
 }
 
 /** Every contract lint finding of one prompt (errors and warnings of docs/reference/contract.md §11). */
-export function lintContract(prompt: Prompt, packet: Packet): Finding[] {
+export async function lintContract(prompt: Prompt, packet: Packet): Promise<Finding[]> {
   const findings: Finding[] = [];
   const add = (kind: string, severity: Finding["severity"], key: string | null, message: string) =>
     findings.push({ kind, severity, prompt_id: prompt.id, file: prompt.relFile, key, message });
@@ -76,6 +77,8 @@ export function lintContract(prompt: Prompt, packet: Packet): Finding[] {
   for (const [k, v] of Object.entries(repos)) canonRepos[k] = canonicalPath(v);
   const scopeRepo = repoForScope(scope, canonRepos);
   const verify: Record<string, unknown> = isRecord(prompt.verify) ? prompt.verify : {};
+  // Only these clauses hold globs; the matcher is loaded for them alone.
+  const matcher = "glob" in verify || "changed_paths_only" in verify ? await loadGlobMatcher() : null;
 
   for (const [clause, value] of Object.entries(verify)) {
     if (!KNOWN.has(clause)) {
@@ -126,8 +129,8 @@ export function lintContract(prompt: Prompt, packet: Packet): Finding[] {
         : null;
       const isGlob = clause === "glob" ||
         (clause === "changed_paths_only" && pathStr !== null && hasGlobChars(pathStr));
-      if (isGlob && pathStr !== null) {
-        const g = globProblem(pathStr);
+      if (isGlob && pathStr !== null && matcher !== null) {
+        const g = globProblem(pathStr, matcher);
         if (g !== null) add("invalid_glob", "error", key, `${at} glob "${pathStr}" is invalid: ${g}`);
       }
       if (clause === "contains") {

@@ -62,7 +62,7 @@ export async function lintPacket(dir: string, opts: LoadOptions & { strict?: boo
     seenIds.add(prompt.id);
     let contract: Finding[];
     try {
-      contract = lintContract(prompt, packet);
+      contract = await lintContract(prompt, packet);
     } catch (e) {
       contract = [{
         kind: "contract_lint_failed",

@@ -1,6 +1,5 @@
 /** Path resolution for contract entries (docs/reference/contract.md §2): the repo index, entry forms and canonical paths. */
-import { existsSync } from "node:fs";
-import { isAbsolute, join, normalize, relative, sep } from "node:path";
+import { existsSync, isAbsolute, join, normalize, relative, sep } from "../util/path.ts";
 
 /** Repo index: name → canonical root (includes `packet`). */
 export type RepoIndex = Record<string, string>;

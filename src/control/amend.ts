@@ -21,7 +21,6 @@ import { ControlError } from "./errors.ts";
 import { defaultAuthor, isRecord } from "../util/common.ts";
 import { readSnapshotOrNull } from "./snapshot.ts";
 import { persistVerify, replaceVerifyBlock } from "./persist.ts";
-import { promptEnv, refuseDuplicates, refuseUnsatisfiable } from "./amend_checks.ts";
 import type { LogEntry } from "./log.ts";
 
 /** What `contract`, `amend` and `relax` address: a packet dir, a run ref, an explicit pair, or a workspace. */
@@ -279,6 +278,9 @@ async function refuseIneffective(
   clause: string,
   entries: unknown[],
 ): Promise<void> {
+  // Loaded here, not at the top: the checks run the verifier's clause code, which `control contract` (a reader of
+  // this module) never needs.
+  const { promptEnv, refuseDuplicates, refuseUnsatisfiable } = await import("./amend_checks.ts");
   const { contract: before } = await enforcedContract(prompt, t.storeRoot);
   const env = promptEnv(packet, prompt, t.storeRoot);
   if (operation === "add") refuseDuplicates(before, clause, entries, env);

@@ -5,7 +5,7 @@
  * session must create outside the `changed_paths_only` allow-list of its repo. Nothing runs: paths and git-free
  * file existence only.
  */
-import { relative } from "node:path";
+import { relative } from "../util/path.ts";
 import { canonicalJson } from "../contract/canonical.ts";
 import { type ClauseEnv, refOf } from "../contract/clauses/_common.ts";
 import { pathAllowed } from "../contract/clauses/git_clauses.ts";

@@ -1,6 +1,8 @@
 /** The catalog of lane names, aliases, option bags and model patterns that packets read, built from the profiles alone. */
 import { LANE_PROFILES } from "./profiles.ts";
-import type { LaneProfile } from "./types.ts";
+import { resolveExecutable } from "./profile.ts";
+import type { LaneExecutables, LaneProfile, SessionOptions } from "./types.ts";
+import { DRIVER_EXECUTABLES } from "../util/proc_tree.ts";
 
 /** What packets know about lanes, derived from lane profiles only. */
 export interface LaneCatalog {
@@ -68,4 +70,16 @@ const CATALOG = laneCatalog(LANE_PROFILES);
 /** The catalog of the shipped lanes. */
 export function lanes(): LaneCatalog {
   return CATALOG;
+}
+
+/**
+ * What a session of the named lane spawns (`--allow-run`), or null for a lane that spawns nothing: from the profile
+ * alone, so `plan` and preflight never load a lane implementation (each CLI lane's `executables()` gives the same,
+ * tests/lanes/executables_test.ts). Throws for a name no lane declares.
+ */
+export function laneExecutables(name: string, options: SessionOptions): LaneExecutables | null {
+  const lane = LANE_PROFILES.find((p) => p.name === name);
+  if (!lane) throw new Error(`no lane is named "${name}"`);
+  if (lane.executable === null) return null;
+  return { executable: resolveExecutable({ lane }, options, {}), helpers: DRIVER_EXECUTABLES };
 }

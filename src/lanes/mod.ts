@@ -9,7 +9,7 @@ import { claudeLane } from "./claude.ts";
 import { codexLane } from "./codex.ts";
 import { cursorLane } from "./cursor.ts";
 import { simulatedLane } from "./simulated.ts";
-import type { Lane, LaneExecutables, SessionOptions } from "./types.ts";
+import type { Lane } from "./types.ts";
 import { LANE_PROFILES } from "./profiles.ts";
 
 export type { Lane, LaneExecutables, LaneProfile, PermissionMode, ProbeResult, SessionOptions } from "./types.ts";
@@ -17,7 +17,7 @@ export type { Lane, LaneExecutables, LaneProfile, PermissionMode, ProbeResult, S
 /** Every lane, in the order of docs/reference/packet.md §3 (also the order model patterns are tried in). */
 const LANES: readonly Lane[] = [claudeLane, codexLane, ampLane, cursorLane, antigravityLane, simulatedLane];
 
-export { type LaneCatalog, laneCatalog, lanes } from "./catalog.ts";
+export { type LaneCatalog, laneCatalog, laneExecutables, lanes } from "./catalog.ts";
 export { LANE_PROFILES } from "./profiles.ts";
 
 // The lanes and the catalog's profiles must agree, name for name and in order.
@@ -35,11 +35,6 @@ export function laneFor(name: string): Lane {
 /** Every lane, in the order of docs/reference/packet.md §3. */
 export function allLanes(): Lane[] {
   return [...LANES];
-}
-
-/** What a session of the named lane spawns (`--allow-run`), or null for a lane that spawns nothing. */
-export function laneExecutables(name: string, options: SessionOptions): LaneExecutables | null {
-  return laneFor(name).executables?.(options) ?? null;
 }
 export { whichExecutable } from "./cli_lane.ts";
 export { type LaneSession, LaunchError, type SimulatedCursor, type SimulatedStep, type StreamEnd } from "./types.ts";

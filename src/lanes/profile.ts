@@ -105,7 +105,11 @@ function envGet(name: string): string | undefined {
  * The executable to run: the lane's first option bag's `cli_path`, else `PROMPT_RUNNER_<LANE>_CLI` (session env, then process env),
  * else the profile's binary name.
  */
-export function resolveExecutable(profile: CliProfile, options: SessionOptions, env: Record<string, string>): string {
+export function resolveExecutable(
+  profile: Pick<CliProfile, "lane">,
+  options: SessionOptions,
+  env: Record<string, string>,
+): string {
   const bag = profile.lane.optionKeys[0];
   const fromOpts = bag === undefined ? undefined : laneOpts(options, bag)["cli_path"];
   if (typeof fromOpts === "string" && fromOpts.trim() !== "") return fromOpts;

@@ -189,6 +189,7 @@ function stepActions(step: Record<string, unknown>): Action[] {
       const item = asMap(raw);
       if (!item) continue;
       if ("message" in item) {
+        // Explicit events are raw deltas: consecutive items continue one message (write their spaces yourself).
         out.push({ kind: "event", event: { type: "message_streamed", data: { delta: String(item.message ?? "") } } });
       } else if ("thinking" in item) {
         out.push({
@@ -209,12 +210,17 @@ function stepActions(step: Record<string, unknown>): Action[] {
     }
     return out;
   }
-  for (const t of asList(step.thinking)) {
-    out.push({ kind: "event", event: { type: "message_streamed", data: { delta: String(t), kind: "thinking" } } });
-  }
-  for (const m of asList(step.messages)) {
-    out.push({ kind: "event", event: { type: "message_streamed", data: { delta: String(m) } } });
-  }
+  // Each item is a message of its own (its own message_id), so renderers never glue two items together.
+  asList(step.thinking).forEach((t, i) => {
+    const data = { delta: String(t), kind: "thinking" as const, message_id: `sim-thinking-${i + 1}` };
+    out.push({ kind: "event", event: { type: "message_streamed", data } });
+  });
+  asList(step.messages).forEach((m, i) => {
+    out.push({
+      kind: "event",
+      event: { type: "message_streamed", data: { delta: String(m), message_id: `sim-message-${i + 1}` } },
+    });
+  });
   for (const t of asList(step.tools)) out.push({ kind: "tool", tool: asMap(t) ?? {} });
   if (step.usage !== undefined && step.usage !== null) out.push({ kind: "event", event: usageData(step.usage) });
   if (step.agent_control !== undefined && step.agent_control !== null) {

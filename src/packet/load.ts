@@ -67,7 +67,8 @@ export interface PacketInspection {
   promptFiles: string[];
 }
 
-const MANIFEST_KEYS = new Set([
+/** Every top-level manifest key the loader knows (docs/packets.md); others are `unknown_manifest_key` warnings. */
+export const MANIFEST_KEYS: ReadonlySet<string> = new Set([
   "name",
   "profile",
   "prompt_dir",

@@ -24,7 +24,7 @@ export interface RawPrompt extends Omit<Prompt, "options" | "cwd"> {
 const INERT_KEYS = ["references", "required_reading", "context_files"];
 
 /** Every front-matter key a prompt file may have (docs/reference/packet.md §4); others get `unknown_front_matter_key`. */
-const PROMPT_KEYS: ReadonlySet<string> = new Set([
+export const PROMPT_KEYS: ReadonlySet<string> = new Set([
   "id",
   "num",
   "phase",

@@ -40,6 +40,19 @@ const RECOVERY_BASE = [
 const RECOVERY = [...RECOVERY_BASE, ...RECOVERY_BASE.map((k) => `${k}?`)];
 const EVENT_KINDS = ["message", "thinking", "tool", "write", "usage", "wait_ms", "notice", "agent_control"];
 
+/** Every key a `simulate:` script may use, by where it appears (docs/packets.md documents each). */
+export const SIMULATE_KEYS: Readonly<Record<string, readonly string[]>> = {
+  top: TOP,
+  session: SESSION,
+  step: STEP,
+  write: WRITE,
+  tool: TOOL,
+  usage: USAGE,
+  error: ERROR,
+  recovery: RECOVERY_BASE,
+  events: EVENT_KINDS,
+};
+
 function isMap(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }

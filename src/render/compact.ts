@@ -1,7 +1,7 @@
 /** The compact renderer (docs/reference/events-and-rendering.md §7.1): dense tokens sharing lines. */
 import type { Envelope, EnvelopeOf } from "../events/mod.ts";
 import { RendererCore } from "./core.ts";
-import { nonBlankLines, oneLine, shortModel } from "./text.ts";
+import { nonBlankLines, oneLine, plural, shortModel } from "./text.ts";
 import type { ToolResult } from "./tools.ts";
 
 type Kind = "text" | "thinking";
@@ -37,9 +37,9 @@ export class CompactRenderer extends RendererCore {
     this.inText = null;
   }
 
-  protected onDelta(delta: string, kind: Kind): string {
+  protected onDelta(delta: string, kind: Kind, fresh = false): string {
     let pre = "";
-    if (this.inText !== kind || this.runEnded) {
+    if (this.inText !== kind || this.runEnded || fresh) {
       if (this.inText !== null && !this.atLineStart) pre = "\n";
       const lineStart = this.inText !== null || this.atLineStart;
       pre += lineStart ? ">> " : " >> ";
@@ -71,7 +71,7 @@ export class CompactRenderer extends RendererCore {
     if (this.view.tool_output !== "none") {
       const lines = nonBlankLines(r.output);
       if (lines.length > 0) {
-        const more = lines.length > 1 ? ` (+${lines.length - 1} lines)` : "";
+        const more = lines.length > 1 ? ` (+${plural(lines.length - 1, "line")})` : "";
         t += " " + p("dim", `tr:${oneLine(lines[0]!, 120)}${more}`);
       }
     }
@@ -112,11 +112,16 @@ export class CompactRenderer extends RendererCore {
     }
   }
 
+  /** The error line just before already said it; the footer ends the session. */
+  protected onFailedAfterError(_ev: EnvelopeOf<"run_failed">): string {
+    return "";
+  }
+
   /** Close the open line and print the footer. */
   finish(): string {
     const pre = this.atLineStart ? "" : "\n";
     this.atLineStart = true;
     this.inText = null;
-    return pre + this.paint("dim", `--- ${this.events} events, ${this.tools} tools ---`) + "\n";
+    return pre + this.paint("dim", `--- ${plural(this.events, "event")}, ${plural(this.tools, "tool")} ---`) + "\n";
   }
 }

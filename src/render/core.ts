@@ -3,7 +3,7 @@
  * tool input memory, and the formatting of stats, diff bodies and tool output lines.
  */
 import type { Envelope, EnvelopeOf, View } from "../events/mod.ts";
-import type { Renderer, RenderSettings } from "./types.ts";
+import type { Renderer, RenderSettings, StreamState } from "./types.ts";
 import { type Paint, painter } from "./ansi.ts";
 import { budget, type DiffLine, parseMappedLine, type ToolChange, toolChange } from "./diff.ts";
 import { nonBlankLines, truncate } from "./text.ts";
@@ -14,7 +14,7 @@ import type { ToolResult } from "./tools.ts";
 
 /** The truncation marker of docs/reference/events-and-rendering.md §6 and §8. */
 function moreMarker(n: number): string {
-  return `… ${n} more lines (truncated)`;
+  return `… ${n} more ${n === 1 ? "line" : "lines"} (truncated)`;
 }
 
 /** The path-only diff label of docs/reference/events-and-rendering.md §8. */
@@ -49,24 +49,35 @@ export interface OutputView {
 
 type Kind = "text" | "thinking";
 
+/** A fresh {@link StreamState}. */
+export function newStreamState(): StreamState {
+  return {
+    events: 0,
+    tools: 0,
+    started: new Map(),
+    printedIds: new Set(),
+    lastDeltaId: new Map(),
+    kindsSince: 0,
+    noIdKindsSince: 0,
+    usage: null,
+    lastError: null,
+  };
+}
+
 /** Base class of the three renderers. Subclasses format; this class decides what is shown. */
 export abstract class RendererCore implements Renderer {
   abstract readonly mode: View["log_mode"];
   protected readonly paint: Paint;
   protected readonly settings: RenderSettings;
   protected view: Omit<View, "log_mode">;
-  protected events = 0;
-  protected tools = 0;
   /** The last character written was a newline (or nothing was written yet). */
   protected atLineStart = true;
-  private readonly started = new Map<string, { name: string; input: Record<string, unknown>; at: string }>();
-  // Text dedupe (docs/reference/events-and-rendering.md §6).
-  private readonly printedIds = new Set<string>();
-  private kindsSince = 0; // bit 1 text, bit 2 thinking: any deltas printed since the last message_received
-  private noIdKindsSince = 0; // same, for deltas without a message_id
+  /** Counters, open tool calls, text dedupe (docs/reference/events-and-rendering.md §6); carried across a mode switch. */
+  protected readonly state: StreamState;
 
-  constructor(settings: RenderSettings) {
+  constructor(settings: RenderSettings, carried: StreamState | null = null) {
     this.settings = settings;
+    this.state = carried ?? newStreamState();
     this.paint = painter(settings.color);
     this.view = { tool_output: settings.tool_output, thinking: settings.thinking, diff: settings.diff };
   }
@@ -76,6 +87,21 @@ export abstract class RendererCore implements Renderer {
     if (view.tool_output !== undefined) this.view.tool_output = view.tool_output;
     if (view.thinking !== undefined) this.view.thinking = view.thinking;
     if (view.diff !== undefined) this.view.diff = view.diff;
+  }
+
+  /** Visible events rendered in this stream (across mode switches). */
+  protected get events(): number {
+    return this.state.events;
+  }
+
+  /** Tool calls started in this stream (across mode switches). */
+  protected get tools(): number {
+    return this.state.tools;
+  }
+
+  /** The stream's state, for the renderer that replaces this one on a `log_mode` change. */
+  streamState(): StreamState {
+    return this.state;
   }
 
   /** Text that ends an open line so the caller can print whole lines (steer notices, markers). */
@@ -89,39 +115,47 @@ export abstract class RendererCore implements Renderer {
   /** Text for one event. */
   render(ev: Envelope): string {
     if (ev.hidden) return "";
-    this.events++;
+    const st = this.state;
+    st.events++;
+    const lastError = st.lastError;
+    st.lastError = null;
     switch (ev.type) {
       case "message_streamed": {
         const d = ev.data;
         const kind: Kind = d.kind === "thinking" ? "thinking" : "text";
         if ((kind === "thinking" && this.view.thinking === "hide") || !d.delta) return "";
         const bit = kind === "text" ? 1 : 2;
-        this.kindsSince |= bit;
-        if (d.message_id !== undefined) this.printedIds.add(kind + ":" + d.message_id);
-        else this.noIdKindsSince |= bit;
-        return this.onDelta(d.delta, kind);
+        st.kindsSince |= bit;
+        let fresh = false;
+        if (d.message_id !== undefined) {
+          st.printedIds.add(kind + ":" + d.message_id);
+          const last = st.lastDeltaId.get(kind);
+          fresh = last !== undefined && last !== d.message_id;
+          st.lastDeltaId.set(kind, d.message_id);
+        } else st.noIdKindsSince |= bit;
+        return this.onDelta(d.delta, kind, fresh);
       }
       case "message_received": {
         const d = ev.data;
         const kind: Kind = d.kind === "thinking" ? "thinking" : "text";
         const bit = kind === "text" ? 1 : 2;
         const dup = d.message_id !== undefined
-          ? this.printedIds.has(kind + ":" + d.message_id) || (this.noIdKindsSince & bit) !== 0
-          : (this.kindsSince & bit) !== 0;
-        this.kindsSince = 0;
-        this.noIdKindsSince = 0;
+          ? st.printedIds.has(kind + ":" + d.message_id) || (st.noIdKindsSince & bit) !== 0
+          : (st.kindsSince & bit) !== 0;
+        st.kindsSince = 0;
+        st.noIdKindsSince = 0;
         if (dup || (kind === "thinking" && this.view.thinking === "hide") || !d.content) return "";
         return this.onMessage(d.content, kind);
       }
       case "tool_call_started":
-        this.tools++;
-        this.started.set(ev.data.tool_call_id, { name: ev.data.tool_name, input: ev.data.tool_input ?? {}, at: ev.at });
+        st.tools++;
+        st.started.set(ev.data.tool_call_id, { name: ev.data.tool_name, input: ev.data.tool_input ?? {}, at: ev.at });
         return this.onToolStarted(ev);
       case "tool_call_completed":
       case "tool_call_failed": {
         const d = ev.data;
-        const start = this.started.get(d.tool_call_id);
-        this.started.delete(d.tool_call_id);
+        const start = st.started.get(d.tool_call_id);
+        st.started.delete(d.tool_call_id);
         const meta = d.result_meta ?? null;
         const metaExit = meta && typeof meta.exit_code === "number" ? meta.exit_code : null;
         const exitCode = typeof d.exit_code === "number" ? d.exit_code : metaExit;
@@ -140,6 +174,16 @@ export abstract class RendererCore implements Renderer {
         };
         return this.onToolFinished(result);
       }
+      case "token_usage_updated":
+        st.usage = ev.data;
+        return this.onOther(ev);
+      case "error_occurred":
+        st.lastError = ev.data.error_message;
+        return this.onOther(ev);
+      case "run_failed":
+        // The lane's error_occurred already showed this message: end the session without repeating it.
+        if (lastError !== null && lastError === ev.data.error_message) return this.onFailedAfterError(ev);
+        return this.onOther(ev);
       default:
         return this.onOther(ev);
     }
@@ -147,8 +191,8 @@ export abstract class RendererCore implements Renderer {
 
   /** Footer text at stream end. */
   abstract finish(): string;
-  /** A printed text delta. */
-  protected abstract onDelta(delta: string, kind: Kind): string;
+  /** A printed text delta; `fresh`: it begins another message than the previous delta of its kind (a new run). */
+  protected abstract onDelta(delta: string, kind: Kind, fresh: boolean): string;
   /** A whole message that was not already shown as deltas. */
   protected abstract onMessage(content: string, kind: Kind): string;
   /** A tool start. */
@@ -157,6 +201,8 @@ export abstract class RendererCore implements Renderer {
   protected abstract onToolFinished(r: ToolResult): string;
   /** Every other visible event. */
   protected abstract onOther(ev: Envelope): string;
+  /** A `run_failed` whose message the `error_occurred` just before it already showed. */
+  protected abstract onFailedAfterError(ev: EnvelopeOf<"run_failed">): string;
   /** Called when an open text run is closed by {@link breakLine}. */
   protected closeText(): void {}
 

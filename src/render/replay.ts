@@ -7,7 +7,7 @@ import type { Envelope, View } from "../events/mod.ts";
 import { DEFAULT_VIEW } from "../events/types.ts";
 import { painter } from "./ansi.ts";
 import { type HeaderInfo, promptOutcomeLine, renderHeader, steerNotice } from "./chrome.ts";
-import { createRenderer } from "./create.ts";
+import { createRenderer, switchRenderer } from "./create.ts";
 import type { Renderer } from "./types.ts";
 
 /** Inputs of {@link replayEvents}. */
@@ -51,15 +51,15 @@ export function replayEvents(events: readonly Envelope[], opts: ReplayOptions): 
   const prompts: string[] = [];
 
   const pathDiff = (path: string) => (opts.pathDiffFor && cwd ? opts.pathDiffFor(cwd)(path) : null);
-  const newRenderer = (): Renderer =>
-    createRenderer({
-      ...view,
-      diff_max_lines: opts.diff_max_lines,
-      tool_output_max_lines: opts.tool_output_max_lines,
-      color: opts.color,
-      tty: opts.tty,
-      pathDiff: opts.pathDiffFor ? pathDiff : null,
-    });
+  const renderSettings = () => ({
+    ...view,
+    diff_max_lines: opts.diff_max_lines,
+    tool_output_max_lines: opts.tool_output_max_lines,
+    color: opts.color,
+    tty: opts.tty,
+    pathDiff: opts.pathDiffFor ? pathDiff : null,
+  });
+  const newRenderer = (): Renderer => createRenderer(renderSettings());
   const endStream = () => {
     if (renderer) out += renderer.finish();
     renderer = null;
@@ -77,7 +77,10 @@ export function replayEvents(events: readonly Envelope[], opts: ReplayOptions): 
         const next = { ...view, ...ev.data.view };
         if (renderer && next.log_mode !== view.log_mode) {
           view = next;
-          renderer = newRenderer(); // the outgoing renderer's state is discarded (docs/reference/control-plane.md §7)
+          // The stream continues under the new mode (docs/reference/control-plane.md §7), as in a live run.
+          const switched = switchRenderer(renderer, renderSettings());
+          out += switched.text;
+          renderer = switched.renderer;
         } else {
           view = next;
           renderer?.setView(next);

@@ -1,7 +1,7 @@
 /** The studio renderer (docs/reference/events-and-rendering.md §7.3): indented blocks with status icons. */
-import type { Envelope, EnvelopeOf, TokenUsage } from "../events/mod.ts";
+import type { Envelope, EnvelopeOf } from "../events/mod.ts";
 import { RendererCore } from "./core.ts";
-import { oneLine } from "./text.ts";
+import { oneLine, plural } from "./text.ts";
 import { toolActivity, type ToolResult, toolSummaries } from "./tools.ts";
 
 type Kind = "text" | "thinking";
@@ -16,7 +16,6 @@ export class StudioRenderer extends RendererCore {
   private textKind: Kind | null = null;
   /** Tool call id whose `◐` line is open (TTY with colour only). */
   private spinning: string | null = null;
-  private usage: TokenUsage | null = null;
 
   /** Prefix that ends whatever is open so a fresh line can start. */
   private open(): string {
@@ -36,9 +35,9 @@ export class StudioRenderer extends RendererCore {
     this.spinning = null;
   }
 
-  protected onDelta(delta: string, kind: Kind): string {
+  protected onDelta(delta: string, kind: Kind, fresh = false): string {
     let pre = "";
-    if (this.textKind !== kind) {
+    if (this.textKind !== kind || fresh) {
       pre = this.open() + "\n";
       this.textKind = kind;
     }
@@ -103,12 +102,11 @@ export class StudioRenderer extends RendererCore {
         return `${this.open()}\n${INDENT}${p("blue", "●")} ${head}session started\n`;
       }
       case "token_usage_updated":
-        this.usage = ev.data;
         return "";
       case "run_completed": {
-        const u = this.usage ?? ev.data.token_usage ?? null;
+        const u = this.state.usage ?? ev.data.token_usage ?? null;
         const tokens = u ? `${u.input_tokens}/${u.output_tokens} tokens, ` : "";
-        const line = `Session complete (${ev.data.stop_reason}) — ${tokens}${this.tools} tools`;
+        const line = `Session complete (${ev.data.stop_reason}) — ${tokens}${plural(this.tools, "tool")}`;
         return `${this.open()}\n${INDENT}${p("blue", "●")} ${line}\n`;
       }
       case "run_failed":
@@ -124,6 +122,11 @@ export class StudioRenderer extends RendererCore {
       default:
         return `${this.open()}${INDENT}${p("dim", `? ${ev.type}`)}\n`;
     }
+  }
+
+  /** The `✗` line of the error just before already said it. */
+  protected onFailedAfterError(_ev: EnvelopeOf<"run_failed">): string {
+    return "";
   }
 
   /** Close an open line; studio has no footer. */

@@ -47,7 +47,7 @@ export function shortModel(model: string): string {
 
 /** Studio size: `812 chars`, `1.2k chars`, `12k chars`. */
 export function formatSize(chars: number): string {
-  if (chars < 1000) return `${chars} chars`;
+  if (chars < 1000) return chars === 1 ? "1 char" : `${chars} chars`;
   if (chars < 10_000) return `${(Math.round(chars / 100) / 10).toFixed(1)}k chars`;
   return `${Math.round(chars / 1000)}k chars`;
 }
@@ -77,4 +77,9 @@ export function nonBlankLines(text: string): string[] {
     if (line.trim() !== "") out.push(line);
   }
   return out;
+}
+
+/** `1 line`, `2 lines`, `0 lines`: a count with its noun, plural unless the count is 1. */
+export function plural(n: number, one: string, many = one + "s"): string {
+  return `${n} ${n === 1 ? one : many}`;
 }

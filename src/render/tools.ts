@@ -1,7 +1,7 @@
 /** Tool facts shared by the renderers: tool families, studio activities and completion summaries (docs/reference/events-and-rendering.md §7.3). */
 import type { View } from "../events/mod.ts";
 import { inputPath } from "./diff.ts";
-import { formatSize, nonBlankLines, oneLine, shortPath, splitLines, truncate } from "./text.ts";
+import { formatSize, nonBlankLines, oneLine, plural, shortPath, splitLines, truncate } from "./text.ts";
 
 /** A tool family: names of every lane mapped onto the studio vocabulary. */
 export type ToolFamily =
@@ -123,7 +123,7 @@ export function toolActivity(name: string, input: Record<string, unknown>): stri
       return `Searching: "${oneLine(s(input.query) ?? s(input.Query) ?? "?", 60)}"`;
     case "file_change": {
       const n = Array.isArray(input.changes) ? input.changes.length : 0;
-      return `Changing ${n} file(s)`;
+      return `Changing ${plural(n, "file")}`;
     }
     default:
       return `Using ${name}`;
@@ -161,13 +161,16 @@ export function toolSummaries(r: ToolResult, toolOutput: View["tool_output"]): {
     }
     case "read":
       if (r.failed) return [{ path, text: `Read failed: ${pathOf(r.input)}` }];
-      return [{ path, text: `Read ${pathOf(r.input)}${facts ? ` (${splitLines(r.output).length} lines)` : ""}` }];
+      return [{
+        path,
+        text: `Read ${pathOf(r.input)}${facts ? ` (${plural(splitLines(r.output).length, "line")})` : ""}`,
+      }];
     case "write": {
       if (r.failed) return [{ path, text: `Write failed: ${pathOf(r.input)}` }];
       const content = typeof r.input.content === "string" ? r.input.content : null;
       return [{
         path,
-        text: `Wrote ${pathOf(r.input)}${content !== null ? ` (${splitLines(content).length} lines)` : ""}`,
+        text: `Wrote ${pathOf(r.input)}${content !== null ? ` (${plural(splitLines(content).length, "line")})` : ""}`,
       }];
     }
     case "edit":
@@ -187,11 +190,14 @@ export function toolSummaries(r: ToolResult, toolOutput: View["tool_output"]): {
     }
     case "glob": {
       const n = nonBlankLines(r.output).length;
-      return [{ path: null, text: `Found ${facts ? `${n} ` : ""}files matching ${patternOf(r.input)}` }];
+      return [{ path: null, text: `Found ${facts ? plural(n, "file") : "files"} matching ${patternOf(r.input)}` }];
     }
     case "grep": {
       const n = nonBlankLines(r.output).length;
-      return [{ path: null, text: `Found ${facts ? `${n} ` : ""}matches for "${patternOf(r.input)}"` }];
+      return [{
+        path: null,
+        text: `Found ${facts ? plural(n, "match", "matches") : "matches"} for "${patternOf(r.input)}"`,
+      }];
     }
     case "task":
       return [{

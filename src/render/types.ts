@@ -1,5 +1,5 @@
 /** Renderer and sink contracts (docs/reference/events-and-rendering.md §5–§10). */
-import type { Envelope, View } from "../events/mod.ts";
+import type { Envelope, TokenUsage, View } from "../events/mod.ts";
 
 /** Settings a renderer honours; `setView` changes the View part at runtime. */
 export interface RenderSettings extends View {
@@ -32,6 +32,29 @@ export interface Renderer {
    * on the outgoing renderer before replacing it on a `log_mode` change (it prints no footer).
    */
   breakLine(): string;
+  /** What the stream has shown so far; {@link Renderer.breakLine} then this, when a `log_mode` change replaces it. */
+  streamState(): StreamState;
+}
+
+/**
+ * What a stream has shown so far, independent of the mode: the counters of the footer, the tool calls still open
+ * (their input and start time name the command and the duration at completion), the text dedupe memory and the last
+ * error shown. A `log_mode` change mid-stream hands it to the next renderer (docs/reference/control-plane.md §7), so a
+ * tool started under one mode completes correctly under the other.
+ */
+export interface StreamState {
+  events: number;
+  tools: number;
+  readonly started: Map<string, { name: string; input: Record<string, unknown>; at: string }>;
+  readonly printedIds: Set<string>;
+  kindsSince: number;
+  /** The `message_id` of the last delta of each kind: a delta of another message starts a new text run. */
+  readonly lastDeltaId: Map<string, string>;
+  noIdKindsSince: number;
+  /** The latest token usage of the stream (studio's closing line). */
+  usage: TokenUsage | null;
+  /** The message of the last `error_occurred` shown, until the next event: a `run_failed` repeating it is folded. */
+  lastError: string | null;
 }
 
 /** Receives rendered text. */

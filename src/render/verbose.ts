@@ -2,7 +2,7 @@
 import type { Envelope, EnvelopeOf } from "../events/mod.ts";
 import type { Color } from "./ansi.ts";
 import { RendererCore } from "./core.ts";
-import { oneLine, splitLines, truncate } from "./text.ts";
+import { oneLine, plural, splitLines, truncate } from "./text.ts";
 import type { ToolResult } from "./tools.ts";
 
 type Kind = "text" | "thinking";
@@ -31,9 +31,9 @@ export class VerboseRenderer extends RendererCore {
     return pre + this.paint(color, `[${tag}]`) + (rest ? " " + rest : "") + "\n";
   }
 
-  protected onDelta(delta: string, kind: Kind): string {
-    // A switch between thinking and text starts a new line.
-    const pre = this.textKind !== null && this.textKind !== kind && !this.atLineStart ? "\n" : "";
+  protected onDelta(delta: string, kind: Kind, fresh = false): string {
+    // A switch between thinking and text, or another message, starts a new line.
+    const pre = this.textKind !== null && (this.textKind !== kind || fresh) && !this.atLineStart ? "\n" : "";
     this.textKind = kind;
     this.atLineStart = delta.endsWith("\n");
     return pre + (kind === "thinking" ? this.paint("dim", delta) : delta);
@@ -109,10 +109,15 @@ export class VerboseRenderer extends RendererCore {
     }
   }
 
+  /** Verbose shows every event as its own tagged line, the repeated message included. */
+  protected onFailedAfterError(ev: EnvelopeOf<"run_failed">): string {
+    return this.onOther(ev);
+  }
+
   /** Close the open line and print the footer. */
   finish(): string {
     const pre = this.atLineStart ? "" : "\n";
     this.atLineStart = true;
-    return pre + this.paint("dim", `--- ${this.events} events, ${this.tools} tools ---`) + "\n";
+    return pre + this.paint("dim", `--- ${plural(this.events, "event")}, ${plural(this.tools, "tool")} ---`) + "\n";
   }
 }

@@ -13,7 +13,7 @@ import type { StreamOutcome, StreamPlan } from "./next_stream.ts";
 import type { SteerDesk } from "./steering.ts";
 import type { StreamRecord } from "./state.ts";
 import { pumpStream, type StreamObservation } from "./stream.ts";
-import { createRenderer, type EventSink, type Renderer, type TextSink } from "../render/mod.ts";
+import { createRenderer, type EventSink, type Renderer, type StreamState, type TextSink } from "../render/mod.ts";
 import { pathDiffPrefetchFor } from "../render/git_diff.ts";
 
 /**
@@ -79,8 +79,11 @@ export interface StreamRun {
   readonly sessionId: string | null;
 }
 
-/** A renderer for the live view, bound to a session cwd. */
-export function newRenderer(ctx: RunScope, prompt: Prompt): Renderer {
+/**
+ * A renderer for the live view, bound to a session cwd. `carried`: the stream state of the renderer it replaces on a
+ * mid-stream `log_mode` change (docs/reference/control-plane.md §7).
+ */
+export function newRenderer(ctx: RunScope, prompt: Prompt, carried: StreamState | null = null): Renderer {
   const o = prompt.options;
   return createRenderer({
     ...ctx.view,
@@ -90,7 +93,7 @@ export function newRenderer(ctx: RunScope, prompt: Prompt): Renderer {
     tty: ctx.io.stdout.isTerminal,
     // Filled asynchronously before each event is rendered (stream.ts): rendering never runs git itself.
     pathDiff: pathDiffPrefetchFor(prompt.cwd).get,
-  });
+  }, carried);
 }
 
 /** Run one stream: start it, make it live, pump it, and end it. */

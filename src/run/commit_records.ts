@@ -6,7 +6,7 @@
  * commit never carries another prompt's records. Workspace runs keep their store root outside every checkout:
  * nothing rides along and nothing is written there.
  */
-import { relative } from "node:path";
+import { relative } from "../util/path.ts";
 import { storePaths, storeRootForPacket } from "../store/paths.ts";
 
 /** What a prompt's commit may carry from the store root. */

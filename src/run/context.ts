@@ -170,14 +170,27 @@ export class RunScope {
     return this.env.repoIndex();
   }
 
+  /**
+   * End the live renderer's open line (a text run, a compact token line, a studio `◐` line) on stdout and in the
+   * attempt log, so a whole line of the runner's own can follow. Nothing when no line is open.
+   */
+  breakStream(): void {
+    const text = this.live?.renderer.breakLine() ?? "";
+    if (text === "") return;
+    if (!this.io.json) this.io.stdout.write(text);
+    this.attemptLog?.write(text);
+  }
+
   /** A human output line (stdout and the attempt log); dropped from stdout under `--json`. */
   say(line: string, color?: "green" | "red" | "yellow" | "dim"): void {
+    this.breakStream();
     if (!this.io.json) this.io.stdout.write((color ? this.paint(color, line) : line) + "\n");
     this.attemptLog?.write(line + "\n");
   }
 
   /** An error or warning line on stderr (also copied to the attempt log). */
   err(line: string): void {
+    this.breakStream();
     this.io.stderr.write(line + "\n");
     this.attemptLog?.write(line + "\n");
   }

@@ -4,7 +4,7 @@
  * were already dirty when a prompt started, which are kept out of `changed_paths_only`, the commit and every repair
  * prompt.
  */
-import { relative } from "node:path";
+import { relative } from "../util/path.ts";
 import { changedPaths } from "../contract/clauses/git_clauses.ts";
 import { gitIn, parsePorcelainZ } from "../contract/git.ts";
 import { canonicalPath, isWithin } from "../contract/paths.ts";

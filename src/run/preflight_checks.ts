@@ -7,6 +7,7 @@ import { laneFor } from "../lanes/mod.ts";
 import { whichExecutable } from "../lanes/cli_lane.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
 import { insideWorkTree } from "./git.ts";
+import { repoHint } from "./readiness.ts";
 import { allowRunFlag, type RunPermissions, runPermissionsFor } from "./run_permissions.ts";
 
 /** Variables Deno refuses to pass to a child unless `--allow-run` is unrestricted. */
@@ -76,14 +77,16 @@ export async function runPreflightChecks(
     try {
       info = await Deno.stat(d.path);
     } catch {
-      problems.push(`${d.label}: ${d.path} does not exist`);
+      problems.push(`${d.label}: ${d.path} does not exist (${repoHint("path_not_found", d.path)})`);
       continue;
     }
     if (!info.isDirectory) {
       problems.push(`${d.label}: ${d.path} is not a directory`);
       continue;
     }
-    if (!(await insideWorkTree(d.path))) problems.push(`${d.label}: ${d.path} is not inside a git work tree`);
+    if (!(await insideWorkTree(d.path))) {
+      problems.push(`${d.label}: ${d.path} is not inside a git work tree (${repoHint("not_git_repo", d.path)})`);
+    }
   }
   const seen = new Set<string>();
   for (const p of prompts) {

@@ -6,7 +6,7 @@
  * run of the prompt applies the preserved changes again before its first attempt and moves the ref to
  * `refs/prompt_runner/restored/…`.
  */
-import { dirname, join } from "node:path";
+import { dirname, join } from "../util/path.ts";
 import { failpoint } from "../util/failpoint.ts";
 import { gitLiteral as git, type GitRun as Git, type RepoBaseline, storeRelative } from "./dirty.ts";
 

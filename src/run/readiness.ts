@@ -122,6 +122,19 @@ export async function checkRepo(
   return c;
 }
 
+/**
+ * What to do about a target repo that is not ready (a hint appended to the problem line): the runner commits each
+ * prompt's work in its target repos, so each must be an existing git work tree; a repo path is relative to the
+ * packet directory.
+ */
+export function repoHint(kind: "path_not_found" | "not_git_repo", path: string): string {
+  const q = /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
+  if (kind === "not_git_repo") {
+    return `make it a git repository: git -C ${q} init && git -C ${q} commit --allow-empty -m "initial commit"`;
+  }
+  return `repo paths are relative to the packet directory; create it (mkdir -p ${q}, then git init) or fix the path`;
+}
+
 const REPO_MESSAGES: Record<RepoErrorKind, string> = {
   missing_path: "has no path in the manifest",
   path_not_found: "does not exist",
@@ -207,7 +220,8 @@ export async function readinessReport(
       readiness_errors.push({
         kind: k,
         repo: r.name,
-        message: `repo ${r.name} (${r.path || "no path"}) ${REPO_MESSAGES[k]}`,
+        message: `repo ${r.name} (${r.path || "no path"}) ${REPO_MESSAGES[k]}` +
+          (k === "not_git_repo" || k === "path_not_found" ? ` (${repoHint(k, r.path)})` : ""),
       });
     }
   }

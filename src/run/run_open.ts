@@ -144,7 +144,9 @@ function planeHooks(scope: RunScope, deskSlot: { readonly desk: SteerDesk | null
       if (!live) return;
       const prompt = scope.packet.prompts.find((p) => p.id === live.promptId);
       if (changed.log_mode !== undefined && changed.log_mode !== before && prompt) {
-        scope.slot.replaceRenderer(newRenderer(scope, prompt));
+        // The outgoing renderer ends its open line; the new one continues the same stream (open tools, counters).
+        scope.breakStream();
+        scope.slot.replaceRenderer(newRenderer(scope, prompt, live.renderer.streamState()));
       } else {
         const { log_mode: _m, ...rest } = changed;
         live.renderer.setView(rest);

@@ -9,11 +9,10 @@
  * through the `kill` executable), `/proc` cannot be read directly (so it is read by `cat` and `/bin/sh`), and no
  * child may be spawned while an `LD_*` or `DYLD_*` variable is set.
  */
-import { isAbsolute, join, normalize } from "node:path";
-import { laneExecutables } from "../lanes/mod.ts";
+import { isAbsolute, join, normalize } from "../util/path.ts";
+import { laneExecutables } from "../lanes/catalog.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
-import { isLegacyCommand, isRecord, pick, validateEntry } from "../contract/entries.ts";
-import { substituteRepo } from "../contract/clauses/commands.ts";
+import { isLegacyCommand, isRecord, pick, substituteRepo, validateEntry } from "../contract/entries.ts";
 import { enforcedContract, packetContract } from "../contract/enforced.ts";
 import { canonicalJoin, canonicalPath } from "../contract/paths.ts";
 import { repoIndex } from "../contract/context.ts";

@@ -33,6 +33,7 @@ export {
 } from "./fs.ts";
 export { runHelper } from "./helper.ts";
 export { normalizePromptId } from "./ids.ts";
+export { basename, dirname, existsSync, isAbsolute, join, normalize, relative, resolve, sep } from "./path.ts";
 export {
   aliveRecordedAsync,
   descendantsOf,

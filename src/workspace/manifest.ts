@@ -36,6 +36,14 @@ function isMap(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
+/** Every key a workspace manifest may have, by where it appears (docs/packets.md documents each). */
+export const WORKSPACE_KEYS = {
+  top: ["schema", "id", "repositories", "packet", "operator", "failure_policy", "requires", "artifacts"],
+  repository: ["remote", "ref", "source"],
+  packet: ["repo", "path"],
+  operator: ["workspace_root", "runtime_root", "containment"],
+} as const;
+
 function checkKeys(file: string, where: string, map: Record<string, unknown>, allowed: readonly string[]): void {
   for (const k of Object.keys(map)) {
     if (!allowed.includes(k)) {
@@ -77,16 +85,7 @@ export function parseWorkspaceManifest(text: string, path: string): WorkspaceMan
     throw e;
   }
   if (!isMap(doc)) fail(path, "(root)", "expected a YAML mapping");
-  checkKeys(path, "", doc, [
-    "schema",
-    "id",
-    "repositories",
-    "packet",
-    "operator",
-    "failure_policy",
-    "requires",
-    "artifacts",
-  ]);
+  checkKeys(path, "", doc, WORKSPACE_KEYS.top);
   if (doc.schema !== WORKSPACE_SCHEMA) {
     fail(path, "schema", `expected "${WORKSPACE_SCHEMA}", got ${JSON.stringify(doc.schema ?? null)}`);
   }
@@ -104,7 +103,7 @@ export function parseWorkspaceManifest(text: string, path: string): WorkspaceMan
     const key = `repositories.${name}`;
     if (!ID_RE.test(name)) fail(path, key, "repository names use letters, digits, '_', '.' and '-'");
     if (!isMap(r)) fail(path, key, "expected a map with remote, ref, source");
-    checkKeys(path, key, r, ["remote", "ref", "source"]);
+    checkKeys(path, key, r, WORKSPACE_KEYS.repository);
     const remote = str(path, `${key}.remote`, r.remote, true)!;
     const ref = str(path, `${key}.ref`, r.ref, false) ?? "main";
     const src = str(path, `${key}.source`, r.source, false);
@@ -114,7 +113,7 @@ export function parseWorkspaceManifest(text: string, path: string): WorkspaceMan
   let packet: WorkspaceManifest["packet"] = null;
   if (doc.packet !== undefined && doc.packet !== null) {
     if (!isMap(doc.packet)) fail(path, "packet", "expected a map with repo and path");
-    checkKeys(path, "packet", doc.packet, ["repo", "path"]);
+    checkKeys(path, "packet", doc.packet, WORKSPACE_KEYS.packet);
     const repo = str(path, "packet.repo", doc.packet.repo, true)!;
     const ppath = str(path, "packet.path", doc.packet.path, true)!;
     if (!repositories.some((r) => r.name === repo)) {
@@ -132,7 +131,7 @@ export function parseWorkspaceManifest(text: string, path: string): WorkspaceMan
   let workspaceRoot = "auto", runtimeRoot = "auto";
   if (doc.operator !== undefined && doc.operator !== null) {
     if (!isMap(doc.operator)) fail(path, "operator", "expected a map");
-    checkKeys(path, "operator", doc.operator, ["workspace_root", "runtime_root", "containment"]);
+    checkKeys(path, "operator", doc.operator, WORKSPACE_KEYS.operator);
     for (const k of ["workspace_root", "runtime_root"] as const) {
       const v = str(path, `operator.${k}`, doc.operator[k], false) ?? "auto";
       if (v !== "auto" && !v.startsWith("/")) {

@@ -3,6 +3,7 @@ import { setupExample } from "../../examples/setup.ts";
 import { findCommand } from "../../src/cli/registry.ts";
 import { denoFlagsFor } from "../../src/cli/frame.ts";
 import { tempDir } from "../support/fs.ts";
+import { bundleTaskArgs } from "../../scripts/bundle_args.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -10,12 +11,19 @@ Deno.test("the bundled single file runs the recovery demo with only run's declar
   await using dir = await tempDir();
   const bundle = `${dir.path}/prompt_runner.js`;
   const built = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--quiet", "--output", bundle, "main.ts"],
+    args: await bundleTaskArgs(bundle),
     cwd: ROOT,
     stdout: "piped",
     stderr: "piped",
   }).output();
   assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
+  // One file (the single-artifact proof), with no static `node:` import: those are hoisted to the top of the file
+  // and would load Deno's Node compatibility layer at every start of every command.
+  const written = [];
+  for await (const e of Deno.readDir(dir.path)) written.push(e.name);
+  assert.deepEqual(written, ["prompt_runner.js"]);
+  const code = await Deno.readTextFile(bundle);
+  assert.doesNotMatch(code, /\bfrom\s*["']node:|\bimport\s*["']node:/);
 
   const packet = await setupExample("recovery", dir.path);
   const perms = denoFlagsFor(findCommand(["run"])!.entry.permissions);

@@ -283,7 +283,12 @@ Deno.test("packet preflight exits 1 naming every repo problem", async () => {
   const human = await runCli(["packet", "preflight", t.path]);
   assert.equal(human.code, 1);
   assert.match(human.stderr, /^error: preflight failed\n/);
-  assert.match(human.stderr, new RegExp(`  repo plain \\(${t.path}/plain\\) is not inside a git work tree\n`));
+  assert.match(
+    human.stderr,
+    new RegExp(
+      `  repo plain \\(${t.path}/plain\\) is not inside a git work tree \\(make it a git repository: git -C \\S+ init && git -C \\S+ commit --allow-empty -m "initial commit"\\)\n`,
+    ),
+  );
 });
 
 Deno.test("packet preflight checks the packet dir when there are no repos", async () => {

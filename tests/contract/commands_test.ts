@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { tempDir, writeFiles } from "../support/fs.ts";
 import { itemsOf, oneItem } from "./_helpers.ts";
-import { displayArgv, substituteRepo } from "../../src/contract/clauses/commands.ts";
+import { displayArgv } from "../../src/contract/clauses/commands.ts";
+import { substituteRepo } from "../../src/contract/entries.ts";
 import { BACKUP_SUFFIX } from "../../src/contract/clauses/regenerate.ts";
 
 async function processGone(pid: number): Promise<boolean> {

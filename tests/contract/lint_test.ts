@@ -124,6 +124,6 @@ Deno.test("lintContract() sees a symlinked parent that leaves the repo", async (
   await writeFiles(dir.path, { "app/README.md": "r", "elsewhere/x.md": "x", "packet/p": "" });
   await Deno.symlink(`${dir.path}/elsewhere`, `${dir.path}/app/link`);
   const prompt = promptFixture({ verify: { doc: ["link/x.md"] }, cwd: `${dir.path}/app` });
-  const f = lintContract(prompt, packetFixture(`${dir.path}/packet`, [prompt], { app: `${dir.path}/app` }));
+  const f = await lintContract(prompt, packetFixture(`${dir.path}/packet`, [prompt], { app: `${dir.path}/app` }));
   assert.deepEqual(kinds(f), ["warning:verify_path_escapes_repo"]);
 });

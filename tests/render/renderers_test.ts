@@ -164,7 +164,7 @@ Deno.test("diff full truncates the body at diff_max_lines with an explicit marke
 Deno.test("path-only changes never show counts and label the git body as the current state", () => {
   const events = toolCall("f", "file_change", { changes: [{ path: "lib/r.ex", kind: "add" }] }, "");
   const stat = renderAll(events, settings({ log_mode: "studio", diff: "stat" }));
-  assert.equal(stat, "  ◐ Changing 1 file(s)\n  ✓ Added lib/r.ex\n");
+  assert.equal(stat, "  ◐ Changing 1 file\n  ✓ Added lib/r.ex\n");
   const full = renderAll(events, settings({ log_mode: "studio", diff: "full" }));
   assert.ok(
     full.includes(
@@ -231,7 +231,7 @@ Deno.test("compact truncates long messages to 120 columns, counting wide charact
 Deno.test("studio shortens long paths to first/…/last/two", () => {
   const path = "src/very/deeply/nested/directory/structure/for/testing/generated_table.ts";
   const out = renderAll(toolCall("r", "Read", { file_path: path }, "x\n"), settings({ log_mode: "studio" }));
-  assert.ok(out.includes("✓ Read src/…/testing/generated_table.ts (1 lines)"));
+  assert.ok(out.includes("✓ Read src/…/testing/generated_table.ts (1 line)"));
 });
 
 Deno.test("compact prints the spec example line for a simulated Write", () => {
@@ -239,6 +239,6 @@ Deno.test("compact prints the spec example line for a simulated Write", () => {
   assert.equal(
     out,
     "r+ simulated-demo >> I'll create the file.\nt+Write t-Write +3 \u22120 tr:File created successfully at: hello.txt " +
-      "tk:1200/85 r-:end\n--- 6 events, 1 tools ---\n",
+      "tk:1200/85 r-:end\n--- 6 events, 1 tool ---\n",
   );
 });

@@ -16,7 +16,7 @@ Deno.test("toolActivity() names the studio activity of each tool family", () => 
     ["Task", { description: "review" }, "Running task: review"],
     ["WebFetch", { url: "https://example.com/a/b" }, "Fetching example.com"],
     ["WebSearch", { query: "deno diff" }, 'Searching: "deno diff"'],
-    ["file_change", { changes: [{ path: "a" }, { path: "b" }] }, "Changing 2 file(s)"],
+    ["file_change", { changes: [{ path: "a" }, { path: "b" }] }, "Changing 2 files"],
     ["mcp:docs.lookup", {}, "Using mcp:docs.lookup"],
   ];
   for (const [name, input, expected] of cases) assert.equal(toolActivity(name, input), expected, name);
@@ -65,7 +65,7 @@ Deno.test("toolSummaries() writes the studio completion summaries", () => {
   assert.deepEqual(text(result("Write", { file_path: "w", content: "a\nb\nc\n" }, "ok")), ["Wrote w (3 lines)"]);
   assert.deepEqual(text(result("Write", { file_path: "w" }, "no", { failed: true })), ["Write failed: w"]);
   assert.deepEqual(text(result("Glob", { pattern: "*.ts" }, "a.ts\nb.ts\n")), ["Found 2 files matching *.ts"]);
-  assert.deepEqual(text(result("Grep", { pattern: "x" }, "a:1\n")), ['Found 1 matches for "x"']);
+  assert.deepEqual(text(result("Grep", { pattern: "x" }, "a:1\n")), ['Found 1 match for "x"']);
   assert.deepEqual(text(result("Task", { description: "audit" }, "done")), ["Task complete: audit"]);
   assert.deepEqual(text(result("Task", { description: "audit" }, "err", { failed: true })), ["Task failed: audit"]);
   assert.deepEqual(text(result("WebFetch", { url: "https://x.y" }, "x".repeat(12_400))), [

@@ -7,9 +7,17 @@ import type { RunnerPlane } from "../../src/control/plane_types.ts";
 import { DEFAULT_VIEW, type View } from "../../src/events/types.ts";
 import type { LaneSession } from "../../src/lanes/types.ts";
 import type { Renderer, TextSink } from "../../src/render/types.ts";
+import { newStreamState } from "../../src/render/core.ts";
 
 function renderer(mode: View["log_mode"]): Renderer {
-  return { mode, render: () => "", finish: () => "", setView() {}, breakLine: () => "" };
+  return {
+    mode,
+    render: () => "",
+    finish: () => "",
+    setView() {},
+    breakLine: () => "",
+    streamState: () => newStreamState(),
+  };
 }
 
 function stream(r: Renderer): LiveStream {

@@ -26,24 +26,42 @@ export interface CliOptions {
   stdin?: string;
 }
 
+/**
+ * Variables a CI service sets that may change what the CLI prints (colour, heartbeats, annotations). Every child
+ * spawned here runs without them, so a test's output is the same on a laptop and in CI.
+ */
+export const CI_VARIABLES = ["CI", "GITHUB_ACTIONS", "GITLAB_CI"] as const;
+
+/** The environment of a spawned CLI: this process's, minus {@link CI_VARIABLES}, with `NO_COLOR=1` and `extra`. */
+export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env = Deno.env.toObject();
+  for (const name of CI_VARIABLES) delete env[name];
+  return { ...env, NO_COLOR: "1", ...extra };
+}
+
 /** Deno flags for the subcommand named by argv (exactly its declared permissions). */
 export function permissionFlags(args: string[]): string[] {
   const found = findCommand(args);
   return found ? denoFlagsFor(found.entry.permissions) : [];
 }
 
-/** Run the CLI to completion. */
-export async function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
+/** The command options of one CLI invocation (exactly the subcommand's permissions, {@link childEnv}). */
+export function cliCommandOptions(args: string[], opts: CliOptions = {}): Deno.CommandOptions {
   const flags = opts.denoFlags ?? permissionFlags(args);
-  const cmd = new Deno.Command(Deno.execPath(), {
+  return {
     args: ["run", "--quiet", "--no-prompt", ...flags, MAIN, ...args],
     cwd: opts.cwd ?? ROOT,
-    env: { NO_COLOR: "1", ...opts.env },
+    clearEnv: true,
+    env: childEnv(opts.env),
     stdin: opts.stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
-  });
-  const child = cmd.spawn();
+  };
+}
+
+/** Run the CLI to completion. */
+export async function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
+  const child = new Deno.Command(Deno.execPath(), cliCommandOptions(args, opts)).spawn();
   if (opts.stdin !== undefined) {
     const w = child.stdin.getWriter();
     await w.write(new TextEncoder().encode(opts.stdin));
@@ -56,15 +74,8 @@ export async function runCli(args: string[], opts: CliOptions = {}): Promise<Cli
 
 /** Spawn the CLI without waiting (live runs driven from a second process). */
 export function spawnCli(args: string[], opts: CliOptions = {}): Deno.ChildProcess {
-  const flags = opts.denoFlags ?? permissionFlags(args);
-  return new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--no-prompt", ...flags, MAIN, ...args],
-    cwd: opts.cwd ?? ROOT,
-    env: { NO_COLOR: "1", ...opts.env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const { stdin: _stdin, ...rest } = opts;
+  return new Deno.Command(Deno.execPath(), cliCommandOptions(args, rest)).spawn();
 }
 
 /** Parse stdout as one JSON document, with a helpful failure message. */

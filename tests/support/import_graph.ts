@@ -71,6 +71,54 @@ export function resolveSpec(from: string, spec: string): string {
   return parts.join("/");
 }
 
+/** Whether a static import/export match is type-only: `import type`, or `import { type A, type B }`. */
+function isTypeOnly(m: RegExpMatchArray): boolean {
+  if (m[2]) return true;
+  const names = (m[3] ?? "").match(/^\s*\{([^}]*)\}\s*$/s)?.[1];
+  return names !== undefined &&
+    names.split(",").map((s) => s.trim()).filter(Boolean).every((s) => s.startsWith("type "));
+}
+
+/**
+ * The packages one source file loads when it is evaluated: the bare, `npm:` and `node:` specifiers of its static
+ * value imports and re-exports (type-only imports and dynamic `import()` load nothing at evaluation).
+ */
+export function packageImports(source: string): string[] {
+  const text = stripComments(source);
+  const out = new Set<string>();
+  for (const m of text.matchAll(STATIC_RE)) if (!m[4]!.startsWith(".") && !isTypeOnly(m)) out.add(m[4]!);
+  for (const m of text.matchAll(BARE_RE)) if (!m[1]!.startsWith(".")) out.add(m[1]!);
+  return [...out].sort();
+}
+
+/** What evaluating some entry files evaluates with them: the files and packages reached by static value imports. */
+export interface StaticLoad {
+  files: Set<string>;
+  /** Package specifier → the first file found importing it. */
+  packages: Map<string, string>;
+}
+
+/**
+ * The files (repository-relative) and packages that evaluating `entries` evaluates before any of their code runs:
+ * static value imports and re-exports, followed through `files` (path → source); dynamic `import()` is where
+ * loading stops, so this is what a command costs before it decides anything.
+ */
+export function staticLoad(files: ReadonlyMap<string, string>, entries: readonly string[]): StaticLoad {
+  const seen = new Set<string>();
+  const packages = new Map<string, string>();
+  const stack = [...entries];
+  while (stack.length) {
+    const f = stack.pop()!;
+    if (seen.has(f)) continue;
+    const source = files.get(f);
+    if (source === undefined) throw new Error(`staticLoad: no source for ${f}`);
+    seen.add(f);
+    for (const p of packageImports(source)) if (!packages.has(p)) packages.set(p, f);
+    for (const r of parseImports(f, source)) if (r.kind === "value") stack.push(r.to);
+  }
+  return { files: seen, packages };
+}
+
 /** The relative imports of one source file (bare and `npm:` specifiers are skipped). */
 export function parseImports(from: string, source: string): ImportRef[] {
   const text = stripComments(source);
@@ -80,12 +128,7 @@ export function parseImports(from: string, source: string): ImportRef[] {
     refs.push({ from, to: resolveSpec(from, spec), spec, line: lineAt(text, offset), kind, stmt });
   };
   for (const m of text.matchAll(STATIC_RE)) {
-    const clause = m[3] ?? "";
-    // `import { type A, type B }` is type-only too; `import { type A, b }` is not.
-    const names = clause.match(/^\s*\{([^}]*)\}\s*$/s)?.[1];
-    const allTyped = names !== undefined &&
-      names.split(",").map((s) => s.trim()).filter(Boolean).every((s) => s.startsWith("type "));
-    add(m[4]!, m.index! + m[0].lastIndexOf(m[4]!), m[2] || allTyped ? "type" : "value", m[1] as ImportRef["stmt"]);
+    add(m[4]!, m.index! + m[0].lastIndexOf(m[4]!), isTypeOnly(m) ? "type" : "value", m[1] as ImportRef["stmt"]);
   }
   for (const m of text.matchAll(BARE_RE)) add(m[1]!, m.index!, "value");
   for (const m of text.matchAll(DYNAMIC_RE)) add(m[1]!, m.index!, "dynamic");

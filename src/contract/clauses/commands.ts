@@ -1,8 +1,8 @@
 /** `commands` (docs/reference/contract.md §4): run an executable under a deadline and judge exit code and output. */
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join } from "../../util/path.ts";
 import { type ClauseEnv, fail, fault, makeItem, pass, type Verdict } from "./_common.ts";
 import { compilePattern } from "./text.ts";
-import { isLegacyCommand, isRecord, pick, validateEntry } from "../entries.ts";
+import { isLegacyCommand, isRecord, pick, substituteRepo, validateEntry } from "../entries.ts";
 import { canonicalJoin } from "../paths.ts";
 import { type BoundedResult, runBounded } from "../bounded_process.ts";
 import { restoreRegenerated, stageRegenerated } from "./regenerate.ts";
@@ -20,15 +20,6 @@ export function shellQuote(s: string): string {
 /** Display form of an argv: each element shell-quoted when needed, joined by spaces. */
 export function displayArgv(argv: string[]): string {
   return argv.map(shellQuote).join(" ");
-}
-
-/** Substitute `@repo:NAME` and `@repo:NAME/rel` (unknown names stay verbatim). */
-export function substituteRepo(value: string, repos: Record<string, string>): string {
-  const m = /^@repo:([^/]+)(?:\/(.*))?$/.exec(value);
-  if (!m) return value;
-  const root = repos[m[1]!];
-  if (root === undefined) return value;
-  return m[2] !== undefined && m[2] !== "" ? join(root, m[2]) : root;
 }
 
 async function isExecutableFile(path: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 /** `changed_paths_only` (docs/reference/contract.md §5) and `repos_clean` (§6): judgements on the git state of target repos. */
-import { join, normalize, relative } from "node:path";
+import { join, normalize, relative } from "../../util/path.ts";
 import picomatch from "picomatch";
 import { type ClauseEnv, fail, fault, makeItem, pass, refOf, type Verdict } from "./_common.ts";
 import { hasGlobChars } from "./glob.ts";

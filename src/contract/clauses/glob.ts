@@ -1,16 +1,19 @@
 /** `glob` (docs/reference/contract.md §3): the number (and non-emptiness) of glob matches under a root. */
-import { glob } from "tinyglobby";
-import picomatch from "picomatch";
-import { join } from "node:path";
+import { join } from "../../util/path.ts";
+import { globPaths } from "./glob_walk.ts";
+import { type GlobMatcher, loadGlobMatcher } from "./glob_matcher.ts";
 import { type ClauseEnv, errorMessage, fail, makeItem, pass, resolveEntry } from "./_common.ts";
 import { isRecord } from "../entries.ts";
 import type { ReportItem } from "../types.ts";
 
-/** The problem with a glob pattern (unbalanced brackets, braces, parentheses), or null when it compiles. */
-export function globProblem(pattern: string): string | null {
+/**
+ * The problem with a glob pattern (unbalanced brackets, braces, parentheses), or null when it compiles; `matcher`
+ * from {@link loadGlobMatcher}.
+ */
+export function globProblem(pattern: string, matcher: GlobMatcher): string | null {
   if (pattern.trim() === "") return "empty glob";
   try {
-    picomatch.makeRe(pattern, { strictBrackets: true });
+    matcher.makeRe(pattern, { strictBrackets: true });
     return null;
   } catch (e) {
     return errorMessage(e);
@@ -30,13 +33,11 @@ export async function checkGlob(entry: unknown, env: ClauseEnv, id: string): Pro
   const min = typeof obj.min_matches === "number" ? obj.min_matches : 1;
   const max = typeof obj.max_matches === "number" ? obj.max_matches : null;
   const nonEmpty = obj.non_empty === true;
-  const problem = globProblem(r.ref.path);
+  const problem = globProblem(r.ref.path, await loadGlobMatcher());
   if (problem !== null) return makeItem(r.head, fail(`invalid glob: ${problem}`), { matches: [] });
   let matches: string[];
   try {
-    matches = (await glob(r.ref.path, { cwd: r.ref.root, onlyFiles: false, dot: false, expandDirectories: false }))
-      .map((m) => m.replace(/\/$/, ""))
-      .sort();
+    matches = await globPaths(r.ref.path, r.ref.root);
   } catch (e) {
     return makeItem(r.head, fail(`invalid glob: ${errorMessage(e)}`), { matches: [] });
   }

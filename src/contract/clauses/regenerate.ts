@@ -1,5 +1,5 @@
 /** `regenerates` staging for commands that rebuild committed outputs (docs/reference/contract.md §4). */
-import { join } from "node:path";
+import { join } from "../../util/path.ts";
 
 /** Suffix of the backup a regenerated path is moved to while its command runs. */
 export const BACKUP_SUFFIX = ".prompt-runner-verifier-backup";

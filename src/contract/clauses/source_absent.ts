@@ -1,5 +1,5 @@
 /** `source_absent` (docs/reference/contract.md §3.3): no line of the scanned source files matches a forbidden pattern. */
-import { join, relative } from "node:path";
+import { join, relative } from "../../util/path.ts";
 import { type ClauseEnv, fail, makeItem, pass, resolveEntry } from "./_common.ts";
 import { compilePattern } from "./text.ts";
 import { isRecord, pick } from "../entries.ts";

@@ -1,5 +1,4 @@
 /** `contains` and `matches` (docs/reference/contract.md §3): literal text and regular-expression checks on one file. */
-import { Buffer } from "node:buffer";
 import { type ClauseEnv, errorMessage, fail, makeItem, pass, readBytes, resolveEntry } from "./_common.ts";
 import { isRecord, pick } from "../entries.ts";
 import type { ReportItem } from "../types.ts";
@@ -12,9 +11,20 @@ export async function checkContains(entry: unknown, env: ClauseEnv, id: string):
   const text = typeof raw === "string" ? raw : "";
   const read = await readBytes(r.ref.resolved_path);
   if (!read.ok) return makeItem(r.head, read.verdict);
-  const found = text === "" || Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength)
-        .indexOf(Buffer.from(text, "utf8")) >= 0;
+  const found = text === "" || includesBytes(read.bytes, new TextEncoder().encode(text));
   return makeItem(r.head, found ? pass() : fail(`missing text ${JSON.stringify(text.slice(0, 80))}`));
+}
+
+/** Whether `needle` (non-empty) occurs in `hay`: the native first-byte scan, then a compare at each candidate. */
+export function includesBytes(hay: Uint8Array, needle: Uint8Array): boolean {
+  const first = needle[0]!;
+  const last = hay.length - needle.length;
+  for (let i = hay.indexOf(first); i >= 0 && i <= last; i = hay.indexOf(first, i + 1)) {
+    let j = 1;
+    while (j < needle.length && hay[i + j] === needle[j]) j++;
+    if (j === needle.length) return true;
+  }
+  return false;
 }
 
 /** Compile an ECMAScript pattern with the `u` flag; returns the error message on failure. */

@@ -1,0 +1,108 @@
+/**
+ * Cold start stays lazy (docs/bench.md, the `cli` case; not timed): what each read-only command evaluates before its
+ * code runs — main.ts plus the command's module, through static value imports (tests/support/import_graph.ts,
+ * `staticLoad`) — leaves out the heavy parts: the Node compatibility layer (any `node:` import), picomatch (a
+ * CommonJS npm module), the renderer's npm modules, the lane processes, the runner and the verifier. `run` reaching
+ * all of them proves the check can see them.
+ */
+import assert from "node:assert/strict";
+import { COMMANDS, findCommand } from "../../src/cli/registry.ts";
+import { packageImports, readSources, type StaticLoad, staticLoad } from "../support/import_graph.ts";
+
+const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+
+/** Heavy source modules no read-only command may evaluate up front. */
+const HEAVY_FILES = [
+  "src/lanes/process.ts",
+  "src/lanes/cli_session.ts",
+  "src/lanes/mod.ts",
+  "src/run/runner.ts",
+  "src/run/attempt.ts",
+  "src/contract/verify.ts",
+  "src/contract/clauses/commands.ts",
+  "src/contract/clauses/git_clauses.ts",
+  "src/control/plane.ts",
+];
+/** Packages no read-only command may load up front. */
+const HEAVY_PACKAGES = ["picomatch", "tinyglobby"];
+/** The renderer's packages and core: only `replay` renders. */
+const RENDER_FILES = ["src/render/core.ts", "src/render/text.ts", "src/render/diff.ts"];
+const RENDER_PACKAGES = ["diff", "string-width"];
+
+/** The read-only commands (they write nothing; docs/cli.md), each with what it may not load besides the above. */
+const READ_ONLY: { path: string[]; alsoNot: { files: string[]; packages: string[] } }[] = [
+  { path: ["plan"], alsoNot: { files: RENDER_FILES, packages: RENDER_PACKAGES } },
+  { path: ["list"], alsoNot: { files: RENDER_FILES, packages: RENDER_PACKAGES } },
+  { path: ["status"], alsoNot: { files: RENDER_FILES, packages: [...RENDER_PACKAGES, "js-yaml"] } },
+  { path: ["control", "status"], alsoNot: { files: RENDER_FILES, packages: [...RENDER_PACKAGES, "js-yaml"] } },
+  { path: ["control", "events"], alsoNot: { files: RENDER_FILES, packages: [...RENDER_PACKAGES, "js-yaml"] } },
+  { path: ["control", "log"], alsoNot: { files: RENDER_FILES, packages: [...RENDER_PACKAGES, "js-yaml"] } },
+  { path: ["control", "contract"], alsoNot: { files: RENDER_FILES, packages: RENDER_PACKAGES } },
+  { path: ["packet", "lint"], alsoNot: { files: RENDER_FILES, packages: RENDER_PACKAGES } },
+  { path: ["workspace", "list"], alsoNot: { files: RENDER_FILES, packages: RENDER_PACKAGES } },
+  { path: ["replay"], alsoNot: { files: [], packages: [] } },
+];
+
+/** The module a registry entry loads, read from its `load` function (`() => import("./plan.ts")`). */
+function commandModule(path: string[]): string {
+  const entry = findCommand(path)?.entry;
+  assert.ok(entry && entry.path.join(" ") === path.join(" "), `no command ${path.join(" ")}`);
+  const spec = /import\(\s*["']([^"']+)["']\s*\)/.exec(entry.load.toString())?.[1];
+  assert.ok(spec, `cannot read the module of ${path.join(" ")} from ${entry.load.toString()}`);
+  return new URL(spec, `file://${ROOT}/src/cli/registry.ts`).pathname.slice(ROOT.length + 1);
+}
+
+async function sources(): Promise<Map<string, string>> {
+  const files = await readSources(ROOT);
+  files.set("main.ts", await Deno.readTextFile(`${ROOT}/main.ts`));
+  return files;
+}
+
+function offending(load: StaticLoad, files: readonly string[], packages: readonly string[]): string[] {
+  const out = files.filter((f) => load.files.has(f));
+  for (const [p, from] of load.packages) {
+    if (p.startsWith("node:") || packages.includes(p)) out.push(`${p} (imported by ${from})`);
+  }
+  return out;
+}
+
+Deno.test("--help and version evaluate no command module and no package", async () => {
+  const files = await sources();
+  const load = staticLoad(files, ["main.ts"]);
+  const commandModules = COMMANDS.map((c) => commandModule(c.path));
+  assert.deepEqual(commandModules.filter((m) => load.files.has(m)), []);
+  assert.deepEqual([...load.packages.keys()], []);
+});
+
+Deno.test("every read-only command leaves the heavy modules and packages unloaded until it asks for them", async () => {
+  const files = await sources();
+  for (const { path, alsoNot } of READ_ONLY) {
+    const load = staticLoad(files, ["main.ts", commandModule(path)]);
+    const bad = offending(load, [...HEAVY_FILES, ...alsoNot.files], [...HEAVY_PACKAGES, ...alsoNot.packages]);
+    assert.deepEqual(bad, [], `${path.join(" ")} loads up front: ${bad.join(", ")}`);
+  }
+});
+
+Deno.test("the check sees heavy loads: run reaches the lanes, the runner, the verifier and the renderer", async () => {
+  const files = await sources();
+  const load = staticLoad(files, ["main.ts", commandModule(["run"])]);
+  for (const f of ["src/lanes/process.ts", "src/run/runner.ts", "src/contract/verify.ts", "src/render/core.ts"]) {
+    assert.ok(load.files.has(f), `run should reach ${f}`);
+  }
+  for (const p of ["diff", "string-width", "js-yaml"]) assert.ok(load.packages.has(p), `run should load ${p}`);
+});
+
+Deno.test("packageImports() reads static value imports of packages, not types, relative paths or dynamic imports", () => {
+  const src = [
+    'import picomatch from "picomatch";',
+    'import type { X } from "diff";',
+    'import { type Y } from "string-width";',
+    'import { join } from "node:path";',
+    'export { z } from "js-yaml";',
+    'import "npm:side-effect@1";',
+    'import { a } from "./a.ts";',
+    'const lazy = await import("tinyglobby");',
+    '// import nope from "commented";',
+  ].join("\n");
+  assert.deepEqual(packageImports(src), ["js-yaml", "node:path", "npm:side-effect@1", "picomatch"]);
+});
