@@ -88,7 +88,7 @@ export async function lintPacket(dir: string, opts: LoadOptions & { strict?: boo
       });
     }
   }
-  if (packet?.agentControl) found.push(...lintCompletionVerify(packet));
+  if (packet?.agentControl) found.push(...(await lintCompletionVerify(packet)));
   const strict = opts.strict === true;
   const findings = [
     ...found.filter((f) => f.severity === "error"),
@@ -111,7 +111,7 @@ export async function lintPacket(dir: string, opts: LoadOptions & { strict?: boo
  * `agent_control.completion_verify` (docs/agent-control.md §1) is linted like a prompt's contract, scoped to the
  * default repo; its errors name the manifest and `agent_control.completion_verify.<clause>[n]`.
  */
-function lintCompletionVerify(packet: Packet): Finding[] {
+async function lintCompletionVerify(packet: Packet): Promise<Finding[]> {
   const first = packet.prompts[0];
   if (!first) return [];
   const verify = packet.agentControl!.completion_verify;
@@ -125,7 +125,7 @@ function lintCompletionVerify(packet: Packet): Finding[] {
     cwd: packet.defaultRepo?.path || packet.dir,
     legacyCommands: [],
   };
-  return lintContract(pseudo, packet).filter((f) => f.severity === "error").map((f) => ({
+  return (await lintContract(pseudo, packet)).filter((f) => f.severity === "error").map((f) => ({
     ...f,
     prompt_id: null,
     key: f.key === null ? "agent_control.completion_verify" : `agent_control.completion_${f.key}`,
