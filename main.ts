@@ -14,7 +14,7 @@ import {
   type TextOut,
 } from "./src/cli/frame.ts";
 import { EXIT, PromptRunnerError, UsageError } from "./src/errors.ts";
-import { VERSION } from "./src/version.ts";
+import { CAPABILITIES, VERSION } from "./src/version.ts";
 import { detachWatchersAtStop } from "./src/control/watch_release.ts";
 
 function topHelp(): string {
@@ -75,7 +75,9 @@ export async function main(argv: string[]): Promise<number> {
     return argv.length === 0 ? 2 : 0;
   }
   if (argv[0] === "--version" || argv[0] === "version") {
-    stdout.write(json ? JSON.stringify({ version: VERSION }) + "\n" : `prompt_runner ${VERSION}\n`);
+    stdout.write(
+      json ? JSON.stringify({ version: VERSION, capabilities: CAPABILITIES }) + "\n" : `prompt_runner ${VERSION}\n`,
+    );
     return 0;
   }
   if (argv[0] === "help") {

@@ -39,6 +39,7 @@ export type Code =
   | "workspace_packet_escapes"
   | "workspace_packet_missing"
   // exit 2: usage
+  | "agent_control_unavailable"
   | "confirmation_required"
   | "conflicting_flags"
   | "empty_steer"
@@ -103,6 +104,7 @@ export const EXIT = {
   workspace_diverged: Exit.failed,
   workspace_packet_escapes: Exit.failed,
   workspace_packet_missing: Exit.failed,
+  agent_control_unavailable: Exit.usage,
   confirmation_required: Exit.usage,
   conflicting_flags: Exit.usage,
   empty_steer: Exit.usage,

@@ -134,6 +134,13 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import("./workspace/status.ts"),
   },
   {
+    path: ["agent-control"],
+    summary: "inside a controlled session: progress, continue, repeat, finish or blocked",
+    // Creates one file in the iteration's private directory named by the environment; nothing else.
+    permissions: ["read", "write", "env"],
+    load: () => import("./agent_control.ts"),
+  },
+  {
     path: ["workspace", "list"],
     summary: "registered workspaces and their run state",
     permissions: OBSERVE,

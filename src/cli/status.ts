@@ -1,4 +1,5 @@
 /** `status [TARGET] [--json] [--watch]` (docs/reference/control-plane.md §13, docs/reference/workspace.md §8): the rollup report. */
+import { agentRows } from "./control/status.ts";
 import { type CommandContext, type CommandSpec, untilInterrupted } from "./frame.ts";
 import { resolveTarget } from "./target.ts";
 import { type StatusRollup, statusRollup, watchStatus } from "../control/mod.ts";
@@ -46,6 +47,10 @@ export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()):
       row("attempt", `${c.mode ?? "run"} ${c.attempt}`);
     }
     if (c.provider) row("provider", `${c.provider}${c.model ? ` / ${c.model}` : ""}`);
+  }
+  if (r.control) {
+    const status = r.state === "running" ? "running" : "completed";
+    for (const [label, value] of agentRows({ ...r.control, status })) row(label, value);
   }
   const a = r.activity;
   if (a && r.state !== "not_started") {

@@ -88,6 +88,7 @@ export async function lintPacket(dir: string, opts: LoadOptions & { strict?: boo
       });
     }
   }
+  if (packet?.agentControl) found.push(...(await lintCompletionVerify(packet)));
   const strict = opts.strict === true;
   const findings = [
     ...found.filter((f) => f.severity === "error"),
@@ -104,4 +105,30 @@ export async function lintPacket(dir: string, opts: LoadOptions & { strict?: boo
     pass: errors === 0,
     packet,
   };
+}
+
+/**
+ * `agent_control.completion_verify` (docs/agent-control.md §1) is linted like a prompt's contract, scoped to the
+ * default repo; its errors name the manifest and `agent_control.completion_verify.<clause>[n]`.
+ */
+async function lintCompletionVerify(packet: Packet): Promise<Finding[]> {
+  const first = packet.prompts[0];
+  if (!first) return [];
+  const verify = packet.agentControl!.completion_verify;
+  const file = "prompt_runner_packet.md";
+  const pseudo = {
+    ...first,
+    id: "completion_verify",
+    relFile: file,
+    verify,
+    frontMatter: { verify },
+    cwd: packet.defaultRepo?.path || packet.dir,
+    legacyCommands: [],
+  };
+  return (await lintContract(pseudo, packet)).filter((f) => f.severity === "error").map((f) => ({
+    ...f,
+    prompt_id: null,
+    key: f.key === null ? "agent_control.completion_verify" : `agent_control.completion_${f.key}`,
+    message: `${file}: agent_control.completion_verify: ${f.message}`,
+  }));
 }

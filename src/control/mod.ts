@@ -467,3 +467,4 @@ export const defaultView: Readonly<View> = DEFAULT_VIEW;
 export { describeLeftovers } from "./leftovers.ts";
 export { effectiveStatus, readSnapshotFile, readSnapshotOrNull, type ReadStatus } from "./snapshot.ts";
 export type { SteerLedger } from "./steer_ledger.ts";
+export type { AgentControlSnap, AgentProgressSnap } from "./plane_types.ts";

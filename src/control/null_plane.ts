@@ -51,6 +51,7 @@ export function nullPlane(
       steers.rejected(steer);
     },
     guardrail() {},
+    agentControl() {},
     sync: () => Promise.resolve(),
     close: () => {
       live = { ...live };

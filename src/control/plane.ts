@@ -21,6 +21,7 @@ import type {
   SnapshotPatch,
   SteerDelivery,
 } from "./plane_types.ts";
+import type { AgentControlEntry } from "./plane_types.ts";
 import { storePaths } from "../store/paths.ts";
 import { ensureControlDirs, ensureStoreRoot } from "../store/layout.ts";
 import { DEFAULT_SEGMENT_BYTES, EventAppender, firstRunId, rotateEvents } from "./event_log.ts";
@@ -590,6 +591,34 @@ class FilePlane implements RunnerPlane {
     } catch (e) {
       this.#hooks.notice(`guardrail not logged: ${errorMessage(e)}`, "warning");
     }
+  }
+
+  agentControl(e: AgentControlEntry): void {
+    if (this.#closed) return;
+    try {
+      this.#audit.append(this.#entry({
+        key: e.key,
+        request: null,
+        command: e.kind === "progress" ? "agent_progress" : "agent_directive",
+        params: { action: e.kind, iteration: e.iteration, ...e.params, ...(e.default ? { default: true } : {}) },
+        author: e.author,
+        outcome: e.outcome,
+        reason: e.reason,
+        prompt_id: e.prompt_id,
+        attempt: e.attempt,
+      }));
+    } catch (err) {
+      this.#hooks.notice(`agent-control record not logged: ${errorMessage(err)}`, "warning");
+    }
+    const data = {
+      kind: e.kind,
+      outcome: e.outcome,
+      reason: e.reason,
+      iteration: e.iteration,
+      author: e.author,
+      ...(e.default ? { default: true as const } : {}),
+    };
+    this.record({ type: "agent_control", data }, this.#ctx);
   }
 
   sync(): Promise<void> {

@@ -25,8 +25,32 @@ export type Stage =
   | "between_prompts"
   | "closed";
 
+/** The latest agent progress of the running prompt (docs/agent-control.md §4). */
+export interface AgentProgressSnap {
+  run_id: string;
+  prompt_id: string;
+  iteration: number;
+  cursor: string;
+  unit: string | null;
+  summary: string;
+  updated_at: string;
+  /** From an earlier iteration or attempt: not a fresh heartbeat. */
+  stale: boolean;
+}
+
+/** The agent-control part of the snapshot (null when the packet has no agent control). */
+export interface AgentControlSnap {
+  iteration: number;
+  max_iterations: number;
+  /** Loop semantics apply (a repeat happened, a later iteration, or default_action repeat): show counts. */
+  loop: boolean;
+  progress: AgentProgressSnap | null;
+  last_directive: { action: string; outcome: string; reason: string | null } | null;
+}
+
 /** Runner-owned snapshot fields; the plane folds event-derived counters itself. */
 export interface SnapshotPatch {
+  agent_control?: AgentControlSnap | null;
   stage?: Stage;
   prompt_id?: string | null;
   prompt_name?: string | null;
@@ -66,6 +90,23 @@ export interface PlaneHooks {
   notice(text: string, level: "info" | "warning" | "error"): void;
 }
 
+/** One judged agent-control record. */
+export interface AgentControlEntry {
+  /** Unique per record and verdict stage (the log skips a key it already has). */
+  key: string;
+  kind: "progress" | "continue" | "repeat" | "finish" | "blocked" | "unreadable";
+  outcome: "accepted" | "applied" | "rejected" | "received";
+  reason: string | null;
+  author: string;
+  prompt_id: string;
+  attempt: number;
+  iteration: number;
+  /** What the record said (token never included). */
+  params: Record<string, unknown>;
+  /** The runner applied the default action (no record). */
+  default?: boolean;
+}
+
 /** Delivery facts recorded per delivered steer (docs/reference/control-plane.md §5.3). */
 export interface SteerDelivery {
   delivery: "interrupt_and_resume" | "restart_with_steer";
@@ -101,6 +142,11 @@ export interface RunnerPlane {
   steerRejected(steer: AcceptedSteer, reason: string): void;
   /** A guardrail hit observed after the fact (log `guardrail` received). */
   guardrail(params: { tool: string; allowed_tools: string[]; rule: string }): void;
+  /**
+   * An agent-control record judged by the runner (docs/agent-control.md §3): the audit log entry (author
+   * `agent:<prompt>#<iteration>`, once per key) and the `agent_control` event.
+   */
+  agentControl(entry: AgentControlEntry): void;
   /** Flush and fsync (prompt boundaries). */
   sync(): Promise<void>;
   /** Append run_finished, final snapshot, last sweep, fsync, stop watching. */

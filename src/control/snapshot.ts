@@ -4,7 +4,7 @@
  * the shared file readers and the `abandoned` rule every reader of the run status uses.
  */
 import type { AttemptMode, StreamKind, View } from "../events/mod.ts";
-import type { Stage } from "./plane_types.ts";
+import type { AgentControlSnap, Stage } from "./plane_types.ts";
 import type { LeaseState } from "../store/mod.ts";
 import { readStoreTextOrNull } from "../util/safe_fs.ts";
 import { errorMessage, isRecord } from "../util/common.ts";
@@ -53,6 +53,7 @@ export interface SnapshotDoc {
   steers_pending: number;
   max_steers: number;
   last_verification: { status: string; failures: string[]; at: string } | null;
+  agent_control: AgentControlSnap | null;
   view: View;
   writer: { pid: number; hostname: string | null };
 }
@@ -134,8 +135,35 @@ export function readSnapshotTotal(v: Record<string, unknown>): SnapshotRead | nu
         at: str(lv.at) ?? "",
       }
       : null,
+    agent_control: readAgentControl(v.agent_control),
     view: readViewTotal(v.view),
     writer: { pid: int(writer.pid), hostname: str(writer.hostname) },
+  };
+}
+
+function readAgentControl(v: unknown): AgentControlSnap | null {
+  if (!isRecord(v)) return null;
+  const p = isRecord(v.progress) ? v.progress : null;
+  const d = isRecord(v.last_directive) ? v.last_directive : null;
+  return {
+    iteration: int(v.iteration),
+    max_iterations: int(v.max_iterations),
+    loop: v.loop === true,
+    progress: p && typeof p.cursor === "string" && typeof p.summary === "string"
+      ? {
+        run_id: str(p.run_id) ?? "",
+        prompt_id: str(p.prompt_id) ?? "",
+        iteration: int(p.iteration),
+        cursor: p.cursor,
+        unit: str(p.unit),
+        summary: p.summary,
+        updated_at: str(p.updated_at) ?? "",
+        stale: p.stale === true,
+      }
+      : null,
+    last_directive: d && typeof d.action === "string"
+      ? { action: d.action, outcome: str(d.outcome) ?? "", reason: str(d.reason) }
+      : null,
   };
 }
 
@@ -232,6 +260,7 @@ export function initialSnapshot(o: {
     steers_pending: 0,
     max_steers: o.maxSteers,
     last_verification: null,
+    agent_control: null,
     view: { ...o.view },
     writer: { pid: Deno.pid, hostname: o.hostname },
   };

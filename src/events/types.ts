@@ -137,6 +137,16 @@ export interface RunnerEventData {
     vacuous?: true;
   };
   run_finished: { status: "completed" | "failed" | "abandoned"; reason?: string | null };
+  /** An agent-control record judged by the runner (docs/agent-control.md §3); the audit log has the same entry. */
+  agent_control: {
+    kind: "progress" | "continue" | "repeat" | "finish" | "blocked" | "unreadable";
+    outcome: "accepted" | "applied" | "rejected" | "received";
+    reason: string | null;
+    iteration: number;
+    author: string;
+    /** Set when the runner applied no directive but the default action. */
+    default?: true;
+  };
 }
 
 /** Why an attempt exists (docs/reference/runner.md §4). */

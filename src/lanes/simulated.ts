@@ -8,6 +8,7 @@ import type { ProviderErrorInfo, ProviderEvent } from "../events/mod.ts";
 import type { SessionOptions } from "./types.ts";
 import type { Lane, LaneSession, ProbeResult, SessionSpec, StreamEnd } from "./types.ts";
 import { ScriptWriter } from "./simulated_cursor.ts";
+import { agentControlStep } from "./simulated_agent.ts";
 
 /** Default envelope facts of one simulated error kind (docs/reference/packet.md §7 table). */
 export interface SimulatedKindFacts {
@@ -172,11 +173,12 @@ function usageData(v: unknown): ProviderEvent {
   };
 }
 
-/** One scripted action: an event to emit, a write, or a pause. */
+/** One scripted action: an event to emit, a write, an agent-control record, or a pause. */
 type Action =
   | { kind: "event"; event: ProviderEvent }
   | { kind: "tool"; tool: Record<string, unknown> }
   | { kind: "write"; write: unknown }
+  | { kind: "agent"; entries: unknown }
   | { kind: "wait"; ms: number };
 
 function stepActions(step: Record<string, unknown>): Action[] {
@@ -196,6 +198,7 @@ function stepActions(step: Record<string, unknown>): Action[] {
         });
       } else if ("tool" in item) out.push({ kind: "tool", tool: asMap(item.tool) ?? {} });
       else if ("write" in item) out.push({ kind: "write", write: item.write });
+      else if ("agent_control" in item) out.push({ kind: "agent", entries: item.agent_control });
       else if ("usage" in item) out.push({ kind: "event", event: usageData(item.usage) });
       else if ("wait_ms" in item) out.push({ kind: "wait", ms: delayOf(item.wait_ms) });
       else if ("notice" in item) {
@@ -220,6 +223,9 @@ function stepActions(step: Record<string, unknown>): Action[] {
   });
   for (const t of asList(step.tools)) out.push({ kind: "tool", tool: asMap(t) ?? {} });
   if (step.usage !== undefined && step.usage !== null) out.push({ kind: "event", event: usageData(step.usage) });
+  if (step.agent_control !== undefined && step.agent_control !== null) {
+    out.push({ kind: "agent", entries: step.agent_control });
+  }
   return out;
 }
 
@@ -388,6 +394,10 @@ class SimulatedSession implements LaneSession {
     for (const action of stepActions(step)) {
       if (action.kind === "write") {
         await applyWrites(action.write, spec, writer);
+        continue;
+      }
+      if (action.kind === "agent") {
+        for (const e of asList(action.entries)) await agentControlStep(asMap(e) ?? {}, spec.env);
         continue;
       }
       if (action.kind === "wait") {

@@ -16,8 +16,9 @@ import {
 import { ProfileError, type ResolvedProfile, resolveProfile } from "./profiles.ts";
 import { defaultRepoOf, parseRepos } from "./repos.ts";
 import { parsePromptFile, type RawPrompt } from "./prompt_file.ts";
+import { type AgentControlConfig, agentOwnedFindings, type ExecutionPolicy, VERIFIER_OWNED } from "./agent_control.ts";
 import { applyLegacyRoots, buildPrompts, uniquePrompts } from "./assemble.ts";
-import type { Finding, OptionOverrides, Packet, Repo } from "./types.ts";
+import type { Finding, OptionOverrides, Packet, Prompt, Repo } from "./types.ts";
 
 /** The manifest file name. */
 const MANIFEST_FILE = "prompt_runner_packet.md";
@@ -319,6 +320,7 @@ export async function inspectPacket(dir: string, opts: LoadOptions = {}): Promis
   const rewrite = remap ? (t: string) => remap.rewriteText(t) : null;
   const ctx = { root, manifestFile: MANIFEST_FILE, repos, defaultRepo, base, flags, budgets, rewrite };
   const prompts = buildPrompts(raws, byId, ctx, sink);
+  const { agentControl, execution } = controlOf(base, prompts, sink);
   const packet: Packet = {
     dir: root,
     manifestPath,
@@ -332,8 +334,22 @@ export async function inspectPacket(dir: string, opts: LoadOptions = {}): Promis
     options,
     manifest,
     warnings: sink.list.filter((f) => f.severity === "warning"),
+    agentControl,
+    execution,
   };
   return { dir: root, packet, findings: sink.list, promptFiles };
+}
+
+/** The packet's agent-control block and completion owner; agent-owned completion checks every prompt's contract. */
+function controlOf(
+  base: OptionLayer,
+  prompts: Prompt[],
+  sink: FindingSink,
+): { agentControl: AgentControlConfig | null; execution: ExecutionPolicy } {
+  const ac = base.agent_control as AgentControlConfig | undefined;
+  const execution = (base.execution as ExecutionPolicy | undefined) ?? VERIFIER_OWNED;
+  if (execution.completion === "agent_owned") agentOwnedFindings(prompts, sink);
+  return { agentControl: ac && ac.enabled ? ac : null, execution };
 }
 
 function parsePhases(raw: unknown, sink: FindingSink): Record<string, string> {

@@ -1,4 +1,12 @@
 /** The public surface of src/packet/: what other folders import from it (docs/architecture.md, Layers). */
+export {
+  type AgentAction,
+  type AgentControlConfig,
+  contractItems,
+  DEFAULT_MAX_ITERATIONS,
+  type ExecutionPolicy,
+  VERIFIER_OWNED,
+} from "./agent_control.ts";
 export { packetFingerprint } from "./fingerprint.ts";
 export { parseFrontMatter } from "./front_matter.ts";
 export {

@@ -6,6 +6,7 @@ import { DEFAULT_VIEW } from "../events/types.ts";
 import type { ExecutionOptions, PermissionMode, ProviderName } from "./types.ts";
 import { lanes } from "../lanes/catalog.ts";
 import type { FindingSink } from "./findings.ts";
+import { normalizeAgentControl, normalizeExecution } from "./agent_control.ts";
 import { applyBudgetOverrides, normalizeRecovery, type RecoveryProblem } from "./recovery.ts";
 
 /** Provider names (docs/reference/packet.md §3), as the lane profiles declare them. */
@@ -173,7 +174,7 @@ function show(v: unknown): string {
 
 /**
  * Validate and normalise one layer of options. Invalid values are reported to the sink (`invalid_option_value`,
- * `invalid_provider`, `unsupported_feature`, `unknown_provider_option`) and left out of the layer.
+ * `invalid_provider`, `unknown_provider_option`) and left out of the layer.
  */
 export function normalizeLayer(
   raw: Record<string, unknown>,
@@ -229,32 +230,11 @@ export function normalizeLayer(
       }
       if (isMap(value)) out.recovery = value;
     } else if (key === "execution") {
-      if (!isMap(value)) {
-        bad(key, value, "a map {completion, incomplete}");
-        continue;
-      }
-      const completion = value.completion ?? "verifier_owned";
-      const incomplete = value.incomplete ?? "fail";
-      if (completion !== "verifier_owned" && completion !== "agent_owned") {
-        bad("execution.completion", completion, "one of verifier_owned, agent_owned");
-      } else if (incomplete !== "fail" && incomplete !== "repeat") {
-        bad("execution.incomplete", incomplete, "one of fail, repeat");
-      } else if (completion === "agent_owned" || incomplete === "repeat") {
-        sink.error(
-          "unsupported_feature",
-          `${src.file}: execution {completion: ${completion}, incomplete: ${incomplete}} is not supported yet; ` +
-            `only {completion: verifier_owned, incomplete: fail} runs`,
-          at(key),
-        );
-      }
+      const policy = normalizeExecution(value, src.file, sink, src.promptId ?? null);
+      if (policy) out.execution = { ...policy };
     } else if (key === "agent_control") {
-      if (isMap(value) && value.enabled !== undefined && value.enabled !== false && value.enabled !== "false") {
-        sink.error(
-          "unsupported_feature",
-          `${src.file}: agent_control.enabled is not supported yet; remove it or set it to false`,
-          at("agent_control.enabled"),
-        );
-      } else if (!isMap(value)) bad(key, value, "a map");
+      const config = normalizeAgentControl(value, src.file, sink, src.promptId ?? null);
+      if (config) out.agent_control = { ...config };
     } else if ((PROVIDER_BAGS as readonly string[]).includes(key)) {
       if (!isMap(value)) {
         bad(key, value, "a map");

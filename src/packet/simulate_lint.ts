@@ -8,7 +8,18 @@ import { editDistance } from "../util/edit_distance.ts";
 
 const TOP = ["session", "attempts", "resume", "steer"];
 const SESSION = ["resumable"];
-const STEP = ["label", "delay_ms", "writes", "thinking", "messages", "tools", "usage", "events", "error"];
+const STEP = [
+  "label",
+  "delay_ms",
+  "writes",
+  "thinking",
+  "messages",
+  "tools",
+  "usage",
+  "events",
+  "error",
+  "agent_control",
+];
 const WRITE = ["path", "text", "append", "repo"];
 const TOOL = ["name", "input", "output", "is_error", "delay_ms", "writes"];
 const USAGE = ["input_tokens", "output_tokens", "cached_input_tokens", "cost_usd"];
@@ -27,7 +38,7 @@ const RECOVERY_BASE = [
   "suggested_max_attempts",
 ];
 const RECOVERY = [...RECOVERY_BASE, ...RECOVERY_BASE.map((k) => `${k}?`)];
-const EVENT_KINDS = ["message", "thinking", "tool", "write", "usage", "wait_ms", "notice"];
+const EVENT_KINDS = ["message", "thinking", "tool", "write", "usage", "wait_ms", "notice", "agent_control"];
 
 /** Every key a `simulate:` script may use, by where it appears (docs/packets.md documents each). */
 export const SIMULATE_KEYS: Readonly<Record<string, readonly string[]>> = {

@@ -7,6 +7,25 @@ export type { PermissionMode };
 /** A lane name (docs/reference/packet.md §3): one a lane profile declares (src/lanes/mod.ts); packets are checked when they load. */
 export type ProviderName = string;
 
+/** A directive an agent may give at the end of an iteration. */
+export type AgentAction = "continue" | "repeat" | "finish" | "blocked";
+
+/** The normalised `agent_control` block. */
+export interface AgentControlConfig {
+  readonly enabled: boolean;
+  /** What an iteration without a directive does. */
+  readonly default_action: "continue" | "repeat";
+  /** Iterations per prompt per run before the prompt stops resumable (exit 1). */
+  readonly max_iterations: number;
+  /** The packet-level contract a `finish` must pass: clause → entries. */
+  readonly completion_verify: Record<string, unknown[]>;
+}
+
+/** The normalised `execution` block: exactly one of the two valid pairs. */
+export type ExecutionPolicy =
+  | { readonly completion: "verifier_owned"; readonly incomplete: "fail" }
+  | { readonly completion: "agent_owned"; readonly incomplete: "repeat" };
+
 /** A target git repository of the packet. */
 export interface Repo {
   name: string;
@@ -108,6 +127,10 @@ export interface Packet {
   manifest: Record<string, unknown>;
   /** Non-fatal findings made while loading (unknown keys, legacy sections…). */
   warnings: Finding[];
+  /** The enabled `agent_control` block (docs/agent-control.md), or null when absent or disabled. */
+  agentControl: AgentControlConfig | null;
+  /** Who owns completion (`execution`, docs/agent-control.md §1). */
+  execution: ExecutionPolicy;
 }
 
 /** CLI-level overrides: the top option layer. */

@@ -18,6 +18,7 @@ import { fileStamp } from "../util/time.ts";
 import type { FailureEnvelope } from "./classify.ts";
 import type { RunContext } from "./context.ts";
 import type { SteerDesk } from "./steering.ts";
+import type { AgentInvocation } from "./agent_iteration.ts";
 import { type AttemptScope, Bookkeeping, runStream, type SteerBatch, type StreamSpec } from "./attempt_stream.ts";
 import {
   firstStream,
@@ -143,6 +144,8 @@ export async function runAttemptStreams(
   resumeSessionId: string | null = null,
   /** Crash recovery: the interrupted attempt whose work this attempt continues (docs/crash_recovery.md). */
   continueFrom: { runId: string; attempt: number } | null = null,
+  /** Agent control: the attempt's invocation (docs/agent-control.md §2), watched while the streams run. */
+  agent: AgentInvocation | null = null,
 ): Promise<AttemptRun> {
   const lane = laneFor(prompt.options.provider);
   const files = await openAttempt(ctx, prompt, attempt, mode, body);
@@ -154,7 +157,9 @@ export async function runAttemptStreams(
     eventsSink: files.eventsSink,
     books: new Bookkeeping(),
     repos: ctx.repoIndex(),
-    extraDirs: ctx.reposFor(prompt).slice(1).map((r) => r.path),
+    // The agent's private directory is writable from the provider's sandbox (codex --add-dir).
+    extraDirs: [...ctx.reposFor(prompt).slice(1).map((r) => r.path), ...(agent ? [agent.scope.dir] : [])],
+    ...(agent ? { agentEnv: agent.env } : {}),
   };
   const crashResumeId = mode === "resume" ? resumeSessionId : null;
   if (crashResumeId !== null) ctx.marker(`SESSION_RESUME action=started reason=${CRASH_RESUME_REASON}`);
@@ -178,7 +183,13 @@ export async function runAttemptStreams(
     cursor,
     sessionId: crashResumeId,
   };
-  const done = await streamLoop(ctx, desk, scope, texts, first, memory);
+  agent?.watch();
+  let done: Awaited<ReturnType<typeof streamLoop>>;
+  try {
+    done = await streamLoop(ctx, desk, scope, texts, first, memory);
+  } finally {
+    agent?.settle();
+  }
   await scope.books.settle();
   files.eventsSink?.close();
   ctx.say("");

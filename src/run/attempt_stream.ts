@@ -50,6 +50,8 @@ export interface AttemptScope {
   /** The attempt's repositories, and the directories besides the prompt's cwd the provider may use. */
   readonly repos: Record<string, string>;
   readonly extraDirs: string[];
+  /** Agent control: the invocation's variables (private directory, token, PATH with the shim); empty otherwise. */
+  readonly agentEnv?: Record<string, string>;
 }
 
 /** Steers a stream delivers once its session reports `run_started`. */
@@ -190,6 +192,7 @@ function startSession(ctx: RunContext, a: AttemptScope, s: StreamSpec): LaneSess
       PROMPT_RUNNER_RUN_ID: ctx.runId,
       PROMPT_RUNNER_PROMPT_ID: prompt.id,
       PROMPT_RUNNER_PACKET_DIR: ctx.packet.dir,
+      ...a.agentEnv,
     },
     simulate: prompt.simulate,
     simulatedStep: s.plan.step,

@@ -139,8 +139,11 @@ export function judgeAttempt(input: JudgeInput): Judgement {
   return { decision, counts, delay };
 }
 
-/** The attempt after a retry (the prompt's own body again) or a repair (the repair prompt). */
-export function nextAttempt(current: AttemptPlan, mode: "retry" | "repair", body: string): AttemptPlan {
+/**
+ * The attempt after a retry (the prompt's own body again), a repair (the repair prompt), or — agent control — a new
+ * iteration (`run`: a fresh session with the prompt's own body).
+ */
+export function nextAttempt(current: AttemptPlan, mode: "retry" | "repair" | "run", body: string): AttemptPlan {
   return { attemptNo: current.attemptNo + 1, mode, body, resumeSession: null, continueFrom: null };
 }
 

@@ -11,6 +11,7 @@
 import type { TextOut } from "../util/mod.ts";
 import type { Lease } from "../store/mod.ts";
 import type { EventContext, RunnerPlane } from "../control/runner_api.ts";
+import type { AgentControlSnap } from "../control/mod.ts";
 import type { Envelope, RunnerEvent, View } from "../events/mod.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
 import type { TextSink } from "../render/mod.ts";
@@ -207,8 +208,17 @@ export class RunContext extends RunScope {
   /** Ids whose contract already passed before their first session ran (src/run/vacuous.ts). */
   readonly vacuous = new Set<string>();
 
+  /** The agent-control part of the snapshot (docs/agent-control.md §4); null without agent control. */
+  agentSnap: AgentControlSnap | null = null;
+
   constructor(scope: RunScope, readonly plane: RunnerPlane, readonly progress: ProgressMap) {
     super(scope.env, scope.slot);
+  }
+
+  /** Replace the agent-control part of the snapshot and write it through the plane. */
+  setAgentSnap(snap: AgentControlSnap | null): void {
+    this.agentSnap = snap;
+    this.plane.transition({ agent_control: snap });
   }
 
   /** Append a progress line (docs/reference/runner.md §10.3) and note it in {@link RunContext.progress}; memory-only runs skip the file. */

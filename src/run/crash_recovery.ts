@@ -119,7 +119,10 @@ export function planRecovery(input: RecoveryInput): RecoveryPlan {
     const heads = input.repos.map((r) => r.head).filter((h): h is CommitFacts => h !== null);
     const own = heads.filter((h) => h.prompt === flight.promptId && h.run === flight.runId);
     const alreadyRecorded = [...input.progress.values()].some((r) => own.some((h) => r.suffix === h.sha));
-    if (own.length > 0 && !alreadyRecorded && !input.repos.some((r) => r.dirty)) {
+    // Under agent control a commit of this prompt and run may be a verified iteration the agent asked to repeat
+    // (docs/agent-control.md §3): it is never adopted as the prompt's completion; the iteration runs again instead.
+    const controlled = input.state.prompts[flight.promptId]?.agent_control?.run_id === flight.runId;
+    if (own.length > 0 && !alreadyRecorded && !controlled && !input.repos.some((r) => r.dirty)) {
       // Committed, then the runner died before progress.log said so: the commit names this prompt and run.
       const suffix = input.repos.length === 1
         ? own[0]!.sha

@@ -33,11 +33,10 @@ import { repairPrompt } from "./repair_prompt.ts";
 import type { CommitRecord, PromptStatus } from "./state.ts";
 import type { SteerDesk } from "./steering.ts";
 import { verifyNow, workspaceChanged } from "./verify_step.ts";
+import { AgentLoop, agentOwnedRepeat } from "./agent_chain.ts";
+import { directedStep, incompleteIteration, type Step } from "./agent_steps.ts";
 
 export { preflight, type PromptOutcome } from "./prompt_result.ts";
-
-/** What follows an attempt: the prompt's outcome, or the next attempt. */
-type Step = { outcome: PromptOutcome } | { next: AttemptPlan };
 
 /** A judged attempt, as the effect functions of its decision need it. */
 interface Judged {
@@ -49,6 +48,7 @@ interface Judged {
   judgement: Judgement;
   /** Attempts run for the prompt in this chain, the current one included. */
   runAttempts: number;
+  agent: AgentLoop | null;
 }
 
 /**
@@ -65,15 +65,18 @@ export async function runPromptChain(
 ): Promise<PromptOutcome> {
   let plan = await openChain(ctx, prompt, recover, restored);
   const promptStartedAt = nowIso();
+  const agent = AgentLoop.open(ctx, prompt);
   let runAttempts = 0;
   for (;;) {
     runAttempts++;
     await startAttempt(ctx, desk, prompt, plan, promptStartedAt);
     failpoint("attempt.before_session");
-    const { attemptNo, mode, body, resumeSession, continueFrom } = plan;
-    const run = await runAttemptStreams(ctx, desk, prompt, attemptNo, mode, body, resumeSession, continueFrom);
+    const { attemptNo, mode, resumeSession, continueFrom } = plan;
+    const body = agent ? await agent.begin(ctx, prompt, attemptNo, plan.body) : plan.body;
+    const inv = agent?.invocation ?? null;
+    const run = await runAttemptStreams(ctx, desk, prompt, attemptNo, mode, body, resumeSession, continueFrom, inv);
     failpoint("attempt.after_session");
-    const step = await settleAttempt(ctx, desk, prompt, plan, run, runAttempts);
+    const step = await settleAttempt(ctx, desk, prompt, plan, run, runAttempts, agent);
     if ("next" in step) {
       plan = step.next;
       continue;
@@ -173,11 +176,16 @@ async function settleAttempt(
   plan: AttemptPlan,
   run: AttemptRun,
   runAttempts: number,
+  agent: AgentLoop | null,
 ): Promise<Step> {
   const attemptNo = plan.attemptNo;
-  if (run.stream === "interrupted") return { outcome: await stopAttempt(ctx, desk, prompt, attemptNo, runAttempts) };
+  if (run.stream === "interrupted") {
+    agent?.discard("the run was stopped during the iteration");
+    return { outcome: await stopAttempt(ctx, desk, prompt, attemptNo, runAttempts) };
+  }
   const report = await verifyNow(ctx, prompt, "attempt", attemptNo);
   if (report.status === "fault") {
+    agent?.discard("the iteration's contract could not be evaluated (verifier fault)");
     await ctx.state.updateAttempt(prompt.id, ctx.runId, attemptNo, (a) => {
       a.status = "verifier_fault";
       a.completed_at = nowIso();
@@ -188,11 +196,18 @@ async function settleAttempt(
     });
     return { outcome: await halted(ctx, desk, prompt, report, "post_session", runAttempts) };
   }
+  const incomplete = agentOwnedRepeat(ctx, prompt, run.stream, report);
+  if (incomplete !== null) {
+    agent?.discard("the iteration is incomplete: its structural contract did not pass");
+    return await incompleteIteration(ctx, { prompt, plan, report, body: incomplete });
+  }
   const env = run.envelope ?? okEnvelope();
   const changed = run.stream === "error" && !report.pass ? await workspaceChanged(ctx, prompt, report) : false;
+  // Under agent control a failed provider turn is never a controlled iteration, even if the contract passes.
+  const counted = agent !== null && run.stream === "error" ? false : report.pass;
   const judgement = judgeAttempt({
     stream: run.stream,
-    report: { pass: report.pass, items: report.counts.items },
+    report: { pass: counted, items: report.counts.items },
     envelope: env,
     attempts: ctx.state.attempts(prompt.id),
     runId: ctx.runId,
@@ -209,7 +224,14 @@ async function settleAttempt(
     a.decision = decision.action;
     if (decision.action === "retry") a.retry_delay_ms = delay;
   });
-  return await act(ctx, desk, { prompt, plan, run, report, env, judgement, runAttempts });
+  if (decision.action !== "complete" && decision.action !== "complete_override") {
+    agent?.discard(
+      run.stream === "error"
+        ? "the provider turn failed; the iteration does not count"
+        : "the iteration did not pass its contract",
+    );
+  }
+  return await act(ctx, desk, { prompt, plan, run, report, env, judgement, runAttempts, agent });
 }
 
 /** The effects of a decision (docs/reference/runner.md §6). */
@@ -218,7 +240,7 @@ async function act(ctx: RunContext, desk: SteerDesk, j: Judged): Promise<Step> {
   switch (action) {
     case "complete":
     case "complete_override":
-      return { outcome: await complete(ctx, desk, j, action) };
+      return await complete(ctx, desk, j, action);
     case "fail_provider":
       return { outcome: await failProvider(ctx, desk, j) };
     case "fail_verification":
@@ -256,22 +278,31 @@ async function complete(
   desk: SteerDesk,
   j: Judged,
   action: "complete" | "complete_override",
-): Promise<PromptOutcome> {
+): Promise<Step> {
   const { prompt, report, runAttempts: attempts } = j;
   if (action === "complete_override") ctx.say(OVERRIDE_LINE, "yellow");
   const c = await commitWork(ctx, desk, prompt, report);
   if (c.error) {
+    j.agent?.discard("the iteration's commit failed");
     ctx.err(`error: ${c.error}`);
     await ctx.appendProgress(prompt.id, "failed", null);
     const facts = { attempts, commit: c.record, failureClass: null, reason: c.error, lastVerifier: report };
     await finish(ctx, desk, prompt, sessionResult("commit_failed", facts), action);
-    return outcome(prompt, "commit_failed", c.error, null, attempts, c.record);
+    return { outcome: outcome(prompt, "commit_failed", c.error, null, attempts, c.record) };
+  }
+  let finished = false;
+  if (j.agent) {
+    const directed = await directedStep(ctx, desk, { ...j, agent: j.agent }, c.record);
+    if ("next" in directed || "outcome" in directed) return directed;
+    finished = directed.finished;
   }
   await ctx.appendProgress(prompt.id, "completed", c.suffix);
   const facts = { attempts, commit: c.record, failureClass: null, reason: null, lastVerifier: report };
   await finish(ctx, desk, prompt, sessionResult("completed", facts), action);
   ctx.say(completedLine(prompt.id), "green");
-  return outcome(prompt, "completed", null, null, attempts, c.record);
+  return {
+    outcome: { ...outcome(prompt, "completed", null, null, attempts, c.record), ...(finished ? { finished } : {}) },
+  };
 }
 
 /** The provider failed and nothing more is tried: `failed` with the failure class. */

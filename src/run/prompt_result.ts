@@ -26,6 +26,8 @@ export interface PromptOutcome {
   commit: CommitRecord | null;
   /** Stop the whole run (verifier fault, interrupt). */
   halt: boolean;
+  /** Agent control: a finish passed completion_verify, so the selected sequence closes successfully. */
+  finished?: boolean;
 }
 
 /** The recorded failure: the envelope without `raw` and `stderr_tail`. */

@@ -13,6 +13,7 @@ import type { RecoveryTarget } from "./crash_recovery.ts";
 import { afterPrompt, blockersOf, promptEntry } from "./run_decide.ts";
 import type { SteerDesk } from "./steering.ts";
 import { probeVacuous } from "./vacuous.ts";
+import { verifyCompletion } from "./agent_chain.ts";
 
 /** What the loop leaves for closing the run. */
 export interface RunTally {
@@ -31,6 +32,8 @@ export interface LoopSettings {
   strict: boolean;
   /** The prompt that continues an interrupted attempt's leftovers (it runs first), or null. */
   recovery: RecoveryTarget | null;
+  /** Prompt ids were named: agent control does not check completion_verify before the run. */
+  explicitIds?: boolean;
 }
 
 /** Run the prompts in order until they are done or the loop halts. */
@@ -41,6 +44,7 @@ export async function runPrompts(
   settings: LoopSettings,
 ): Promise<RunTally> {
   const tally: RunTally = { outcomes: [], failed: [], haltReason: null, preserved: new Map() };
+  if (await alreadyComplete(ctx, prompts, settings, tally)) return tally;
   let position = 0;
   for (const prompt of prompts) {
     position++;
@@ -75,8 +79,34 @@ export async function runPrompts(
       tally.haltReason = next.halt;
       break;
     }
+    if (outcome.finished) {
+      ctx.say(`agent finished the sequence at prompt ${prompt.id}: completion_verify passed`, "green");
+      break;
+    }
   }
   return tally;
+}
+
+/**
+ * Agent control (docs/agent-control.md §3): before a normal run, a passing completion_verify ends the run without
+ * opening a session; a fault halts it. Naming prompt ids skips the check (naming one is an explicit request).
+ */
+async function alreadyComplete(
+  ctx: RunContext,
+  prompts: Prompt[],
+  settings: LoopSettings,
+  tally: RunTally,
+): Promise<boolean> {
+  if (!ctx.packet.agentControl || !ctx.persist || settings.explicitIds || prompts.length === 0) return false;
+  const report = await verifyCompletion(ctx, prompts[0]!);
+  if (report.status === "fault") {
+    tally.haltReason = "completion_verify could not be evaluated (verifier fault)";
+    tally.failed.push({ id: prompts[0]!.id, reason: tally.haltReason });
+    return true;
+  }
+  if (!report.pass) return false;
+  ctx.say("completion_verify already passes: the sequence is complete, no session opened", "green");
+  return true;
 }
 
 /** One prompt that is not blocked: its guard, the steps before its first session, its attempt chain. */
@@ -97,11 +127,14 @@ async function runOnePrompt(
     restored,
   });
   let outcome: PromptOutcome | null = null;
-  if (entry.preflight) outcome = await preflight(ctx, desk, prompt);
+  // Agent control and agent-owned completion (docs/agent-control.md §3): passing files — stale, or a repeated
+  // iteration's — never complete a prompt without a session; the agent's directive or the session decides.
+  const noPreflight = ctx.packet.execution.completion === "agent_owned" || ctx.packet.agentControl !== null;
+  if (entry.preflight && !noPreflight) outcome = await preflight(ctx, desk, prompt);
   if (entry.probeVacuous) {
     outcome ??= await probeVacuous(ctx, desk, prompt, {
       preflightRequested: settings.preflightOn,
-      completionVerifyPassed: false, // agent-control completion_verify does not exist yet
+      completionVerifyPassed: false, // a passing completion_verify ends the run before any prompt (alreadyComplete)
       strict: settings.strict,
     });
   }

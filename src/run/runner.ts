@@ -143,6 +143,7 @@ async function runLeased(
       preflightOn: req.verifyFirst ?? (req.selection.remaining && req.selection.ids.length === 0),
       strict: req.strict === true,
       recovery: first ? leftovers : null,
+      explicitIds: req.selection.ids.length > 0,
     });
   } finally {
     stopListening();

@@ -81,6 +81,10 @@ export interface AttemptRecord {
   decision?: string;
   retry_delay_ms?: number;
   stage?: "preflight" | "post_session";
+  /** Agent control: the prompt iteration this attempt belongs to (docs/agent-control.md §3). */
+  iteration?: number;
+  /** Agent control: the directive applied after this attempt, with its reason. */
+  directive?: { action: string; reason: string | null; default?: boolean };
 }
 
 /** Per-repo commit results. */
@@ -122,6 +126,8 @@ export interface PromptState {
   result?: PromptResult;
   retry_delay_ms?: number;
   blocked_by?: string[];
+  /** Agent control: the prompt's current iteration in run `run_id` and the iterations verified so far. */
+  agent_control?: { run_id: string; iteration: number; verified: number };
   /** Uncommitted paths per repo when the prompt started in run `run_id` (the user's; docs/keep_going.md). */
   preexisting?: { run_id: string; repos: Record<string, string[]> };
   /** The failed work of the prompt's latest failure, kept under `ref` until a later run restores it. */

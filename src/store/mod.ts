@@ -1,4 +1,15 @@
 /** The public surface of src/store/: what other folders import from it (docs/architecture.md, Layers). */
+export {
+  AGENT_ENV,
+  AGENT_RECORD_SCHEMA,
+  type AgentRecord,
+  type AgentScope,
+  envOfScope,
+  parseAgentRecord,
+  scopeFromEnv,
+  type TerminalAction,
+  writeAgentRecord,
+} from "./agent_records.ts";
 export { assertStoreIntact } from "./guard.ts";
 export { appendJournal } from "./journal.ts";
 export { ensureControlDirs, ensureStoreIgnored, ensureStoreRoot, readStoreInfo } from "./layout.ts";

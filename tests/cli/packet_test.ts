@@ -94,11 +94,18 @@ const HAZARDS: Hazard[] = [
     file: "prompt_runner_packet.md",
   },
   {
-    kind: "unsupported_feature",
+    kind: "invalid_option_value",
     severity: "error",
     manifest: "agent_control: {enabled: true}\n",
     prompts: {},
     file: "prompt_runner_packet.md",
+  },
+  {
+    kind: "agent_owned_commands",
+    severity: "error",
+    manifest: "execution: {completion: agent_owned, incomplete: repeat}\n",
+    prompts: { "01_a.prompt.md": promptText("verify: {files_exist: [a.txt], commands: [{exec: test, args: []}]}\n") },
+    file: "prompts/01_a.prompt.md",
   },
   {
     kind: "inert_front_matter_key",

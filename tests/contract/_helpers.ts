@@ -84,5 +84,7 @@ export function packetFixture(dir: string, prompts: Prompt[], repos: Record<stri
     options: {} as Packet["options"],
     manifest: {},
     warnings: [],
+    agentControl: null,
+    execution: { completion: "verifier_owned", incomplete: "fail" },
   };
 }

@@ -156,23 +156,6 @@ Deno.test("loadPacket() rejects an unknown provider as invalid_provider", async 
   assert.match(e.message, /provider is "gemini"; expected one of claude, codex, amp, cursor, antigravity, simulated/);
 });
 
-Deno.test("loadPacket() refuses agent_owned execution and enabled agent_control as unsupported_feature", async () => {
-  for (
-    const manifest of ["execution: {completion: agent_owned, incomplete: repeat}\n", "agent_control: {enabled: true}\n"]
-  ) {
-    await using t = await tempDir();
-    await writePacket(t.path, `name: u\n${manifest}`, {});
-    assert.equal((await loadError(t.path)).code, "unsupported_feature");
-  }
-  await using ok = await tempDir();
-  await writePacket(
-    ok.path,
-    "name: u\nexecution: {completion: verifier_owned, incomplete: fail}\nagent_control: {enabled: false}\n",
-    {},
-  );
-  assert.equal((await loadPacket(ok.path, NO_ENV)).name, "u");
-});
-
 Deno.test("loadPacket() keeps unknown manifest keys as warnings", async () => {
   await using t = await tempDir();
   await writePacket(t.path, "name: w\ncolour: blue\n", {});

@@ -102,6 +102,9 @@ function summarize(e: Record<string, unknown>): string {
     case "session_resumed":
       s = `${d.reason} (resume ${d.resume_number})`;
       break;
+    case "agent_control":
+      s = `${d.kind} ${d.outcome} by ${d.author} (iteration ${d.iteration})${d.reason ? `: ${oneLine(d.reason)}` : ""}`;
+      break;
     case "token_usage_updated":
       s = `${d.input_tokens} in / ${d.output_tokens} out`;
       break;

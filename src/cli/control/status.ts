@@ -11,6 +11,27 @@ function leasePhrase(lease: Snapshot["lease"]): string {
   return `lease ${lease.state}${lease.state === "down" ? "" : who}`;
 }
 
+/**
+ * Agent-control rows (docs/agent-control.md §4): the iteration only when loop semantics apply, the cursor while a
+ * provider runs (labelled stale when it is from an earlier attempt or iteration), the last directive.
+ */
+export function agentRows(s: Pick<Snapshot, "agent_control" | "session_live" | "status">): [string, string][] {
+  const a = s.agent_control;
+  if (!a) return [];
+  const rows: [string, string][] = [];
+  if (a.loop) rows.push(["iteration", `${a.iteration} of ${a.max_iterations}`]);
+  const p = a.progress;
+  if (p && s.status === "running") {
+    const unit = p.unit ? ` · unit ${p.unit}` : "";
+    rows.push(["cursor", `${p.cursor}${unit} — ${p.summary}${p.stale ? ` (stale: iteration ${p.iteration})` : ""}`]);
+  }
+  if (a.last_directive) {
+    const d = a.last_directive;
+    rows.push(["directive", `${d.action} ${d.outcome}${d.reason ? ` — ${d.reason}` : ""}`]);
+  }
+  return rows;
+}
+
 /** The human report of a snapshot (docs/reference/control-plane.md §13). */
 export function formatControlStatus(s: Snapshot, paint: Paint, nowMs = Date.now()): string {
   // A live run's clocks keep going between snapshot writes.
@@ -29,6 +50,7 @@ export function formatControlStatus(s: Snapshot, paint: Paint, nowMs = Date.now(
     rows.push(["attempt", `${s.attempt}${s.mode ? ` (${s.mode})` : ""}${s.stream ? `, stream ${s.stream}` : ""}`]);
   }
   if (s.provider) rows.push(["provider", `${s.provider}${s.model ? ` / ${s.model}` : ""}`]);
+  rows.push(...agentRows(s));
   rows.push([
     "elapsed",
     `${formatDuration(since(s.run_started_at, s.elapsed_ms))} run${

@@ -1,0 +1,186 @@
+/**
+ * The runner's side of agent control (docs/agent-control.md §2–§3): one invocation per attempt of a controlled
+ * iteration — a private directory, an opaque token, the environment and the `prompt_runner` shim on the session's
+ * PATH — and the judging of the records the agent's command created there. Every record is authenticated against
+ * token, run, prompt and iteration and audited with author `agent:<prompt>#<iteration>`, accepted or refused with
+ * its reason. Records are only read here; the agent never writes the audit log.
+ */
+import type { AgentScope } from "../store/mod.ts";
+import { type AgentRecord, envOfScope, parseAgentRecord, type TerminalAction } from "../store/agent_records.ts";
+import { storePaths } from "../store/paths.ts";
+import { ensureStoreDir } from "../util/safe_fs.ts";
+import type { AgentControlSnap } from "../control/mod.ts";
+import type { RunContext } from "./context.ts";
+import { judgeRecord } from "./agent_decide.ts";
+import { agentShim } from "./agent_shim.ts";
+
+/** A terminal directive the runner holds until the iteration's contract has passed. */
+export interface HeldDirective {
+  action: TerminalAction;
+  reason: string | null;
+  file: string;
+}
+
+/** One controlled attempt's invocation. */
+export class AgentInvocation {
+  readonly #seen = new Set<string>();
+  #held: HeldDirective | null = null;
+  #timer: ReturnType<typeof setInterval> | null = null;
+
+  private constructor(
+    private readonly ctx: RunContext,
+    readonly scope: AgentScope,
+    readonly attempt: number,
+    /** Variables added to the provider session's environment. */
+    readonly env: Record<string, string>,
+  ) {}
+
+  /** The audit author of this iteration's records. */
+  get author(): string {
+    return `agent:${this.scope.promptId}#${this.scope.iteration}`;
+  }
+
+  /** The terminal directive accepted so far (first wins), or null. */
+  get held(): HeldDirective | null {
+    return this.#held;
+  }
+
+  /** Create the private directory, the token and the shim; null without a store (`--runtime-store memory|noop`). */
+  static async open(ctx: RunContext, promptId: string, iteration: number, attempt: number): Promise<AgentInvocation> {
+    const base = `${storePaths(ctx.storeRoot).runDir(ctx.runId)}/agent-control`;
+    const dir = `${base}/${promptId}-i${iteration}-a${attempt}`;
+    await ensureStoreDir(ctx.storeRoot, dir);
+    const bytes = crypto.getRandomValues(new Uint8Array(24));
+    const token = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const scope: AgentScope = { dir, token, runId: ctx.runId, promptId, iteration };
+    const bin = await agentShim(ctx.storeRoot, `${base}/bin`);
+    const path = Deno.env.get("PATH") ?? "/usr/bin:/bin";
+    const env = { ...envOfScope(scope), PATH: `${bin}:${path}` };
+    return new AgentInvocation(ctx, scope, attempt, env);
+  }
+
+  /** Judge new progress records every `ms` while the session runs (live cursor in the snapshot and status). */
+  watch(ms = 250): void {
+    this.#timer ??= setInterval(() => this.scan(), ms);
+  }
+
+  /** Stop watching, and judge whatever arrived last. */
+  settle(): void {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+    this.scan();
+  }
+
+  /**
+   * Judge every record not judged yet, oldest first: progress is accepted into the snapshot; the first valid
+   * terminal directive is held (logged `received`) until the iteration's verdict; every other record is refused.
+   */
+  scan(): void {
+    let names: string[];
+    try {
+      names = [...Deno.readDirSync(this.scope.dir)].filter((e) => !this.#seen.has(e.name)).map((e) => e.name).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      this.#seen.add(name);
+      let record: AgentRecord | null = null;
+      try {
+        // Only regular files are read: a link or anything else the agent put here is refused, never followed.
+        const path = `${this.scope.dir}/${name}`;
+        if (Deno.lstatSync(path).isFile) record = parseAgentRecord(Deno.readTextFileSync(path));
+      } catch { /* unreadable: refused below */ }
+      this.#judge(name, record);
+    }
+  }
+
+  #judge(name: string, record: AgentRecord | null): void {
+    const verdict = judgeRecord(record, this.scope, this.#held?.action ?? null);
+    const params = record
+      ? { file: name, reason: record.reason, cursor: record.cursor, unit: record.unit, summary: record.summary }
+      : { file: name };
+    const base = {
+      kind: record?.kind ?? "unreadable" as const,
+      author: this.author,
+      prompt_id: this.scope.promptId,
+      attempt: this.attempt,
+      iteration: this.scope.iteration,
+      params,
+    };
+    const key = `agent:${this.ctx.runId}:${this.scope.promptId}:${this.scope.iteration}:${this.attempt}:${name}`;
+    if (!verdict.ok) {
+      this.ctx.plane.agentControl({ ...base, key, outcome: "rejected", reason: verdict.reason });
+      return;
+    }
+    const r = record!;
+    if (r.kind === "progress") {
+      this.ctx.plane.agentControl({ ...base, key, outcome: "accepted", reason: null });
+      this.#progress(r);
+      return;
+    }
+    this.#held = { action: r.kind, reason: r.reason, file: name };
+    this.ctx.plane.agentControl({ ...base, key, outcome: "received", reason: "held until the iteration is verified" });
+  }
+
+  #progress(r: AgentRecord): void {
+    const snap = this.ctx.agentSnap;
+    if (!snap) return;
+    const progress = {
+      run_id: r.run_id,
+      prompt_id: r.prompt_id,
+      iteration: r.iteration,
+      cursor: r.cursor!,
+      unit: r.unit,
+      summary: r.summary!,
+      updated_at: r.at,
+      stale: false,
+    };
+    this.ctx.setAgentSnap({ ...snap, progress });
+  }
+
+  /** The held directive's final verdict: applied, or rejected with the reason (it then changes nothing). */
+  conclude(outcome: "applied" | "rejected", reason: string | null): void {
+    const h = this.#held;
+    if (!h) return;
+    const key =
+      `agent:${this.ctx.runId}:${this.scope.promptId}:${this.scope.iteration}:${this.attempt}:${h.file}:final`;
+    this.ctx.plane.agentControl({
+      key,
+      kind: h.action,
+      outcome,
+      reason,
+      author: this.author,
+      prompt_id: this.scope.promptId,
+      attempt: this.attempt,
+      iteration: this.scope.iteration,
+      params: { file: h.file, reason: h.reason },
+    });
+    const snap = this.ctx.agentSnap;
+    if (snap) this.ctx.setAgentSnap({ ...snap, last_directive: { action: h.action, outcome, reason } });
+  }
+
+  /** No directive was given: the default action applies (audited as such). */
+  applyDefault(action: "continue" | "repeat"): void {
+    const key = `agent:${this.ctx.runId}:${this.scope.promptId}:${this.scope.iteration}:${this.attempt}:default`;
+    const reason = "no directive: the packet's default_action applies";
+    this.ctx.plane.agentControl({
+      key,
+      kind: action,
+      outcome: "applied",
+      reason,
+      author: "runner",
+      prompt_id: this.scope.promptId,
+      attempt: this.attempt,
+      iteration: this.scope.iteration,
+      params: {},
+      default: true,
+    });
+    const snap = this.ctx.agentSnap;
+    if (snap) this.ctx.setAgentSnap({ ...snap, last_directive: { action, outcome: "applied", reason } });
+  }
+}
+
+/** Mark retained progress stale (a new attempt or iteration has not refreshed it yet). */
+export function staleProgress(snap: AgentControlSnap): AgentControlSnap {
+  return snap.progress ? { ...snap, progress: { ...snap.progress, stale: true } } : snap;
+}

@@ -1,0 +1,121 @@
+/**
+ * Agent-control records on disk (docs/agent-control.md §2): the environment contract a controlled provider session
+ * receives, the per-iteration private directory, and the records `prompt_runner agent-control` creates there — one
+ * new file per invocation, created exclusively, never overwritten. Only the runner reads them, authenticates them and
+ * writes the audit log; this file holds the shared shapes, the writer and a lenient parser.
+ */
+import { isRecord } from "../util/common.ts";
+
+/** Schema tag of every record. */
+export const AGENT_RECORD_SCHEMA = "prompt_runner.agent_control/v1";
+
+/** The environment variables of a controlled session (the sdk's names, plus the private directory). */
+export const AGENT_ENV = {
+  dir: "PROMPT_RUNNER_AGENT_CONTROL_DIR",
+  token: "PROMPT_RUNNER_AGENT_CONTROL_TOKEN",
+  runId: "PROMPT_RUNNER_RUN_ID",
+  promptId: "PROMPT_RUNNER_PROMPT_ID",
+  iteration: "PROMPT_RUNNER_PROMPT_ITERATION",
+} as const;
+
+/** The terminal directives. */
+export const TERMINAL_ACTIONS = ["continue", "repeat", "finish", "blocked"] as const;
+
+/** A terminal directive. */
+export type TerminalAction = typeof TERMINAL_ACTIONS[number];
+
+/** One record as written by the agent's command (every field as the agent claims it). */
+export interface AgentRecord {
+  schema: string;
+  /** `progress`, or a terminal action. */
+  kind: "progress" | TerminalAction;
+  token: string;
+  run_id: string;
+  prompt_id: string;
+  iteration: number;
+  reason: string | null;
+  cursor: string | null;
+  unit: string | null;
+  summary: string | null;
+  at: string;
+}
+
+/** The invocation an environment names (what the command writes against). */
+export interface AgentScope {
+  dir: string;
+  token: string;
+  runId: string;
+  promptId: string;
+  iteration: number;
+}
+
+/** The scope of a live controlled invocation from an environment, or the names of what is missing or invalid. */
+export function scopeFromEnv(env: Record<string, string | undefined>): AgentScope | { missing: string[] } {
+  const missing = Object.values(AGENT_ENV).filter((k) => !env[k]);
+  if (missing.length) return { missing };
+  const iteration = Number(env[AGENT_ENV.iteration]);
+  if (!Number.isInteger(iteration) || iteration < 1) return { missing: [AGENT_ENV.iteration] };
+  return {
+    dir: env[AGENT_ENV.dir]!,
+    token: env[AGENT_ENV.token]!,
+    runId: env[AGENT_ENV.runId]!,
+    promptId: env[AGENT_ENV.promptId]!,
+    iteration,
+  };
+}
+
+/** The environment a controlled session gets for a scope. */
+export function envOfScope(s: AgentScope): Record<string, string> {
+  return {
+    [AGENT_ENV.dir]: s.dir,
+    [AGENT_ENV.token]: s.token,
+    [AGENT_ENV.runId]: s.runId,
+    [AGENT_ENV.promptId]: s.promptId,
+    [AGENT_ENV.iteration]: String(s.iteration),
+  };
+}
+
+let seq = 0;
+
+/**
+ * Create a new record file in the scope's directory: exclusive creation (`createNew`), mode 0600, a name no other
+ * invocation uses. The directory must already exist and be a real directory (never a link). Returns the file name.
+ */
+export function writeAgentRecord(dir: string, record: AgentRecord): string {
+  const info = Deno.lstatSync(dir);
+  if (info.isSymlink || !info.isDirectory) throw new Error(`${dir} is not a directory`);
+  const rand = crypto.getRandomValues(new Uint8Array(4));
+  const suffix = [...rand].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const stamp = String(Date.now()).padStart(15, "0");
+  const name = `${stamp}-${String(seq++).padStart(4, "0")}-${suffix}.${record.kind}.json`;
+  Deno.writeTextFileSync(`${dir}/${name}`, JSON.stringify(record) + "\n", { createNew: true, mode: 0o600 });
+  return name;
+}
+
+const text = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
+
+/** Parse a record file's text leniently; null when it is not a record at all. */
+export function parseAgentRecord(raw: string): AgentRecord | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (!isRecord(v)) return null;
+  const kind = v.kind;
+  if (kind !== "progress" && !(TERMINAL_ACTIONS as readonly unknown[]).includes(kind)) return null;
+  return {
+    schema: String(v.schema ?? ""),
+    kind: kind as AgentRecord["kind"],
+    token: typeof v.token === "string" ? v.token : "",
+    run_id: typeof v.run_id === "string" ? v.run_id : "",
+    prompt_id: typeof v.prompt_id === "string" ? v.prompt_id : "",
+    iteration: typeof v.iteration === "number" ? v.iteration : -1,
+    reason: text(v.reason),
+    cursor: text(v.cursor),
+    unit: text(v.unit),
+    summary: text(v.summary),
+    at: typeof v.at === "string" ? v.at : "",
+  };
+}

@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { runCli } from "../support/cli.ts";
+import { tempDir } from "../support/fs.ts";
+import { treeSnapshot } from "../packet/_packet.ts";
+import { AGENT_ENV, parseAgentRecord } from "../../src/store/agent_records.ts";
+
+function scopeEnv(dir: string): Record<string, string> {
+  return {
+    [AGENT_ENV.dir]: dir,
+    [AGENT_ENV.token]: "tok-123",
+    [AGENT_ENV.runId]: "20261201T120000Z-ABCDEF",
+    [AGENT_ENV.promptId]: "03",
+    [AGENT_ENV.iteration]: "2",
+  };
+}
+
+Deno.test("agent-control outside a live controlled invocation exits 2 with a clear error and writes nothing", async () => {
+  await using t = await tempDir();
+  const before = await treeSnapshot(t.path);
+  for (const action of ["repeat", "progress", "finish"]) {
+    const r = await runCli(["agent-control", action, "--reason", "x", "--cursor", "c", "--summary", "s"], {
+      cwd: t.path,
+    });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /only inside a live controlled provider session \(PROMPT_RUNNER_AGENT_CONTROL_DIR/);
+  }
+  // A partial environment is not a live invocation either.
+  const partial = { ...scopeEnv(t.path) } as Record<string, string>;
+  delete partial[AGENT_ENV.token];
+  const r = await runCli(["agent-control", "continue"], { cwd: t.path, env: partial });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /PROMPT_RUNNER_AGENT_CONTROL_TOKEN/);
+  assert.deepEqual(await treeSnapshot(t.path), before);
+});
+
+Deno.test("agent-control creates exactly one new record per invocation in the private directory", async () => {
+  await using t = await tempDir();
+  const env = scopeEnv(t.path);
+  const a = await runCli(["agent-control", "repeat", "--reason", "unit B next"], { env });
+  assert.equal(a.code, 0, a.stderr);
+  assert.match(a.stdout, /repeat requested \(prompt 03, iteration 2\)/);
+  const p = await runCli(["agent-control", "progress", "--cursor", "P9", "--unit", "C", "--summary", "busy"], { env });
+  assert.equal(p.code, 0, p.stderr);
+  const names = [...Deno.readDirSync(t.path)].map((e) => e.name).sort();
+  assert.equal(names.length, 2);
+  const records = names.map((n) => parseAgentRecord(Deno.readTextFileSync(`${t.path}/${n}`))!);
+  assert.deepEqual(records.map((r) => [r.kind, r.token, r.prompt_id, r.iteration, r.reason, r.cursor]), [
+    ["repeat", "tok-123", "03", 2, "unit B next", null],
+    ["progress", "tok-123", "03", 2, null, "P9"],
+  ]);
+  for (const n of names) assert.equal(Deno.statSync(`${t.path}/${n}`).mode! & 0o777, 0o600);
+});
+
+Deno.test("agent-control finish without --reason exits 2 but leaves the record for the runner to refuse", async () => {
+  await using t = await tempDir();
+  const r = await runCli(["agent-control", "finish"], { env: scopeEnv(t.path) });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /finish needs --reason; the runner will refuse this request/);
+  assert.equal([...Deno.readDirSync(t.path)].length, 1);
+});
+
+Deno.test("agent-control refuses a private directory that is a symlink, writing nothing through it", async () => {
+  await using t = await tempDir();
+  await Deno.mkdir(`${t.path}/real`);
+  await Deno.symlink(`${t.path}/real`, `${t.path}/link`);
+  const r = await runCli(["agent-control", "continue"], { env: scopeEnv(`${t.path}/link`) });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /is not a directory/);
+  assert.equal([...Deno.readDirSync(`${t.path}/real`)].length, 0);
+});
