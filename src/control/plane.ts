@@ -356,6 +356,8 @@ class FilePlane implements RunnerPlane {
     const promptChanged = patch.prompt_id !== undefined && patch.prompt_id !== s.prompt_id;
     const attemptChanged = promptChanged || (patch.attempt !== undefined && patch.attempt !== s.attempt) ||
       (patch.attempt_started_at !== undefined && patch.attempt_started_at !== s.attempt_started_at);
+    // A session starting or ending is what an operator steers by: never coalesced away, however short the session.
+    const liveChanged = patch.session_live !== undefined && patch.session_live !== s.session_live;
     if (attemptChanged) {
       this.#tokens = { closedIn: 0, closedOut: 0, curIn: 0, curOut: 0 };
       s.tool_count = 0;
@@ -370,12 +372,13 @@ class FilePlane implements RunnerPlane {
     for (const [k, v] of Object.entries(patch)) {
       if (v !== undefined) (s as unknown as Record<string, unknown>)[k] = v;
     }
-    // A new prompt or attempt is written at once; the stage changes within one (a trivial prompt makes ~8 in a few
-    // ms) are coalesced: written now when the last write is older than the coalescing window, else by the window's
+    // A new prompt or attempt, and a session going live or ending, are written at once; the other stage changes
+    // within an attempt (a trivial prompt makes ~8 in a few ms) are coalesced: written now when the last write is older than the coalescing window, else by the window's
     // timer, and always at the prompt boundary (`sync()`). Readers poll the file, so they see the latest state at most
     // one window late. Not fsynced: the snapshot is a view rebuilt at the next open, so a crash needs nothing of it.
-    if (attemptChanged || performance.now() - this.#snapWrittenAt >= SNAPSHOT_COALESCE_MS) this.#writeSnapshot();
-    else this.#scheduleSnapshot();
+    if (attemptChanged || liveChanged || performance.now() - this.#snapWrittenAt >= SNAPSHOT_COALESCE_MS) {
+      this.#writeSnapshot();
+    } else this.#scheduleSnapshot();
   }
 
   #scheduleSnapshot(): void {

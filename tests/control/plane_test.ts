@@ -77,6 +77,22 @@ Deno.test("record() stamps seq/at/context, buffers appends and folds tools and t
   }
 });
 
+Deno.test("a session going live or ending is written at once, even inside the coalescing window", async () => {
+  await using tmp = await tempDir();
+  const { plane, paths } = await testPlane(`${tmp.path}/s`);
+  try {
+    plane.transition({ stage: "session", prompt_id: "01", attempt: 1, attempt_started_at: new Date().toISOString() });
+    plane.transition({ session_live: true }); // within the window of the attempt's own write
+    assert.equal((await readJson(paths.snapshot)).session_live, true, "visible without waiting for the window");
+    plane.transition({ session_live: false });
+    assert.equal((await readJson(paths.snapshot)).session_live, false);
+    plane.transition({ stage: "verifying" }); // an ordinary stage change right after: still coalesced
+    assert.equal((await readJson(paths.snapshot)).stage, "session");
+  } finally {
+    await plane.close("completed", null);
+  }
+});
+
 Deno.test("events are flushed within 20 ms without a boundary", async () => {
   await using tmp = await tempDir();
   const { plane, paths } = await testPlane(`${tmp.path}/s`);
