@@ -156,7 +156,7 @@ Deno.test("boundaries batch writes but a lone event, a 64 KiB backlog and every 
   assert.equal((await fileSeqs()).at(-1), last.seq);
   // The snapshot never names a seq the file does not hold.
   const more = plane.record({ type: "message_streamed", data: { delta: "y" } }, CTX);
-  plane.transition({ stage: "verifying" });
+  plane.transition({ session_live: true }); // a transition the plane writes at once, with `more` still buffered
   const snap = JSON.parse(await Deno.readTextFile(paths.snapshot)) as { last_seq: number };
   assert.equal(snap.last_seq, more.seq);
   assert.equal((await fileSeqs()).at(-1), more.seq);
