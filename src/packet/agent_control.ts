@@ -43,6 +43,16 @@ export function contractItems(contract: Record<string, unknown[]>): number {
   return Object.values(contract).reduce((n, l) => n + l.length, 0);
 }
 
+/** Reports one bad value as `invalid_option_value`, naming the file, the field, what it is and what was expected. */
+function badOption(file: string, sink: FindingSink, promptId: string | null) {
+  return (key: string, v: unknown, expected: string): void =>
+    sink.error("invalid_option_value", `${file}: ${key} is ${show(v)}; expected ${expected}`, {
+      file,
+      key,
+      prompt_id: promptId,
+    });
+}
+
 /**
  * Normalise an `agent_control` value, reporting each problem as `invalid_option_value` naming `file` and the field.
  * Returns null (the key is left out) when the block is invalid.
@@ -53,12 +63,7 @@ export function normalizeAgentControl(
   sink: FindingSink,
   promptId: string | null = null,
 ): AgentControlConfig | null {
-  const bad = (key: string, v: unknown, expected: string) =>
-    sink.error("invalid_option_value", `${file}: ${key} is ${show(v)}; expected ${expected}`, {
-      file,
-      key,
-      prompt_id: promptId,
-    });
+  const bad = badOption(file, sink, promptId);
   if (!isMap(value)) {
     bad("agent_control", value, "a map {enabled, default_action, max_iterations, completion_verify}");
     return null;
@@ -113,12 +118,7 @@ export function normalizeExecution(
   sink: FindingSink,
   promptId: string | null = null,
 ): ExecutionPolicy | null {
-  const bad = (key: string, v: unknown, expected: string) =>
-    sink.error("invalid_option_value", `${file}: ${key} is ${show(v)}; expected ${expected}`, {
-      file,
-      key,
-      prompt_id: promptId,
-    });
+  const bad = badOption(file, sink, promptId);
   if (!isMap(value)) {
     bad("execution", value, "a map {completion, incomplete}");
     return null;
