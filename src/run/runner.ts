@@ -5,7 +5,7 @@
 import { acquireLease, type Lease } from "../store/lease.ts";
 import { ensureStoreRoot } from "../store/layout.ts";
 import { assertStoreIntact } from "../store/guard.ts";
-import { RunFailedError } from "../errors.ts";
+import { RunFailedError, UsageError } from "../errors.ts";
 import { loadPacket } from "../packet/load.ts";
 import { selectPrompts } from "../packet/select.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
@@ -45,10 +45,31 @@ interface SummaryPrompt {
   preserved?: PreservedWork;
 }
 
+/**
+ * Agent control needs the store: directives are authenticated against per-iteration files and audited in the control
+ * log (docs/agent-control.md). Without a store root it would be silently off, so the run is refused (exit 2) instead.
+ */
+function refuseAgentControlWithoutStore(packet: Packet, store: RunRequest["runtimeStore"]): void {
+  if (writesStoreRoot(store)) return;
+  const uses = packet.agentControl !== null
+    ? "agent_control"
+    : packet.execution.completion === "agent_owned"
+    ? "execution: {completion: agent_owned}"
+    : null;
+  if (uses === null) return;
+  throw new UsageError(
+    "conflicting_flags",
+    `--runtime-store ${store} conflicts with ${uses} in ${packet.dir}/prompt_runner_packet.md: agent directives are ` +
+      "authenticated and audited through the store",
+    { hints: ["run with the default --runtime-store file"] },
+  );
+}
+
 /** Execute a packet run; returns the exit code (docs/reference/cli.md §3.1). */
 export async function runPacket(req: RunRequest): Promise<number> {
   const { io } = req;
   const packet = await loadPacket(req.packetDir, { overrides: req.overrides });
+  refuseAgentControlWithoutStore(packet, req.runtimeStore);
   assertStoreIntact(req.storeRoot); // planted links and special files are refused before anything reads them
   const progress = await readProgress(req.storeRoot);
   const prompts = selectPrompts(packet, req.selection, progress);

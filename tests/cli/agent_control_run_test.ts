@@ -468,3 +468,31 @@ simulate:
     "the iteration did not pass its contract",
   ]]);
 });
+
+Deno.test("--runtime-store memory|noop is refused for a packet under agent control: directives need the store", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(
+    dir.path,
+    {
+      "01_loop.prompt.md": promptFile(
+        "1",
+        `verify:
+  files_exist: [a.txt]
+simulate:
+  attempts:
+    - writes: [{path: a.txt, text: "a"}]
+      agent_control: [{action: repeat, reason: "again"}]`,
+      ),
+    },
+    CONTROL(),
+  );
+  for (const store of ["memory", "noop"]) {
+    const r = await runCli(["run", pkt, "--runtime-store", store]);
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(`--runtime-store ${store} conflicts with agent_control in \\S+prompt_runner_packet\\.md`),
+    );
+    await assert.rejects(() => Deno.stat(`${pkt}/app/a.txt`), "no session ran");
+  }
+});
