@@ -7,47 +7,21 @@ import type { Envelope, View } from "../../src/events/types.ts";
 import { createRenderer, type Renderer, replayEvents, switchRenderer } from "../../src/render/mod.ts";
 import { simulatedLane } from "../../src/lanes/simulated.ts";
 import type { SessionSpec } from "../../src/lanes/types.ts";
-import { DEFAULT_VIEW } from "../../src/events/types.ts";
 import { defaultRecovery } from "../../src/packet/recovery.ts";
-import type { ExecutionOptions } from "../../src/packet/types.ts";
+import { testOptions, testSpec } from "../lanes/_support.ts";
 import { tempDir } from "../support/fs.ts";
 import { assertGolden } from "../support/golden.ts";
 import { envelope, settings } from "./_fixtures.ts";
 
 function simSpec(cwd: string, simulate: Record<string, unknown>): SessionSpec {
-  const options: ExecutionOptions = {
+  const options = testOptions({
     provider: "simulated",
     model: "simulated-demo",
-    reasoning_effort: null,
     permission_mode: "bypass",
-    allowed_tools: null,
     timeout_ms: 1000,
-    system_prompt: null,
-    append_system_prompt: null,
-    max_turns: null,
-    view: { ...DEFAULT_VIEW },
-    diff_max_lines: 60,
-    tool_output_max_lines: 200,
-    log_meta: "none",
-    events_mode: "compact",
     recovery: defaultRecovery(),
-    provider_opts: {},
-  };
-  return {
-    runId: "20261130T120501Z-AAAAAA",
-    promptId: "01",
-    attempt: 1,
-    streamKind: "initial",
-    prompt: "do it",
-    cwd,
-    options,
-    resumeSessionId: null,
-    extraDirs: [],
-    repos: {},
-    env: {},
-    simulate,
-    simulatedStep: "attempt",
-  };
+  });
+  return testSpec({ runId: "20261130T120501Z-AAAAAA", prompt: "do it", cwd, options, simulate });
 }
 
 const T0 = "2026-11-30T12:05:01.000Z";
