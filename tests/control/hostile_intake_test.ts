@@ -93,8 +93,11 @@ const CASES: [string, Make][] = [
   ["symlink loop", linkTo(() => "loop-self", "loop-self")],
   ["directory", async (req) => {
     const n = reqName();
-    await Deno.mkdir(`${req}/${n}`);
-    await Deno.writeTextFile(`${req}/${n}/inner.json`, "{}");
+    // Built in the store's .tmp and renamed in whole: the live runner may take an empty directory before the file lands.
+    const staged = `${req}/../.tmp/dir-${crypto.randomUUID()}`;
+    await Deno.mkdir(staged);
+    await Deno.writeTextFile(`${staged}/inner.json`, "{}");
+    await Deno.rename(staged, `${req}/${n}`);
     return n;
   }],
   ["unix socket", async (req) => {
