@@ -5,6 +5,7 @@
  */
 import { sendSignal } from "./signal.ts";
 import { spawnRetryingBusy } from "./spawn.ts";
+import { meterSpawn } from "./read_meter.ts";
 
 /** Default deadline of a helper. */
 const HELPER_TIMEOUT_MS = 30_000;
@@ -78,6 +79,7 @@ async function collect(stream: ReadableStream<Uint8Array> | null, stop: Promise<
  * `timeoutMs + killGraceMs + 500 ms`.
  */
 export async function runHelper(command: string, opts: HelperOptions = {}): Promise<HelperResult> {
+  meterSpawn(command);
   const child = spawnRetryingBusy(command, {
     args: opts.args ?? [],
     ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
