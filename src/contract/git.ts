@@ -18,7 +18,12 @@ const GIT_ENV = { GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C"
 /** Run `git -C root …args` and capture its output. */
 export async function gitIn(root: string, args: string[]): Promise<GitResult> {
   try {
-    const out = await runHelper("git", { args: ["-C", root, ...args], env: GIT_ENV, timeoutMs: GIT_QUERY_TIMEOUT_MS });
+    const out = await runHelper("git", {
+      args: ["-C", root, ...args],
+      env: GIT_ENV,
+      timeoutMs: GIT_QUERY_TIMEOUT_MS,
+      viaSetsid: true, // read-only: safe to start again
+    });
     const dec = new TextDecoder();
     const late = out.timedOut ? `\ngit did not finish within ${GIT_QUERY_TIMEOUT_MS} ms` : "";
     return {
