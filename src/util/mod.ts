@@ -74,4 +74,4 @@ export { denoOut, type TextOut } from "./text_out.ts";
 export { fileStamp, formatAge, formatDuration, isRunId, newRunId, nowIso, parseDuration } from "./time.ts";
 export { parseYaml, stringifyYaml, YamlSyntaxError } from "./yaml.ts";
 export { nullIfAbsent } from "./fs.ts";
-export { meterRead, meterSpawn, readTotals, spawnTotals } from "./read_meter.ts";
+export { meterRead, meterSpawn, meterWrite, readTotals, spawnTotals, writeTotals } from "./read_meter.ts";

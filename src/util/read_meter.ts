@@ -34,3 +34,15 @@ export function meterSpawn(command: string): void {
 export function spawnTotals(command: string): number {
   return spawns.get(command) ?? 0;
 }
+
+const writes = new Map<string, number>();
+
+/** Note one whole-file write (temp file and rename) of the store document `kind` (`snapshot`). */
+export function meterWrite(kind: string): void {
+  writes.set(kind, (writes.get(kind) ?? 0) + 1);
+}
+
+/** How many whole-file writes of `kind` were made since the process started. */
+export function writeTotals(kind: string): number {
+  return writes.get(kind) ?? 0;
+}
