@@ -539,3 +539,25 @@ Deno.test("a trivial prompt's transitions make three snapshot writes: live, ende
     await plane.close("completed", null);
   }
 });
+
+Deno.test("a prompt boundary fsyncs log.jsonl only when entries were appended since the last fsync", async () => {
+  await using tmp = await tempDir();
+  const store = `${tmp.path}/s`;
+  const { plane, paths } = await testPlane(store);
+  try {
+    const fsyncs = () => writeTotals("log.jsonl fsync");
+    const before = fsyncs();
+    await plane.sync();
+    await plane.sync();
+    assert.equal(fsyncs() - before, 0, "nothing appended: no fsync");
+    const r = await dropRaw(store, reqName(), body("set_view", { diff: "full" }));
+    plane.boundary();
+    assert.equal((await lines(paths.log)).find((e) => e.request === r)?.outcome, "applied");
+    await plane.sync();
+    assert.equal(fsyncs() - before, 1, "the boundary after an entry fsyncs it");
+    await plane.sync();
+    assert.equal(fsyncs() - before, 1);
+  } finally {
+    await plane.close("completed", null);
+  }
+});
