@@ -15,9 +15,10 @@ import { parseProgress } from "../../src/store/progress.ts";
 
 const quiet = { write: (_: string) => {}, isTerminal: false };
 
-/** `run <dir> --no-commit` in this process; returns the git spawns it made. */
+/** `run <dir> --no-commit` in this process; returns the git processes it started. */
 async function gitSpawnsOfRun(dir: string, count: number): Promise<number> {
   const before = spawnTotals("git");
+  const shells = spawnTotals("helper_shell");
   const code = await runPacket({
     packetDir: dir,
     storeRoot: `${dir}/.prompt_runner`,
@@ -38,10 +39,11 @@ async function gitSpawnsOfRun(dir: string, count: number): Promise<number> {
   assert.equal(code, 0);
   const progress = parseProgress(await Deno.readTextFile(`${dir}/.prompt_runner/progress.log`), "progress.log");
   assert.equal([...progress.values()].filter((r) => r.status === "completed").length, count);
+  assert.equal(spawnTotals("helper_shell") - shells, 1, "the run's git queries go through one helper shell");
   return spawnTotals("git") - before;
 }
 
-Deno.test("a trivial prompt costs exactly one git spawn (its baseline); preserved refs are listed once per run", async () => {
+Deno.test("a trivial prompt starts exactly one git (its baseline), through the run's helper shell", async () => {
   await using dir = await tempDir();
   await writeScalePacket(`${dir.path}/one`, 1);
   await writeScalePacket(`${dir.path}/six`, 6);

@@ -1,0 +1,58 @@
+/** The run's helper shell (src/util/helper_shell.ts): framing, exit codes, stderr, env, deadlines, close. */
+import assert from "node:assert/strict";
+import { HelperShell } from "../../src/util/helper_shell.ts";
+import { spawnTotals } from "../../src/util/read_meter.ts";
+
+const text = (b: Uint8Array) => new TextDecoder().decode(b);
+
+Deno.test("HelperShell serves commands in order from one shell: output with NULs, exit codes, stderr, env", async () => {
+  const shell = new HelperShell();
+  try {
+    const before = spawnTotals("helper_shell");
+    const ok = await shell.run({ command: "printf", args: ["a\\0b\\0%s", "it's"], timeoutMs: 10_000 });
+    assert.deepEqual([ok?.success, ok?.code, text(ok!.stdout), text(ok!.stderr)], [true, 0, "a\0b\0it's", ""]);
+    const bad = await shell.run({ command: "sh", args: ["-c", "echo out; echo oops >&2; exit 3"], timeoutMs: 10_000 });
+    assert.deepEqual([bad?.success, bad?.code, text(bad!.stdout), text(bad!.stderr)], [false, 3, "out\n", "oops\n"]);
+    // Output that imitates a frame with another token is plain output.
+    const forged = await shell.run({ command: "printf", args: ["\\0deadbeef 0\\n\\0deadbeef\\n"], timeoutMs: 10_000 });
+    assert.equal(text(forged!.stdout), "\0deadbeef 0\n\0deadbeef\n");
+    const env = await shell.run({ command: "sh", args: ["-c", "echo $PR_X"], env: { PR_X: "x y" }, timeoutMs: 10_000 });
+    assert.equal(text(env!.stdout), "x y\n");
+    const after = await shell.run({ command: "sh", args: ["-c", "echo ${PR_X:-unset}"], timeoutMs: 10_000 });
+    assert.equal(text(after!.stdout), "unset\n", "a command's env does not stay in the shell");
+    const many = await Promise.all(
+      [1, 2, 3].map((n) => shell.run({ command: "echo", args: [String(n)], timeoutMs: 10_000 })),
+    );
+    assert.deepEqual(many.map((r) => text(r!.stdout)), ["1\n", "2\n", "3\n"]);
+    assert.equal(shell.starts, 1);
+    assert.equal(spawnTotals("helper_shell") - before, 1, "one shell for every command");
+  } finally {
+    await shell.close();
+  }
+});
+
+Deno.test("HelperShell: a command past its deadline takes the shell down; the next request starts a new one", async () => {
+  const shell = new HelperShell();
+  try {
+    const late = await shell.run({ command: "sleep", args: ["30"], timeoutMs: 200 });
+    assert.equal(late?.timedOut, true);
+    assert.equal(late?.success, false);
+    const next = await shell.run({ command: "echo", args: ["again"], timeoutMs: 10_000 });
+    assert.equal(text(next!.stdout), "again\n");
+    assert.equal(shell.starts, 2);
+  } finally {
+    await shell.close();
+  }
+  // Let the SIGKILL escalation timer of the first shell run out inside this test.
+  await new Promise((r) => setTimeout(r, 600));
+});
+
+Deno.test("HelperShell: requests it cannot frame are refused up front; a closed shell serves nothing", async () => {
+  assert.equal(HelperShell.accepts({ command: "git", args: ["a\nb"], timeoutMs: 1 }), false);
+  assert.equal(HelperShell.accepts({ command: "git", args: ["a b", "it's"], timeoutMs: 1 }), true);
+  assert.equal(HelperShell.accepts({ command: "git", args: [], env: { "A;B": "x" }, timeoutMs: 1 }), false);
+  const shell = new HelperShell();
+  assert.equal(text((await shell.run({ command: "echo", args: ["x"], timeoutMs: 10_000 }))!.stdout), "x\n");
+  await shell.close();
+  assert.equal(await shell.run({ command: "echo", args: ["x"], timeoutMs: 10_000 }), null);
+});
