@@ -50,6 +50,8 @@ export class HelperShell {
   #buf = new Uint8Array(0);
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
+  /** The shell could not be spawned (e.g. a narrow `--allow-run` without `sh`): serve nothing, callers spawn. */
+  #unavailable = false;
   /** Shells started (the first, and one after each deadline). */
   starts = 0;
 
@@ -91,8 +93,11 @@ export class HelperShell {
   }
 
   async #serve(req: ShellRequest): Promise<HelperResult | null> {
-    if (this.#closed) return null;
-    if (!this.#child && !this.#start()) return null;
+    if (this.#closed || this.#unavailable) return null;
+    if (!this.#child && !this.#start()) {
+      this.#unavailable = true;
+      return null;
+    }
     const env = Object.entries(req.env ?? {}).map(([k, v]) => `${k}=${quote(v)} `).join("");
     const line = `${env}${[req.command, ...req.args].map(quote).join(" ")} </dev/null 2>"$E"\n`;
     meterSpawn(req.command);
