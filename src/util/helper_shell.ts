@@ -47,7 +47,8 @@ export class HelperShell {
   #writer: WritableStreamDefaultWriter<Uint8Array> | null = null;
   #reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   #token = "";
-  #buf = new Uint8Array(0);
+  #buf = new Uint8Array(65536);
+  #len = 0;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
   /** The shell could not be spawned (e.g. a narrow `--allow-run` without `sh`): serve nothing, callers spawn. */
@@ -87,7 +88,7 @@ export class HelperShell {
     this.#child.unref();
     this.#writer = this.#child.stdin.getWriter();
     this.#reader = this.#child.stdout.getReader();
-    this.#buf = new Uint8Array(0);
+    this.#len = 0;
     this.starts++;
     return true;
   }
@@ -101,48 +102,27 @@ export class HelperShell {
     const env = Object.entries(req.env ?? {}).map(([k, v]) => `${k}=${quote(v)} `).join("");
     const line = `${env}${[req.command, ...req.args].map(quote).join(" ")} </dev/null 2>"$E"\n`;
     meterSpawn(req.command);
-    let timedOut = false;
-    const deadline = setTimeout(() => {
-      timedOut = true;
-      this.#kill();
-    }, req.timeoutMs);
+    // At the deadline the answer is given up at once: a child that left the group may still hold the pipe open.
+    let expire!: () => void;
+    const expired = new Promise<"expired">((r) => (expire = () => r("expired")));
+    const deadline = setTimeout(expire, req.timeoutMs);
     try {
       await this.#writer!.write(new TextEncoder().encode(line));
-      const frame = await this.#readFrame();
+      const frame = await Promise.race([this.#readFrame(), expired]);
+      if (frame === "expired") {
+        this.#drop();
+        const none = new Uint8Array();
+        return { success: false, code: null, signal: "SIGKILL", stdout: none, stderr: none, timedOut: true };
+      }
       if (frame === null) {
         this.#drop();
-        if (timedOut) {
-          return {
-            success: false,
-            code: null,
-            signal: "SIGKILL",
-            stdout: new Uint8Array(),
-            stderr: new Uint8Array(),
-            timedOut,
-          };
-        }
         return null; // the shell died: the caller runs the command the ordinary way
       }
-      return {
-        success: frame.code === 0,
-        code: frame.code,
-        signal: null,
-        stdout: frame.out,
-        stderr: frame.err,
-        timedOut: false,
-      };
+      const ok = frame.code === 0;
+      return { success: ok, code: frame.code, signal: null, stdout: frame.out, stderr: frame.err, timedOut: false };
     } catch {
       this.#drop();
-      return timedOut
-        ? {
-          success: false,
-          code: null,
-          signal: "SIGKILL",
-          stdout: new Uint8Array(),
-          stderr: new Uint8Array(),
-          timedOut,
-        }
-        : null;
+      return null;
     } finally {
       clearTimeout(deadline);
     }
@@ -154,32 +134,38 @@ export class HelperShell {
     const open = enc.encode(`\0${this.#token} `);
     const close = enc.encode(`\0${this.#token}\n`);
     let at = -1;
-    let end = -1;
     let scanned = 0;
     for (;;) {
+      const buf = this.#buf.subarray(0, this.#len);
       if (at < 0) {
-        at = indexOf(this.#buf, open, Math.max(0, scanned - open.length));
-        if (at >= 0) scanned = at + open.length;
-        else scanned = this.#buf.length;
+        at = indexOf(buf, open, Math.max(0, scanned - open.length));
+        scanned = at >= 0 ? at + open.length : buf.length;
       }
       if (at >= 0) {
-        end = indexOf(this.#buf, close, Math.max(at + open.length, scanned - close.length));
-        if (end >= 0) break;
-        scanned = this.#buf.length;
+        const end = indexOf(buf, close, Math.max(at + open.length, scanned - close.length));
+        if (end >= 0) {
+          const nl = buf.indexOf(10, at + open.length);
+          const code = Number(new TextDecoder().decode(buf.subarray(at + open.length, nl)));
+          const frame = { out: buf.slice(0, at), code, err: buf.slice(nl + 1, end) };
+          const rest = buf.slice(end + close.length);
+          this.#buf = new Uint8Array(Math.max(65536, rest.length));
+          this.#buf.set(rest);
+          this.#len = rest.length;
+          return frame;
+        }
+        scanned = buf.length;
       }
       const r = await this.#reader!.read();
       if (r.done) return null;
-      const grown = new Uint8Array(this.#buf.length + r.value.length);
-      grown.set(this.#buf);
-      grown.set(r.value, this.#buf.length);
-      this.#buf = grown;
+      if (this.#len + r.value.length > this.#buf.length) {
+        // Doubling: a large answer (a status of many paths) is copied O(size) times in all, not once per chunk.
+        const grown = new Uint8Array(Math.max(this.#buf.length * 2, this.#len + r.value.length));
+        grown.set(this.#buf.subarray(0, this.#len));
+        this.#buf = grown;
+      }
+      this.#buf.set(r.value, this.#len);
+      this.#len += r.value.length;
     }
-    const nl = this.#buf.indexOf(10, at + open.length);
-    const code = Number(new TextDecoder().decode(this.#buf.subarray(at + open.length, nl)));
-    const out = this.#buf.slice(0, at);
-    const err = this.#buf.slice(nl + 1, end);
-    this.#buf = this.#buf.slice(end + close.length);
-    return { out, code, err };
   }
 
   #kill(): void {

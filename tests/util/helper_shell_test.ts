@@ -2,6 +2,8 @@
 import assert from "node:assert/strict";
 import { HelperShell } from "../../src/util/helper_shell.ts";
 import { spawnTotals } from "../../src/util/read_meter.ts";
+import { tempDir } from "../support/fs.ts";
+import { waitFor } from "../support/wait.ts";
 
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
 
@@ -55,4 +57,30 @@ Deno.test("HelperShell: requests it cannot frame are refused up front; a closed 
   assert.equal(text((await shell.run({ command: "echo", args: ["x"], timeoutMs: 10_000 }))!.stdout), "x\n");
   await shell.close();
   assert.equal(await shell.run({ command: "echo", args: ["x"], timeoutMs: 10_000 }), null);
+});
+
+Deno.test("HelperShell: a large answer arrives whole; a deadline is kept even when a child outside the group holds the pipe", async () => {
+  const shell = new HelperShell();
+  try {
+    const big = await shell.run({ command: "head", args: ["-c", "3000000", "/dev/zero"], timeoutMs: 30_000 });
+    assert.equal(big?.stdout.length, 3_000_000);
+    assert.ok(big!.stdout.every((b) => b === 0), "NUL bytes are output, not frames");
+    await using dir = await tempDir();
+    const pidFile = `${dir.path}/pid`;
+    // The child leaves the shell's group (setsid) and keeps stdout open for a minute: the answer cannot wait for it.
+    const hold = `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 60' & sleep 60`;
+    const t0 = Date.now();
+    const late = await shell.run({ command: "sh", args: ["-c", hold], timeoutMs: 300 });
+    assert.equal(late?.timedOut, true);
+    assert.ok(Date.now() - t0 < 30_000, `answered after ${Date.now() - t0} ms, not when the holder let go`);
+    const pidOf = async () => Number((await Deno.readTextFile(pidFile).catch(() => "")).trim());
+    await waitFor(async () => (await pidOf()) > 0, { what: "the holder's pid file" });
+    const holder = await pidOf();
+    if (holder > 0) Deno.kill(holder, "SIGKILL");
+    const next = await shell.run({ command: "echo", args: ["ok"], timeoutMs: 10_000 });
+    assert.equal(text(next!.stdout), "ok\n");
+  } finally {
+    await shell.close();
+  }
+  await new Promise((r) => setTimeout(r, 600)); // the SIGKILL escalation timer runs out inside this test
 });
