@@ -75,3 +75,10 @@ export { fileStamp, formatAge, formatDuration, isRunId, newRunId, nowIso, parseD
 export { parseYaml, stringifyYaml, YamlSyntaxError } from "./yaml.ts";
 export { nullIfAbsent } from "./fs.ts";
 export { meterRead, meterSpawn, meterWrite, readTotals, spawnTotals, writeTotals } from "./read_meter.ts";
+export {
+  activeHelperShell,
+  closeHelperShell,
+  HelperShell,
+  openHelperShell,
+  type ShellRequest,
+} from "./helper_shell.ts";
