@@ -8,8 +8,8 @@
  * answered on stdout by the command's own output, then `\0<token> <exit code>\n`, its stderr when the code is not 0,
  * and `\0<token>\n` (the token is random per shell, so no output can forge the frame). A request whose words hold a
  * newline or NUL is not sent (the caller runs the command the ordinary way). A request past its deadline takes the
- * shell's whole group down (SIGTERM, then SIGKILL) and the next request starts a new shell; the shell exits when the
- * runner closes its stdin or dies.
+ * shell's whole group down (SIGKILL: its commands only read, so there is nothing to clean up) and the next request
+ * starts a new shell; the shell exits when the runner closes its stdin or dies.
  */
 import { sendSignal } from "./signal.ts";
 import { meterSpawn } from "./read_meter.ts";
@@ -18,9 +18,6 @@ import type { HelperResult } from "./helper.ts";
 const SCRIPT = "E=$(mktemp) || exit 1\ntrap 'rm -f \"$E\"' EXIT\n" +
   'while IFS= read -r line; do eval "$line"; r=$?; printf \'\\0%s %d\\n\' "$PR_TOKEN" "$r"; ' +
   '[ "$r" -eq 0 ] || cat "$E"; printf \'\\0%s\\n\' "$PR_TOKEN"; done\n';
-
-/** Grace between SIGTERM and SIGKILL of the shell's group at a deadline. */
-const KILL_GRACE_MS = 500;
 
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
@@ -171,10 +168,7 @@ export class HelperShell {
   #kill(): void {
     const pid = this.#child?.pid;
     if (pid === undefined) return;
-    if (!sendSignal(-pid, "SIGTERM")) sendSignal(pid, "SIGTERM");
-    setTimeout(() => {
-      if (!sendSignal(-pid, "SIGKILL")) sendSignal(pid, "SIGKILL");
-    }, KILL_GRACE_MS);
+    if (!sendSignal(-pid, "SIGKILL")) sendSignal(pid, "SIGKILL");
   }
 
   #drop(): void {

@@ -45,8 +45,6 @@ Deno.test("HelperShell: a command past its deadline takes the shell down; the ne
   } finally {
     await shell.close();
   }
-  // Let the SIGKILL escalation timer of the first shell run out inside this test.
-  await new Promise((r) => setTimeout(r, 600));
 });
 
 Deno.test("HelperShell: requests it cannot frame are refused up front; a closed shell serves nothing", async () => {
@@ -82,5 +80,4 @@ Deno.test("HelperShell: a large answer arrives whole; a deadline is kept even wh
   } finally {
     await shell.close();
   }
-  await new Promise((r) => setTimeout(r, 600)); // the SIGKILL escalation timer runs out inside this test
 });
