@@ -59,7 +59,7 @@ export interface CommandEntry {
 }
 
 /** Flags every command accepts (docs/reference/cli.md §1). */
-const GLOBAL_FLAGS: Record<string, FlagSpec> = {
+export const GLOBAL_FLAGS: Record<string, FlagSpec> = {
   help: { type: "boolean", short: "h", description: "show help for this command" },
   json: { type: "boolean", description: "machine-readable output on stdout" },
   color: { type: "string", value: "auto|always|never", description: "colour on stdout (default auto)" },

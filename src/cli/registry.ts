@@ -146,6 +146,13 @@ export const COMMANDS: CommandEntry[] = [
     permissions: OBSERVE,
     load: () => import("./workspace/list.ts"),
   },
+  {
+    path: ["completions"],
+    summary: "shell completion script: bash, zsh or fish",
+    // Reads the command modules for their flags; nothing else.
+    permissions: READ_ONLY,
+    load: () => import("./completions.ts"),
+  },
 ];
 
 /** Union of every command's permissions: what `compile` bakes in. */
