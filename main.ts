@@ -2,7 +2,7 @@
  * prompt_runner entry point: parse argv, pick the subcommand, scope permissions to what it declares, run it, and
  * map errors to exit codes (docs/reference/cli.md §4).
  */
-import { findCommand } from "./src/cli/registry.ts";
+import { COMMANDS, findCommand } from "./src/cli/registry.ts";
 import {
   type CommandContext,
   commandHelp,
@@ -131,6 +131,7 @@ export async function main(argv: string[]): Promise<number> {
       stdout,
       stderr,
       argv: [...entry.path, ...rest],
+      commands: COMMANDS,
     };
     const code = await spec.run(ctx);
     // A follower stopped by Ctrl-C ends like any interrupted command (docs/exit_codes.md).

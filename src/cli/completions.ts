@@ -4,9 +4,8 @@
  * included), and the values of flags that take one of a fixed list (`--color auto|always|never`). Other words
  * complete as paths (a TARGET is a directory or a manifest).
  */
-import { type CommandContext, type CommandSpec, GLOBAL_FLAGS } from "./frame.ts";
-import { COMMANDS } from "./registry.ts";
-import { BUILTINS, commandGroups, groupCommands } from "./usage.ts";
+import { type CommandContext, type CommandEntry, type CommandSpec, GLOBAL_FLAGS } from "./frame.ts";
+import { BUILTINS, groupCommandsOf, groupsOf } from "./words.ts";
 import { UsageError } from "../errors.ts";
 
 /** The shells a script is generated for. */
@@ -31,18 +30,18 @@ function fixedValues(value: string | undefined): string[] {
   return parts.every((p) => /^[a-z][a-z0-9_-]*$/.test(p)) ? parts : [];
 }
 
-/** Build the model from the registry (loads every command module for its flags). */
-export async function completionModel(): Promise<CompletionModel> {
-  const groups = commandGroups();
+/** Build the model from the command table (loads every command module for its flags). */
+export async function completionModel(table: readonly CommandEntry[]): Promise<CompletionModel> {
+  const groups = groupsOf(table);
   const top: CompletionModel["top"] = [];
-  for (const c of COMMANDS) {
+  for (const c of table) {
     const word = c.path[0]!;
     if (top.some((t) => t.word === word)) continue;
     top.push({ word, summary: groups.includes(word) ? `${word} commands` : c.summary });
   }
   for (const [word, summary] of Object.entries(BUILTINS)) top.push({ word, summary });
-  const specs = await Promise.all(COMMANDS.map((c) => c.load()));
-  const commands = COMMANDS.map((c, i) => {
+  const specs = await Promise.all(table.map((c) => c.load()));
+  const commands = table.map((c, i) => {
     const all = { ...specs[i]!.spec.flags, ...GLOBAL_FLAGS };
     const flags = Object.entries(all).map(([name, f]) => ({
       name,
@@ -56,7 +55,7 @@ export async function completionModel(): Promise<CompletionModel> {
     top,
     groups: groups.map((group) => ({
       group,
-      commands: groupCommands(group).map((c) => ({ word: c.path.slice(1).join(" "), summary: c.summary })),
+      commands: groupCommandsOf(table, group).map((c) => ({ word: c.path.slice(1).join(" "), summary: c.summary })),
     })),
     commands,
   };
@@ -249,7 +248,7 @@ export const spec: CommandSpec = {
       throw new UsageError("invalid_value", `completions does not know the shell "${shell}"; allowed: bash, zsh, fish`);
     }
     if (extra !== undefined) throw new UsageError("unexpected_argument", `unexpected argument "${extra}"`);
-    const model = await completionModel();
+    const model = await completionModel(ctx.commands);
     ctx.stdout.write(ctx.json ? JSON.stringify(model) + "\n" : completionScript(shell as Shell, model));
     return 0;
   },

@@ -38,6 +38,8 @@ export interface CommandContext {
   readonly stderr: TextOut;
   /** The original argv after the command path (for records such as run.pid `argv`). */
   readonly argv: string[];
+  /** The command table (src/cli/registry.ts), for commands about commands (`completions`). */
+  readonly commands: readonly CommandEntry[];
 }
 
 /** A subcommand's definition. `run` returns the exit code. */

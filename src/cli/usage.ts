@@ -6,35 +6,23 @@ import { COMMANDS } from "./registry.ts";
 import type { CommandEntry } from "./frame.ts";
 import { UsageError } from "../errors.ts";
 import { closest } from "../util/edit_distance.ts";
+import { BUILTINS, groupCommandsOf, groupsOf, HELP_FLAGS, topWordsOf, VERSION_FLAGS } from "./words.ts";
 
-/** Top-level flags that print the version (`-v` is the sdk's spelling, `-V` the common one). */
-export const VERSION_FLAGS: readonly string[] = ["--version", "-V", "-v"];
-/** Top-level flags that print the help. */
-export const HELP_FLAGS: readonly string[] = ["--help", "-h"];
+export { BUILTINS, HELP_FLAGS, VERSION_FLAGS } from "./words.ts";
 
-/** Words the program takes besides the registered commands, with their summaries. */
-export const BUILTINS: Readonly<Record<string, string>> = {
-  version: "print the version (also --version, -V, -v)",
-  help: "help for a command or a command group: help [GROUP] [COMMAND]",
-};
-
-/** The command groups (first words of multi-word commands), in help order: `control`, `packet`, … */
+/** The command groups of the registry (first words of multi-word commands), in help order: `control`, `packet`, … */
 export function commandGroups(): string[] {
-  const out: string[] = [];
-  for (const c of COMMANDS) if (c.path.length > 1 && !out.includes(c.path[0]!)) out.push(c.path[0]!);
-  return out;
+  return groupsOf(COMMANDS);
 }
 
 /** The registered commands of one group, in help order. */
 export function groupCommands(group: string): CommandEntry[] {
-  return COMMANDS.filter((c) => c.path.length > 1 && c.path[0] === group);
+  return groupCommandsOf(COMMANDS, group);
 }
 
 /** Every word that may follow `prompt_runner`: single commands, groups and the built-in words. */
 export function topWords(): string[] {
-  const out: string[] = [];
-  for (const c of COMMANDS) if (!out.includes(c.path[0]!)) out.push(c.path[0]!);
-  return [...out, ...Object.keys(BUILTINS)];
+  return topWordsOf(COMMANDS);
 }
 
 /** `; did you mean "x"?` for the closest candidate, or "". */
