@@ -67,6 +67,8 @@ Deno.test({
   fn: async () => {
     await using dir = await tempDir();
     const pkt = await makePacket(dir.path, PROMPTS);
+    // The static commands work on a packet of their own, so they run while the live run below starts.
+    const quiet = await makePacket(`${dir.path}/quiet`, PROMPTS);
     const ws = await workspaceFixture(`${dir.path}/ws`);
     await Deno.mkdir(`${dir.path}/agent`);
     const agentEnv = {
@@ -77,15 +79,15 @@ Deno.test({
       [AGENT_ENV.iteration]: "1",
     };
 
-    // Before any run: the readers, the static checks and the scaffolding, in parallel.
-    await Promise.all([
-      check({ args: ["plan", pkt], codes: [0] }),
-      check({ args: ["list", pkt], codes: [0] }),
-      check({ args: ["packet", "lint", pkt], codes: [0] }),
-      check({ args: ["packet", "preflight", pkt], codes: [0] }),
-      check({ args: ["packet", "doctor", pkt], codes: [0] }),
-      check({ args: ["checklist", "sync", pkt], codes: [0] }),
-      check({ args: ["verify", pkt, "01"], codes: [1] }),
+    // The readers, the static checks and the scaffolding, in parallel (awaited at the end).
+    const statics = Promise.all([
+      check({ args: ["plan", quiet], codes: [0] }),
+      check({ args: ["list", quiet], codes: [0] }),
+      check({ args: ["packet", "lint", quiet], codes: [0] }),
+      check({ args: ["packet", "preflight", quiet], codes: [0] }),
+      check({ args: ["packet", "doctor", quiet], codes: [0] }),
+      check({ args: ["checklist", "sync", quiet], codes: [0] }),
+      check({ args: ["verify", quiet, "01"], codes: [1] }),
       check({ args: ["completions", "bash"], codes: [0] }),
       check({
         args: ["agent-control", "progress", "--cursor", "c1", "--summary", "working"],
@@ -113,7 +115,7 @@ Deno.test({
       check({ args: ["control", "log", pkt], codes: [0] }),
       check({ args: ["control", "contract", pkt, "02"], codes: [0] }),
       check({ args: ["control", "view", pkt, "--log-mode", "verbose"], codes: [0] }),
-      check({ args: ["control", "steer", pkt, "--", "look at b.txt first"], codes: [0] }),
+      check({ args: ["control", "steer", pkt, "--wait", "--", "look at b.txt first"], codes: [0] }),
       check({ args: ["control", "amend", pkt, "03", "--add-file", "a.txt", "--reason", "needs a"], codes: [0] }),
       check({ args: ["replay", pkt], codes: [0] }),
     ]);
@@ -135,9 +137,10 @@ Deno.test({
     });
     await check({ args: ["stop", pkt], codes: [0] });
 
-    // In the foreground: the rest of the packet (03 fails), its repair, and the help words.
-    await check({ args: ["run", pkt, "--remaining"], codes: [1] });
+    // In the foreground: prompt 03 (it fails), then its repair.
+    await check({ args: ["run", pkt, "03"], codes: [1] });
     await check({ args: ["repair", pkt, "03"], codes: [0] });
+    await statics;
 
     assert.deepEqual(problems, [], problems.join("\n"));
     const missing = COMMANDS.map((c) => c.path.join(" ")).filter((p) => !seen.has(p));
