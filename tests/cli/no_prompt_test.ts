@@ -98,6 +98,14 @@ Deno.test({
         await check({ args: ["workspace", "prepare", ws.manifest], codes: [0], env: ws.env });
         await check({ args: ["workspace", "status", "op-ws"], codes: [0], env: ws.env });
         await check({ args: ["workspace", "list"], codes: [0], env: ws.env });
+        // Workspace targets resolve through the registry under $XDG_DATA_HOME in every permission set.
+        await Promise.all([
+          check({ args: ["plan", "op-ws"], codes: [0], env: ws.env }),
+          check({ args: ["status", "op-ws"], codes: [0], env: ws.env }),
+          check({ args: ["control", "status", "op-ws"], codes: [0, 4], env: ws.env }),
+          check({ args: ["control", "view", "op-ws", "--log-mode", "verbose"], codes: [4], env: ws.env }),
+          check({ args: ["control", "steer", "op-ws", "--", "hello"], codes: [4], env: ws.env }),
+        ]);
       })(),
     ]);
 
