@@ -6,7 +6,6 @@ import { COMMANDS, findCommand } from "./src/cli/registry.ts";
 import {
   type CommandContext,
   commandHelp,
-  type CommandSpec,
   denoOut,
   interruptedBySignal,
   parseCommandArgs,
@@ -78,7 +77,7 @@ export async function main(argv: string[]): Promise<number> {
       stdout.write(topHelp());
       return 0;
     }
-    if (words.length === 1 && words[0]! in BUILTINS) {
+    if (words.length === 1 && Object.hasOwn(BUILTINS, words[0]!)) {
       stdout.write(builtinHelp(words[0]!));
       return 0;
     }
@@ -103,9 +102,8 @@ export async function main(argv: string[]): Promise<number> {
     return fail(unknownCommandError(argv));
   }
   const { entry, rest } = found;
-  let spec: CommandSpec | undefined;
   try {
-    ({ spec } = await entry.load());
+    const { spec } = await entry.load();
     scopePermissions(entry.permissions);
     const { flags, positionals } = parseCommandArgs(spec, rest);
     if (flags.help) {
