@@ -44,12 +44,24 @@ export interface HelperOptions {
 /** Where setsid(1) is, or null when it is not installed (then helpers spawn detached). */
 let setsidPath: string | null | undefined;
 
+/**
+ * Whether this process may spawn `command` without asking: a query never prompts, and a spawn outside a narrow
+ * `--allow-run` list would stop a terminal run at Deno's permission question.
+ */
+export function mayRunQuietly(command: string): boolean {
+  try {
+    return Deno.permissions.querySync({ name: "run", command }).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
 function findSetsid(): string | null {
   if (setsidPath !== undefined) return setsidPath;
   setsidPath = null;
   for (const p of ["/usr/bin/setsid", "/bin/setsid"]) {
     try {
-      if (Deno.statSync(p).isFile) {
+      if (mayRunQuietly(p) && Deno.statSync(p).isFile) {
         setsidPath = p;
         break;
       }
