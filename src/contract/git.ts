@@ -1,6 +1,7 @@
 /** Read-only git queries used by the verifier (never writes the index: `GIT_OPTIONAL_LOCKS=0`). */
 import { runBounded } from "./bounded_process.ts";
 import { runHelper } from "../util/helper.ts";
+import { activeHelperShell, HelperShell } from "../util/helper_shell.ts";
 
 /** Result of one git invocation. */
 export interface GitResult {
@@ -18,7 +19,16 @@ const GIT_ENV = { GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C"
 /** Run `git -C root …args` and capture its output. */
 export async function gitIn(root: string, args: string[]): Promise<GitResult> {
   try {
-    const out = await runHelper("git", { args: ["-C", root, ...args], env: GIT_ENV, timeoutMs: GIT_QUERY_TIMEOUT_MS });
+    const req = { command: "git", args: ["-C", root, ...args], env: GIT_ENV, timeoutMs: GIT_QUERY_TIMEOUT_MS };
+    // Inside a run, through its helper shell (src/util/helper_shell.ts); else, or when the shell is gone, spawned.
+    const shell = activeHelperShell();
+    const served = shell && HelperShell.accepts(req) ? await shell.run(req) : null;
+    const out = served ?? await runHelper("git", {
+      args: req.args,
+      env: GIT_ENV,
+      timeoutMs: GIT_QUERY_TIMEOUT_MS,
+      viaSetsid: true, // read-only: safe to start again
+    });
     const dec = new TextDecoder();
     const late = out.timedOut ? `\ngit did not finish within ${GIT_QUERY_TIMEOUT_MS} ms` : "";
     return {

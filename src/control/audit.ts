@@ -5,6 +5,7 @@
 import { FILE_MODE, parseJsonLines, prettyJson } from "../util/fs.ts";
 import { lstatStoreSync, openStoreFileSync, readStoreTextOrNullSync } from "../util/safe_fs.ts";
 import type { LogEntry, Receipt } from "./log.ts";
+import { meterWrite } from "../util/read_meter.ts";
 import { storePaths } from "../store/paths.ts";
 
 /** Synchronous writer of log entries and receipts. */
@@ -12,6 +13,8 @@ export class AuditWriter {
   readonly #paths;
   readonly #keys = new Set<string>();
   #file: Deno.FsFile | null = null;
+  /** Entries appended since the last fsync (a prompt boundary with none costs no fsync). */
+  #unsynced = false;
   readonly #enc = new TextEncoder();
   /** Test seam: called before each receipt write; throwing simulates a failed write. */
   beforeReceipt: ((name: string) => void) | null = null;
@@ -60,6 +63,7 @@ export class AuditWriter {
     this.#reopenIfReplaced();
     const bytes = this.#enc.encode(JSON.stringify(entry) + "\n");
     const n = this.#file.writeSync(bytes);
+    this.#unsynced = true;
     if (n !== bytes.length) throw new Error(`short append to ${this.#paths.log}: ${n} of ${bytes.length} bytes`);
     this.#keys.add(entry.key);
   }
@@ -95,9 +99,12 @@ export class AuditWriter {
     }
   }
 
-  /** fsync the log. */
+  /** fsync the log, when entries were appended since the last fsync. */
   sync(): void {
-    this.#file?.syncSync();
+    if (!this.#file || !this.#unsynced) return;
+    this.#file.syncSync();
+    this.#unsynced = false;
+    meterWrite("log.jsonl fsync");
   }
 
   /** fsync and close. */

@@ -13,6 +13,7 @@ import {
   readStoreTextOrNullSync,
 } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
+import { meterWrite } from "../util/read_meter.ts";
 import type {
   AcceptedSteer,
   EventContext,
@@ -74,6 +75,8 @@ export interface OpenPlaneOptions {
    * benchmark sets it: its baseline for the batching gain.
    */
   flushEveryBoundary?: boolean;
+  /** The snapshot's coalescing window (default 50 ms, docs/reference/control-plane.md §4.4); tests widen it. */
+  snapshotCoalesceMs?: number;
 }
 
 const SNAPSHOT_COALESCE_MS = 50;
@@ -372,11 +375,12 @@ class FilePlane implements RunnerPlane {
     for (const [k, v] of Object.entries(patch)) {
       if (v !== undefined) (s as unknown as Record<string, unknown>)[k] = v;
     }
-    // A new prompt or attempt, and a session going live or ending, are written at once; the other stage changes
-    // within an attempt (a trivial prompt makes ~8 in a few ms) are coalesced: written now when the last write is older than the coalescing window, else by the window's
-    // timer, and always at the prompt boundary (`sync()`). Readers poll the file, so they see the latest state at most
-    // one window late. Not fsynced: the snapshot is a view rebuilt at the next open, so a crash needs nothing of it.
-    if (attemptChanged || liveChanged || performance.now() - this.#snapWrittenAt >= SNAPSHOT_COALESCE_MS) {
+    // A session going live or ending is written at once; every other change — a new prompt or attempt included, whose
+    // session going live a few ms later writes it anyway (one rename fewer per prompt) — is coalesced: written now
+    // when the last write is older than the coalescing window, else by the window's timer, and always at the prompt
+    // boundary (`sync()`). Readers poll the file, so they see the latest state at most one window late. Not fsynced:
+    // the snapshot is a view rebuilt at the next open, so a crash needs nothing of it.
+    if (liveChanged || performance.now() - this.#snapWrittenAt >= this.#coalesceMs) {
       this.#writeSnapshot();
     } else this.#scheduleSnapshot();
   }
@@ -387,7 +391,11 @@ class FilePlane implements RunnerPlane {
     this.#snapTimer = setTimeout(() => {
       this.#snapTimer = null;
       if (this.#snapDirty && !this.#closed) this.#writeSnapshot();
-    }, SNAPSHOT_COALESCE_MS);
+    }, this.#coalesceMs);
+  }
+
+  get #coalesceMs(): number {
+    return this.#opts.snapshotCoalesceMs ?? SNAPSHOT_COALESCE_MS;
   }
 
   #writeSnapshot(opts: { fsync?: boolean } = {}): void {
@@ -401,6 +409,7 @@ class FilePlane implements RunnerPlane {
     this.#snapDirty = false;
     this.#snapDue = false;
     this.#snapWrittenAt = performance.now();
+    meterWrite("snapshot");
     // The snapshot never names a seq that is not in the file yet.
     this.#events.flush();
     try {

@@ -3,7 +3,7 @@
  * never pushing, amending or rewriting. Returns the commit record and the progress suffix.
  */
 import type { CommitRecord } from "./state.ts";
-import { type GitResult, porcelain, runGit } from "./git.ts";
+import { type GitResult, porcelain, readGit, runGit } from "./git.ts";
 import { outsideStore, type RecordsSource, type RidingRecords, ridingRecords } from "./commit_records.ts";
 import { commitOwnPaths } from "./dirty.ts";
 import { failpoint } from "../util/failpoint.ts";
@@ -96,7 +96,7 @@ export async function commitPrompt(
         break;
       }
       failpoint("commit.after_git_commit");
-      const head = await runGit(repo.path, ["rev-parse", "HEAD"]);
+      const head = await readGit(repo.path, ["rev-parse", "HEAD"]);
       const sha = head.stdout.trim();
       say(`Committed to ${repo.name}: ${sha.slice(0, 8)}`);
       results.push({ repo: repo.name, status: "ok", sha });

@@ -20,6 +20,7 @@ import type { StateStore } from "./state.ts";
 import { appendProgress, type ProgressMap, type ProgressStatus } from "../store/progress.ts";
 import { nowIso } from "../util/time.ts";
 import { promptRepos } from "./dirty.ts";
+import { PreservedRefs } from "./preserve.ts";
 import type { LiveSlot, LiveStream } from "./live_slot.ts";
 
 export type { LiveStream } from "./live_slot.ts";
@@ -56,6 +57,8 @@ export interface RunOptions {
 export class RunEnv {
   /** Colours for human output lines. */
   readonly paint: ReturnType<typeof painter>;
+  /** The preserved refs of the target repos, listed once per run (src/run/preserve.ts). */
+  readonly preserved = new PreservedRefs();
 
   constructor(
     readonly packet: Packet,

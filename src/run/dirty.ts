@@ -6,7 +6,8 @@
  */
 import { relative } from "../util/path.ts";
 import { changedPaths } from "../contract/clauses/git_clauses.ts";
-import { gitIn, parsePorcelainZ } from "../contract/git.ts";
+import { branchStatus, gitIn, parsePorcelainZ } from "../contract/git.ts";
+import { meterSpawn } from "../util/read_meter.ts";
 import { canonicalPath, isWithin } from "../contract/paths.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
 
@@ -108,7 +109,11 @@ export interface RepoBaseline extends TargetRepo {
   dirty: string[];
 }
 
-/** Capture the baseline of each target repo of a prompt. */
+/**
+ * Capture the baseline of each target repo of a prompt: HEAD and the uncommitted paths from ONE
+ * `git status --porcelain=v2 --branch -z` per repo (a git spawn of the large runner process is most of a trivial
+ * prompt's cost, docs/bench.md `scale`). With `recorded` (an interrupted prompt's own baseline) only HEAD is used.
+ */
 export async function captureBaseline(
   packet: Packet,
   prompt: Prompt,
@@ -121,13 +126,11 @@ export async function captureBaseline(
     const root = canonicalPath(repo.path);
     if (seen.has(root)) continue;
     seen.add(root);
-    // Two independent git reads: run side by side (one prompt's baseline is on every prompt's path).
-    const [head, found] = await Promise.all([
-      gitIn(repo.path, ["rev-parse", "--verify", "-q", "HEAD"]),
-      recorded ? null : uncommittedPaths(repo.path, storeRoot),
-    ]);
-    const dirty = recorded ? recorded[repo.name] ?? [] : found ?? [];
-    out.push({ ...repo, root, head: head.ok ? head.stdout.trim() : null, dirty });
+    const st = await branchStatus(repo.path);
+    const head = st.ok ? st.status.oid : null;
+    const found = st.ok ? changedPaths(st.status.entries, storeRelative(repo.path, storeRoot)) : [];
+    const dirty = recorded ? recorded[repo.name] ?? [] : found;
+    out.push({ ...repo, root, head, dirty });
   }
   return out;
 }
@@ -155,6 +158,7 @@ export async function gitLiteral(
 ): Promise<GitRun> {
   const env: Record<string, string> = { GIT_LITERAL_PATHSPECS: "1", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
   if (opts.index) env.GIT_INDEX_FILE = opts.index;
+  meterSpawn("git");
   try {
     const child = new Deno.Command("git", {
       args,

@@ -1,5 +1,6 @@
 /** Small git helpers for the runner: porcelain status, add/commit/rev-parse, with the repo's own identity. */
 import { runHelper } from "../util/helper.ts";
+import { gitIn } from "../contract/git.ts";
 
 /** Result of one git invocation. */
 export interface GitResult {
@@ -21,10 +22,18 @@ export async function runGit(cwd: string, args: string[], timeoutMs = RUN_GIT_TI
   return { ok: out.success, code: out.code ?? -1, stdout: dec.decode(out.stdout), stderr };
 }
 
+/**
+ * A read-only git query: through the run's helper shell when there is one (src/util/helper_shell.ts), else a cheap
+ * spawn; never throws.
+ */
+export async function readGit(cwd: string, args: string[]): Promise<GitResult> {
+  return await gitIn(cwd, args);
+}
+
 /** `git status --porcelain [-- paths]` lines; null when git fails. */
 export async function porcelain(cwd: string, paths: string[] = []): Promise<string[] | null> {
   try {
-    const r = await runGit(cwd, ["status", "--porcelain", ...(paths.length ? ["--", ...paths] : [])]);
+    const r = await readGit(cwd, ["status", "--porcelain", ...(paths.length ? ["--", ...paths] : [])]);
     if (!r.ok) return null;
     return r.stdout.split("\n").filter((l) => l.trim() !== "");
   } catch {
@@ -35,7 +44,7 @@ export async function porcelain(cwd: string, paths: string[] = []): Promise<stri
 /** Whether a directory is inside a git work tree. */
 export async function insideWorkTree(cwd: string): Promise<boolean> {
   try {
-    const r = await runGit(cwd, ["rev-parse", "--is-inside-work-tree"]);
+    const r = await readGit(cwd, ["rev-parse", "--is-inside-work-tree"]);
     return r.ok && r.stdout.trim() === "true";
   } catch {
     return false;

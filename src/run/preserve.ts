@@ -201,21 +201,66 @@ export async function preserveFailedWork(
   };
 }
 
+/** The preserved refs of one repo (`for-each-ref` under {@link PRESERVED_PREFIX}), or null when git failed. */
+async function listPreserved(path: string): Promise<string[] | null> {
+  const r = await git(path, ["for-each-ref", "--format=%(refname)", PRESERVED_PREFIX]);
+  return r.ok ? r.stdout.split("\n").filter((ref) => ref !== "") : null;
+}
+
+/** The newest of `refs` that holds `promptId`'s work (`<prefix><run id>/<prompt id>`), or null. */
+function newestOf(refs: Iterable<string>, promptId: string): string | null {
+  let best: string | null = null;
+  for (const ref of refs) {
+    if (!ref.endsWith(`/${promptId}`) || ref.slice(PRESERVED_PREFIX.length).split("/").length !== 2) continue;
+    if (best === null || ref > best) best = ref;
+  }
+  return best;
+}
+
 /**
  * The newest preserved ref of a prompt across its repos, or null (never throws: git failures read as no ref). Takes
  * only the repos' paths, so a prompt's start can look it up beside its baseline's own git reads.
  */
 export async function newestPreserved(repos: readonly { path: string }[], promptId: string): Promise<string | null> {
-  let best: string | null = null;
-  for (const b of repos) {
-    const r = await git(b.path, ["for-each-ref", "--format=%(refname)", PRESERVED_PREFIX]);
-    if (!r.ok) continue;
-    for (const ref of r.stdout.split("\n")) {
-      if (!ref.endsWith(`/${promptId}`) || ref.slice(PRESERVED_PREFIX.length).split("/").length !== 2) continue;
-      if (best === null || ref > best) best = ref;
+  const all: string[] = [];
+  for (const b of repos) all.push(...(await listPreserved(b.path)) ?? []);
+  return newestOf(all, promptId);
+}
+
+/**
+ * A run's memo of the preserved refs of its target repos: each repo's refs are listed once per run (one
+ * `for-each-ref`, not one per prompt start). Sound because within a run only this runner, holding the lease, writes
+ * refs under {@link PRESERVED_PREFIX}, and it calls {@link PreservedRefs.invalidate} for a repo whenever it
+ * preserves or restores work there (the next lookup lists that repo again). A ref deleted behind the run's back is
+ * caught where it matters: {@link restorePreserved} reads each ref again before applying it.
+ */
+export class PreservedRefs {
+  #byRepo = new Map<string, Promise<string[] | null>>();
+  /** `for-each-ref` calls made (tests hold it to one per repo per run). */
+  listings = 0;
+
+  /** The newest preserved ref of a prompt across its repos, or null (as {@link newestPreserved}). */
+  async newest(repos: readonly { path: string }[], promptId: string): Promise<string | null> {
+    const all: string[] = [];
+    for (const b of repos) {
+      let refs = this.#byRepo.get(b.path);
+      if (!refs) {
+        this.listings++;
+        refs = listPreserved(b.path);
+        this.#byRepo.set(b.path, refs);
+      }
+      const got = await refs;
+      // A failed listing is not remembered: the next prompt asks git again.
+      if (got === null) this.#byRepo.delete(b.path);
+      else all.push(...got);
     }
+    return newestOf(all, promptId);
   }
-  return best;
+
+  /** Forget what is known of these repos (this run just wrote preserved refs there, or moved them). */
+  invalidate(repos: readonly { path: string }[]): void {
+    for (const b of repos) this.#byRepo.delete(b.path);
+  }
 }
 
 /** Outcome of {@link restorePreserved}. */
@@ -262,6 +307,8 @@ export async function restorePreserved(
     }
     plans.push({ b, sha: id, patch: patch.stdout, paths });
   }
+  // The ref is gone from every repo (deleted since it was looked up): nothing to restore.
+  if (plans.length === 0) return { ref: null, repos: [], skipped: null };
   const repos: PreservedRepo[] = [];
   for (const p of plans) {
     if (p.patch !== "") {

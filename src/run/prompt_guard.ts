@@ -8,7 +8,7 @@ import type { Packet, Prompt } from "../packet/mod.ts";
 import { nowIso } from "../util/time.ts";
 import type { RunContext } from "./context.ts";
 import { captureBaseline, dirtyRepos, listPaths, preexistingByRoot, promptRepos, type RepoBaseline } from "./dirty.ts";
-import { newestPreserved, type PreservedWork, preserveFailedWork, restorePreserved } from "./preserve.ts";
+import { type PreservedWork, preserveFailedWork, restorePreserved } from "./preserve.ts";
 import type { PromptStatus, StateDoc, StateStore } from "./state.ts";
 import { RunFailedError } from "../errors.ts";
 
@@ -60,8 +60,10 @@ export async function beginPrompt(
   packet: Packet,
   prompt: Prompt,
 ): Promise<{ baseline: RepoBaseline[]; restored: boolean }> {
-  // The preserved-ref lookup runs beside the baseline's git reads (it needs only the repos' paths).
-  const found = newestPreserved(promptRepos(packet, prompt), prompt.id);
+  // The preserved-ref lookup runs beside the baseline's git read (it needs only the repos' paths); the refs are
+  // listed once per run, so a prompt's start costs one git spawn per target repo.
+  const repos = promptRepos(packet, prompt);
+  const found = ctx.env.preserved.newest(repos, prompt.id);
   const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recordedBaseline(ctx, prompt));
   ctx.slot.beginPreexisting(preexistingByRoot(baseline));
   const user = baseline.filter((b) => b.dirty.length > 0);
@@ -80,6 +82,8 @@ export async function beginPrompt(
     repos: [],
     skipped: (e as Error).message,
   }));
+  // A restore (even a failed one) may have moved refs to refs/prompt_runner/restored/: list these repos again.
+  if (await found !== null) ctx.env.preserved.invalidate(repos);
   if (restored.skipped) {
     ctx.err(`warning: prompt ${prompt.id} has preserved work that was not restored: ${restored.skipped}`);
   }
@@ -115,6 +119,7 @@ export async function endPrompt(
     storeRoot: ctx.storeRoot || null,
     reason: `${outcome.status}: ${outcome.reason ?? outcome.status}`,
   });
+  ctx.env.preserved.invalidate(baseline); // a ref may have been written, even in a repo that then failed
   for (const e of errors) ctx.err(`warning: ${e}`);
   if (!work) return null;
   const where = work.repos.map((r) => `${r.repo}: ${r.paths.length} path(s)`).join(", ");

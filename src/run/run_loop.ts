@@ -67,11 +67,11 @@ export async function runPrompts(
       outcome = await runOnePrompt(ctx, desk, prompt, recovering, settings, tally.preserved);
       tally.outcomes.push(outcome);
       if (ctx.persist) await journalPromptFinished(ctx, outcome);
-      await ctx.plane.sync();
       if (outcome.status === "completed") {
         ctx.completedThisRun.add(prompt.id);
         ctx.plane.transition({ completed_count: ctx.completedThisRun.size });
       }
+      await ctx.plane.sync(); // the boundary's one snapshot write, with the count
     }
     const next = afterPrompt(outcome, settings.keepGoing);
     if (next.failed) tally.failed.push(next.failed);

@@ -10,6 +10,7 @@ import { loadPacket } from "../packet/load.ts";
 import { selectPrompts } from "../packet/select.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
 import { newRunId } from "../util/time.ts";
+import { closeHelperShell, openHelperShell } from "../util/helper_shell.ts";
 import { failpoint } from "../util/failpoint.ts";
 import type { RunContext } from "./context.ts";
 import { printDryRun } from "./dry_run.ts";
@@ -157,6 +158,8 @@ async function runLeased(
   const opened = await openRun(req, packet, prompts.map((p) => p.id), lease);
   const { ctx, desk } = await openContext(req, packet, prompts, state, lease, opened);
   const stopListening = listenForSignals(ctx, opened);
+  // The run's read-only git queries go through one long-lived shell instead of a spawn of this process each.
+  const shell = openHelperShell();
   let tally: RunTally;
   try {
     tally = await runPrompts(ctx, desk, prompts, {
@@ -168,6 +171,7 @@ async function runLeased(
     });
   } finally {
     stopListening();
+    await closeHelperShell(shell);
   }
   failpoint("run.before_close");
   return await closeRun(ctx, req, opened, tally);

@@ -2,9 +2,16 @@
  * Bounded helper processes (git, `--version` probes, `/proc` readers): every helper the runner spawns gets its own
  * process group, a deadline with SIGTERM → SIGKILL escalation, and a bounded drain, so a helper that ignores
  * SIGTERM or leaves a child holding its stdout can never hang the runner (docs/processes.md).
+ *
+ * Deno's `detached` spawn (a new session) has to `fork()` the runner — a large process, so every helper paid for
+ * copying its page tables and then for a copy-on-write fault on each page the runner wrote afterwards: most of a
+ * trivial prompt's CPU (docs/bench.md `scale`). A helper started with `viaSetsid` is spawned the cheap way
+ * (`vfork`) as `setsid <command> …`: setsid(1), not a group leader, calls setsid() and execs the command in place,
+ * so the command runs in its own session and process group under the same pid, exactly as a detached spawn would.
  */
 import { sendSignal } from "./signal.ts";
 import { spawnRetryingBusy } from "./spawn.ts";
+import { meterSpawn } from "./read_meter.ts";
 
 /** Default deadline of a helper. */
 const HELPER_TIMEOUT_MS = 30_000;
@@ -25,7 +32,46 @@ export interface HelperOptions {
   killGraceMs?: number;
   /** Capture stderr (default true); false discards it. */
   stderr?: boolean;
+  /**
+   * Start through `setsid(1)` (see the module note) when it is installed. Only for commands that are safe to run
+   * again: a terminal signal (Ctrl-C) that lands in the instant before setsid() took the helper out of the runner's
+   * process group kills it before the command started, and it is then started again the detached way. A command
+   * that is not installed exits 127 (setsid's report on stderr) instead of throwing.
+   */
+  viaSetsid?: boolean;
 }
+
+/** Where setsid(1) is, or null when it is not installed (then helpers spawn detached). */
+let setsidPath: string | null | undefined;
+
+/**
+ * Whether this process may spawn `command` without asking: a query never prompts, and a spawn outside a narrow
+ * `--allow-run` list would stop a terminal run at Deno's permission question.
+ */
+export function mayRunQuietly(command: string): boolean {
+  try {
+    return Deno.permissions.querySync({ name: "run", command }).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
+function findSetsid(): string | null {
+  if (setsidPath !== undefined) return setsidPath;
+  setsidPath = null;
+  for (const p of ["/usr/bin/setsid", "/bin/setsid"]) {
+    try {
+      if (mayRunQuietly(p) && Deno.statSync(p).isFile) {
+        setsidPath = p;
+        break;
+      }
+    } catch { /* not here */ }
+  }
+  return setsidPath;
+}
+
+/** Signals a terminal sends its foreground process group: what can reach a helper before setsid() ran. */
+const TERMINAL_SIGNALS: ReadonlySet<string> = new Set(["SIGINT", "SIGQUIT", "SIGHUP"]);
 
 /** What a helper did. */
 export interface HelperResult {
@@ -78,14 +124,30 @@ async function collect(stream: ReadableStream<Uint8Array> | null, stop: Promise<
  * `timeoutMs + killGraceMs + 500 ms`.
  */
 export async function runHelper(command: string, opts: HelperOptions = {}): Promise<HelperResult> {
-  const child = spawnRetryingBusy(command, {
-    args: opts.args ?? [],
+  const setsid = opts.viaSetsid ? findSetsid() : null;
+  if (setsid === null) return await runOnce(command, opts, null);
+  let first: HelperResult;
+  try {
+    first = await runOnce(command, opts, setsid);
+  } catch {
+    setsidPath = null; // setsid cannot be spawned here (permissions): spawn detached from now on
+    return await runOnce(command, opts, null);
+  }
+  // Killed by the terminal before setsid() ran: the command never started (afterwards no terminal signal reaches it).
+  if (first.timedOut || first.signal === null || !TERMINAL_SIGNALS.has(first.signal)) return first;
+  return await runOnce(command, opts, null);
+}
+
+async function runOnce(command: string, opts: HelperOptions, setsid: string | null): Promise<HelperResult> {
+  meterSpawn(command);
+  const child = spawnRetryingBusy(setsid ?? command, {
+    args: setsid ? [command, ...opts.args ?? []] : opts.args ?? [],
     ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
     ...(opts.env !== undefined ? { env: opts.env } : {}),
     stdin: "null",
     stdout: "piped",
     stderr: opts.stderr === false ? "null" : "piped",
-    detached: true,
+    detached: setsid === null,
   });
   let timedOut = false;
   let killTimer: ReturnType<typeof setTimeout> | undefined;

@@ -17,7 +17,7 @@ export {
   type SweepResult,
   sweepRun,
 } from "./containment.ts";
-export { editDistance } from "./edit_distance.ts";
+export { closest, editDistance } from "./edit_distance.ts";
 export { escapeControl } from "./escape.ts";
 export { failpoint } from "./failpoint.ts";
 export {
@@ -74,4 +74,11 @@ export { denoOut, type TextOut } from "./text_out.ts";
 export { fileStamp, formatAge, formatDuration, isRunId, newRunId, nowIso, parseDuration } from "./time.ts";
 export { parseYaml, stringifyYaml, YamlSyntaxError } from "./yaml.ts";
 export { nullIfAbsent } from "./fs.ts";
-export { meterRead, readTotals } from "./read_meter.ts";
+export { meterRead, meterSpawn, meterWrite, readTotals, spawnTotals, writeTotals } from "./read_meter.ts";
+export {
+  activeHelperShell,
+  closeHelperShell,
+  HelperShell,
+  openHelperShell,
+  type ShellRequest,
+} from "./helper_shell.ts";

@@ -7,6 +7,7 @@ import { DEFAULT_VIEW } from "../../src/events/types.ts";
 import { FakeHooks } from "./_harness.ts";
 import { steerCountsForRun } from "../../src/control/interventions.ts";
 import { waitFor } from "../support/wait.ts";
+import { writeTotals } from "../../src/util/read_meter.ts";
 
 const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: "s-1" };
 
@@ -507,6 +508,7 @@ Deno.test("steerCountsForRun() rebuilds per-prompt steer counts of a run; a resu
   assert.deepEqual([...steerCountsForRun(store, "20260101T000000Z-AAAAAA")], []);
   const resumed = await testPlane(store, { resumed: true, maxSteers: 2 });
   resumed.plane.transition({ prompt_id: "02", attempt: 2 });
+  await resumed.plane.sync(); // a new attempt is coalesced (docs/reference/control-plane.md §4.4)
   assert.equal((await readJson(resumed.paths.snapshot)).steer_count, 2);
   resumed.hooks.gate = { promptRunning: true, sessionLive: true };
   const third = await dropRaw(store, reqName(), body("steer", { text: "c" }));
@@ -514,4 +516,48 @@ Deno.test("steerCountsForRun() rebuilds per-prompt steer counts of a run; a resu
   await resumed.plane.close("completed", null);
   const entry = (await lines(resumed.paths.log)).find((e) => e.request === third)!;
   assert.equal(entry.reason, "steer budget spent (2/2 for this prompt); raise recovery.max_steers to allow more");
+});
+
+Deno.test("a trivial prompt's transitions make three snapshot writes: live, ended, boundary", async () => {
+  await using tmp = await tempDir();
+  // A wide window: the count does not depend on how fast this machine runs the sequence.
+  const { plane, paths } = await testPlane(`${tmp.path}/s`, { snapshotCoalesceMs: 60_000 });
+  try {
+    const before = writeTotals("snapshot");
+    plane.transition({ stage: "between_prompts", prompt_position: 1 });
+    plane.transition({ stage: "session", prompt_id: "01", attempt: 1, attempt_started_at: new Date().toISOString() });
+    plane.transition({ session_live: true });
+    assert.equal((await readJson(paths.snapshot)).prompt_id, "01", "the live write carries the new prompt");
+    plane.transition({ session_live: false });
+    plane.transition({ stage: "verifying" });
+    plane.transition({ completed_count: 1 });
+    await plane.sync();
+    assert.equal(writeTotals("snapshot") - before, 3);
+    const snap = await readJson(paths.snapshot);
+    assert.deepEqual([snap.stage, snap.completed_count, snap.session_live], ["verifying", 1, false]);
+  } finally {
+    await plane.close("completed", null);
+  }
+});
+
+Deno.test("a prompt boundary fsyncs log.jsonl only when entries were appended since the last fsync", async () => {
+  await using tmp = await tempDir();
+  const store = `${tmp.path}/s`;
+  const { plane, paths } = await testPlane(store);
+  try {
+    const fsyncs = () => writeTotals("log.jsonl fsync");
+    const before = fsyncs();
+    await plane.sync();
+    await plane.sync();
+    assert.equal(fsyncs() - before, 0, "nothing appended: no fsync");
+    const r = await dropRaw(store, reqName(), body("set_view", { diff: "full" }));
+    plane.boundary();
+    assert.equal((await lines(paths.log)).find((e) => e.request === r)?.outcome, "applied");
+    await plane.sync();
+    assert.equal(fsyncs() - before, 1, "the boundary after an entry fsyncs it");
+    await plane.sync();
+    assert.equal(fsyncs() - before, 1);
+  } finally {
+    await plane.close("completed", null);
+  }
 });

@@ -81,6 +81,7 @@ Deno.test("the plane's ledger applies a prompt's own budget and counts deliverie
     assert.deepEqual([snap.steer_count, snap.steers_pending], [1, 0]);
     // Prompt 01 has its own count and the packet budget.
     plane.transition({ prompt_id: "01", attempt: 1 });
+    await plane.sync(); // a new prompt is coalesced (docs/reference/control-plane.md §4.4): the boundary writes it
     assert.equal((await readJson(paths.snapshot)).steer_count, 0);
     const three = await dropRaw(store, reqName(), body("steer", { text: "three" }));
     plane.boundary();
@@ -117,6 +118,7 @@ Deno.test("a runner that died without closing: the next plane of the run id rebu
     assert.equal(next.plane.steers.count("01"), 1, "rebuilt from interventions/, not doubled");
     assert.equal(next.plane.steers.pending, 0, "a dead runner's reservations are not carried over");
     next.plane.transition({ prompt_id: "01", attempt: 2 });
+    await next.plane.sync(); // a new attempt is coalesced (docs/reference/control-plane.md §4.4)
     assert.equal((await readJson(next.paths.snapshot)).steer_count, 1);
     const other = await testPlane(`${tmp.path}/other`, { runId: "20260101T000000Z-AAAAAA" });
     assert.equal(other.plane.steers.count("01"), 0);

@@ -43,3 +43,49 @@ Deno.test("runHelper: a missing executable throws NotFound (callers keep their l
   await using dir = await tempDir();
   await assert.rejects(() => runHelper(`${dir.path}/nope`), Deno.errors.NotFound);
 });
+
+Deno.test("runHelper viaSetsid: the helper leads its own session and process group, as a detached spawn does", async () => {
+  const ids = "read pid comm state ppid pgrp sid rest < /proc/$$/stat; echo $pid $pgrp $sid";
+  for (const viaSetsid of [true, false]) {
+    const r = await runHelper("sh", { args: ["-c", ids], viaSetsid });
+    assert.equal(r.success, true);
+    const [pid, pgrp, sid] = new TextDecoder().decode(r.stdout).trim().split(" ");
+    assert.ok(pid && pid === pgrp && pid === sid, `viaSetsid ${viaSetsid}: pid ${pid}, pgrp ${pgrp}, sid ${sid}`);
+    assert.notEqual(pgrp, String(Deno.pid));
+  }
+});
+
+Deno.test("runHelper viaSetsid: deadline and leftover children are handled for the whole group", async () => {
+  await using dir = await tempDir();
+  const marker = crypto.randomUUID();
+  const exe = await script(dir.path, `trap '' TERM; sleep 30 & echo started; wait`);
+  const r = await runHelper(exe, { timeoutMs: 300, killGraceMs: 300, env: { HELPER_MARKER: marker }, viaSetsid: true });
+  assert.equal(r.timedOut, true);
+  assert.equal(r.signal, "SIGKILL");
+  assert.deepEqual(await pidsWithEnv("HELPER_MARKER", marker), [], "no process of the helper survives");
+  const left = await script(dir.path, `echo v1; sleep 30 & exit 0`);
+  const ok = await runHelper(left, { timeoutMs: 20_000, env: { HELPER_MARKER: marker }, viaSetsid: true });
+  assert.equal(new TextDecoder().decode(ok.stdout).trim(), "v1");
+  assert.deepEqual(await pidsWithEnv("HELPER_MARKER", marker), [], "the leftover child is gone");
+});
+
+const HAS_SETSID = ["/usr/bin/setsid", "/bin/setsid"].some((p) => {
+  try {
+    return Deno.statSync(p).isFile;
+  } catch {
+    return false;
+  }
+});
+
+Deno.test({
+  name: "runHelper viaSetsid: a helper killed by a terminal signal is started again, detached",
+  ignore: !HAS_SETSID,
+}, async () => {
+  await using dir = await tempDir();
+  const once = `${dir.path}/once`;
+  // The first start dies of SIGINT, as one caught by Ctrl-C before setsid() ran would; the second one runs.
+  const exe = await script(dir.path, `if [ ! -e ${once} ]; then : > ${once}; kill -INT $$; sleep 5; fi; echo ran`);
+  const r = await runHelper(exe, { viaSetsid: true });
+  assert.equal(r.success, true);
+  assert.equal(new TextDecoder().decode(r.stdout).trim(), "ran");
+});

@@ -134,3 +134,14 @@ Deno.test("secureStoreRootSync: a foreign owner or a link is refused; a looser m
     setStoreWarningSink(prev);
   }
 });
+
+Deno.test("appendStoreLine checks, opens and writes synchronously (no worker-thread hop); only an fsync is awaited", async () => {
+  await using dir = await tempDir();
+  const path = `${dir.path}/records.jsonl`;
+  const first = appendStoreLine(path, "one");
+  assert.equal(Deno.readTextFileSync(path), "one\n", "written before the first await");
+  await first;
+  const synced = appendStoreLine(path, "two", { fsync: true });
+  assert.equal(Deno.readTextFileSync(path), "one\ntwo\n");
+  await synced;
+});
