@@ -7,6 +7,7 @@ import { cliLane } from "./cli_lane.ts";
 import { AMP_PROFILE } from "./profiles.ts";
 import { type CliProfile, laneOpts, optString } from "./profile.ts";
 import { type Lane, LaunchError, type SessionSpec } from "./types.ts";
+import { AMP_TOOLS } from "./tool_vocabulary.ts";
 
 function sharedArgs(spec: SessionSpec): string[] {
   const o = spec.options;
@@ -32,6 +33,7 @@ export const ampProfile: CliProfile = {
   // No structured error kinds are documented: the runner's message heuristics classify amp errors.
   failureHints: [],
   enforcesAllowedTools: false,
+  toolVocabulary: AMP_TOOLS,
   transport: {
     patchInEvent: [],
     usage: "assistant.message.usage summed once per message id",

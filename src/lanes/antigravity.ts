@@ -5,6 +5,7 @@ import type { FailureHint } from "./hints.ts";
 import { ANTIGRAVITY_PROFILE } from "./profiles.ts";
 import type { CliProfile } from "./profile.ts";
 import type { Lane, SessionSpec } from "./types.ts";
+import { ANTIGRAVITY_TOOLS } from "./tool_vocabulary.ts";
 
 /** Failure hints of the antigravity lane: Google-style status words (docs/reference/providers.md §6, unverified). */
 export const ANTIGRAVITY_FAILURE_HINTS: readonly FailureHint[] = [
@@ -47,6 +48,7 @@ export const antigravityProfile: CliProfile = {
   sessionNotFound: /conversation[^\n]*(not found|does not exist)|NOT_FOUND[^\n]*conversation/i,
   failureHints: ANTIGRAVITY_FAILURE_HINTS,
   enforcesAllowedTools: false,
+  toolVocabulary: ANTIGRAVITY_TOOLS,
   transport: {
     patchInEvent: [],
     usage: "step_update/result usage, cumulative per conversation",

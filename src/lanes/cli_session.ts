@@ -193,7 +193,13 @@ class CliSession implements LaneSession {
       };
     }
     if (ev.type === "tool_call_started" && !this.#profile.enforcesAllowedTools) {
-      const g = guardrailFor(this.#profile.lane.name, ev.data.tool_name, this.#spec.options.allowed_tools);
+      const g = guardrailFor(
+        this.#profile.lane.name,
+        ev.data.tool_name,
+        this.#spec.options.allowed_tools,
+        this.#profile.toolVocabulary,
+        ev.data.tool_input,
+      );
       if (g !== null) ev = { ...ev, data: { ...ev.data, guardrail: g } };
     }
     if (ev.type === "run_completed" || ev.type === "run_failed" || ev.type === "run_cancelled") {

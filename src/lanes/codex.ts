@@ -6,6 +6,7 @@ import type { FailureHint } from "./hints.ts";
 import { CODEX_PROFILE } from "./profiles.ts";
 import { type CliProfile, promptArgs } from "./profile.ts";
 import type { Lane, PermissionMode, SessionSpec } from "./types.ts";
+import { CODEX_TOOLS } from "./tool_vocabulary.ts";
 
 /** `permission_mode` → `sandbox_mode` value; `bypass` uses the bypass flag on fresh sessions (docs/reference/providers.md §1). */
 export const CODEX_SANDBOX_MODES: Readonly<Record<PermissionMode, string>> = {
@@ -77,6 +78,7 @@ export const codexProfile: CliProfile = {
   sessionNotFound: /no rollout found for thread id/i,
   failureHints: CODEX_FAILURE_HINTS,
   enforcesAllowedTools: false,
+  toolVocabulary: CODEX_TOOLS,
   transport: {
     patchInEvent: [],
     usage: "turn.completed.usage (per turn; exec runs one turn per stream)",

@@ -5,6 +5,7 @@ import type { FailureHint } from "./hints.ts";
 import { CURSOR_PROFILE } from "./profiles.ts";
 import { type CliProfile, laneOpts, optString, promptArgs } from "./profile.ts";
 import type { Lane, SessionSpec } from "./types.ts";
+import { CURSOR_TOOLS } from "./tool_vocabulary.ts";
 
 /** Failure hints of the cursor lane (docs/reference/providers.md §5, unverified). */
 export const CURSOR_FAILURE_HINTS: readonly FailureHint[] = [
@@ -41,6 +42,7 @@ export const cursorProfile: CliProfile = {
   sessionNotFound: /(session|chat|conversation)[^\n]*(not found|does not exist)/i,
   failureHints: CURSOR_FAILURE_HINTS,
   enforcesAllowedTools: false,
+  toolVocabulary: CURSOR_TOOLS,
   transport: {
     patchInEvent: ["edit"],
     usage: "result.usage (inputTokens, outputTokens, cacheReadTokens)",

@@ -7,6 +7,7 @@ import type { ProviderEvent } from "../events/mod.ts";
 import type { SessionOptions } from "./types.ts";
 import type { FailureHint } from "./hints.ts";
 import type { JsonObject } from "./_json.ts";
+import { genericNeeds, toolAllowed, type ToolVocabulary } from "./tool_vocabulary.ts";
 import type { LaneProfile, SessionSpec } from "./types.ts";
 
 /** What a parser learns from one stdout line. */
@@ -65,26 +66,35 @@ export interface CliProfile {
    * is only observed and its `tool_call_started` carries a `guardrail` record.
    */
   enforcesAllowedTools: boolean;
+  /**
+   * The lane's tool names in the generic `allowed_tools` vocabulary (src/lanes/tool_vocabulary.ts); absent: names
+   * are compared literally.
+   */
+  toolVocabulary?: ToolVocabulary;
   /** Exit 0 without a terminal event completes the stream (plain-text lanes); false for every JSON lane. */
   cleanExitCompletes?: boolean;
 }
 
 /**
- * The guardrail record for a tool outside `allowed_tools` (case-insensitive names), or null when it is allowed or
- * no list is set. Pure.
+ * The guardrail record for a tool call `allowed_tools` does not allow, or null when it is allowed or no list is set.
+ * The list is read in the generic vocabulary through the lane's `vocabulary` (a codex shell call is `Bash`), and a
+ * lane's own tool name (any case) is accepted as well. Pure.
  */
 export function guardrailFor(
   lane: string,
   toolName: string,
   allowed: readonly string[] | null,
+  vocabulary: ToolVocabulary = {},
+  input: Record<string, unknown> = {},
 ): { tool: string; allowed_tools: string[]; reason: string } | null {
   if (allowed === null) return null;
-  const lower = toolName.toLowerCase();
-  if (allowed.some((t) => t.toLowerCase() === lower)) return null;
+  if (toolAllowed(vocabulary, toolName, input, allowed)) return null;
+  const needs = genericNeeds(vocabulary, toolName, input);
+  const as = needs?.length ? ` (it needs ${needs.map((g) => g.join(" or ")).join(" and ")})` : "";
   return {
     tool: toolName,
     allowed_tools: [...allowed],
-    reason: `tool "${toolName}" is not in allowed_tools; the ${lane} lane can only observe it after the fact`,
+    reason: `tool "${toolName}"${as} is not in allowed_tools; the ${lane} lane can only observe it after the fact`,
   };
 }
 

@@ -1,10 +1,19 @@
 /**
  * The simulated lane's agent-control steps (docs/agent-control.md §5): what an agent inside a controlled session
  * does with `prompt_runner agent-control`, scripted. An entry writes a record the way the command does (in-process,
- * with optional forged fields for refusal tests), or with `via: cli` runs the `prompt_runner` the session finds
- * first on its PATH — the runner's shim — so the whole path is exercised.
+ * with optional forged fields for refusal tests), with `via: cli` runs the `prompt_runner` the session finds
+ * first on its PATH — the runner's shim — so the whole path is exercised, or with `via: file` writes the sdk's
+ * request or progress document to `$PROMPT_RUNNER_AGENT_CONTROL_FILE` / `$PROMPT_RUNNER_AGENT_PROGRESS_FILE` the way
+ * prompt_runner_sdk's command does (the request created exclusively, the progress replaced atomically).
  */
-import { AGENT_RECORD_SCHEMA, type AgentRecord, scopeFromEnv, writeAgentRecord } from "../store/agent_records.ts";
+import {
+  AGENT_RECORD_SCHEMA,
+  AGENT_SDK_FILES,
+  type AgentRecord,
+  scopeFromEnv,
+  SDK_SCHEMAS,
+  writeAgentRecord,
+} from "../store/agent_records.ts";
 
 const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
 
@@ -27,7 +36,40 @@ export async function agentControlStep(e: Record<string, unknown>, env: Record<s
     summary: str(e.summary),
     at: new Date().toISOString(),
   };
+  if (e.via === "file") return viaSdkFile(record, env);
   writeAgentRecord(scope.dir, record);
+}
+
+let tmpSeq = 0;
+
+/** Write the record as the sdk's document to the file its variable names; a request that exists already is kept. */
+function viaSdkFile(r: AgentRecord, env: Record<string, string>): void {
+  const progress = r.kind === "progress";
+  const path = env[progress ? AGENT_SDK_FILES.progress.env : AGENT_SDK_FILES.request.env];
+  if (!path) return;
+  const common = { token: r.token, run_id: r.run_id, prompt_id: r.prompt_id, iteration: r.iteration };
+  const doc = progress
+    ? {
+      schema: SDK_SCHEMAS.progress,
+      ...common,
+      cursor: r.cursor,
+      unit: r.unit,
+      summary: r.summary,
+      updated_at: r.at,
+    }
+    : { schema: SDK_SCHEMAS.request, ...common, action: r.kind, reason: r.reason, requested_at: r.at };
+  const text = JSON.stringify(doc, null, 2);
+  if (!progress) {
+    try {
+      Deno.writeTextFileSync(path, text, { createNew: true });
+    } catch (e) {
+      if (!(e instanceof Deno.errors.AlreadyExists)) throw e; // the sdk's agent_control_request_already_exists
+    }
+    return;
+  }
+  const tmp = `${path}.tmp.${++tmpSeq}`;
+  Deno.writeTextFileSync(tmp, text);
+  Deno.renameSync(tmp, path);
 }
 
 async function viaCli(e: Record<string, unknown>, action: string, env: Record<string, string>): Promise<void> {

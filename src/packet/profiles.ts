@@ -19,7 +19,7 @@ const BUILTIN_PROFILES: Readonly<Record<string, Readonly<Record<string, unknown>
   },
   "codex-default": {
     provider: "codex",
-    model: "gpt-5.4",
+    model: "gpt-5.5",
     reasoning_effort: "xhigh",
     permission_mode: "bypass",
     allowed_tools: ["Read", "Edit", "Write", "Bash"],

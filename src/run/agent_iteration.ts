@@ -6,7 +6,13 @@
  * its reason. Records are only read here; the agent never writes the audit log.
  */
 import type { AgentScope } from "../store/mod.ts";
-import { type AgentRecord, envOfScope, parseAgentRecord, type TerminalAction } from "../store/agent_records.ts";
+import {
+  AGENT_SDK_FILES,
+  type AgentRecord,
+  envOfScope,
+  parseAgentRecord,
+  type TerminalAction,
+} from "../store/agent_records.ts";
 import { storePaths } from "../store/paths.ts";
 import { ensureStoreDir } from "../util/safe_fs.ts";
 import type { AgentControlSnap } from "../control/mod.ts";
@@ -24,6 +30,9 @@ export interface HeldDirective {
 /** One controlled attempt's invocation. */
 export class AgentInvocation {
   readonly #seen = new Set<string>();
+  /** The sdk progress file's last judged text and how many versions were judged (it is replaced, not added). */
+  #progressText: string | null = null;
+  #progressVersion = 0;
   #held: HeldDirective | null = null;
   #timer: ReturnType<typeof setInterval> | null = null;
 
@@ -61,35 +70,59 @@ export class AgentInvocation {
 
   /** Judge new progress records every `ms` while the session runs (live cursor in the snapshot and status). */
   watch(ms = 250): void {
-    this.#timer ??= setInterval(() => this.scan(), ms);
+    this.#timer ??= setInterval(() => this.scan(false), ms);
   }
 
   /** Stop watching, and judge whatever arrived last. */
   settle(): void {
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
-    this.scan();
+    this.scan(true);
   }
 
   /**
-   * Judge every record not judged yet, oldest first: progress is accepted into the snapshot; the first valid
-   * terminal directive is held (logged `received`) until the iteration's verdict; every other record is refused.
+   * Judge every record not judged yet, oldest first (by modification time, then name): progress is accepted into the
+   * snapshot; the first valid terminal directive is held (logged `received`) until the iteration's verdict; every
+   * other record is refused. The sdk's progress file is judged again whenever its content changes; the temporary
+   * files of its atomic replacement are not records. While the session runs (`final` false) a file that does not
+   * parse yet is left for a later scan — a writer may have created it and not written it yet; the final scan, once
+   * the session ended, judges everything.
    */
-  scan(): void {
-    let names: string[];
+  scan(final = true): void {
+    const progressName = AGENT_SDK_FILES.progress.name;
+    let found: { name: string; mtime: number; file: boolean }[];
     try {
-      names = [...Deno.readDirSync(this.scope.dir)].filter((e) => !this.#seen.has(e.name)).map((e) => e.name).sort();
+      found = [];
+      for (const e of Deno.readDirSync(this.scope.dir)) {
+        if (this.#seen.has(e.name) || e.name.startsWith(`${progressName}.tmp`)) continue;
+        let mtime = 0;
+        let file = false;
+        try {
+          const info = Deno.lstatSync(`${this.scope.dir}/${e.name}`);
+          mtime = info.mtime?.getTime() ?? 0;
+          file = info.isFile;
+        } catch { /* gone again: refused below as unreadable */ }
+        found.push({ name: e.name, mtime, file });
+      }
     } catch {
       return;
     }
-    for (const name of names) {
-      this.#seen.add(name);
-      let record: AgentRecord | null = null;
+    found.sort((a, b) => a.mtime - b.mtime || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const { name, file } of found) {
+      let raw: string | null = null;
+      // Only regular files are read: a link or anything else the agent put here is refused, never followed.
       try {
-        // Only regular files are read: a link or anything else the agent put here is refused, never followed.
-        const path = `${this.scope.dir}/${name}`;
-        if (Deno.lstatSync(path).isFile) record = parseAgentRecord(Deno.readTextFileSync(path));
+        if (file) raw = Deno.readTextFileSync(`${this.scope.dir}/${name}`);
       } catch { /* unreadable: refused below */ }
+      const record = raw === null ? null : fileRecord(name, parseAgentRecord(raw));
+      if (record === null && !final && file) continue;
+      if (name === progressName && file) {
+        if (raw === this.#progressText) continue;
+        this.#progressText = raw;
+        this.#judge(`${name}#${++this.#progressVersion}`, record);
+        continue;
+      }
+      this.#seen.add(name);
       this.#judge(name, record);
     }
   }
@@ -178,6 +211,14 @@ export class AgentInvocation {
     const snap = this.ctx.agentSnap;
     if (snap) this.ctx.setAgentSnap({ ...snap, last_directive: { action, outcome: "applied", reason } });
   }
+}
+
+/** A record read from the sdk's request file must be a terminal request, from its progress file progress; else null. */
+function fileRecord(name: string, record: AgentRecord | null): AgentRecord | null {
+  if (record === null) return null;
+  if (name === AGENT_SDK_FILES.request.name && record.kind === "progress") return null;
+  if (name === AGENT_SDK_FILES.progress.name && record.kind !== "progress") return null;
+  return record;
 }
 
 /** Mark retained progress stale (a new attempt or iteration has not refreshed it yet). */

@@ -18,6 +18,22 @@ export const AGENT_ENV = {
   iteration: "PROMPT_RUNNER_PROMPT_ITERATION",
 } as const;
 
+/**
+ * The sdk's two file variables (prompt_runner_sdk 0.13): the path of the iteration's terminal request (created once,
+ * exclusively: the first request wins) and of its progress record (replaced atomically, refreshable). Both lie inside
+ * the private directory; the runner reads the sdk's documents there as it reads the command's records.
+ */
+export const AGENT_SDK_FILES = {
+  request: { env: "PROMPT_RUNNER_AGENT_CONTROL_FILE", name: "request.json" },
+  progress: { env: "PROMPT_RUNNER_AGENT_PROGRESS_FILE", name: "progress.json" },
+} as const;
+
+/** Schema tags of the sdk's request and progress documents. */
+export const SDK_SCHEMAS = {
+  request: "prompt_runner.agent_control/request/v1",
+  progress: "prompt_runner.agent_control/progress/v1",
+} as const;
+
 /** The terminal directives. */
 export const TERMINAL_ACTIONS = ["continue", "repeat", "finish", "blocked"] as const;
 
@@ -64,10 +80,12 @@ export function scopeFromEnv(env: Record<string, string | undefined>): AgentScop
   };
 }
 
-/** The environment a controlled session gets for a scope. */
+/** The environment a controlled session gets for a scope (ours and the sdk's names). */
 export function envOfScope(s: AgentScope): Record<string, string> {
   return {
     [AGENT_ENV.dir]: s.dir,
+    [AGENT_SDK_FILES.request.env]: `${s.dir}/${AGENT_SDK_FILES.request.name}`,
+    [AGENT_SDK_FILES.progress.env]: `${s.dir}/${AGENT_SDK_FILES.progress.name}`,
     [AGENT_ENV.token]: s.token,
     [AGENT_ENV.runId]: s.runId,
     [AGENT_ENV.promptId]: s.promptId,
@@ -94,7 +112,37 @@ export function writeAgentRecord(dir: string, record: AgentRecord): string {
 
 const text = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
 
-/** Parse a record file's text leniently; null when it is not a record at all. */
+/** The sdk's spelling of an action (`Repeat`, `stop_blocked` …) as ours, or null. */
+function sdkAction(v: unknown): TerminalAction | null {
+  if (typeof v !== "string") return null;
+  const a = v.trim().toLowerCase().replaceAll("_", "-");
+  if (a === "stop-blocked") return "blocked";
+  return (TERMINAL_ACTIONS as readonly string[]).includes(a) ? a as TerminalAction : null;
+}
+
+/** An sdk request or progress document as a record (fields as the writer claims them), or null for anything else. */
+function fromSdk(v: Record<string, unknown>): AgentRecord | null {
+  const kind = v.schema === SDK_SCHEMAS.progress ? "progress" : sdkAction(v.action);
+  if (kind === null || (v.schema === SDK_SCHEMAS.request) !== (kind !== "progress")) return null;
+  return {
+    schema: AGENT_RECORD_SCHEMA,
+    kind,
+    token: typeof v.token === "string" ? v.token : "",
+    run_id: typeof v.run_id === "string" ? v.run_id : "",
+    prompt_id: typeof v.prompt_id === "string" ? v.prompt_id : "",
+    iteration: typeof v.iteration === "number" ? v.iteration : -1,
+    reason: text(v.reason),
+    cursor: text(v.cursor),
+    unit: text(v.unit),
+    summary: text(v.summary),
+    at: typeof (v.requested_at ?? v.updated_at) === "string" ? String(v.requested_at ?? v.updated_at) : "",
+  };
+}
+
+/**
+ * Parse a record file's text leniently — the command's records and the sdk's request and progress documents
+ * (`AGENT_SDK_FILES`); null when it is not a record at all.
+ */
 export function parseAgentRecord(raw: string): AgentRecord | null {
   let v: unknown;
   try {
@@ -103,6 +151,7 @@ export function parseAgentRecord(raw: string): AgentRecord | null {
     return null;
   }
   if (!isRecord(v)) return null;
+  if (v.schema === SDK_SCHEMAS.request || v.schema === SDK_SCHEMAS.progress) return fromSdk(v);
   const kind = v.kind;
   if (kind !== "progress" && !(TERMINAL_ACTIONS as readonly unknown[]).includes(kind)) return null;
   return {

@@ -2,11 +2,13 @@
 export {
   AGENT_ENV,
   AGENT_RECORD_SCHEMA,
+  AGENT_SDK_FILES,
   type AgentRecord,
   type AgentScope,
   envOfScope,
   parseAgentRecord,
   scopeFromEnv,
+  SDK_SCHEMAS,
   type TerminalAction,
   writeAgentRecord,
 } from "./agent_records.ts";

@@ -56,6 +56,8 @@ export interface ScenarioOptions {
   manifest?: Record<string, unknown>;
   /** Milliseconds between deltas of a slow turn (default 250). */
   slowTickMs?: number;
+  /** Manifest keys the scenario would set that a case leaves to a profile (e.g. `model`). */
+  omitManifest?: string[];
 }
 
 /** One prepared scenario; dispose to stop the fake and remove the scratch root. */
@@ -116,7 +118,8 @@ export async function scenario(lane: LaneName, opts: ScenarioOptions): Promise<S
     },
     ...LANES[lane].extraManifest,
     ...opts.manifest,
-  };
+  } as Record<string, unknown>;
+  for (const key of opts.omitManifest ?? []) delete manifest[key];
   await Deno.mkdir(`${packet}/prompts`, { recursive: true });
   await Deno.writeTextFile(`${packet}/prompt_runner_packet.md`, `---\n${JSON.stringify(manifest, null, 2)}\n---\n`);
   // No `verify:` key when a case checks nothing on disk: an empty `verify: {}` is refused by run (docs/lint.md).

@@ -210,9 +210,19 @@ Deno.test("CLI session: lanes that only observe tools mark tools outside allowed
   assert.deepEqual(shell?.type === "tool_call_started" && shell.data.guardrail, {
     tool: "shell",
     allowed_tools: ["File_Change"],
-    reason: `tool "shell" is not in allowed_tools; the codex lane can only observe it after the fact`,
+    reason: `tool "shell" (it needs Bash) is not in allowed_tools; the codex lane can only observe it after the fact`,
   });
+  // The lane's own name (any case) is still accepted.
   assert.equal(change?.type === "tool_call_started" && change.data.guardrail, undefined);
+
+  // The generic vocabulary: a shell call is Bash, an added file is Write.
+  const generic = startWithCli(codexLane, cli, "codex_opts", {
+    cwd: dir.path,
+    options: testOptions({ allowed_tools: ["Read", "Write", "Bash"] }),
+  });
+  const genericStarts = (await drain(generic)).events.filter((e) => e.type === "tool_call_started");
+  assert.equal(genericStarts.length, 2);
+  for (const e of genericStarts) assert.equal(e.type === "tool_call_started" && e.data.guardrail, undefined);
 
   await using dir2 = await tempDir();
   const claudeCli = await fakeCli(

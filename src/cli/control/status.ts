@@ -13,7 +13,8 @@ function leasePhrase(lease: Snapshot["lease"]): string {
 
 /**
  * Agent-control rows (docs/agent-control.md §4): the iteration only when loop semantics apply, the cursor while a
- * provider runs (labelled stale when it is from an earlier attempt or iteration), the last directive.
+ * provider runs (labelled `previous iteration` or `earlier attempt` while no fresh progress replaced it), the last
+ * directive.
  */
 export function agentRows(s: Pick<Snapshot, "agent_control" | "session_live" | "status">): [string, string][] {
   const a = s.agent_control;
@@ -23,7 +24,9 @@ export function agentRows(s: Pick<Snapshot, "agent_control" | "session_live" | "
   const p = a.progress;
   if (p && s.status === "running") {
     const unit = p.unit ? ` · unit ${p.unit}` : "";
-    rows.push(["cursor", `${p.cursor}${unit} — ${p.summary}${p.stale ? ` (stale: iteration ${p.iteration})` : ""}`]);
+    // Retained progress is never presented as fresh (the sdk's label): from an earlier iteration, or an earlier attempt.
+    const stale = !p.stale ? "" : p.iteration < a.iteration ? " · previous iteration" : " · earlier attempt";
+    rows.push(["cursor", `${p.cursor}${unit}${stale} — ${p.summary}`]);
   }
   if (a.last_directive) {
     const d = a.last_directive;
