@@ -1,4 +1,5 @@
 /** The public surface of src/events/: what other folders import from it (docs/architecture.md, Layers). */
+export { checkHeadline, type CheckNote, checkNoteLines } from "./check_lines.ts";
 export { encodeEnvelope } from "./json.ts";
 export {
   type AttemptMode,
