@@ -86,7 +86,7 @@ function repairPreview(section: string): string[] {
       continue;
     }
     if (part === "### Last error" && l.trim() !== "") keep.push(l);
-    if (part === "### Unmet checks" && /^(- |  (path|command): )/.test(l)) keep.push(l);
+    if (part === "### Unmet checks" && /^(- | {2}(path|command): )/.test(l)) keep.push(l);
   }
   const shown = keep.slice(0, REPAIR_PREVIEW_LINES).map((l) => `  ${escapeControl(l)}`);
   if (keep.length > REPAIR_PREVIEW_LINES) shown.push(`  … (${keep.length - REPAIR_PREVIEW_LINES} more lines)`);
