@@ -2,6 +2,14 @@
 export { checkHeadline, type CheckNote, checkNoteLines } from "./check_lines.ts";
 export { encodeEnvelope } from "./json.ts";
 export {
+  RUN_SUMMARY_SCHEMA,
+  type RunSummary,
+  type SummaryAttempt,
+  type SummaryCommit,
+  type SummaryCounts,
+  type SummaryPrompt,
+} from "./run_summary.ts";
+export {
   type AttemptMode,
   DEFAULT_VIEW,
   type Envelope,
