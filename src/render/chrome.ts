@@ -47,7 +47,7 @@ export function renderHeader(info: HeaderInfo, mode: View["log_mode"], color: bo
   if (info.logFile !== null) rows.push(`Log:      ${info.logFile}`);
   if (info.body !== null) {
     const { original, repair } = splitRepairSection(info.body);
-    const lines = original.replace(/^\n+/, "").replace(/\n+$/, "").split("\n");
+    const lines = original.replace(/^\n+/, "").split("\n");
     rows.push("", "Prompt preview (first 10 lines):");
     for (const l of lines.slice(0, 10)) rows.push(l === "" ? "" : `  ${l}`);
     if (lines.length > 10) rows.push("  …");
@@ -64,7 +64,7 @@ const REPAIR_HEADING = /\n## Repair pass \d+ of \d+\n/;
 function splitRepairSection(body: string): { original: string; repair: string | null } {
   const m = REPAIR_HEADING.exec(body);
   if (m === null) return { original: body, repair: null };
-  return { original: body.slice(0, m.index), repair: body.slice(m.index + 1) };
+  return { original: body.slice(0, m.index).replace(/\n+$/, ""), repair: body.slice(m.index + 1) };
 }
 
 /** Most lines of the repair section previewed. */
