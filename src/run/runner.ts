@@ -179,8 +179,13 @@ async function closeRun(ctx: RunContext, req: RunRequest, opened: RunOpening, ta
   await ctx.plane.close(status, reason);
   const exitCode = runExitCode(ok, ctx.interrupted, tally.haltReason);
   if (opened.record) await closeRunRecord(req.storeRoot, opened.record, status, reason, exitCode);
-  const summary = await closedRunSummary(ctx, opened, { status, reason, exitCode }, tally);
-  io.stdout.write(io.json ? JSON.stringify(summary) + "\n" : "\n" + summaryTable(summary, io.color));
+  // Everything is on the record by now: a summary that cannot be built is a warning, never another exit code.
+  try {
+    const summary = await closedRunSummary(ctx, opened, { status, reason, exitCode }, tally);
+    io.stdout.write(io.json ? JSON.stringify(summary) + "\n" : "\n" + summaryTable(summary, io.color));
+  } catch (e) {
+    io.stderr.write(`warning: no run summary: ${e instanceof Error ? e.message : String(e)}\n`);
+  }
   if (ctx.vacuous.size > 0) io.stderr.write(vacuousSummaryLine([...ctx.vacuous]) + "\n");
   if (!ok) io.stderr.write(`error: run failed: ${reason}\n`);
   return exitCode;
