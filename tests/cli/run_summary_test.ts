@@ -233,3 +233,26 @@ Deno.test("status --summary before any run says so; --summary conflicts with --w
   assert.equal(both.code, 2);
   assert.match(both.stderr, /--summary conflicts with --watch/);
 });
+
+Deno.test("run --remaining --json with nothing left prints an empty run-summary document", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, {
+    "01_a.prompt.md": promptFile(
+      "1",
+      "verify:\n  files_exist: [a.txt]\nsimulate:\n  attempts:\n    - writes: [{path: a.txt}]",
+    ),
+  });
+  assert.equal((await runCli(["run", pkt])).code, 0);
+  const r = await runCli(["run", pkt, "--remaining", "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout.trimEnd().split("\n").at(-1)!);
+  assert.equal(doc.type, "run_summary");
+  assert.equal(doc.schema, "prompt_runner.run_summary/1");
+  assert.deepEqual([doc.run_id, doc.status, doc.exit_code, doc.prompts, doc.counts.prompts], [
+    null,
+    "completed",
+    0,
+    [],
+    0,
+  ]);
+});
