@@ -11,6 +11,25 @@ import { padEnd, truncate } from "./text.ts";
 /** Longest prompt name shown in the table. */
 const NAME_MAX = 32;
 
+/** Longest run of one mode written out; a longer one is written `retry ×4`. */
+const SAME_MODE_MAX = 3;
+
+/** The attempts column: the modes joined by `→` (`run → retry → repair`), long runs of one mode counted. */
+function attemptsOf(p: SummaryPrompt): string {
+  if (p.history.length === 0) return p.path === "" ? "—" : p.path;
+  const parts: string[] = [];
+  let i = 0;
+  while (i < p.history.length) {
+    const mode = p.history[i]!.mode;
+    let n = 1;
+    while (p.history[i + n]?.mode === mode) n++;
+    if (n > SAME_MODE_MAX) parts.push(`${mode} ×${n}`);
+    else for (let k = 0; k < n; k++) parts.push(mode);
+    i += n;
+  }
+  return parts.join(" → ");
+}
+
 /** `completed`, `verification failed`, `not run`, … */
 function resultOf(p: SummaryPrompt): string {
   return p.status.replaceAll("_", " ");
@@ -69,7 +88,7 @@ export function summaryTable(s: RunSummary, color: boolean): string {
   const p = painter(color);
   const rows = s.prompts.map((q) => [
     `${q.id} ${truncate(q.name, NAME_MAX)}`,
-    q.path === "" ? "—" : q.path,
+    attemptsOf(q),
     resultOf(q),
     commitOf(q),
     q.duration_ms === null ? "—" : formatDuration(q.duration_ms),

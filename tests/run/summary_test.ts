@@ -201,3 +201,17 @@ Deno.test("recordExitCode: the recorded code, else derived from the closed state
   assert.equal(recordExitCode(record({ state: "running", exit_code: 1 })), null);
   assert.equal(recordExitCode(record({ state: "abandoned" })), null);
 });
+
+Deno.test("summaryTable: a long run of one mode is counted (`run ×5`), the document keeps every attempt", () => {
+  const doc = state();
+  doc.prompts["01"]!.attempts = [1, 2, 3, 4, 5].map((n) => attempt(n, "run")).concat([attempt(6, "repair")]);
+  const s = buildRunSummary({
+    run: summaryRunOf(record()),
+    packet: PACKET,
+    selected: ["01"],
+    state: doc,
+    storeRoot: null,
+  });
+  assert.equal(s.prompts[0]!.path, "run → run → run → run → run → repair");
+  assert.match(summaryTable(s, false), /\n {2}01 Prompt 01 {2}run ×5 → repair {2}/);
+});
