@@ -256,3 +256,20 @@ Deno.test("run --remaining --json with nothing left prints an empty run-summary 
     0,
   ]);
 });
+
+Deno.test("the summary marks an amended prompt, from its result's amendments", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, {
+    "01_a.prompt.md": promptFile(
+      "1",
+      "verify:\n  files_exist: [a.txt]\nsimulate:\n  attempts:\n    - writes: [{path: a.txt}, {path: x.txt}]",
+    ),
+  });
+  const amend = await runCli(["control", "amend", pkt, "01", "--add-file", "x.txt", "--reason", "x is needed too"]);
+  assert.equal(amend.code, 0, amend.stderr);
+  const r = await runCli(["run", pkt]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /\n {2}01 Prompt 1 +run +completed +[0-9a-f]{8} +\S+ +amended ×1\n$/);
+  const doc = JSON.parse((await runCli(["status", pkt, "--summary", "--json"])).stdout);
+  assert.deepEqual([doc.prompts[0].amended, doc.prompts[0].amendment_count, doc.counts.amended], [true, 1, 1]);
+});
