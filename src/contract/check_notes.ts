@@ -34,6 +34,13 @@ function subjectOf(item: ReportItem): string {
   return item.repo ?? "";
 }
 
+/** A verdict that names only what was found gets what was expected: `exit 3 (expected 0)`, `present (expected absent)`. */
+function withExpectation(clause: string, detail: string): string {
+  if (clause === "commands" && /^exit \d+$/.test(detail)) return `${detail} (expected 0)`;
+  if (clause === "files_absent" && detail === "present") return "present (expected absent)";
+  return detail;
+}
+
 /** The note of one non-passing item; `tailLines` bounds its output tail. */
 export function checkNote(item: ReportItem, tailLines = TAIL_LINES): CheckNote {
   const lines = item.details.replace(/\s+$/, "").split("\n");
@@ -50,7 +57,7 @@ export function checkNote(item: ReportItem, tailLines = TAIL_LINES): CheckNote {
     clause: item.clause,
     subject: sanitizeLine(subjectOf(item)),
     status: item.status === "fault" ? "fault" : "fail",
-    detail: sanitizeLine(lines[0] ?? ""),
+    detail: withExpectation(item.clause, sanitizeLine(lines[0] ?? "")),
     tail: tail.map(sanitizeLine),
     omitted: rest.length - tail.length + (truncated ? 1 : 0),
   };

@@ -64,7 +64,7 @@ Deno.test("run names the failing checks under retry, repair and failure lines an
       [
         "Repairing prompt 01 (repair 1 of 2)… — 2 checks failed:",
         "  ✗ files_exist b.txt: missing",
-        `  ✗ commands ${CHECK}: exit 3`,
+        `  ✗ commands ${CHECK}: exit 3 (expected 0)`,
         "      │ line one",
         "      │ b.txt is missing",
         "=====",
@@ -166,7 +166,7 @@ Deno.test("run --json ends with the run-summary document; status --summary --jso
       clause: "commands",
       subject: CHECK,
       status: "fail",
-      detail: "exit 3",
+      detail: "exit 3 (expected 0)",
       tail: ["line one", "b.txt is missing"],
       omitted: 0,
     },
@@ -210,7 +210,7 @@ Deno.test("replay names the failing checks by clause and path, with the command'
       [
         "Verification failed for prompt 01",
         "  ✗ files_exist b.txt: missing",
-        `  ✗ commands ${CHECK}: exit 3`,
+        `  ✗ commands ${CHECK}: exit 3 (expected 0)`,
         "      │ line one",
         "      │ b.txt is missing",
       ].join("\n"),

@@ -136,7 +136,7 @@ Deno.test("verify names a failing command and shows the tail of its output, sani
   assert.equal(
     r.stdout,
     [
-      `  ✗ 03 commands ${script.replaceAll("\t", "  ")}: exit 3`,
+      `  ✗ 03 commands ${script.replaceAll("\t", "  ")}: exit 3 (expected 0)`,
       "      … (6 earlier lines)",
       ...[7, 8, 9, 10, 11, 12].map((i) => `      │ out-${i}`),
       "      │ red  TAB\\x07",

@@ -31,11 +31,11 @@ Deno.test("a command's output tail keeps the last lines and counts the rest, the
     item({ command: "make", details: `[output truncated: 99 earlier bytes dropped]\nexit 2\n${out}\n` }),
     3,
   );
-  assert.equal(note.detail, "exit 2");
+  assert.equal(note.detail, "exit 2 (expected 0)");
   assert.deepEqual(note.tail, ["l18", "l19", "l20"]);
   assert.equal(note.omitted, 18, "17 earlier lines and the dropped bytes");
   assert.deepEqual(checkNoteLines(note, ""), [
-    "✗ commands make: exit 2",
+    "✗ commands make: exit 2 (expected 0)",
     "    … (18 earlier lines)",
     "    │ l18",
     "    │ l19",
@@ -78,4 +78,14 @@ Deno.test("a fault is marked; passing items are left out; the subject falls back
     "  ✗ commands tool: executable not found on PATH: tool (fault)",
     "  ✗ repos_clean app: uncommitted changes (1): x",
   ]);
+});
+
+Deno.test("a verdict that names only what was found gets what was expected", () => {
+  const absent = checkNote(
+    item({ id: "files_absent#1", clause: "files_absent", kind: "file_absent", path: "x", details: "present" }),
+  );
+  assert.equal(absent.detail, "present (expected absent)");
+  assert.equal(checkNote(item({ command: "t", details: "exit 1\nboom" })).detail, "exit 1 (expected 0)");
+  assert.equal(checkNote(item({ command: "t", details: "killed by SIGKILL" })).detail, "killed by SIGKILL");
+  assert.equal(checkNote(item({ command: "t", details: 'stdout missing "ok"\nno' })).detail, 'stdout missing "ok"');
 });
