@@ -104,9 +104,9 @@ Deno.test("run names the failing checks under retry, repair and failure lines an
     /^Run \S+ failed in \S+ · 4 prompts: 2 completed, 1 failed, 1 not run · 5 attempts \(3 run, 1 retry, 1 repair\) · exit 1$/,
   );
   assert.match(table[1]!, /^ {2}prompt +attempts +result +commit +time +notes$/);
-  assert.match(table[2]!, /^ {2}01 Prompt 1 +run → repair +completed +[0-9a-f]{8} +\d+(ms|\.\ds)$/);
-  assert.match(table[3]!, /^ {2}02 Prompt 2 +run → retry +completed +[0-9a-f]{8} +\d+(ms|\.\ds)$/);
-  assert.match(table[4]!, /^ {2}03 Prompt 3 +run +verification failed +— +\d+(ms|\.\ds)$/);
+  assert.match(table[2]!, /^ {2}01 Prompt 1 +run → repair +completed +[0-9a-f]{8} +\S+$/);
+  assert.match(table[3]!, /^ {2}02 Prompt 2 +run → retry +completed +[0-9a-f]{8} +\S+$/);
+  assert.match(table[4]!, /^ {2}03 Prompt 3 +run +verification failed +— +\S+$/);
   assert.match(table[5]!, /^ {2}04 Prompt 4 +— +not run +— +—$/);
   assert.equal(table[6], "", "the table ends stdout");
   assert.equal(table.length, 7);
