@@ -87,7 +87,7 @@ export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()):
 
 /** The command. */
 export const spec: CommandSpec = {
-  usage: "[TARGET] [--json] [--watch [--interval DUR]]",
+  usage: "[TARGET] [--json] [--watch [--interval DUR] | --summary]",
   description:
     "The rollup report: run state and health, selected-prompt progress, the current attempt, last verification, " +
     "provider activity, steering, amendments and the process lease. Exit 0 even when unhealthy or not started.",
@@ -96,9 +96,11 @@ export const spec: CommandSpec = {
     packet: { type: "string", value: "DIR", description: "the packet directory" },
     watch: { type: "boolean", description: "print the report again on every change until the run ends" },
     interval: { type: "string", value: "DUR", description: "polling interval for --watch (default 1s)" },
+    summary: { type: "boolean", description: "the run-summary table (or document, with --json) of the current run" },
   },
   async run(ctx: CommandContext): Promise<number> {
     const t = await resolveTarget(ctx.positionals, ctx.flags, { idsFollow: false });
+    if (ctx.flags.summary === true) return await (await import("./status_summary.ts")).printRunSummary(ctx, t);
     const opts = { target: t.label, packetDir: t.packetDir, storeRoot: t.storeRoot, kind: t.kind };
     const paint = painter(ctx.color);
     if (ctx.flags.watch !== true) {

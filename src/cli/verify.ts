@@ -13,7 +13,8 @@ import { enforcedContract } from "../contract/enforced.ts";
 import { verifyContextFor } from "../contract/context.ts";
 import { verifyContract } from "../contract/verify.ts";
 import { appendVerification } from "../contract/history.ts";
-import { itemLine } from "../contract/report.ts";
+import { checkNoteLines, checkNotes, TAIL_LINES, VERBOSE_TAIL_LINES } from "../contract/check_notes.ts";
+import { painter } from "../render/ansi.ts";
 import { GitCache } from "../contract/git.ts";
 import type { VerifyReport } from "../contract/mod.ts";
 
@@ -61,12 +62,18 @@ function verifyOutput(reports: VerifyReport[]): VerifyOutput {
   };
 }
 
-/** Human output: one `✗` line per failing or faulted item, then the count line. */
-function renderVerify(out: VerifyOutput, color: boolean): string {
-  const cross = color ? "\x1b[31m✗\x1b[0m" : "✗";
+/**
+ * Human output: per failing or faulted check a `✗ <prompt> <clause> <path|command>: <verdict>` line and the last lines
+ * of its output (a command's; {@link TAIL_LINES}, or {@link VERBOSE_TAIL_LINES} with `--verbose`), then the count line.
+ */
+function renderVerify(out: VerifyOutput, color: boolean, tailLines: number): string {
+  const paint = painter(color);
   const lines: string[] = [];
   for (const r of out.reports) {
-    for (const item of r.items) if (item.status !== "pass") lines.push(`  ${cross} ${r.prompt_id} ${itemLine(item)}`);
+    for (const note of checkNotes(r, tailLines)) {
+      const [head, ...tail] = checkNoteLines({ ...note, clause: `${r.prompt_id} ${note.clause}` });
+      lines.push(head!.replace("✗", paint("red", "✗")), ...tail.map((l) => paint("dim", l)));
+    }
   }
   lines.push(`Verified ${out.prompts} prompt(s): ${out.failed.length} failed, ${out.faulted.length} faulted`);
   return lines.join("\n") + "\n";
@@ -85,7 +92,11 @@ export const spec: CommandSpec = {
       ? selectPrompts(packet, { ...ALL, ids: target.rest }, new Map())
       : packet.prompts;
     const out = verifyOutput(await verifyPrompts(packet, prompts, target.storeRoot));
-    ctx.stdout.write(ctx.json ? JSON.stringify(out) + "\n" : renderVerify(out, ctx.color));
+    ctx.stdout.write(
+      ctx.json
+        ? JSON.stringify(out) + "\n"
+        : renderVerify(out, ctx.color, ctx.verbose ? VERBOSE_TAIL_LINES : TAIL_LINES),
+    );
     return out.pass ? 0 : 1;
   },
 };

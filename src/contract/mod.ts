@@ -1,5 +1,14 @@
 /** The public surface of src/contract/: what other folders import from it (docs/architecture.md, Layers). */
 export { canonicalJson } from "./canonical.ts";
+export {
+  checkHeadline,
+  type CheckNote,
+  checkNoteLines,
+  checkNotes,
+  sanitizeLine,
+  TAIL_LINES,
+  VERBOSE_TAIL_LINES,
+} from "./check_notes.ts";
 export { checklistItems, checklistPath, checklistText } from "./checklist.ts";
 export { type ClauseEnv, refOf } from "./clauses/_common.ts";
 export { changedPaths, pathAllowed } from "./clauses/git_clauses.ts";

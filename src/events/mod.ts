@@ -1,5 +1,14 @@
 /** The public surface of src/events/: what other folders import from it (docs/architecture.md, Layers). */
+export { checkHeadline, type CheckNote, checkNoteLines } from "./check_lines.ts";
 export { encodeEnvelope } from "./json.ts";
+export {
+  RUN_SUMMARY_SCHEMA,
+  type RunSummary,
+  type SummaryAttempt,
+  type SummaryCommit,
+  type SummaryCounts,
+  type SummaryPrompt,
+} from "./run_summary.ts";
 export {
   type AttemptMode,
   DEFAULT_VIEW,

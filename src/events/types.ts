@@ -2,6 +2,7 @@
  * The canonical event vocabulary (docs/reference/events-and-rendering.md §1–§3): one discriminated union that lanes produce and
  * renderers, sinks and the control plane consume.
  */
+import type { CheckNote } from "./check_lines.ts";
 
 /** Which stream of an attempt an event belongs to. */
 export type StreamKind = "initial" | "resume" | "steer" | "restart_with_steer";
@@ -125,6 +126,11 @@ export interface RunnerEventData {
     counts: { items: number; passed: number; failed: number; faulted: number };
     failures: string[];
     faults: string[];
+    /**
+     * The checks that did not pass, named (clause, path or command, verdict, a command's output tail), so a reader
+     * never has to map `files_exist#2` back to the contract. Absent in streams of earlier versions.
+     */
+    checks?: CheckNote[];
   };
   prompt_finished: {
     status: string;

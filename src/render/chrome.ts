@@ -2,6 +2,7 @@
 import type { AttemptMode, View } from "../events/mod.ts";
 import { painter } from "./ansi.ts";
 import { oneLine, padEnd } from "./text.ts";
+import { escapeControl } from "../util/escape.ts";
 
 /** What the attempt header shows. Null fields are left out. */
 export interface HeaderInfo {
@@ -45,13 +46,51 @@ export function renderHeader(info: HeaderInfo, mode: View["log_mode"], color: bo
   rows.push(`Provider: ${llm}`);
   if (info.logFile !== null) rows.push(`Log:      ${info.logFile}`);
   if (info.body !== null) {
-    const lines = info.body.replace(/^\n+/, "").split("\n");
+    const { original, repair } = splitRepairSection(info.body);
+    const lines = original.replace(/^\n+/, "").split("\n");
     rows.push("", "Prompt preview (first 10 lines):");
     for (const l of lines.slice(0, 10)) rows.push(l === "" ? "" : `  ${l}`);
     if (lines.length > 10) rows.push("  …");
+    if (repair !== null) rows.push(...repairPreview(repair));
   }
   rows.push("", `Starting ${info.provider} session…`);
   return rows.join("\n") + "\n";
+}
+
+/** The heading that opens the repair section of a repair prompt (src/run/repair_prompt.ts). */
+const REPAIR_HEADING = /\n## Repair pass \d+ of \d+\n/;
+
+/** A prompt body split into the original text and the repair section appended to it (null when there is none). */
+function splitRepairSection(body: string): { original: string; repair: string | null } {
+  const m = REPAIR_HEADING.exec(body);
+  if (m === null) return { original: body, repair: null };
+  return { original: body.slice(0, m.index).replace(/\n+$/, ""), repair: body.slice(m.index + 1) };
+}
+
+/** Most lines of the repair section previewed. */
+const REPAIR_PREVIEW_LINES = 12;
+
+/**
+ * The preview of a repair section: the `## Repair pass` heading, the `### Last error` part, and the `### Unmet checks`
+ * part's ids with their path or command (the orientation paragraph, the checks' output and the satisfied checks left
+ * out), at most {@link REPAIR_PREVIEW_LINES} lines.
+ */
+function repairPreview(section: string): string[] {
+  const lines = section.replace(/\n+$/, "").split("\n");
+  const keep: string[] = [lines[0]!];
+  let part = "";
+  for (const l of lines.slice(1)) {
+    if (l.startsWith("### ")) {
+      part = l;
+      if (l !== "### Satisfied checks") keep.push(l);
+      continue;
+    }
+    if (part === "### Last error" && l.trim() !== "") keep.push(l);
+    if (part === "### Unmet checks" && /^(- | {2}(path|command): )/.test(l)) keep.push(l);
+  }
+  const shown = keep.slice(0, REPAIR_PREVIEW_LINES).map((l) => `  ${escapeControl(l)}`);
+  if (keep.length > REPAIR_PREVIEW_LINES) shown.push(`  … (${keep.length - REPAIR_PREVIEW_LINES} more lines)`);
+  return ["", "Repair section (appended to the prompt):", ...shown];
 }
 
 /** Kinds of steer notice (docs/reference/events-and-rendering.md §9). */

@@ -3,7 +3,7 @@
  * run, one renderer per provider stream, headers at `prompt_started`, steer notices and outcome lines from runner
  * events. Pure: everything that needs files (path diffs, prompt files, steer texts) is injected.
  */
-import type { Envelope, View } from "../events/mod.ts";
+import { type CheckNote, checkNoteLines, type Envelope, type View } from "../events/mod.ts";
 import { DEFAULT_VIEW } from "../events/types.ts";
 import { painter } from "./ansi.ts";
 import { type HeaderInfo, promptOutcomeLine, renderHeader, steerNotice } from "./chrome.ts";
@@ -35,6 +35,17 @@ export interface ReplayResult {
   events: number;
   /** Prompt ids seen, in order. */
   prompts: string[];
+}
+
+/** The named checks of a `verification_finished` event: a red headline each, the output tail dim under it. */
+function checkText(notes: CheckNote[], p: ReturnType<typeof painter>): string {
+  let out = "";
+  for (const note of notes) {
+    const [head, ...tail] = checkNoteLines(note);
+    out += p("red", head!) + "\n";
+    for (const l of tail) out += p("dim", l) + "\n";
+  }
+  return out;
 }
 
 const TERMINAL = new Set(["run_completed", "run_failed", "run_cancelled"]);
@@ -183,12 +194,16 @@ export class Replayer {
         const out = this.#emit(this.#endStream());
         const d = ev.data;
         const c = d.counts;
+        const named = Array.isArray(d.checks) ? d.checks : null;
         const what = d.status === "pass"
           ? p("green", `Verification passed (${c.passed}/${c.items})`)
           : p("red", `Verification ${d.status === "fault" ? "faulted" : "failed"} for prompt ${ev.prompt_id ?? "?"}`) +
-            (d.failures.length || d.faults.length ? `: ${[...d.failures, ...d.faults].join(", ")}` : "");
+            // A stream of an earlier version names the checks by id only.
+            (named === null && (d.failures.length || d.faults.length)
+              ? `: ${[...d.failures, ...d.faults].join(", ")}`
+              : "");
         const sep = this.#tail === "\n\n" || !this.#started ? "" : "\n";
-        return out + this.#emit(sep + what + "\n");
+        return out + this.#emit(sep + what + "\n" + checkText(named ?? [], p));
       }
       case "prompt_finished": {
         this.events++;

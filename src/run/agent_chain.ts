@@ -7,6 +7,7 @@
 import type { VerifyReport } from "../contract/mod.ts";
 import { verifyContract } from "../contract/verify.ts";
 import { verifyContextFor } from "../contract/context.ts";
+import { checkNotes } from "../contract/check_notes.ts";
 import { type AgentControlConfig, DEFAULT_MAX_ITERATIONS, type Prompt } from "../packet/mod.ts";
 import { repairPrompt } from "./repair_prompt.ts";
 import type { RunContext } from "./context.ts";
@@ -141,6 +142,7 @@ export async function verifyCompletion(ctx: RunContext, prompt: Prompt): Promise
         counts: report.counts,
         failures: report.failures,
         faults: report.faults,
+        checks: checkNotes(report),
       },
     },
     { prompt_id: prompt.id, attempt: null, stream: null, provider: prompt.options.provider, session_id: null },

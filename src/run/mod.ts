@@ -11,4 +11,5 @@ export { type RunPermissions, runPermissionsFor } from "./run_permissions.ts";
 export { runPacket, type RuntimeStore } from "./runner.ts";
 export type { EventLimits } from "./run_request.ts";
 export { readState } from "./state.ts";
+export { buildRunSummary, readRunSummary, type SummaryInput, type SummaryRun, summaryRunOf } from "./summary.ts";
 export type { StateDoc } from "./state.ts";

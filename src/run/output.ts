@@ -1,4 +1,5 @@
 /** The runner's exact human output lines (docs/reference/runner.md §3, §6, docs/reference/contract.md §8–§9). Pure string builders. */
+import type { VerifyReport } from "../contract/mod.ts";
 import { formatDelay } from "./budgets.ts";
 
 /** `✓ Prompt 03 completed`. */
@@ -23,9 +24,16 @@ export function retryLine(id: string, cls: string, nextAttempt: number, delayMs:
   return `${base} — ${first.length > RETRY_MESSAGE_MAX ? `${first.slice(0, RETRY_MESSAGE_MAX - 1)}…` : first}`;
 }
 
-/** `Repairing prompt 03 (repair 1 of 2)…`. */
-export function repairLine(id: string, n: number, max: number): string {
-  return `Repairing prompt ${id} (repair ${n} of ${max})…`;
+/**
+ * `Repairing prompt 03 (repair 1 of 2)…`, followed by ` — 2 checks failed` (or `1 check failed`, `the provider
+ * failed` when the contract passed) when the verification report is known; the checks are listed under it.
+ */
+export function repairLine(id: string, n: number, max: number, report: VerifyReport | null = null): string {
+  const base = `Repairing prompt ${id} (repair ${n} of ${max})…`;
+  if (report === null) return base;
+  const failed = report.items.filter((i) => i.status !== "pass").length;
+  if (failed === 0) return `${base} — the provider failed; the contract passes`;
+  return `${base} — ${failed} ${failed === 1 ? "check" : "checks"} failed:`;
 }
 
 /** `Verification failed for prompt 03`. */

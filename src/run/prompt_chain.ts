@@ -5,6 +5,7 @@
  */
 import type { VerifyReport } from "../contract/mod.ts";
 import { reportSummary } from "../contract/report.ts";
+import { checkNoteLines, checkNotes } from "../contract/check_notes.ts";
 import type { Prompt } from "../packet/mod.ts";
 import { nowIso } from "../util/time.ts";
 import { type AttemptRun, runAttemptStreams } from "./attempt.ts";
@@ -325,6 +326,7 @@ async function failVerification(ctx: RunContext, desk: SteerDesk, j: Judged): Pr
   const summary = verificationReason(reportSummary(report));
   await ctx.appendProgress(prompt.id, "failed", null);
   ctx.say(verificationFailedLine(prompt.id), "red");
+  sayChecks(ctx, report);
   ctx.err(`error: ${summary}`);
   const facts = { attempts, commit: null, failureClass: null, reason: summary, lastVerifier: report };
   await finish(ctx, desk, prompt, sessionResult("verification_failed", facts), "fail_verification");
@@ -340,6 +342,7 @@ async function scheduleRetry(ctx: RunContext, j: Judged): Promise<Step> {
     p.retry_delay_ms = delay;
   });
   ctx.say(retryLine(prompt.id, env.class, plan.attemptNo + 1, delay, env.message), "yellow");
+  sayChecks(ctx, j.report);
   ctx.slot.endLog();
   ctx.plane.transition({ stage: "waiting_retry" });
   await waitWithBoundaries(ctx, delay);
@@ -361,11 +364,21 @@ async function scheduleRepair(ctx: RunContext, j: Judged): Promise<Step> {
   });
   const n = counts.repair + 1;
   const max = prompt.options.recovery.repair.max_attempts;
-  ctx.say(repairLine(prompt.id, n, max), "yellow");
+  ctx.say(repairLine(prompt.id, n, max, report), "yellow");
+  sayChecks(ctx, report);
   ctx.slot.endLog();
   const summary = verificationReason(reportSummary(report));
   const lastError = run.stream === "ok" ? summary : (env.message || null);
   return { next: nextAttempt(plan, "repair", repairPrompt({ body: prompt.body, pass: n, max, lastError, report })) };
+}
+
+/** Name every check that did not pass under the line just said: clause, subject, verdict, a command's output tail. */
+function sayChecks(ctx: RunContext, report: VerifyReport): void {
+  for (const note of checkNotes(report)) {
+    const [head, ...tail] = checkNoteLines(note);
+    ctx.say(head!, "red");
+    for (const l of tail) ctx.say(l, "dim");
+  }
 }
 
 /** Sleep for a retry delay while boundaries keep running; stops early on interrupt. */

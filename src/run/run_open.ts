@@ -16,7 +16,7 @@ import { newRunId } from "../util/time.ts";
 import { amendedFingerprint, recordAmendedFingerprint } from "./amended_fingerprint.ts";
 import { newRenderer } from "./attempt.ts";
 import { RunContext, RunEnv, RunScope } from "./context.ts";
-import { hardStop } from "./interrupts.ts";
+import { hardStop, INTERRUPTED_EXIT } from "./interrupts.ts";
 import { LiveSlot } from "./live_slot.ts";
 import { readProgress } from "../store/progress.ts";
 import type { RunRequest } from "./run_request.ts";
@@ -188,7 +188,7 @@ export function listenForSignals(ctx: RunContext, opened: RunOpening): () => voi
       void hardStop(
         ctx.plane,
         ctx.lease,
-        record ? () => closeRunRecord(ctx.storeRoot, record, "failed", "interrupted") : null,
+        record ? () => closeRunRecord(ctx.storeRoot, record, "failed", "interrupted", INTERRUPTED_EXIT) : null,
       );
     }
   };

@@ -17,12 +17,15 @@ import { printDryRun } from "./dry_run.ts";
 import { keepGoingSummary, NOTHING_TO_RUN, preservedLines } from "./output.ts";
 import { runPermissionChecks, runPreflightChecks } from "./preflight_checks.ts";
 import { refuseDirtyRepos } from "./prompt_guard.ts";
-import type { PreservedWork } from "./preserve.ts";
 import { readProgress } from "../store/progress.ts";
 import { closeRunRecord } from "../store/run_record.ts";
 import { lintGate } from "./lint_gate.ts";
 import { vacuousSummaryLine } from "./vacuous.ts";
-import { StateStore } from "./state.ts";
+import { emptyState, StateStore } from "./state.ts";
+import { buildRunSummary, summaryRunOf } from "./summary.ts";
+import { readRunRecord } from "../store/run_record_read.ts";
+import { summaryTable } from "../render/summary_table.ts";
+import type { RunSummary } from "../events/mod.ts";
 import type { RecoveryTarget } from "./crash_recovery.ts";
 import { recoverAtStart, recoveryPending } from "./recover_at_start.ts";
 import { runExitCode, runOrder, runVerdict } from "./run_decide.ts";
@@ -31,20 +34,6 @@ import { runPrompts, type RunTally } from "./run_loop.ts";
 import { type RunRequest, writesStoreRoot } from "./run_request.ts";
 
 export { type RunRequest, type RuntimeStore, writesStoreRoot } from "./run_request.ts";
-
-/** Per-prompt line of the final `run_summary`. */
-interface SummaryPrompt {
-  id: string;
-  status: string;
-  attempts: number;
-  reason: string | null;
-  failure_class: string | null;
-  commit: unknown;
-  /** The prompt's verdict was vacuous (src/run/vacuous.ts). */
-  vacuous?: boolean;
-  /** The failed prompt's preserved work (docs/keep_going.md). */
-  preserved?: PreservedWork;
-}
 
 /**
  * Agent control needs the store: directives are authenticated against per-iteration files and audited in the control
@@ -96,9 +85,11 @@ export async function runPacket(req: RunRequest): Promise<number> {
     !(writesStoreRoot(req.runtimeStore) && await recoveryPending(packet, req.storeRoot));
   if (quiet) {
     if (!io.json) io.stdout.write(NOTHING_TO_RUN + "\n");
-    else {io.stdout.write(
-        JSON.stringify({ type: "run_summary", run_id: null, status: "completed", prompts: [] }) + "\n",
-      );}
+    else {
+      const run = { runId: "", status: "completed", reason: null, exitCode: 0, startedAt: null, finishedAt: null };
+      const empty = buildRunSummary({ run, packet, selected: [], state: emptyState(), storeRoot: null });
+      io.stdout.write(JSON.stringify({ ...empty, run_id: null }) + "\n");
+    }
     return 0;
   }
   if (!writesStoreRoot(req.runtimeStore)) {
@@ -190,34 +181,46 @@ async function closeRun(ctx: RunContext, req: RunRequest, opened: RunOpening, ta
   await ctx.state.flush();
   if (!ctx.persist) ctx.record({ type: "run_finished", data: { status, reason } }, NO_CONTEXT);
   await ctx.plane.close(status, reason);
-  if (opened.record) await closeRunRecord(req.storeRoot, opened.record, status, reason);
-  if (io.json) io.stdout.write(JSON.stringify(runSummary(ctx, tally, status, reason)) + "\n");
+  const exitCode = runExitCode(ok, ctx.interrupted, tally.haltReason);
+  if (opened.record) await closeRunRecord(req.storeRoot, opened.record, status, reason, exitCode);
+  // Everything is on the record by now: a summary that cannot be built is a warning, never another exit code.
+  try {
+    const summary = await closedRunSummary(ctx, opened, { status, reason, exitCode }, tally);
+    io.stdout.write(io.json ? JSON.stringify(summary) + "\n" : "\n" + summaryTable(summary, io.color));
+  } catch (e) {
+    io.stderr.write(`warning: no run summary: ${e instanceof Error ? e.message : String(e)}\n`);
+  }
   if (ctx.vacuous.size > 0) io.stderr.write(vacuousSummaryLine([...ctx.vacuous]) + "\n");
   if (!ok) io.stderr.write(`error: run failed: ${reason}\n`);
-  return runExitCode(ok, ctx.interrupted, tally.haltReason);
+  return exitCode;
 }
 
-/** The final `run_summary` line of `run --json`. */
-function runSummary(ctx: RunContext, tally: RunTally, status: "completed" | "failed", reason: string | null) {
-  const prompts: SummaryPrompt[] = tally.outcomes.map((o) => ({
-    id: o.id,
-    status: o.status,
-    attempts: o.attempts,
-    reason: o.reason,
-    failure_class: o.failureClass,
-    commit: o.commit,
-    ...(ctx.vacuous.has(o.id) ? { vacuous: true } : {}),
-    ...(tally.preserved.has(o.id) ? { preserved: tally.preserved.get(o.id)! } : {}),
-  }));
-  return {
-    type: "run_summary",
-    run_id: ctx.runId,
-    status,
-    reason,
-    store_root: ctx.persist ? ctx.storeRoot : null,
-    vacuous: [...ctx.vacuous],
-    prompts,
+/**
+ * The run-summary document of the closed run (docs/run-summary.md), built from the records as `status --summary` reads
+ * them: state.json (flushed) and the closed run record; a run without a store root has only its in-memory state.
+ */
+async function closedRunSummary(
+  ctx: RunContext,
+  opened: RunOpening,
+  closed: { status: string; reason: string | null; exitCode: number },
+  tally: RunTally,
+): Promise<RunSummary> {
+  const record = opened.record ? await readRunRecord(ctx.storeRoot, opened.runId) : null;
+  const run = record ? summaryRunOf(record) : {
+    runId: ctx.runId,
+    status: closed.status,
+    reason: closed.reason,
+    exitCode: closed.exitCode,
+    startedAt: opened.record?.created_at ?? null,
+    finishedAt: null,
   };
+  return buildRunSummary({
+    run,
+    packet: ctx.packet,
+    selected: record?.selection.ids ?? tally.outcomes.map((o) => o.id),
+    state: ctx.state.current,
+    storeRoot: ctx.persist ? ctx.storeRoot : null,
+  });
 }
 
 /** `detached` when `start`/`run --detach` launched this runner (src/run/detach.ts sets the variable), else `attached`. */

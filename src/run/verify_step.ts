@@ -8,6 +8,7 @@ import { verifyContract } from "../contract/verify.ts";
 import { verifyContextFor } from "../contract/context.ts";
 import { appendVerification } from "../contract/history.ts";
 import type { Prompt } from "../packet/mod.ts";
+import { checkNotes } from "../contract/check_notes.ts";
 import type { RunContext } from "./context.ts";
 import { outsideStore, ridingRecords } from "./commit_records.ts";
 import { porcelain } from "./git.ts";
@@ -46,6 +47,7 @@ export async function verifyNow(
         counts: report.counts,
         failures: report.failures,
         faults: report.faults,
+        checks: checkNotes(report),
       },
     },
     { prompt_id: prompt.id, attempt, stream: null, provider: prompt.options.provider, session_id: null },

@@ -26,6 +26,12 @@ export {
   readProgress,
 } from "./progress.ts";
 export { mergeStatePending } from "./state_pending.ts";
-export { readCurrentRunRecord, type ResumeDecision, resumeDecision, runPidPresent } from "./run_record_read.ts";
+export {
+  readCurrentRunRecord,
+  readRunRecord,
+  type ResumeDecision,
+  resumeDecision,
+  runPidPresent,
+} from "./run_record_read.ts";
 export { closeRunRecord, type OpenedRun, openRunRecord, readCurrentRun, writeRunRecord } from "./run_record.ts";
 export type { RunRecord } from "./run_record_read.ts";

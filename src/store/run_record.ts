@@ -86,8 +86,9 @@ export async function openRunRecord(
   const d = decideRun({ previous, ...opts });
   const now = nowIso();
   if (d.action === "resume" && previous) {
+    const { exit_code: _closed, ...kept } = previous; // the earlier close's exit code is not this invocation's
     const record: RunRecord = {
-      ...previous,
+      ...kept,
       state: "running",
       resumed_at: [...previous.resumed_at, now],
       reason: null,
@@ -127,13 +128,15 @@ export async function openRunRecord(
   return { runId, resumed: false, record, notice };
 }
 
-/** Close a run record (`completed` or `failed` with a reason). */
+/** Close a run record (`completed` or `failed` with a reason, and the exit code of the closing invocation). */
 export async function closeRunRecord(
   storeRoot: string,
   record: RunRecord,
   state: "completed" | "failed",
   reason: string | null,
+  exitCode: number | null = null,
 ): Promise<void> {
-  await writeRunRecord(storeRoot, { ...record, state, reason });
+  const { exit_code: _earlier, ...rest } = record;
+  await writeRunRecord(storeRoot, { ...rest, state, reason, ...(exitCode === null ? {} : { exit_code: exitCode }) });
   await appendJournal(storeRoot, record.run_id, state === "completed" ? "run_completed" : "run_failed", { reason });
 }

@@ -19,6 +19,8 @@ export interface RunRecord {
   updated_at: string;
   resumed_at: string[];
   reason: string | null;
+  /** The exit code of the invocation that closed the run (docs/run-summary.md); absent while running and in older records. */
+  exit_code?: number;
 }
 
 const STATES = new Set(["running", "completed", "failed", "abandoned", "superseded"]);
@@ -47,6 +49,7 @@ function parseRunRecord(value: unknown): RunRecord | null {
       ? value.resumed_at.filter((x): x is string => typeof x === "string")
       : [],
     reason: typeof value.reason === "string" ? value.reason : null,
+    ...(typeof value.exit_code === "number" && Number.isInteger(value.exit_code) ? { exit_code: value.exit_code } : {}),
   };
 }
 
@@ -69,6 +72,12 @@ export async function readCurrentRunRecord(storeRoot: string): Promise<RunRecord
   const pointer = await readJson(paths.currentRun);
   if (!isMap(pointer) || typeof pointer.run_id !== "string" || !/^[\w.-]+$/.test(pointer.run_id)) return null;
   return parseRunRecord(await readJson(`${paths.runDir(pointer.run_id)}/run.json`));
+}
+
+/** The record of run `runId` (`runs/<run_id>/run.json`), or null when there is none or it cannot be read. */
+export async function readRunRecord(storeRoot: string, runId: string): Promise<RunRecord | null> {
+  if (!/^[\w.-]+$/.test(runId)) return null;
+  return parseRunRecord(await readJson(`${storePaths(storeRoot).runDir(runId)}/run.json`));
 }
 
 /** Whether `run.pid` exists in the store root (a `running` record without it was abandoned). */

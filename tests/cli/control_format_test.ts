@@ -134,6 +134,15 @@ Deno.test("eventLine() right-aligns seq, pads the type to 22 and summarises in �
   assert.equal(long.split("message_received")[1]!.trim().length, 120);
 });
 
+Deno.test("eventLine() names the failing checks of a verification; an earlier stream's ids stay as they were", () => {
+  const base = { status: "fail", counts: { items: 2, passed: 1 }, failures: ["files_exist#2"], faults: [] };
+  const check = { id: "files_exist#2", clause: "files_exist", subject: "b.txt", status: "fail", detail: "missing" };
+  const named = eventLine({ seq: 1, at: "x", type: "verification_finished", data: { ...base, checks: [check] } });
+  assert.match(named, /verification_finished +fail 1\/2 passed · files_exist b\.txt: missing$/);
+  const old = eventLine({ seq: 1, at: "x", type: "verification_finished", data: base });
+  assert.match(old, /verification_finished +fail 1\/2 passed · files_exist#2$/);
+});
+
 Deno.test("parseCursor() accepts start, current, a seq and run:seq", () => {
   assert.equal(parseCursor(undefined), "start");
   assert.equal(parseCursor("current"), "current");

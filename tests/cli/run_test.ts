@@ -398,6 +398,8 @@ simulate:
   assert.equal(rec.delivery, "interrupt_and_resume");
   assert.equal(rec.interrupted, true);
   assert.match(stdout, /↳ steer accepted: write magic into notes\.txt/);
+  // The end-of-run summary marks the steered prompt (docs/run-summary.md).
+  assert.match(stdout, /\n {2}01 Prompt 1 +run → repair +completed +[0-9a-f]{8} +\S+ +steered ×1\n$/);
   const events = (await Deno.readTextFile(`${pkt}/.prompt_runner/control/events.jsonl`)).trim().split("\n").map((l) =>
     JSON.parse(l)
   );

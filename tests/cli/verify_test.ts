@@ -40,7 +40,7 @@ Deno.test("verify prints failing items and the count line, exits 1, and records 
   const packet = await makePacket(dir.path);
   const r = await runCli(["verify", packet]);
   assert.equal(r.code, 1, r.stderr);
-  assert.equal(r.stdout, "  ✗ 02 file_exists lib/a.ex: missing\nVerified 2 prompt(s): 1 failed, 0 faulted\n");
+  assert.equal(r.stdout, "  ✗ 02 files_exist lib/a.ex: missing\nVerified 2 prompt(s): 1 failed, 0 faulted\n");
   const lines = (await Deno.readTextFile(`${packet}/.prompt_runner/verifications.jsonl`)).trim().split("\n");
   assert.deepEqual(lines.map((l) => [JSON.parse(l).prompt, JSON.parse(l).source, JSON.parse(l).status]), [
     ["01", "manual", "pass"],
@@ -107,7 +107,7 @@ Deno.test("verify reports a faulted prompt separately", async () => {
   assert.equal(r.code, 1);
   assert.equal(
     r.stdout,
-    "  ✗ 03 command definitely-not-a-real-tool-x9: executable not found on PATH: definitely-not-a-real-tool-x9\n" +
+    "  ✗ 03 commands definitely-not-a-real-tool-x9: executable not found on PATH: definitely-not-a-real-tool-x9 (fault)\n" +
       "Verified 1 prompt(s): 0 failed, 1 faulted\n",
   );
 });
@@ -120,4 +120,36 @@ Deno.test("verify with an unknown prompt id exits 4 with a JSON error", async ()
   const doc = parseJsonOut(r);
   assert.equal((doc.error as Record<string, unknown>).code, "unknown_prompt");
   assert.match(r.stderr, /^error: unknown prompt 9/);
+});
+
+Deno.test("verify names a failing command and shows the tail of its output, sanitized; --verbose shows more", async () => {
+  await using dir = await tempDir();
+  const packet = await makePacket(dir.path);
+  // 12 numbered lines, then one with an ANSI colour, a tab and a BEL, then the failure on stderr; exit 3.
+  const script = "for i in $(seq 1 12); do echo out-$i; done; printf '\\033[31mred\\033[0m\\tTAB\\a\\n'; " +
+    "echo 'gone wrong' >&2; exit 3";
+  await writeFiles(packet, {
+    "prompts/03_cmd.prompt.md": `---\nid: 3\nverify:\n  commands:\n    - ${JSON.stringify(script)}\n---\n# Cmd\n`,
+  });
+  const r = await runCli(["verify", packet, "3"]);
+  assert.equal(r.code, 1);
+  assert.equal(
+    r.stdout,
+    [
+      `  ✗ 03 commands ${script.replaceAll("\t", "  ")}: exit 3 (expected 0)`,
+      "      … (6 earlier lines)",
+      ...[7, 8, 9, 10, 11, 12].map((i) => `      │ out-${i}`),
+      "      │ red  TAB\\x07",
+      "      │ gone wrong",
+      "Verified 1 prompt(s): 1 failed, 0 faulted",
+      "",
+    ].join("\n"),
+  );
+  const verbose = await runCli(["verify", packet, "3", "--verbose"]);
+  assert.equal(verbose.code, 1);
+  const shown = verbose.stdout.split("\n").filter((l) => l.startsWith("      │ "));
+  assert.deepEqual(shown.slice(0, 12), Array.from({ length: 12 }, (_, i) => `      │ out-${i + 1}`));
+  assert.equal(shown.length, 14, "every output line within the verbose bound");
+  assert.ok(!verbose.stdout.includes("\x1b") && !verbose.stdout.includes("\x07"), "no raw control characters");
+  assert.doesNotMatch(verbose.stdout, /earlier lines/);
 });

@@ -4,6 +4,7 @@
  */
 import { type CommandContext, type CommandSpec, untilInterrupted } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
+import { checkHeadline, type CheckNote } from "../../events/mod.ts";
 import { type Cursor, subscribe } from "../../control/mod.ts";
 import { controlTarget, localClock, paintFor, runRef, str, TARGET_FLAGS } from "./_common.ts";
 
@@ -81,8 +82,11 @@ function summarize(e: Record<string, unknown>): string {
       break;
     case "verification_finished": {
       const c = (d.counts ?? {}) as Record<string, number>;
-      const bad = [...(Array.isArray(d.failures) ? d.failures : []), ...(Array.isArray(d.faults) ? d.faults : [])];
-      s = `${d.status} ${c.passed ?? 0}/${c.items ?? 0} passed${bad.length ? ` · ${bad.join(", ")}` : ""}`;
+      // Named checks (docs/run-summary.md) when the event carries them; report ids in streams of earlier versions.
+      const bad = Array.isArray(d.checks)
+        ? (d.checks as CheckNote[]).map(checkHeadline)
+        : [...(Array.isArray(d.failures) ? d.failures : []), ...(Array.isArray(d.faults) ? d.faults : [])];
+      s = `${d.status} ${c.passed ?? 0}/${c.items ?? 0} passed${bad.length ? ` · ${bad.join("; ")}` : ""}`;
       break;
     }
     case "view_changed": {

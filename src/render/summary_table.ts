@@ -1,0 +1,109 @@
+/**
+ * The human form of the run-summary document (docs/run-summary.md): a headline and one row per prompt — attempts as
+ * `run → retry → repair`, result, commit, time and markers. Printed at the end of a human `run` and by
+ * `status --summary`. Pure; colour only through the painter, so non-TTY and NO_COLOR output is plain and stable.
+ */
+import type { RunSummary, SummaryPrompt } from "../events/mod.ts";
+import { formatDuration } from "../util/time.ts";
+import { painter } from "./ansi.ts";
+import { padEnd, truncate } from "./text.ts";
+
+/** Longest prompt name shown in the table. */
+const NAME_MAX = 32;
+
+/** Longest run of one mode written out; a longer one is written `retry ×4`. */
+const SAME_MODE_MAX = 3;
+
+/** The attempts column: the modes joined by `→` (`run → retry → repair`), long runs of one mode counted. */
+function attemptsOf(p: SummaryPrompt): string {
+  if (p.history.length === 0) return p.path === "" ? "—" : p.path;
+  const parts: string[] = [];
+  let i = 0;
+  while (i < p.history.length) {
+    const mode = p.history[i]!.mode;
+    let n = 1;
+    while (p.history[i + n]?.mode === mode) n++;
+    if (n > SAME_MODE_MAX) parts.push(`${mode} ×${n}`);
+    else for (let k = 0; k < n; k++) parts.push(mode);
+    i += n;
+  }
+  return parts.join(" → ");
+}
+
+/** `completed`, `verification failed`, `not run`, … */
+function resultOf(p: SummaryPrompt): string {
+  return p.status.replaceAll("_", " ");
+}
+
+/** The commit column: the first commit's short sha, `+<n>` for more repos, `—` for none. */
+function commitOf(p: SummaryPrompt): string {
+  const [first, ...more] = p.commits;
+  if (!first) return "—";
+  return more.length > 0 ? `${first.short} +${more.length}` : first.short;
+}
+
+/** The markers of a prompt: steered, amended, vacuous, blocked, pre-flight, preserved. */
+function notesOf(p: SummaryPrompt): string {
+  const notes: string[] = [];
+  if (p.steered) notes.push(`steered ×${p.steer_count}`);
+  if (p.amended) notes.push(`amended ×${p.amendment_count}`);
+  if (p.vacuous) notes.push("vacuous contract");
+  if (p.blocked_by) notes.push(`blocked by ${p.blocked_by.join(", ")}`);
+  if (p.preserved) notes.push("work preserved");
+  return notes.join(", ");
+}
+
+/** `2 completed, 1 failed` over the non-zero prompt counts. */
+function promptCounts(s: RunSummary): string {
+  const c = s.counts;
+  const parts: string[] = [];
+  const add = (n: number, label: string) => n > 0 && parts.push(`${n} ${label}`);
+  add(c.completed, "completed");
+  add(c.failed, "failed");
+  add(c.blocked, "blocked");
+  add(c.interrupted, "interrupted");
+  add(c.running, "running");
+  add(c.not_run, "not run");
+  return parts.join(", ");
+}
+
+/** `4 attempts (3 run, 1 repair)`. */
+function attemptCounts(s: RunSummary): string {
+  const c = s.counts;
+  const kinds = (["run", "retry", "repair"] as const).filter((k) => c[k] > 0).map((k) => `${c[k]} ${k}`);
+  return `${c.attempts} ${c.attempts === 1 ? "attempt" : "attempts"}${kinds.length ? ` (${kinds.join(", ")})` : ""}`;
+}
+
+/** The headline: `Run <id> completed in 2.4s · 2 prompts: 2 completed · 3 attempts (2 run, 1 repair)`. */
+function headline(s: RunSummary): string {
+  const time = s.duration_ms === null ? "" : ` in ${formatDuration(s.duration_ms)}`;
+  const n = s.counts.prompts;
+  const prompts = `${n} ${n === 1 ? "prompt" : "prompts"}${n > 0 ? `: ${promptCounts(s)}` : ""}`;
+  const exit = s.exit_code === null ? "" : ` · exit ${s.exit_code}`;
+  return `Run ${s.run_id ?? "—"} ${s.status}${time} · ${prompts} · ${attemptCounts(s)}${exit}`;
+}
+
+/** The table, ending with a newline: the headline, a header row and one row per prompt. */
+export function summaryTable(s: RunSummary, color: boolean): string {
+  const p = painter(color);
+  const rows = s.prompts.map((q) => [
+    `${q.id} ${truncate(q.name, NAME_MAX)}`,
+    attemptsOf(q),
+    resultOf(q),
+    commitOf(q),
+    q.duration_ms === null ? "—" : formatDuration(q.duration_ms),
+    notesOf(q),
+  ]);
+  const head = ["prompt", "attempts", "result", "commit", "time", "notes"];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => [...r[i]!].length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === cells.length - 1 ? c : padEnd(c, widths[i]!))).join("  ");
+  const out = [headline(s), p("dim", `  ${line(head).trimEnd()}`)];
+  s.prompts.forEach((q, i) => {
+    const cells = rows[i]!;
+    const colour = q.status === "completed" ? "green" : q.status === "not_run" ? "dim" : "red";
+    const painted = cells.map((c, j) => (j === 2 ? p(colour, padEnd(c, widths[j]!)) : c));
+    out.push(`  ${line(painted).trimEnd()}`);
+  });
+  return out.join("\n") + "\n";
+}
