@@ -10,6 +10,7 @@ import { inspectPacket, packetOf } from "../packet/load.ts";
 import { selectPrompts } from "../packet/select.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
 import { newRunId } from "../util/time.ts";
+import { loadFullWidth } from "../render/mod.ts";
 import { failpoint } from "../util/failpoint.ts";
 import type { RunContext } from "./context.ts";
 import { printDryRun } from "./dry_run.ts";
@@ -68,6 +69,8 @@ function refuseAgentControlWithoutStore(packet: Packet, store: RunRequest["runti
 /** Execute a packet run; returns the exit code (docs/reference/cli.md §3.1). */
 export async function runPacket(req: RunRequest): Promise<number> {
   const { io } = req;
+  // Agent text can hold any character: measure it exactly from the first line on (src/render/text_width.ts).
+  await loadFullWidth();
   // Inspected once: the lint gate below lints this inspection rather than reading the packet a second time (a second
   // copy of a 10,000-prompt packet was most of a run's peak memory, docs/bench.md `scale`).
   const inspection = await inspectPacket(req.packetDir, { overrides: req.overrides });
