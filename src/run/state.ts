@@ -23,13 +23,6 @@ const STATE_SCHEMA = "prompt_runner.state/v1";
 /** The shortest interval between two rewrites of `state.json` while prompt entries change (docs/reference/runner.md §10.2). */
 export const STATE_REWRITE_MS = 2000;
 
-/** One line of `state.pending.jsonl`: the whole entry of a prompt as it is now. */
-interface PendingLine {
-  id: string;
-  at: string;
-  entry: PromptState;
-}
-
 /** Prompt statuses (docs/reference/runner.md §10.2). */
 export type PromptStatus =
   | "running"
@@ -378,6 +371,8 @@ export class StateStore {
       const rest = atRest(p) ? freezeEntry(p) : null;
       this.#entries.set(promptId, rest ?? p);
       if (this.#memory) return;
+      // One line of state.pending.jsonl, `{id, at, entry}` with the whole entry as it is now (the frozen text when at
+      // rest: the same text JSON.stringify gives, without encoding the entry twice).
       const line = (this.#tornPending ? "\n" : "") +
         `{"id":${JSON.stringify(promptId)},"at":${JSON.stringify(at)},"entry":${
           rest ? rest.text() : JSON.stringify(p)
