@@ -10,3 +10,4 @@ export { toolChange } from "./diff.ts";
 export { pathDiffPrefetchFor } from "./git_diff.ts";
 export { replayEvents } from "./replay.ts";
 export { summaryTable } from "./summary_table.ts";
+export { loadFullWidth, needsFullWidth, needsFullWidthIn } from "./text_width.ts";
