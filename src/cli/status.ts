@@ -3,6 +3,7 @@ import { agentRows } from "./control/status.ts";
 import { type CommandContext, type CommandSpec, untilInterrupted } from "./frame.ts";
 import { resolveTarget } from "./target.ts";
 import { type StatusRollup, statusRollup, watchStatus } from "../control/mod.ts";
+import { attemptPhrase, plural, timelineLine, tokenPhrase } from "../render/status_words.ts";
 import { UsageError } from "../errors.ts";
 import { describeLeftovers } from "../control/leftovers.ts";
 import { type Paint, painter } from "../render/ansi.ts";
@@ -22,16 +23,23 @@ function wrap(text: string, width: number, indent: string): string {
   return lines.join(`\n${indent}`);
 }
 
-/** The human report (docs/reference/workspace.md §8.1). */
+/** The header state word: `FAILED`, `NOT STARTED`. */
+function stateWord(state: StatusRollup["state"]): string {
+  return state.replace("_", " ").toUpperCase();
+}
+
+/** The human report (docs/reference/workspace.md §8.1, vocabulary in docs/status.md). */
 export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()): string {
   const stateColor = r.state === "running" || r.state === "completed"
     ? "green"
     : r.state === "failed" || r.state === "abandoned"
     ? "red"
     : "yellow";
-  const lines = [`  ${paint(stateColor, `${r.target} — ${r.state.replace("_", " ").toUpperCase()} · ${r.health}`)}`];
+  const lines = [`  ${paint(stateColor, `${r.target} — ${stateWord(r.state)} · ${r.health}`)}`];
   // Labels pad to 11 columns; the longest ("last prompt") still gets one separating space.
   const row = (label: string, value: string) => lines.push(`  ${paint("dim", label.padEnd(10) + " ")}${value}`);
+  const indent = " ".repeat(13);
+  if (r.attention) row("attention", wrap(r.attention, 88, indent));
   const p = r.progress;
   if (p.selected > 1) {
     const parts = [`${p.completed}/${p.selected} prompts complete`];
@@ -44,7 +52,7 @@ export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()):
     const pos = p.current_position !== null && p.selected > 0 ? ` · ${p.current_position} of ${p.selected}` : "";
     row(label, `${c.prompt_id}${c.prompt_name ? ` — ${c.prompt_name}` : ""}${pos}`);
     if (c.attempt !== null && (c.attempt > 1 || (c.mode !== null && c.mode !== "run"))) {
-      row("attempt", `${c.mode ?? "run"} ${c.attempt}`);
+      row("attempt", attemptPhrase(c.attempt, c.mode));
     }
     if (c.provider) row("provider", `${c.provider}${c.model ? ` / ${c.model}` : ""}`);
   }
@@ -56,11 +64,14 @@ export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()):
   if (a && r.state !== "not_started") {
     const parts = [`${formatDuration(a.prompt_elapsed_ms)} this prompt`];
     if (a.updated_at) parts.push(`updated ${formatAge(nowMs - Date.parse(a.updated_at))} ago`);
-    if (a.tool_count > 0) parts.push(`${a.tool_count} tools`);
-    if (a.event_count > 0) parts.push(`${a.event_count} events`);
+    if (a.tool_count > 0) parts.push(`${plural(a.tool_count, "tool")} this attempt`);
+    if (a.event_count > 0) parts.push(`${plural(a.event_count, "event")} this run`);
     row("activity", parts.join(" · "));
-    if (a.input_tokens > 0 || a.output_tokens > 0) row("tokens", `${a.input_tokens} in / ${a.output_tokens} out`);
+    const tokens = tokenPhrase(a);
+    if (tokens) row("tokens", tokens);
   }
+  const timeline = r.timeline ?? [];
+  timeline.forEach((t, i) => row(i === 0 ? "attempts" : "", timelineLine(t)));
   const s = r.steering;
   if (s && s.used > 0) {
     row("steering", `${s.used} of ${s.max} steers used on ${s.prompt_id}${s.pending ? ` · ${s.pending} pending` : ""}`);
@@ -75,13 +86,13 @@ export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()):
   if ((r.vacuous ?? []).length > 0) {
     row("vacuous", `${r.vacuous.join(", ")} (contract passed before any session ran)`);
   }
-  if ((r.state === "failed" || r.state === "abandoned") && p.reason) row("reason", wrap(p.reason, 88, " ".repeat(13)));
+  if ((r.state === "failed" || r.state === "abandoned") && p.reason) row("reason", wrap(p.reason, 88, indent));
   if (p.last_verification) row("last check", p.last_verification);
   if (p.error) row("error", p.error);
   const l = r.lease;
   const who = l.pid !== null && l.state !== "down" ? ` (pid ${l.pid}${l.hostname ? ` on ${l.hostname}` : ""})` : "";
   row("service", `${r.service.mode} · process ${l.state}${who}`);
-  if (r.leftovers) row("leftovers", wrap(describeLeftovers(r.leftovers), 88, " ".repeat(13)));
+  if (r.leftovers) row("leftovers", wrap(describeLeftovers(r.leftovers), 88, indent));
   return lines.join("\n") + "\n";
 }
 

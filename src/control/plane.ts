@@ -97,6 +97,12 @@ function pruneReceipts(dir: string, cutoffMs: number): number {
   return removed;
 }
 
+/** The token totals of a previous snapshot of the same run (0 when absent or malformed). */
+function previousRunTokens(previous: Record<string, unknown> | null): { input: number; output: number } {
+  const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.trunc(v) : 0);
+  return { input: n(previous?.run_input_tokens), output: n(previous?.run_output_tokens) };
+}
+
 class FilePlane implements RunnerPlane {
   readonly runId: string;
   #view: View;
@@ -217,6 +223,7 @@ class FilePlane implements RunnerPlane {
       startedAt: sameRun && typeof previous?.run_started_at === "string" ? previous.run_started_at : now,
       lastSeq: this.#seq,
       eventCount: sameRun ? this.#seq : 0,
+      runTokens: sameRun ? previousRunTokens(previous) : { input: 0, output: 0 },
       hostname: localHostname(),
     });
     this.#writeSnapshot();
@@ -342,10 +349,20 @@ class FilePlane implements RunnerPlane {
       t.closedOut += t.curOut;
       t.curIn = 0;
       t.curOut = 0;
-    } else if (e.type === "token_usage_updated") {
-      t.curIn = Number(e.data.input_tokens) || 0;
-      t.curOut = Number(e.data.output_tokens) || 0;
-    }
+    } else if (e.type === "token_usage_updated") this.#usage(e.data);
+    else if (e.type === "run_completed" && e.data.token_usage) this.#usage(e.data.token_usage);
+  }
+
+  /** A stream's cumulative usage so far: the attempt's and the run's totals move by the difference. */
+  #usage(u: { input_tokens: number; output_tokens: number }): void {
+    const s = this.#snap;
+    const t = this.#tokens;
+    const curIn = Number(u.input_tokens) || 0;
+    const curOut = Number(u.output_tokens) || 0;
+    s.run_input_tokens += curIn - t.curIn;
+    s.run_output_tokens += curOut - t.curOut;
+    t.curIn = curIn;
+    t.curOut = curOut;
     s.input_tokens = t.closedIn + t.curIn;
     s.output_tokens = t.closedOut + t.curOut;
   }

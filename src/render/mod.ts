@@ -9,3 +9,4 @@ export { type Color, type Paint, painter, stripAnsi } from "./ansi.ts";
 export { toolChange } from "./diff.ts";
 export { pathDiffPrefetchFor } from "./git_diff.ts";
 export { replayEvents } from "./replay.ts";
+export { attemptPhrase, plural, timelineLine, tokenPhrase } from "./status_words.ts";

@@ -117,7 +117,7 @@ async function runWithLease(req: RunRequest, packet: Packet, prompts: Prompt[]):
     runId: newRunId(),
     packetDir: packet.dir,
     argv: req.argv,
-    label: packet.name,
+    label: req.label, // the target as every command names it (docs/status.md)
     service: serviceMode(),
   });
   try {

@@ -1,0 +1,46 @@
+/**
+ * The words every status surface shares (`status`, `control status`, `list`, `watch`, the live status line and the
+ * heartbeat): how an attempt, tokens, counts and an attempt timeline are written. The vocabulary is docs/status.md.
+ */
+import { formatDuration } from "../util/time.ts";
+
+/** What {@link timelineLine} reads of a prompt's attempts (the status rollup's `timeline` entries). */
+export interface TimelineInput {
+  prompt_id: string;
+  attempts: { mode: string; status: string; failure_class: string | null; duration_ms: number | null }[];
+}
+
+/** `1 tool`, `2 tools`. */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** `1200 in / 85 out this attempt · 3600 in / 225 out this run` (docs/status.md), or null when there are none. */
+export function tokenPhrase(t: {
+  input_tokens: number;
+  output_tokens: number;
+  run_input_tokens: number;
+  run_output_tokens: number;
+}): string | null {
+  if (t.run_input_tokens + t.run_output_tokens + t.input_tokens + t.output_tokens === 0) return null;
+  return `${t.input_tokens} in / ${t.output_tokens} out this attempt · ` +
+    `${t.run_input_tokens} in / ${t.run_output_tokens} out this run`;
+}
+
+/** `2 (retry)`: an attempt and its kind, as every status surface writes it (docs/status.md). */
+export function attemptPhrase(attempt: number, mode: string | null): string {
+  return `${attempt} (${mode ?? "run"})`;
+}
+
+const ATTEMPT_MARK: Record<string, string> = { completed: "✓", running: "◐", interrupted: "◌" };
+
+/** One prompt's attempts: `03  run ✗ provider_capacity 0.4s → retry ✓ 0.6s` (docs/status.md). */
+export function timelineLine(t: TimelineInput): string {
+  const steps = t.attempts.map((a) => {
+    const mark = ATTEMPT_MARK[a.status] ?? "✗";
+    const why = mark === "✗" && a.failure_class ? ` ${a.failure_class}` : "";
+    const time = a.status === "running" ? " running" : a.duration_ms !== null ? ` ${formatDuration(a.duration_ms)}` : "";
+    return `${a.mode} ${mark}${why}${time}`;
+  });
+  return `${t.prompt_id}  ${steps.join(" → ")}`;
+}
