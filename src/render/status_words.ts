@@ -39,7 +39,11 @@ export function timelineLine(t: TimelineInput): string {
   const steps = t.attempts.map((a) => {
     const mark = ATTEMPT_MARK[a.status] ?? "✗";
     const why = mark === "✗" && a.failure_class ? ` ${a.failure_class}` : "";
-    const time = a.status === "running" ? " running" : a.duration_ms !== null ? ` ${formatDuration(a.duration_ms)}` : "";
+    const time = a.status === "running"
+      ? " running"
+      : a.duration_ms !== null
+      ? ` ${formatDuration(a.duration_ms)}`
+      : "";
     return `${a.mode} ${mark}${why}${time}`;
   });
   return `${t.prompt_id}  ${steps.join(" → ")}`;

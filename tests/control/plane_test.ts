@@ -91,7 +91,10 @@ Deno.test("the run's token totals keep every attempt's usage; the attempt's star
       data: { stop_reason: "end_turn", token_usage: { input_tokens: 2400, output_tokens: 140 } },
     }, ctx);
     plane.transition({ prompt_id: "02", attempt: 1, attempt_started_at: at(2) });
-    plane.record({ type: "run_started", data: { provider_session_id: "s-2", model: "m" } }, { ...ctx, prompt_id: "02" });
+    plane.record({ type: "run_started", data: { provider_session_id: "s-2", model: "m" } }, {
+      ...ctx,
+      prompt_id: "02",
+    });
     // Usage reported only on run_completed still counts.
     plane.record({
       type: "run_completed",
