@@ -2,7 +2,7 @@
  * The words every status surface shares (`status`, `control status`, `list`, `watch`, the live status line and the
  * heartbeat): how an attempt, tokens, counts and an attempt timeline are written. The vocabulary is docs/status.md.
  */
-import { formatDuration } from "../util/time.ts";
+import { formatAge, formatDuration } from "../util/time.ts";
 
 /** What {@link timelineLine} reads of a prompt's attempts (the status rollup's `timeline` entries). */
 export interface TimelineInput {
@@ -47,4 +47,47 @@ export function timelineLine(t: TimelineInput): string {
     return `${a.mode} ${mark}${why}${time}`;
   });
   return `${t.prompt_id}  ${steps.join(" → ")}`;
+}
+
+/** The facts of one live status line or heartbeat (src/run/run_progress.ts folds them). */
+export interface ProgressFacts {
+  promptId: string | null;
+  /** 1-based position of the prompt in the run's order (0 before the first). */
+  position: number;
+  selected: number;
+  attempt: number | null;
+  /** `run`, `retry`, `repair` or `resume`. */
+  mode: string | null;
+  /** What the runner is doing (docs/reference/control-plane.md §4.1 stages). */
+  stage: string;
+  /** When the current prompt started (epoch ms), or null. */
+  promptStartedMs: number | null;
+  /** When the last event was recorded (epoch ms), or null before the first. */
+  lastEventMs: number | null;
+  /** The last event's type. */
+  lastEvent: string | null;
+  /** Tool calls started in this attempt. */
+  tools: number;
+  tokens: { attempt: { input: number; output: number }; run: { input: number; output: number } };
+}
+
+const STAGE_WORDS: Record<string, string> = {
+  waiting_retry: "waiting to retry",
+  between_prompts: "between prompts",
+};
+
+/**
+ * `prompt 2/3 02 · attempt 2 (retry) · session · 12s · last event 3s ago · run tokens 3600 in / 225 out · 4 tools`:
+ * the live status line and the heartbeat (docs/status.md); the tools are this attempt's.
+ */
+export function progressLine(f: ProgressFacts, nowMs: number): string {
+  const parts = [`prompt ${f.position > 0 ? f.position : "-"}/${f.selected}${f.promptId ? ` ${f.promptId}` : ""}`];
+  if (f.attempt !== null) parts.push(`attempt ${attemptPhrase(f.attempt, f.mode)}`);
+  parts.push(STAGE_WORDS[f.stage] ?? f.stage);
+  if (f.promptStartedMs !== null) parts.push(formatDuration(Math.max(0, nowMs - f.promptStartedMs)));
+  parts.push(f.lastEventMs === null ? "no events yet" : `last event ${formatAge(Math.max(0, nowMs - f.lastEventMs))} ago`);
+  const t = f.tokens.run;
+  if (t.input + t.output > 0) parts.push(`run tokens ${t.input} in / ${t.output} out`);
+  if (f.tools > 0) parts.push(plural(f.tools, "tool"));
+  return parts.join(" · ");
 }
