@@ -17,7 +17,8 @@ export const DISPLAY_FLAGS: Record<string, FlagSpec> = {
   heartbeat: {
     type: "string",
     value: "DUR|off",
-    description: `without the status line, print a progress line after each DUR of silence (default 30s; ${HEARTBEAT_ENV})`,
+    description:
+      `without the status line, print a progress line after each DUR of silence (default 30s; ${HEARTBEAT_ENV})`,
   },
 };
 

@@ -37,7 +37,10 @@ export class TokenTally {
   usage(u: { input_tokens: number; output_tokens: number }): void {
     const input = Number(u.input_tokens) || 0;
     const output = Number(u.output_tokens) || 0;
-    this.#run = { input: this.#run.input + input - this.#cur.input, output: this.#run.output + output - this.#cur.output };
+    this.#run = {
+      input: this.#run.input + input - this.#cur.input,
+      output: this.#run.output + output - this.#cur.output,
+    };
     this.#cur = { input, output };
   }
 

@@ -9,12 +9,5 @@ export { type Color, type Paint, painter, stripAnsi } from "./ansi.ts";
 export { toolChange } from "./diff.ts";
 export { pathDiffPrefetchFor } from "./git_diff.ts";
 export { replayEvents } from "./replay.ts";
-export {
-  attemptPhrase,
-  plural,
-  type ProgressFacts,
-  progressLine,
-  timelineLine,
-  tokenPhrase,
-} from "./status_words.ts";
+export { attemptPhrase, plural, type ProgressFacts, progressLine, timelineLine, tokenPhrase } from "./status_words.ts";
 export { StatusLine } from "./status_line.ts";

@@ -85,7 +85,9 @@ export function progressLine(f: ProgressFacts, nowMs: number): string {
   if (f.attempt !== null) parts.push(`attempt ${attemptPhrase(f.attempt, f.mode)}`);
   parts.push(STAGE_WORDS[f.stage] ?? f.stage);
   if (f.promptStartedMs !== null) parts.push(formatDuration(Math.max(0, nowMs - f.promptStartedMs)));
-  parts.push(f.lastEventMs === null ? "no events yet" : `last event ${formatAge(Math.max(0, nowMs - f.lastEventMs))} ago`);
+  parts.push(
+    f.lastEventMs === null ? "no events yet" : `last event ${formatAge(Math.max(0, nowMs - f.lastEventMs))} ago`,
+  );
   const t = f.tokens.run;
   if (t.input + t.output > 0) parts.push(`run tokens ${t.input} in / ${t.output} out`);
   if (f.tools > 0) parts.push(plural(f.tools, "tool"));

@@ -18,7 +18,12 @@ function rig(columns: number) {
   const plain = new Vt(columns);
   let n = 0;
   const tty = (): TextOut => ({ isTerminal: true, write: (t) => screen.write(t) });
-  const line = new StatusLine({ out: tty(), err: tty(), text: () => `STATUS ${++n} · prompt 1/3`, columns: () => columns });
+  const line = new StatusLine({
+    out: tty(),
+    err: tty(),
+    text: () => `STATUS ${++n} · prompt 1/3`,
+    columns: () => columns,
+  });
   return { screen, plain, line };
 }
 
@@ -78,7 +83,10 @@ Deno.test("status line: any mix of writes, wrapped lines and redraws (property)"
     fc.integer({ min: 20, max: 70 }).map((n) => "w".repeat(n)),
   );
   const op: fc.Arbitrary<Op> = fc.oneof(
-    fc.record({ to: fc.constantFrom("out" as const, "err" as const), text: fc.array(piece, { minLength: 1, maxLength: 6 }).map((a) => a.join("")) }),
+    fc.record({
+      to: fc.constantFrom("out" as const, "err" as const),
+      text: fc.array(piece, { minLength: 1, maxLength: 6 }).map((a) => a.join("")),
+    }),
     fc.constant({ to: "draw" as const }),
   );
   fc.assert(fc.property(fc.integer({ min: 20, max: 50 }), fc.array(op, { maxLength: 25 }), play), { numRuns: 300 });
@@ -119,7 +127,12 @@ Deno.test("progressLine() writes prompt i/N, attempt, stage, elapsed, last activ
   );
   const start = { ...facts, promptId: null, position: 0, attempt: null, stage: "starting", promptStartedMs: null };
   assert.equal(
-    progressLine({ ...start, lastEventMs: null, tools: 0, tokens: { attempt: facts.tokens.attempt, run: { input: 0, output: 0 } } }, 0),
+    progressLine({
+      ...start,
+      lastEventMs: null,
+      tools: 0,
+      tokens: { attempt: facts.tokens.attempt, run: { input: 0, output: 0 } },
+    }, 0),
     "prompt -/3 · starting · no events yet",
   );
   assert.match(progressLine({ ...facts, stage: "waiting_retry" }, 13_000), / · waiting to retry · /);
