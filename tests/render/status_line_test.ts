@@ -79,6 +79,7 @@ Deno.test("status line: a stream of whole lines, open lines, stderr and redraws 
 Deno.test("status line: any mix of writes, wrapped lines and redraws (property)", () => {
   const piece = fc.oneof(
     fc.constantFrom("\n", " ", "\t", "\x1b[2m", "\x1b[0m", "日本", "✓", "\r\x1b[2K", "r+ model"),
+    // deno-lint-ignore no-control-regex
     fc.string({ minLength: 1, maxLength: 12 }).map((s) => s.replace(/[\x00-\x1f\x7f]/g, "x")),
     fc.integer({ min: 20, max: 70 }).map((n) => "w".repeat(n)),
   );

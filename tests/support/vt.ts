@@ -51,6 +51,7 @@ export class Vt {
     for (let i = 0; i < text.length; i++) {
       const ch = text[i]!;
       if (ch === "\x1b") {
+        // deno-lint-ignore no-control-regex
         const m = /^\x1b\[([0-9;?]*)([@-~])/.exec(text.slice(i));
         if (!m) {
           i += 1; // a two-byte escape: skipped
