@@ -6,7 +6,7 @@ import { type StatusRollup, statusRollup, watchStatus } from "../control/mod.ts"
 import { attemptPhrase, plural, timelineLine, tokenPhrase } from "../render/status_words.ts";
 import { UsageError } from "../errors.ts";
 import { describeLeftovers } from "../control/leftovers.ts";
-import { type Paint, painter } from "../render/ansi.ts";
+import { type Paint, painter, stripAnsi } from "../render/ansi.ts";
 import { formatAge, formatDuration, parseDuration } from "../util/time.ts";
 
 function wrap(text: string, width: number, indent: string): string {
@@ -96,6 +96,41 @@ export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()):
   return lines.join("\n") + "\n";
 }
 
+/** An environment variable, or undefined when it is unset or may not be read. */
+function envText(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+function consoleSize(): { columns: number; rows: number } {
+  try {
+    return Deno.consoleSize();
+  } catch {
+    return { columns: 80, rows: 24 };
+  }
+}
+
+/** Terminal rows `text` takes at `columns` (a long line wraps). */
+export function rowsOf(text: string, columns: number): number {
+  const width = Math.max(1, columns);
+  return text.split("\n").slice(0, -1).reduce(
+    (n, line) => n + Math.max(1, Math.ceil([...stripAnsi(line)].length / width)),
+    0,
+  );
+}
+
+/**
+ * What moves the cursor back over the `drawn` rows of the previous report and clears them: up and erase below, or the
+ * whole screen when the report no longer fits (nothing before the first report).
+ */
+export function redrawFrom(drawn: number, rows: number): string {
+  if (drawn === 0) return "";
+  return drawn < rows ? `\x1b[${drawn}A\r\x1b[J` : "\x1b[H\x1b[2J";
+}
+
 /** The command. */
 export const spec: CommandSpec = {
   usage: "[TARGET] [--json] [--watch [--interval DUR]]",
@@ -105,7 +140,10 @@ export const spec: CommandSpec = {
   flags: {
     workspace: { type: "string", value: "M", description: "a workspace manifest or prepared workspace id" },
     packet: { type: "string", value: "DIR", description: "the packet directory" },
-    watch: { type: "boolean", description: "print the report again on every change until the run ends" },
+    watch: {
+      type: "boolean",
+      description: "until the run ends: on a terminal, redraw the report in place; elsewhere, print it again on change",
+    },
     interval: { type: "string", value: "DUR", description: "polling interval for --watch (default 1s)" },
   },
   async run(ctx: CommandContext): Promise<number> {
@@ -134,16 +172,28 @@ export const spec: CommandSpec = {
     if (intervalMs === null || intervalMs <= 0) {
       throw new UsageError("invalid_value", `--interval does not take "${intervalText}"; expected e.g. 500ms, 2s`);
     }
+    // A terminal redraws the report in place on every poll (its clocks move); elsewhere a report is appended only
+    // when something changed, separated by a blank line (docs/status.md).
+    const live = !ctx.json && ctx.stdout.isTerminal && envText("TERM") !== "dumb";
     await untilInterrupted(async (signal) => {
       let first = true;
-      for await (const r of watchStatus(opts, { intervalMs, signal })) {
+      let drawn = 0;
+      let shown = "";
+      for await (const r of watchStatus(opts, { intervalMs, signal, ticks: live })) {
         if (ctx.json) ctx.stdout.write(JSON.stringify(r) + "\n");
-        else {
-          // A TTY redraws in place; elsewhere reports are separated by a blank line.
-          const clear = ctx.stdout.isTerminal && ctx.color && !first ? "\x1b[H\x1b[2J" : first ? "" : "\n";
-          ctx.stdout.write(clear + formatStatus(r, paint));
+        else if (live) {
+          const text = formatStatus(r, paint);
+          const size = consoleSize();
+          ctx.stdout.write(redrawFrom(drawn, size.rows) + text);
+          drawn = rowsOf(text, size.columns);
+        } else {
+          // Appended only when more than the clocks changed.
+          const still = r.activity ? { ...r, activity: { ...r.activity, prompt_elapsed_ms: 0, updated_at: null } } : r;
+          const key = formatStatus(still, paint, 0);
+          if (key !== shown) ctx.stdout.write((first ? "" : "\n") + formatStatus(r, paint));
+          shown = key;
+          first = false;
         }
-        first = false;
       }
     });
     return 0;

@@ -79,10 +79,10 @@ export async function statusRollup(
   return (await import("./rollup.ts")).statusRollup(opts);
 }
 
-/** Rollups on every change until the run stops (`status --watch`). */
+/** Rollups on every change (with `ticks`, on every poll too) until the run stops (`status --watch`). */
 export async function* watchStatus(
   opts: { target: string; packetDir: string; storeRoot: string; kind?: "packet" | "workspace" },
-  watch: { intervalMs?: number; signal?: AbortSignal } = {},
+  watch: { intervalMs?: number; signal?: AbortSignal; ticks?: boolean } = {},
 ): AsyncGenerator<StatusRollup> {
   yield* (await import("./rollup.ts")).watchStatus(opts, watch);
 }

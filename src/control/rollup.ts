@@ -479,11 +479,12 @@ export async function statusRollup(opts: {
 /**
  * Rollups on every change (`status --watch`): yields the first rollup at once, then one per change of the
  * snapshot, run record or progress (woken by `Deno.watchFs` on the control directory plus `intervalMs` polling),
- * and ends after the rollup that shows the run no longer running, or when the signal aborts.
+ * and ends after the rollup that shows the run no longer running, or when the signal aborts. With `ticks`, every
+ * poll yields, changed or not (a terminal redraws its clocks).
  */
 export async function* watchStatus(
   opts: { target: string; packetDir: string; storeRoot: string; kind?: "packet" | "workspace" },
-  watch: { intervalMs?: number; signal?: AbortSignal } = {},
+  watch: { intervalMs?: number; signal?: AbortSignal; ticks?: boolean } = {},
 ): AsyncGenerator<StatusRollup> {
   const wake = new Wakeup(storePaths(opts.storeRoot).control);
   let last = "";
@@ -492,7 +493,7 @@ export async function* watchStatus(
       const r = await statusRollup(opts);
       const { checked_at: _c, ...rest } = r;
       const key = JSON.stringify({ ...rest, activity: null, control: r.control?.updated_at ?? null });
-      if (key !== last) {
+      if (key !== last || watch.ticks === true) {
         last = key;
         yield r;
       }
