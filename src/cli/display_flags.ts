@@ -12,7 +12,7 @@ import { HEARTBEAT_ENV, heartbeatInterval } from "../run/heartbeat.ts";
 export const DISPLAY_FLAGS: Record<string, FlagSpec> = {
   "no-status-line": {
     type: "boolean",
-    description: "on a terminal, do not draw the live status line below the stream (NO_COLOR also turns it off)",
+    description: "do not draw the live status line on a terminal (NO_COLOR also turns it off)",
   },
   heartbeat: {
     type: "string",

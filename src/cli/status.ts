@@ -142,7 +142,7 @@ export const spec: CommandSpec = {
     packet: { type: "string", value: "DIR", description: "the packet directory" },
     watch: {
       type: "boolean",
-      description: "until the run ends: on a terminal, redraw the report in place; elsewhere, print it again on change",
+      description: "until the run ends: redraw the report in place on a terminal, print it on change elsewhere",
     },
     interval: { type: "string", value: "DUR", description: "polling interval for --watch (default 1s)" },
   },

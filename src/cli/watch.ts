@@ -123,7 +123,7 @@ export const spec: CommandSpec = {
     for: { type: "string", value: "DUR", description: "how long to watch (default: until the run ends)" },
     "require-running": {
       type: "boolean",
-      description: "a run that is not running is a violation (watching until the run ends, a completed run is not)",
+      description: "not running is a violation (until the run ends, a completed run is not)",
     },
     "require-progress": { type: "boolean", description: "no progress for --progress-timeout is a violation" },
     "progress-timeout": { type: "string", value: "DUR", description: "allowed time without progress (default 30m)" },
