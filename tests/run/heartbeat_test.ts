@@ -109,3 +109,13 @@ Deno.test("run --heartbeat off (or the variable) prints none; a bad value is a u
   assert.equal(bad.code, 2, bad.stdout + bad.stderr);
   assert.match(bad.stderr, new RegExp(`${HEARTBEAT_ENV} does not take "often"`));
 });
+
+Deno.test("run --json: the heartbeat goes to stderr and stdout stays JSON lines", async () => {
+  await using t = await tempDir();
+  const dir = await silentPacket(t.path, 1500);
+  const r = await runCli(["run", dir, "--json", "--heartbeat", "200ms"]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  for (const line of r.stdout.trim().split("\n")) JSON.parse(line);
+  assert.ok(!r.stdout.includes("still running"), r.stdout);
+  assert.match(r.stderr, /^· still running: prompt 1\/1 01 · attempt 1 \(run\) · session · /m);
+});
