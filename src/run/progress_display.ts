@@ -56,6 +56,8 @@ export class ProgressDisplay {
       this.io = { ...io, stdout: line.stdout, stderr: line.stderr };
       this.#timer = setInterval(() => line.draw(), REDRAW_MS);
       Deno.unrefTimer(this.#timer);
+      // A hard stop (a second Ctrl-C) exits without unwinding: the line is still removed.
+      globalThis.addEventListener("unload", this.#onUnload);
       return;
     }
     const ms = req?.heartbeatMs ?? null;
@@ -97,8 +99,11 @@ export class ProgressDisplay {
     return this.#beat;
   }
 
+  readonly #onUnload = () => this.#line?.stop();
+
   /** Stop drawing and beating; the status line is removed. */
   stop(): void {
+    globalThis.removeEventListener("unload", this.#onUnload);
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
     this.#line?.stop();
