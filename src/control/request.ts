@@ -1,6 +1,6 @@
 /**
  * Request files (docs/reference/control-plane.md §3.1): unique, time-ordered names and the write protocol — exclusive create in
- * `control/.tmp/`, write, fsync, close, rename into `control/requests/` — so the runner only ever sees complete files.
+ * `control/.tmp/`, write, close, rename into `control/requests/` — so the runner only ever sees complete files.
  */
 import { FILE_MODE } from "../util/fs.ts";
 import { lstatStoreSync } from "../util/safe_fs.ts";
@@ -69,13 +69,15 @@ export async function writeRequest(storeRoot: string, body: RequestBody): Promis
   lstatStoreSync(p.controlTmp, "dir");
   Deno.statSync(p.requests); // NotFound when the run never opened a control directory
   const tmp = `${p.controlTmp}/${name}`;
-  // Only the fsync waits off the caller's thread; the rest are microsecond calls, done synchronously because each
-  // asynchronous one costs a hop to a worker thread and back, which a loaded machine stretches to milliseconds.
+  // Every call is synchronous: each is microseconds, and an asynchronous one costs a hop to a worker thread and back,
+  // which a loaded machine stretches to milliseconds. No fsync (docs/reference/control-plane.md §3.1): under a
+  // full-speed stream it waited for the runner's own dirty event pages to reach the disk (one ext4 journal commit),
+  // and it protects nothing — the request is not the record, the runner's log entry is; a file the kernel lost in a
+  // power cut is either absent or arrives short, and the runner logs that as `unparseable` (never applied).
   const file = Deno.openSync(tmp, { write: true, createNew: true, mode: FILE_MODE });
   try {
     let off = 0;
     while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
-    await file.sync();
   } catch (e) {
     file.close();
     removeQuietly(tmp);
