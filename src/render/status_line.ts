@@ -27,6 +27,9 @@ export interface StatusLineOptions {
   columns: () => number;
 }
 
+/** The shortest time between two draws caused by writes. */
+const REDRAW_GAP_MS = 50;
+
 /** Clear the current line and go to its start. */
 const CLEAR = "\r\x1b[2K";
 
@@ -79,6 +82,9 @@ export class StatusLine {
   /** Where the status line is now. */
   #shown: "none" | "here" | "below" = "none";
   #stopped = false;
+  /** When the line was last drawn after a write (performance.now()), and the timer of a deferred draw. */
+  #drawnAt = -Infinity;
+  #soon: ReturnType<typeof setTimeout> | null = null;
   /** The stdout the run writes to. */
   readonly stdout: TextOut;
   /** The stderr the run writes to. */
@@ -101,7 +107,25 @@ export class StatusLine {
       to.write(text);
     }
     this.#cur = cursorAfter(this.#cur, text, this.#width());
-    this.draw();
+    this.#drawAfterWrite();
+  }
+
+  /**
+   * After a write the line comes back at once, unless it was drawn less than {@link REDRAW_GAP_MS} ago: then once
+   * that gap has passed (a fast stream does not redraw it on every token).
+   */
+  #drawAfterWrite(): void {
+    const wait = this.#drawnAt + REDRAW_GAP_MS - performance.now();
+    if (wait <= 0) {
+      this.draw();
+      return;
+    }
+    if (this.#soon !== null) return;
+    this.#soon = setTimeout(() => {
+      this.#soon = null;
+      this.draw();
+    }, wait);
+    Deno.unrefTimer(this.#soon);
   }
 
   /** The text that removes the status line and puts the cursor back where the stream left it. */
@@ -127,6 +151,7 @@ export class StatusLine {
   /** Draw (or redraw) the status line now; a no-op once stopped or where the column is unknown. */
   draw(): void {
     if (this.#stopped) return;
+    this.#drawnAt = performance.now();
     const width = this.#width();
     const line = fit(this.#o.text(), width - 1);
     const clear = this.#clearText();
@@ -147,6 +172,8 @@ export class StatusLine {
   /** Remove the status line for good (the run ends). */
   stop(): void {
     if (this.#stopped) return;
+    if (this.#soon !== null) clearTimeout(this.#soon);
+    this.#soon = null;
     const clear = this.#clearText();
     if (clear) this.#o.out.write(clear);
     this.#stopped = true;
