@@ -9,6 +9,7 @@ import { setupExample } from "../../examples/setup.ts";
 import { childEnv, MAIN, permissionFlags, ROOT, runCli, spawnCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
 import { Vt } from "../support/vt.ts";
+import { redrawFrom, rowsOf } from "../../src/cli/status.ts";
 import { RUN_ID, startLivePlane, writeDemoPacket } from "../control/_harness.ts";
 import { storePaths, storeRootForPacket } from "../../src/store/paths.ts";
 
@@ -152,4 +153,13 @@ Deno.test("status --watch off a terminal appends a report only when something ch
   // Each report differs from the one before in more than its clocks.
   const clockless = (r: string) => r.replace(/[\d.]+m?s this prompt · updated \d+s ago/, "");
   for (let i = 1; i < reports.length; i++) assert.notEqual(clockless(reports[i]!), clockless(reports[i - 1]!), text);
+});
+
+Deno.test("rowsOf() counts wrapped rows of a report; redrawFrom() moves up over them, or clears a screen too small", () => {
+  assert.equal(rowsOf("a\nb\n", 80), 2);
+  assert.equal(rowsOf(`${"x".repeat(81)}\n\x1b[2mdim\x1b[0m\n`, 80), 3);
+  assert.equal(rowsOf("\n", 80), 1);
+  assert.equal(redrawFrom(0, 24), "");
+  assert.equal(redrawFrom(5, 24), "\x1b[5A\r\x1b[J");
+  assert.equal(redrawFrom(30, 24), "\x1b[H\x1b[2J");
 });
