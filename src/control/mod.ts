@@ -34,7 +34,8 @@ export { checkSteerText, MAX_STEER_BYTES, type SteerTextCheck } from "./steer.ts
 export type { LogEntry, Receipt } from "./log.ts";
 export type { Cursor, StreamItem } from "./follow.ts";
 export type { AmendOptions, ContractView, RelaxOptions, Target } from "./amend.ts";
-export type { RollupState, StatusRollup, TimelineAttempt, TimelinePrompt } from "./rollup.ts";
+export type { RollupState, StatusRollup } from "./rollup.ts";
+export type { TimelineAttempt, TimelinePrompt } from "./timeline.ts";
 import type { AmendOptions, ContractView, RelaxOptions, Target } from "./amend.ts";
 import type { AmendmentRecord } from "../contract/mod.ts";
 import type { StatusRollup } from "./rollup.ts";

@@ -18,6 +18,9 @@ import { effectiveStatus, readSnapshotOrNull, type SnapshotRead } from "./snapsh
 import { steerCountsForRun } from "./interventions.ts";
 import { errorMessage, isRecord, jsonRecordOrNull } from "../util/common.ts";
 import { Wakeup } from "./tail.ts";
+import { timelineOf, type TimelinePrompt } from "./timeline.ts";
+
+export type { TimelineAttempt, TimelinePrompt } from "./timeline.ts";
 
 /** Rollup states. */
 export type RollupState = "not_started" | "running" | "completed" | "failed" | "abandoned";
@@ -86,26 +89,6 @@ export interface StatusRollup {
   /** Processes of a run that may have outlived it (docs/processes.md), or null. */
   leftovers: Leftovers | null;
   last_progress_at: string | null;
-}
-
-/** One attempt of a prompt's timeline (from its `state.json` record, docs/reference/runner.md §10.2). */
-export interface TimelineAttempt {
-  attempt: number;
-  /** `run`, `retry`, `repair` or `resume`. */
-  mode: string;
-  /** The attempt status (`running`, `completed`, `failed`, `verification_failed`, …). */
-  status: string;
-  /** The failure class when it failed (e.g. `provider_capacity`, `verification_failed`), else null. */
-  failure_class: string | null;
-  started_at: string | null;
-  completed_at: string | null;
-  duration_ms: number | null;
-}
-
-/** A prompt's attempts in this run. */
-export interface TimelinePrompt {
-  prompt_id: string;
-  attempts: TimelineAttempt[];
 }
 
 /** Everything a rollup is made of, as read from a store root by {@link readRollupInputs}. */
@@ -221,36 +204,6 @@ function preservedWork(prompts: Record<string, unknown>): StatusRollup["preserve
     if (!p || typeof p.ref !== "string") continue;
     const repos = Array.isArray(p.repos) ? p.repos.filter(isRecord).map((r) => String(r.repo)) : [];
     out.push({ prompt_id: id, ref: p.ref, repos });
-  }
-  return out;
-}
-
-/** The attempts of this run per selected prompt, from state.json (malformed attempts are skipped). */
-function timelineOf(ids: string[], prompts: Record<string, unknown>, runId: string | null): TimelinePrompt[] {
-  const out: TimelinePrompt[] = [];
-  if (runId === null) return out;
-  const text = (v: unknown) => (typeof v === "string" ? v : null);
-  for (const id of ids) {
-    const entry = prompts[id];
-    const list = isRecord(entry) && Array.isArray(entry.attempts) ? entry.attempts : [];
-    const attempts: TimelineAttempt[] = [];
-    for (const a of list) {
-      if (!isRecord(a) || a.run_id !== runId || typeof a.attempt !== "number") continue;
-      const started = text(a.started_at);
-      const ended = text(a.completed_at);
-      const ms = started && ended ? Date.parse(ended) - Date.parse(started) : NaN;
-      const failure = isRecord(a.failure) ? text(a.failure.class) : null;
-      attempts.push({
-        attempt: a.attempt,
-        mode: text(a.mode) ?? "run",
-        status: text(a.status) ?? "unknown",
-        failure_class: failure ?? (a.status === "verification_failed" ? "verification_failed" : null),
-        started_at: started,
-        completed_at: ended,
-        duration_ms: Number.isFinite(ms) ? Math.max(0, ms) : null,
-      });
-    }
-    if (attempts.length > 0) out.push({ prompt_id: id, attempts });
   }
   return out;
 }
