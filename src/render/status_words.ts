@@ -68,6 +68,8 @@ export interface ProgressFacts {
   lastEvent: string | null;
   /** Tool calls started in this attempt. */
   tools: number;
+  /** The latest tool call still running, and since when (epoch ms), or null. */
+  runningTool: { name: string; sinceMs: number } | null;
   tokens: { attempt: { input: number; output: number }; run: { input: number; output: number } };
 }
 
@@ -77,14 +79,16 @@ const STAGE_WORDS: Record<string, string> = {
 };
 
 /**
- * `prompt 2/3 02 · attempt 2 (retry) · session · 12s · last event 3s ago · run tokens 3600 in / 225 out · 4 tools`:
- * the live status line and the heartbeat (docs/status.md); the tools are this attempt's.
+ * `prompt 2/3 02 · attempt 2 (retry) · session · 12s · Bash running 8s · last event 3s ago · run tokens 3600 in /
+ * 225 out · 4 tools`: the live status line and the heartbeat (docs/status.md); the tools are this attempt's.
  */
 export function progressLine(f: ProgressFacts, nowMs: number): string {
   const parts = [`prompt ${f.position > 0 ? f.position : "-"}/${f.selected}${f.promptId ? ` ${f.promptId}` : ""}`];
   if (f.attempt !== null) parts.push(`attempt ${attemptPhrase(f.attempt, f.mode)}`);
   parts.push(STAGE_WORDS[f.stage] ?? f.stage);
   if (f.promptStartedMs !== null) parts.push(formatDuration(Math.max(0, nowMs - f.promptStartedMs)));
+  const tool = f.runningTool;
+  if (tool) parts.push(`${tool.name} running ${formatAge(Math.max(0, nowMs - tool.sinceMs))}`);
   parts.push(
     f.lastEventMs === null ? "no events yet" : `last event ${formatAge(Math.max(0, nowMs - f.lastEventMs))} ago`,
   );

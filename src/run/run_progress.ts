@@ -9,7 +9,9 @@ import type { ProgressFacts } from "../render/mod.ts";
 
 /** Folds transitions and events into {@link ProgressFacts}. */
 export class RunProgress {
-  #f: Omit<ProgressFacts, "tokens">;
+  #f: Omit<ProgressFacts, "tokens" | "runningTool">;
+  /** Tool calls started and not yet completed or failed, in start order. */
+  readonly #running = new Map<string, { name: string; sinceMs: number }>();
   readonly #tokens = new TokenTally();
   readonly #now: () => number;
 
@@ -35,6 +37,7 @@ export class RunProgress {
     const promptChanged = p.prompt_id !== undefined && p.prompt_id !== f.promptId;
     if (promptChanged || (p.attempt !== undefined && p.attempt !== f.attempt)) {
       this.#tokens.attemptStarted();
+      this.#running.clear();
       f.tools = 0;
     }
     if (p.prompt_id !== undefined) f.promptId = p.prompt_id;
@@ -54,15 +57,25 @@ export class RunProgress {
     const f = this.#f;
     f.lastEventMs = this.#now();
     f.lastEvent = e.type;
-    if (e.type === "tool_call_started") f.tools++;
-    else if (e.type === "run_started") this.#tokens.streamStarted();
+    if (e.type === "tool_call_started") {
+      f.tools++;
+      this.#running.set(e.data.tool_call_id, { name: e.data.tool_name, sinceMs: f.lastEventMs });
+    } else if (e.type === "tool_call_completed" || e.type === "tool_call_failed") {
+      this.#running.delete(e.data.tool_call_id);
+    } else if (e.type === "run_started") {
+      this.#tokens.streamStarted();
+      this.#running.clear();
+    } else if (e.type === "run_completed" || e.type === "run_failed" || e.type === "run_cancelled") {
+      this.#running.clear();
+    }
+    if (e.type === "run_completed" && e.data.token_usage) this.#tokens.usage(e.data.token_usage);
     else if (e.type === "token_usage_updated") this.#tokens.usage(e.data);
-    else if (e.type === "run_completed" && e.data.token_usage) this.#tokens.usage(e.data.token_usage);
   }
 
   /** The facts now. */
   facts(): ProgressFacts {
-    return { ...this.#f, tokens: { attempt: this.#tokens.attempt, run: this.#tokens.run } };
+    const running = [...this.#running.values()].at(-1) ?? null;
+    return { ...this.#f, runningTool: running, tokens: { attempt: this.#tokens.attempt, run: this.#tokens.run } };
   }
 }
 

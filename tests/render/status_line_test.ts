@@ -120,6 +120,7 @@ Deno.test("progressLine() writes prompt i/N, attempt, stage, elapsed, last activ
     lastEventMs: 10_000,
     lastEvent: "message_streamed",
     tools: 1,
+    runningTool: null,
     tokens: { attempt: { input: 10, output: 2 }, run: { input: 3600, output: 225 } },
   };
   assert.equal(
@@ -137,4 +138,8 @@ Deno.test("progressLine() writes prompt i/N, attempt, stage, elapsed, last activ
     "prompt -/3 · starting · no events yet",
   );
   assert.match(progressLine({ ...facts, stage: "waiting_retry" }, 13_000), / · waiting to retry · /);
+  assert.match(
+    progressLine({ ...facts, runningTool: { name: "Bash", sinceMs: 5_000 } }, 13_000),
+    / · session · 12\.0s · Bash running 8s · last event 3s ago · /,
+  );
 });

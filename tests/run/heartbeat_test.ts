@@ -87,7 +87,7 @@ Deno.test("run: a silent provider gets heartbeat lines on a non-terminal stdout,
   assert.ok(beats.every((b) => b.startsWith("· still running: prompt ")), r.stdout);
   // During the silent tool call (1.5 s, beats every 200 ms): where the run is and how long the silence has lasted.
   const session =
-    /^· still running: prompt 1\/1 01 · attempt 1 \(run\) · session · [\d.]+m?s · last event \d+s ago · 1 tool$/;
+    /^· still running: prompt 1\/1 01 · attempt 1 \(run\) · session · [\d.]+m?s · Write running \d+s · last event \d+s ago · 1 tool$/;
   assert.ok(beats.filter((b) => session.test(b)).length >= 2, r.stdout);
   // Never glued to a stream line: every other line is as the stream wrote it, none contains a heartbeat.
   assert.ok(lines.every((l) => !l.includes("still running") || l.startsWith("· still running")), r.stdout);

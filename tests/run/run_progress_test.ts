@@ -36,13 +36,25 @@ Deno.test("trackPlane() forwards to the plane and folds transitions and events i
   const env = plane.record({ type: "run_started", data: { provider_session_id: "s", model: "m" } }, ctx);
   assert.equal(env.seq, 1, "the plane stamped it");
   plane.record({ type: "tool_call_started", data: { tool_call_id: "t", tool_name: "Edit", tool_input: {} } }, ctx);
+  assert.deepEqual(progress.facts().runningTool, { name: "Edit", sinceMs: 1_000 });
+  plane.record({
+    type: "tool_call_completed",
+    data: { tool_call_id: "t", tool_name: "Edit", tool_output: "ok", is_error: false },
+  }, ctx);
+  assert.equal(progress.facts().runningTool, null);
   plane.record({ type: "token_usage_updated", data: { input_tokens: 1200, output_tokens: 85 } }, ctx);
   now = 2_000;
   plane.record({
     type: "run_completed",
     data: { stop_reason: "end_turn", token_usage: { input_tokens: 1200, output_tokens: 85 } },
   }, ctx);
-  assert.deepEqual(recorded, ["run_started", "tool_call_started", "token_usage_updated", "run_completed"]);
+  assert.deepEqual(recorded, [
+    "run_started",
+    "tool_call_started",
+    "tool_call_completed",
+    "token_usage_updated",
+    "run_completed",
+  ]);
   let f = progress.facts();
   assert.deepEqual(
     [
