@@ -3,7 +3,7 @@
  * (src/run/run_progress.ts), which folds it into the status facts — measured as events/s through a plane with and
  * without the tracker, alternated in the same run; (2) on a terminal every write goes through the status line
  * (src/render/status_line.ts): clear, write, redraw — measured as writes/s of compact-renderer-like token text to a
- * counting terminal with and without it. Medians of 5 passes; every pass must have recorded every event (the last
+ * counting terminal with and without it. Medians of 9 alternated passes; every pass must have recorded every event (the last
  * seq) and delivered every write.
  */
 import { nullPlane } from "../../src/control/null_plane.ts";
@@ -17,7 +17,7 @@ import { check, median, round, sized } from "./_harness.ts";
 
 const EVENTS = sized(300_000, 30_000);
 const WRITES = sized(200_000, 20_000);
-const PASSES = 5;
+const PASSES = 9;
 
 const hooks: PlaneHooks = {
   applyView() {},
