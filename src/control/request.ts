@@ -60,6 +60,8 @@ export function isRequestName(name: string): boolean {
  * Write a request into an existing control directory and return its file name. Throws `NotFound` when the
  * control directory does not exist (it is never created here).
  */
+// Every call inside is synchronous on purpose (below); `async` keeps a throw a rejection for every caller.
+// deno-lint-ignore require-await
 export async function writeRequest(storeRoot: string, body: RequestBody): Promise<string> {
   const p = storePaths(storeRoot);
   const name = requestName();
