@@ -79,13 +79,13 @@ async function silentPacket(root: string, silentMs: number): Promise<string> {
 
 Deno.test("run: a silent provider gets heartbeat lines on a non-terminal stdout, whole lines between the stream's", async () => {
   await using t = await tempDir();
-  const dir = await silentPacket(t.path, 1500);
+  const dir = await silentPacket(t.path, 3000);
   const r = await runCli(["run", dir, "--heartbeat", "200ms"]);
   assert.equal(r.code, 0, r.stdout + r.stderr);
   const lines = r.stdout.split("\n");
   const beats = lines.filter((l) => l.includes("still running"));
   assert.ok(beats.every((b) => b.startsWith("· still running: prompt ")), r.stdout);
-  // During the silent tool call (1.5 s, beats every 200 ms): where the run is and how long the silence has lasted.
+  // During the silent tool call (3 s, beats every 200 ms): where the run is and how long the silence has lasted.
   const session =
     /^· still running: prompt 1\/1 01 · attempt 1 \(run\) · session · [\d.]+m?s · Write running \d+s · last event \d+s ago · 1 tool$/;
   assert.ok(beats.filter((b) => session.test(b)).length >= 2, r.stdout);
