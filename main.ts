@@ -5,37 +5,27 @@
 import { COMMANDS, findCommand } from "./src/cli/registry.ts";
 import {
   type CommandContext,
-  type CommandEntry,
   commandHelp,
-  type CommandSpec,
   denoOut,
+  interruptedBySignal,
   parseCommandArgs,
   scopePermissions,
   type TextOut,
 } from "./src/cli/frame.ts";
-import { EXIT, PromptRunnerError, UsageError } from "./src/errors.ts";
+import {
+  builtinHelp,
+  BUILTINS,
+  commandGroups,
+  groupHelp,
+  HELP_FLAGS,
+  seeHelp,
+  topHelp,
+  unknownCommandError,
+  VERSION_FLAGS,
+} from "./src/cli/usage.ts";
+import { EXIT, Exit, PromptRunnerError, UsageError } from "./src/errors.ts";
 import { CAPABILITIES, VERSION } from "./src/version.ts";
 import { detachWatchersAtStop } from "./src/control/watch_release.ts";
-
-function topHelp(): string {
-  const lines = [
-    "prompt_runner — run packets of prompts through coding-agent CLIs, verify each against its contract,",
-    "and watch and steer a live run from outside it.",
-    "",
-    "Usage: prompt_runner <command> [args] [flags]",
-    "",
-    "Commands:",
-  ];
-  const width = Math.max(...COMMANDS.map((c) => c.path.join(" ").length));
-  for (const c of COMMANDS) lines.push(`  ${c.path.join(" ").padEnd(width)}  ${c.summary}`);
-  lines.push(
-    `  ${"version".padEnd(width)}  print the version`,
-    `  ${"help [COMMAND]".padEnd(width)}  help for a command`,
-    "",
-    "Global flags: --help, --version, --json, --color auto|always|never, --verbose",
-  );
-  return lines.join("\n") + "\n";
-}
 
 function errorLines(e: PromptRunnerError | Error, verbose: boolean): string {
   const lines = [`error: ${e.message}`];
@@ -70,42 +60,50 @@ export async function main(argv: string[]): Promise<number> {
   const stderr = denoOut(Deno.stderr);
   const json = argv.includes("--json");
   const verbose = argv.includes("--verbose");
-  if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h") {
+  const fail = (e: unknown) => reportError(e, json, verbose, stdout, stderr);
+  if (argv.length === 0 || HELP_FLAGS.includes(argv[0]!)) {
     stdout.write(topHelp());
     return argv.length === 0 ? 2 : 0;
   }
-  if (argv[0] === "--version" || argv[0] === "version") {
+  if (VERSION_FLAGS.includes(argv[0]!) || argv[0] === "version") {
     stdout.write(
       json ? JSON.stringify({ version: VERSION, capabilities: CAPABILITIES }) + "\n" : `prompt_runner ${VERSION}\n`,
     );
     return 0;
   }
   if (argv[0] === "help") {
-    const found = findCommand(argv.slice(1));
-    if (!found) {
+    const words = argv.slice(1).filter((a) => !a.startsWith("-"));
+    if (words.length === 0) {
       stdout.write(topHelp());
-      return argv.length > 1 ? 2 : 0;
+      return 0;
     }
-    const { spec } = await found.entry.load();
-    stdout.write(commandHelp(found.entry, spec));
+    if (words.length === 1 && Object.hasOwn(BUILTINS, words[0]!)) {
+      stdout.write(builtinHelp(words[0]!));
+      return 0;
+    }
+    if (words.length === 1 && commandGroups().includes(words[0]!)) {
+      stdout.write(groupHelp(words[0]!));
+      return 0;
+    }
+    const named = findCommand(words);
+    if (!named || named.rest.length > 0) return fail(unknownCommandError(words));
+    const { spec } = await named.entry.load();
+    stdout.write(commandHelp(named.entry, spec));
     return 0;
   }
   const found = findCommand(argv);
   if (!found) {
-    return reportError(
-      new UsageError("unknown_command", `unknown command "${argv.filter((a) => !a.startsWith("-")).join(" ")}"`, {
-        hints: ["run: prompt_runner --help"],
-      }),
-      json,
-      verbose,
-      stdout,
-      stderr,
-    );
+    // A group alone (or with --help) lists its commands: exit 0 when help was asked for, 2 when a command is missing.
+    const next = argv[1];
+    if (commandGroups().includes(argv[0]!) && (next === undefined || next.startsWith("-"))) {
+      stdout.write(groupHelp(argv[0]!));
+      return argv.slice(1).some((a) => HELP_FLAGS.includes(a)) ? 0 : 2;
+    }
+    return fail(unknownCommandError(argv));
   }
   const { entry, rest } = found;
-  let spec: CommandSpec | undefined;
   try {
-    ({ spec } = await entry.load());
+    const { spec } = await entry.load();
     scopePermissions(entry.permissions);
     const { flags, positionals } = parseCommandArgs(spec, rest);
     if (flags.help) {
@@ -131,12 +129,15 @@ export async function main(argv: string[]): Promise<number> {
       stdout,
       stderr,
       argv: [...entry.path, ...rest],
+      commands: COMMANDS,
     };
-    return await spec.run(ctx);
+    const code = await spec.run(ctx);
+    // A follower stopped by Ctrl-C ends like any interrupted command (docs/exit_codes.md).
+    return code === 0 && interruptedBySignal() ? Exit.interrupted : code;
   } catch (e) {
-    const exit = reportError(e, json, verbose, stdout, stderr);
-    if (e instanceof UsageError && spec && !json) stderr.write("\n" + commandHelp(entry as CommandEntry, spec));
-    return exit;
+    // A usage error is two lines: what was wrong, and where the command's help is (not the whole help).
+    if (e instanceof UsageError && !e.hints.length) e.hints.push(seeHelp(entry.path));
+    return fail(e);
   }
 }
 

@@ -46,3 +46,16 @@ Deno.test("the README links the contributor docs", async () => {
     assert.ok(readme.includes(`](${link}`), `README.md links ${link}`);
   }
 });
+
+Deno.test("the README's command reference names every registered command and every command of each group", async () => {
+  const readme = await Deno.readTextFile(`${ROOT}/README.md`);
+  const start = readme.indexOf("## Command reference");
+  const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+  // The first code span of each row, as words: "`control status\|events …`" → control, status, events, …
+  const rows = section.split("\n").map((l) => /^\| `([^`]+)`/.exec(l)?.[1]).filter((c) => c !== undefined)
+    .map((c) => c.replaceAll("\\|", " ").split(/[ |]+/));
+  const missing = COMMANDS.filter(({ path: [first, sub] }) =>
+    !rows.some((words) => words[0] === first && (sub === undefined || words.includes(sub)))
+  ).map((c) => c.path.join(" "));
+  assert.deepEqual(missing, [], `README.md's command reference lacks: ${missing.join(", ")}`);
+});

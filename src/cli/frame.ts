@@ -4,6 +4,7 @@
  */
 import { UsageError } from "../errors.ts";
 import type { TextOut } from "../util/mod.ts";
+import { closest } from "../util/edit_distance.ts";
 
 export { denoOut, type TextOut } from "../util/text_out.ts";
 
@@ -37,6 +38,8 @@ export interface CommandContext {
   readonly stderr: TextOut;
   /** The original argv after the command path (for records such as run.pid `argv`). */
   readonly argv: string[];
+  /** The command table (src/cli/registry.ts), for commands about commands (`completions`). */
+  readonly commands: readonly CommandEntry[];
 }
 
 /** A subcommand's definition. `run` returns the exit code. */
@@ -58,7 +61,7 @@ export interface CommandEntry {
 }
 
 /** Flags every command accepts (docs/reference/cli.md §1). */
-const GLOBAL_FLAGS: Record<string, FlagSpec> = {
+export const GLOBAL_FLAGS: Record<string, FlagSpec> = {
   help: { type: "boolean", short: "h", description: "show help for this command" },
   json: { type: "boolean", description: "machine-readable output on stdout" },
   color: { type: "string", value: "auto|always|never", description: "colour on stdout (default auto)" },
@@ -105,7 +108,7 @@ export function parseCommandArgs(
       continue;
     }
     const f = all[name];
-    if (!f) throw new UsageError("unknown_flag", `unknown flag "--${name}"`);
+    if (!f) throw new UsageError("unknown_flag", `unknown flag "--${name}"${flagSuggestion(name, Object.keys(all))}`);
     if (f.type === "boolean") {
       if (inline !== undefined) throw new UsageError("invalid_value", `--${name} takes no value`);
       set(name, f, true);
@@ -127,6 +130,12 @@ export function parseCommandArgs(
     throw new UsageError("invalid_value", `--color does not take "${color}"; allowed: always, auto, never`);
   }
   return { flags, positionals };
+}
+
+/** `; did you mean "--x"?` for the flag closest to a mistyped one (`--dryrun` → `--dry-run`), or "". */
+export function flagSuggestion(name: string, names: readonly string[]): string {
+  const c = closest(name, names);
+  return c === null ? "" : `; did you mean "--${c}"?`;
 }
 
 /** Help text for one command. */
@@ -169,13 +178,26 @@ export function denoFlagsFor(perms: readonly Permission[], opts: { netHost?: str
   return perms.map((p) => p === "net" ? `--allow-net=${opts.netHost ?? "127.0.0.1"}` : `--allow-${p}`);
 }
 
+let interruptSeen = false;
+
+/**
+ * Whether a SIGINT ended an {@link untilInterrupted} wait in this process: main.ts then exits 130 (docs/exit_codes.md)
+ * where the command itself returned 0.
+ */
+export function interruptedBySignal(): boolean {
+  return interruptSeen;
+}
+
 /**
  * Run a following command until it ends or the user presses Ctrl-C: SIGINT aborts the given signal (so followers
- * unsubscribe cleanly) instead of killing the process mid-write.
+ * unsubscribe cleanly) instead of killing the process mid-write, and marks the process interrupted (exit 130).
  */
 export async function untilInterrupted<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const ac = new AbortController();
-  const stop = () => ac.abort();
+  const stop = () => {
+    interruptSeen = true;
+    ac.abort();
+  };
   try {
     Deno.addSignalListener("SIGINT", stop);
   } catch { /* no signal support (e.g. permissions) */ }

@@ -51,13 +51,13 @@ export const COMMANDS: CommandEntry[] = [
   {
     path: ["control", "view"],
     summary: "change how a live run renders",
-    permissions: ["read", "write", "env"],
+    permissions: ["read", "write", "env", "sys"],
     load: () => import("./control/view.ts"),
   },
   {
     path: ["control", "steer"],
     summary: "send guidance to the live agent",
-    permissions: ["read", "write", "env"],
+    permissions: ["read", "write", "env", "sys"],
     load: () => import("./control/steer.ts"),
   },
   {
@@ -69,13 +69,13 @@ export const COMMANDS: CommandEntry[] = [
   {
     path: ["control", "amend"],
     summary: "add requirements to a prompt's contract",
-    permissions: ["read", "write", "env"],
+    permissions: ["read", "write", "env", "sys"],
     load: () => import("./control/amend.ts"),
   },
   {
     path: ["control", "relax"],
     summary: "remove or weaken a prompt's contract (needs --confirm)",
-    permissions: ["read", "write", "env"],
+    permissions: ["read", "write", "env", "sys"],
     load: () => import("./control/relax.ts"),
   },
   {
@@ -145,6 +145,13 @@ export const COMMANDS: CommandEntry[] = [
     summary: "registered workspaces and their run state",
     permissions: OBSERVE,
     load: () => import("./workspace/list.ts"),
+  },
+  {
+    path: ["completions"],
+    summary: "shell completion script: bash, zsh or fish",
+    // Reads the command modules for their flags; nothing else.
+    permissions: READ_ONLY,
+    load: () => import("./completions.ts"),
   },
 ];
 

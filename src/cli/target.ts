@@ -227,13 +227,24 @@ export async function resolveTarget(
       });
     }
   }
+  // A command that takes nothing but a TARGET names the word that did not resolve (`status nosuch`), never the cwd.
+  const unresolved = first !== undefined && first !== "" ? first : null;
+  const notATarget = unresolved === null
+    ? ""
+    : `"${unresolved}" is not a packet directory, a workspace manifest or a registered workspace id`;
+  if (unresolved !== null && opts.idsFollow === false) {
+    throw new NotFoundError("target_not_found", `target not found: ${notATarget}`, {
+      hints: ["a TARGET is a packet directory, a workspace manifest (.yml) or a workspace id"],
+    });
+  }
   if (workspaceResolver) {
     const t = await workspaceResolver({ kind: "discover", value: cwd, packetFlag, rest: positionals, ...extra });
     if (t) return finish(t);
   }
   const info = await statOrNull(`${cwd}/${MANIFEST}`);
   if (!info) {
-    throw new NotFoundError("target_not_found", `no packet here: ${cwd} has no ${MANIFEST}`, {
+    const why = unresolved === null ? "" : `, and ${notATarget}`;
+    throw new NotFoundError("target_not_found", `no packet here: ${cwd} has no ${MANIFEST}${why}`, {
       hints: ["pass a packet directory as TARGET, or --packet DIR"],
     });
   }

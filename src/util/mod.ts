@@ -17,7 +17,7 @@ export {
   type SweepResult,
   sweepRun,
 } from "./containment.ts";
-export { editDistance } from "./edit_distance.ts";
+export { closest, editDistance } from "./edit_distance.ts";
 export { escapeControl } from "./escape.ts";
 export { failpoint } from "./failpoint.ts";
 export {

@@ -294,10 +294,23 @@ export function atomicWriteStoreJsonSync(path: string, value: unknown, opts: Ato
 }
 
 /**
+ * Whether the process may write `path` now. A query never prompts: a read-only command (its write permission
+ * revoked, so "prompt" in a terminal) must not ask the person at the terminal before every read.
+ */
+function mayWrite(path: string): boolean {
+  try {
+    return Deno.permissions.querySync({ name: "write", path }).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Open an existing store file for reading. Read-write when the process may write there: opening a FIFO swapped in
  * after the `lstat` then does not block, and the handle check refuses it before a read could.
  */
 function openForRead(path: string): Deno.FsFile {
+  if (!mayWrite(path)) return Deno.openSync(path, { read: true });
   try {
     return Deno.openSync(path, { read: true, write: true });
   } catch (e) {

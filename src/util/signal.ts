@@ -23,11 +23,22 @@ function killWithExecutable(pid: number, signal: Deno.Signal): boolean {
   }
 }
 
+/** Whether an unrestricted `--allow-run` is granted (a query, which never prompts). */
+function runGranted(): boolean {
+  try {
+    return Deno.permissions.querySync({ name: "run" }).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Send `signal` to `pid` (a negative pid names a process group). Returns whether it was delivered; a process that
  * is gone, or a signal nobody may send, is `false`, never an exception.
  */
 export function sendSignal(pid: number, signal: Deno.Signal): boolean {
+  // Asked first, never tried: under a narrow --allow-run the try would prompt in a terminal instead of throwing.
+  if (!viaExecutable && !runGranted()) viaExecutable = true;
   if (viaExecutable) return killWithExecutable(pid, signal);
   try {
     Deno.kill(pid, signal);

@@ -158,15 +158,19 @@ class Batched {
 
 /** The command. */
 export const spec: CommandSpec = {
-  usage: "[TARGET] [--from start|current|<seq>|<run_id>:<seq>] [--run RUN_ID] [--no-follow] [--json]",
+  usage: "[TARGET] [--from start|current|<seq>|<run_id>:<seq>] [--run RUN_ID] [--follow|--no-follow] [--json]",
   description: "Replay a run's events from the cursor, then follow them until the run ends.",
   flags: {
     ...TARGET_FLAGS,
     from: { type: "string", value: "CURSOR", description: "start (default), current, <seq> or <run_id>:<seq>" },
     run: { type: "string", value: "RUN_ID", description: "address an earlier run (replayed from its archive)" },
+    follow: { type: "boolean", description: "keep printing new events until the run ends (the default)" },
     "no-follow": { type: "boolean", description: "print what exists and exit" },
   },
   async run(ctx: CommandContext): Promise<number> {
+    if (ctx.flags.follow === true && ctx.flags["no-follow"] === true) {
+      throw new UsageError("conflicting_flags", "--follow and --no-follow contradict each other");
+    }
     const from = parseCursor(str(ctx, "from"));
     const target = await controlTarget(ctx, { idsFollow: false });
     const ref = await runRef(target, str(ctx, "run"));
