@@ -4,7 +4,7 @@ import { resolveTarget } from "./target.ts";
 import { TARGET_FLAGS } from "./selection_flags.ts";
 import { loadPacket } from "../packet/load.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
-import { type ProgressMap, readProgress } from "../store/progress.ts";
+import { type ProgressMap, readProgressAndCommits, suffixNamesCommits } from "../store/progress.ts";
 
 /** Display form of a progress suffix: 8-char sha, named suffix, or `N repos`. */
 function shortSuffix(suffix: string | null): string {
@@ -19,11 +19,34 @@ function targetsOf(packet: Packet, p: Prompt): string[] {
   return packet.defaultRepo ? [packet.defaultRepo.name] : [];
 }
 
-/** The human listing (docs/reference/runner.md §11). */
-function renderList(packet: Packet, progress: ProgressMap, color: boolean): string {
+/**
+ * The commit a completed prompt stands on: its latest completion's suffix when that names commits, else the latest
+ * earlier one that does (a rerun that changed nothing keeps the commit of the work it verified; docs/status.md).
+ */
+function commitOf(rec: { status: string; suffix: string | null } | undefined, last: string | undefined): string | null {
+  if (rec?.status !== "completed") return null;
+  return suffixNamesCommits(rec.suffix) ? rec.suffix : last ?? null;
+}
+
+/** The suffix column: the commit, and the latest run's outcome when that run made no commit (`9f3c2a17 · rerun: no_changes`). */
+function suffixText(rec: { status: string; suffix: string | null } | undefined, last: string | undefined): string {
+  if (rec?.status !== "completed") return "";
+  const commit = commitOf(rec, last);
+  if (commit === rec.suffix || commit === null) return shortSuffix(rec.suffix);
+  return `${shortSuffix(commit)} · rerun: ${rec.suffix ?? "no commit"}`;
+}
+
+/** The human listing (docs/reference/runner.md §11); `label` names the packet as every command does. */
+function renderList(
+  packet: Packet,
+  progress: ProgressMap,
+  commits: Map<string, string>,
+  color: boolean,
+  label: string,
+): string {
   const paint = (code: string, s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
   const project = packet.defaultRepo?.path || packet.dir;
-  const lines = [`${packet.name} (${project})`];
+  const lines = [`${label} (${project})`];
   const width = Math.max(0, ...packet.prompts.map((p) => p.name.length));
   const phases = [...new Set(packet.prompts.map((p) => p.phase))].sort((a, b) => a - b);
   for (const phase of phases) {
@@ -39,7 +62,7 @@ function renderList(packet: Packet, progress: ProgressMap, color: boolean): stri
       const targets = targetsOf(packet, p);
       let line = `  ${marker} ${p.id}  ${p.name.padEnd(width)}  (${p.sp} SP)`;
       if (targets.length > 0) line += ` [${targets.join(", ")}]`;
-      const suffix = rec?.status === "completed" ? shortSuffix(rec.suffix) : "";
+      const suffix = suffixText(rec, commits.get(p.id));
       if (suffix) line += `  ${suffix}`;
       lines.push(line.trimEnd());
     }
@@ -56,7 +79,7 @@ function renderList(packet: Packet, progress: ProgressMap, color: boolean): stri
 }
 
 /** The `--json` document of docs/reference/cli.md §3.2. */
-function listJson(packet: Packet, progress: ProgressMap): Record<string, unknown> {
+function listJson(packet: Packet, progress: ProgressMap, commits: Map<string, string>): Record<string, unknown> {
   return {
     packet: packet.name,
     prompts: packet.prompts.map((p) => {
@@ -68,7 +91,8 @@ function listJson(packet: Packet, progress: ProgressMap): Record<string, unknown
         sp: p.sp,
         targets: targetsOf(packet, p),
         status: rec?.status ?? "pending",
-        commit: rec?.status === "completed" ? rec.suffix : null,
+        commit: commitOf(rec, commits.get(p.id)),
+        suffix: rec?.status === "completed" ? rec.suffix : null,
         file: p.relFile,
       };
     }),
@@ -83,12 +107,12 @@ export const spec: CommandSpec = {
   async run(ctx) {
     const target = await resolveTarget(ctx.positionals, ctx.flags, { idsFollow: false });
     // The progress file is read while the packet loads; a packet error still wins over a progress error.
-    const progressRead = readProgress(target.storeRoot);
+    const progressRead = readProgressAndCommits(target.storeRoot);
     progressRead.catch(() => {/* awaited below */});
     const packet = await loadPacket(target.packetDir);
-    const progress = await progressRead;
-    if (ctx.json) ctx.stdout.write(JSON.stringify(listJson(packet, progress)) + "\n");
-    else ctx.stdout.write(renderList(packet, progress, ctx.color));
+    const { latest, commits } = await progressRead;
+    if (ctx.json) ctx.stdout.write(JSON.stringify(listJson(packet, latest, commits)) + "\n");
+    else ctx.stdout.write(renderList(packet, latest, commits, ctx.color, target.label));
     return 0;
   },
 };

@@ -7,6 +7,7 @@ import type { CommandContext, CommandSpec } from "./frame.ts";
 import { resolveTarget } from "./target.ts";
 import { OVERRIDE_FLAGS, parseOverrides, TARGET_FLAGS } from "./selection_flags.ts";
 import { commitPolicy } from "./run.ts";
+import { DISPLAY_FLAGS, displayRequest } from "./display_flags.ts";
 import { runPacket } from "../run/runner.ts";
 
 /** The `repair` command. */
@@ -24,6 +25,7 @@ export const spec: CommandSpec = {
     },
     "new-run": { type: "boolean", description: "always mint a new run id" },
     strict: { type: "boolean", description: "refuse every lint finding of the prompt, warnings too" },
+    ...DISPLAY_FLAGS,
     ...OVERRIDE_FLAGS,
     ...TARGET_FLAGS,
   },
@@ -31,6 +33,7 @@ export const spec: CommandSpec = {
     const f = ctx.flags;
     const overrides = parseOverrides(f);
     const commit = commitPolicy(f);
+    const display = displayRequest(ctx);
     const target = await resolveTarget(ctx.positionals, f);
     if (target.rest.length !== 1) {
       throw new UsageError("missing_argument", "repair takes exactly one prompt id");
@@ -53,6 +56,7 @@ export const spec: CommandSpec = {
       io: { stdout: ctx.stdout, stderr: ctx.stderr, json: ctx.json, color: ctx.color },
       argv: ctx.argv,
       strict: f.strict === true,
+      display,
     });
   },
 };

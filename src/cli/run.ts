@@ -10,6 +10,7 @@ import { leaseHeldMessage, readLease } from "../store/lease.ts";
 import { detachedLine, detachRun } from "../run/detach.ts";
 import { lintGateForSelection } from "../run/lint_gate.ts";
 import { RUNNER } from "./permissions.ts";
+import { DISPLAY_FLAGS, displayRequest } from "./display_flags.ts";
 
 /** Commit policy from `--no-commit` / `--committer`. */
 export function commitPolicy(flags: CommandContext["flags"]): CommitPolicy {
@@ -40,6 +41,7 @@ export function runtimeStore(flags: CommandContext["flags"]): RuntimeStore {
 export async function startDetached(ctx: CommandContext): Promise<number> {
   // Usage errors surface here, before anything is spawned.
   eventLimits(ctx);
+  displayRequest(ctx);
   const overrides = parseOverrides(ctx.flags);
   commitPolicy(ctx.flags);
   const target = await resolveTarget(ctx.positionals, ctx.flags);
@@ -96,6 +98,7 @@ export const spec: CommandSpec = {
       description: "refuse every lint finding (warnings too) and fail prompts whose verdict would be vacuous",
     },
     ...EVENT_LIMIT_FLAGS,
+    ...DISPLAY_FLAGS,
     ...OVERRIDE_FLAGS,
     ...TARGET_FLAGS,
   },
@@ -106,6 +109,7 @@ export const spec: CommandSpec = {
     }
     if (f.detach === true) return await startDetached(ctx);
     const events = eventLimits(ctx);
+    const display = displayRequest(ctx);
     const overrides = parseOverrides(f);
     const commit = commitPolicy(f);
     const store = runtimeStore(f);
@@ -131,6 +135,7 @@ export const spec: CommandSpec = {
       runtimeStore: store,
       strict: f.strict === true,
       events,
+      display,
     });
   },
 };

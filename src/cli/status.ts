@@ -3,9 +3,10 @@ import { agentRows } from "./control/status.ts";
 import { type CommandContext, type CommandSpec, untilInterrupted } from "./frame.ts";
 import { resolveTarget } from "./target.ts";
 import { type StatusRollup, statusRollup, watchStatus } from "../control/mod.ts";
+import { attemptPhrase, plural, timelineLine, tokenPhrase } from "../render/status_words.ts";
 import { UsageError } from "../errors.ts";
 import { describeLeftovers } from "../control/leftovers.ts";
-import { type Paint, painter } from "../render/ansi.ts";
+import { type Paint, painter, stripAnsi } from "../render/ansi.ts";
 import { formatAge, formatDuration, parseDuration } from "../util/time.ts";
 
 function wrap(text: string, width: number, indent: string): string {
@@ -22,16 +23,23 @@ function wrap(text: string, width: number, indent: string): string {
   return lines.join(`\n${indent}`);
 }
 
-/** The human report (docs/reference/workspace.md §8.1). */
+/** The header state word: `FAILED`, `NOT STARTED`. */
+function stateWord(state: StatusRollup["state"]): string {
+  return state.replace("_", " ").toUpperCase();
+}
+
+/** The human report (docs/reference/workspace.md §8.1, vocabulary in docs/status.md). */
 export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()): string {
   const stateColor = r.state === "running" || r.state === "completed"
     ? "green"
     : r.state === "failed" || r.state === "abandoned"
     ? "red"
     : "yellow";
-  const lines = [`  ${paint(stateColor, `${r.target} — ${r.state.replace("_", " ").toUpperCase()} · ${r.health}`)}`];
+  const lines = [`  ${paint(stateColor, `${r.target} — ${stateWord(r.state)} · ${r.health}`)}`];
   // Labels pad to 11 columns; the longest ("last prompt") still gets one separating space.
   const row = (label: string, value: string) => lines.push(`  ${paint("dim", label.padEnd(10) + " ")}${value}`);
+  const indent = " ".repeat(13);
+  if (r.attention) row("attention", wrap(r.attention, 88, indent));
   const p = r.progress;
   if (p.selected > 1) {
     const parts = [`${p.completed}/${p.selected} prompts complete`];
@@ -44,7 +52,7 @@ export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()):
     const pos = p.current_position !== null && p.selected > 0 ? ` · ${p.current_position} of ${p.selected}` : "";
     row(label, `${c.prompt_id}${c.prompt_name ? ` — ${c.prompt_name}` : ""}${pos}`);
     if (c.attempt !== null && (c.attempt > 1 || (c.mode !== null && c.mode !== "run"))) {
-      row("attempt", `${c.mode ?? "run"} ${c.attempt}`);
+      row("attempt", attemptPhrase(c.attempt, c.mode));
     }
     if (c.provider) row("provider", `${c.provider}${c.model ? ` / ${c.model}` : ""}`);
   }
@@ -56,11 +64,14 @@ export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()):
   if (a && r.state !== "not_started") {
     const parts = [`${formatDuration(a.prompt_elapsed_ms)} this prompt`];
     if (a.updated_at) parts.push(`updated ${formatAge(nowMs - Date.parse(a.updated_at))} ago`);
-    if (a.tool_count > 0) parts.push(`${a.tool_count} tools`);
-    if (a.event_count > 0) parts.push(`${a.event_count} events`);
+    if (a.tool_count > 0) parts.push(`${plural(a.tool_count, "tool")} this attempt`);
+    if (a.event_count > 0) parts.push(`${plural(a.event_count, "event")} this run`);
     row("activity", parts.join(" · "));
-    if (a.input_tokens > 0 || a.output_tokens > 0) row("tokens", `${a.input_tokens} in / ${a.output_tokens} out`);
+    const tokens = tokenPhrase(a);
+    if (tokens) row("tokens", tokens);
   }
+  const timeline = r.timeline ?? [];
+  timeline.forEach((t, i) => row(i === 0 ? "attempts" : "", timelineLine(t)));
   const s = r.steering;
   if (s && s.used > 0) {
     row("steering", `${s.used} of ${s.max} steers used on ${s.prompt_id}${s.pending ? ` · ${s.pending} pending` : ""}`);
@@ -75,14 +86,49 @@ export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()):
   if ((r.vacuous ?? []).length > 0) {
     row("vacuous", `${r.vacuous.join(", ")} (contract passed before any session ran)`);
   }
-  if ((r.state === "failed" || r.state === "abandoned") && p.reason) row("reason", wrap(p.reason, 88, " ".repeat(13)));
+  if ((r.state === "failed" || r.state === "abandoned") && p.reason) row("reason", wrap(p.reason, 88, indent));
   if (p.last_verification) row("last check", p.last_verification);
   if (p.error) row("error", p.error);
   const l = r.lease;
   const who = l.pid !== null && l.state !== "down" ? ` (pid ${l.pid}${l.hostname ? ` on ${l.hostname}` : ""})` : "";
   row("service", `${r.service.mode} · process ${l.state}${who}`);
-  if (r.leftovers) row("leftovers", wrap(describeLeftovers(r.leftovers), 88, " ".repeat(13)));
+  if (r.leftovers) row("leftovers", wrap(describeLeftovers(r.leftovers), 88, indent));
   return lines.join("\n") + "\n";
+}
+
+/** An environment variable, or undefined when it is unset or may not be read. */
+function envText(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+function consoleSize(): { columns: number; rows: number } {
+  try {
+    return Deno.consoleSize();
+  } catch {
+    return { columns: 80, rows: 24 };
+  }
+}
+
+/** Terminal rows `text` takes at `columns` (a long line wraps). */
+export function rowsOf(text: string, columns: number): number {
+  const width = Math.max(1, columns);
+  return text.split("\n").slice(0, -1).reduce(
+    (n, line) => n + Math.max(1, Math.ceil([...stripAnsi(line)].length / width)),
+    0,
+  );
+}
+
+/**
+ * What moves the cursor back over the `drawn` rows of the previous report and clears them: up and erase below, or the
+ * whole screen when the report no longer fits (nothing before the first report).
+ */
+export function redrawFrom(drawn: number, rows: number): string {
+  if (drawn === 0) return "";
+  return drawn < rows ? `\x1b[${drawn}A\r\x1b[J` : "\x1b[H\x1b[2J";
 }
 
 /** The command. */
@@ -94,7 +140,10 @@ export const spec: CommandSpec = {
   flags: {
     workspace: { type: "string", value: "M", description: "a workspace manifest or prepared workspace id" },
     packet: { type: "string", value: "DIR", description: "the packet directory" },
-    watch: { type: "boolean", description: "print the report again on every change until the run ends" },
+    watch: {
+      type: "boolean",
+      description: "until the run ends: redraw the report in place on a terminal, print it on change elsewhere",
+    },
     interval: { type: "string", value: "DUR", description: "polling interval for --watch (default 1s)" },
     summary: { type: "boolean", description: "the run-summary table (or document, with --json) of the current run" },
   },
@@ -125,16 +174,28 @@ export const spec: CommandSpec = {
     if (intervalMs === null || intervalMs <= 0) {
       throw new UsageError("invalid_value", `--interval does not take "${intervalText}"; expected e.g. 500ms, 2s`);
     }
+    // A terminal redraws the report in place on every poll (its clocks move); elsewhere a report is appended only
+    // when something changed, separated by a blank line (docs/status.md).
+    const live = !ctx.json && ctx.stdout.isTerminal && envText("TERM") !== "dumb";
     await untilInterrupted(async (signal) => {
       let first = true;
-      for await (const r of watchStatus(opts, { intervalMs, signal })) {
+      let drawn = 0;
+      let shown = "";
+      for await (const r of watchStatus(opts, { intervalMs, signal, ticks: live })) {
         if (ctx.json) ctx.stdout.write(JSON.stringify(r) + "\n");
-        else {
-          // A TTY redraws in place; elsewhere reports are separated by a blank line.
-          const clear = ctx.stdout.isTerminal && ctx.color && !first ? "\x1b[H\x1b[2J" : first ? "" : "\n";
-          ctx.stdout.write(clear + formatStatus(r, paint));
+        else if (live) {
+          const text = formatStatus(r, paint);
+          const size = consoleSize();
+          ctx.stdout.write(redrawFrom(drawn, size.rows) + text);
+          drawn = rowsOf(text, size.columns);
+        } else {
+          // Appended only when more than the clocks changed.
+          const still = r.activity ? { ...r, activity: { ...r.activity, prompt_elapsed_ms: 0, updated_at: null } } : r;
+          const key = formatStatus(still, paint, 0);
+          if (key !== shown) ctx.stdout.write((first ? "" : "\n") + formatStatus(r, paint));
+          shown = key;
+          first = false;
         }
-        first = false;
       }
     });
     return 0;

@@ -31,6 +31,12 @@ export interface WatchSample {
 /** The watch policy from the flags. */
 export interface WatchPolicy {
   requireRunning: boolean;
+  /**
+   * Watching until the run ends (the default `--for`, without `--once`): a run that ends `completed` is the end being
+   * waited for, not a `not_running` violation (docs/status.md). With an explicit `--for` or `--once`,
+   * `--require-running` keeps its plain meaning: any state but `running` is a violation.
+   */
+  untilEnd?: boolean;
   requireProgress: boolean;
   progressTimeoutMs: number;
 }
@@ -46,7 +52,9 @@ export function watchViolation(
   p: WatchPolicy,
 ): WatchViolation | null {
   if (s.healthy === false) return "unhealthy";
-  if (p.requireRunning && s.state !== "running") return "not_running";
+  if (p.requireRunning && s.state !== "running" && !(p.untilEnd === true && s.state === "completed")) {
+    return "not_running";
+  }
   if (p.requireProgress && (s.progress_age_ms === null || s.progress_age_ms > p.progressTimeoutMs)) {
     return "progress_stale";
   }
@@ -107,12 +115,16 @@ export const spec: CommandSpec = {
     "[--once] [--json]",
   description: "Sample the status rollup every --every (default 10m) for --for (default: until the run ends) and " +
     "print one WATCH line per sample. A violation (unhealthy; not running with --require-running; no progress " +
-    "for --progress-timeout with --require-progress) ends it with exit 1. Samples are appended to " +
-    "<store>/acceptance/watch-<ts>.jsonl.",
+    "for --progress-timeout with --require-progress) ends it with exit 1. Watching until the run ends, a run that " +
+    "ends completed exits 0 even with --require-running; with an explicit --for (or --once) a run that is not " +
+    "running is a violation. Samples are appended to <store>/acceptance/watch-<ts>.jsonl.",
   flags: {
     every: { type: "string", value: "DUR", description: "time between samples (default 10m)" },
     for: { type: "string", value: "DUR", description: "how long to watch (default: until the run ends)" },
-    "require-running": { type: "boolean", description: "a run that is not running is a violation" },
+    "require-running": {
+      type: "boolean",
+      description: "not running is a violation (until the run ends, a completed run is not)",
+    },
     "require-progress": { type: "boolean", description: "no progress for --progress-timeout is a violation" },
     "progress-timeout": { type: "string", value: "DUR", description: "allowed time without progress (default 30m)" },
     once: { type: "boolean", description: "take one sample and exit" },
@@ -124,6 +136,7 @@ export const spec: CommandSpec = {
     const forMs = duration(ctx, "for", null);
     const policy: WatchPolicy = {
       requireRunning: ctx.flags["require-running"] === true,
+      untilEnd: forMs === null && ctx.flags.once !== true,
       requireProgress: ctx.flags["require-progress"] === true,
       progressTimeoutMs: duration(ctx, "progress-timeout", DEFAULT_PROGRESS_TIMEOUT_MS)!,
     };

@@ -35,6 +35,7 @@ export type { LogEntry, Receipt } from "./log.ts";
 export type { Cursor, StreamItem } from "./follow.ts";
 export type { AmendOptions, ContractView, RelaxOptions, Target } from "./amend.ts";
 export type { RollupState, StatusRollup } from "./rollup.ts";
+export type { TimelineAttempt, TimelinePrompt } from "./timeline.ts";
 import type { AmendOptions, ContractView, RelaxOptions, Target } from "./amend.ts";
 import type { AmendmentRecord } from "../contract/mod.ts";
 import type { StatusRollup } from "./rollup.ts";
@@ -79,10 +80,10 @@ export async function statusRollup(
   return (await import("./rollup.ts")).statusRollup(opts);
 }
 
-/** Rollups on every change until the run stops (`status --watch`). */
+/** Rollups on every change (with `ticks`, on every poll too) until the run stops (`status --watch`). */
 export async function* watchStatus(
   opts: { target: string; packetDir: string; storeRoot: string; kind?: "packet" | "workspace" },
-  watch: { intervalMs?: number; signal?: AbortSignal } = {},
+  watch: { intervalMs?: number; signal?: AbortSignal; ticks?: boolean } = {},
 ): AsyncGenerator<StatusRollup> {
   yield* (await import("./rollup.ts")).watchStatus(opts, watch);
 }

@@ -35,6 +35,7 @@ import { validateView } from "./view.ts";
 import { steerAcceptance, steerFirstLine } from "./steer.ts";
 import { initialSnapshot, type SnapshotDoc } from "./snapshot.ts";
 import { SteerLedger } from "./steer_ledger.ts";
+import { TokenTally } from "./tokens.ts";
 import type { InterventionRecord } from "./interventions.ts";
 import { elapsedSince, errorMessage, isRecord, localHostname } from "../util/common.ts";
 import { PlaneWaker } from "./waker.ts";
@@ -100,6 +101,12 @@ function pruneReceipts(dir: string, cutoffMs: number): number {
   return removed;
 }
 
+/** The token totals of a previous snapshot of the same run (0 when absent or malformed). */
+function previousRunTokens(previous: Record<string, unknown> | null): { input: number; output: number } {
+  const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.trunc(v) : 0);
+  return { input: n(previous?.run_input_tokens), output: n(previous?.run_output_tokens) };
+}
+
 class FilePlane implements RunnerPlane {
   readonly runId: string;
   #view: View;
@@ -116,7 +123,7 @@ class FilePlane implements RunnerPlane {
   #closed = false;
   #closing = false;
   #ctx: EventContext = { prompt_id: null, attempt: null, stream: null, provider: null, session_id: null };
-  #tokens = { closedIn: 0, closedOut: 0, curIn: 0, curOut: 0 };
+  #tokens = new TokenTally();
   #steers!: SteerLedger;
   readonly #inbox: RequestInbox;
   #lastScan = 0;
@@ -209,6 +216,8 @@ class FilePlane implements RunnerPlane {
     this.#reconcile(entries);
     const now = nowIso();
     const sameRun = previous?.run_id === this.runId;
+    const runTokens = sameRun ? previousRunTokens(previous) : { input: 0, output: 0 };
+    this.#tokens = new TokenTally(runTokens);
     this.#snap = initialSnapshot({
       runId: this.runId,
       packet: o.packet,
@@ -220,6 +229,7 @@ class FilePlane implements RunnerPlane {
       startedAt: sameRun && typeof previous?.run_started_at === "string" ? previous.run_started_at : now,
       lastSeq: this.#seq,
       eventCount: sameRun ? this.#seq : 0,
+      runTokens,
       hostname: localHostname(),
     });
     this.#writeSnapshot();
@@ -340,17 +350,22 @@ class FilePlane implements RunnerPlane {
     if (e.session_id) s.session_id = e.session_id;
     const t = this.#tokens;
     if (e.type === "tool_call_started") s.tool_count += 1;
-    else if (e.type === "run_started") {
-      t.closedIn += t.curIn;
-      t.closedOut += t.curOut;
-      t.curIn = 0;
-      t.curOut = 0;
-    } else if (e.type === "token_usage_updated") {
-      t.curIn = Number(e.data.input_tokens) || 0;
-      t.curOut = Number(e.data.output_tokens) || 0;
-    }
-    s.input_tokens = t.closedIn + t.curIn;
-    s.output_tokens = t.closedOut + t.curOut;
+    else if (e.type === "run_started") t.streamStarted();
+    else if (e.type === "token_usage_updated") t.usage(e.data);
+    else if (e.type === "run_completed" && e.data.token_usage) t.usage(e.data.token_usage);
+    else return;
+    this.#tokensToSnapshot();
+  }
+
+  /** The tally's figures into the snapshot (docs/status.md: attempt and run tokens). */
+  #tokensToSnapshot(): void {
+    const s = this.#snap;
+    const a = this.#tokens.attempt;
+    const r = this.#tokens.run;
+    s.input_tokens = a.input;
+    s.output_tokens = a.output;
+    s.run_input_tokens = r.input;
+    s.run_output_tokens = r.output;
   }
 
   transition(patch: SnapshotPatch): void {
@@ -362,10 +377,9 @@ class FilePlane implements RunnerPlane {
     // A session starting or ending is what an operator steers by: never coalesced away, however short the session.
     const liveChanged = patch.session_live !== undefined && patch.session_live !== s.session_live;
     if (attemptChanged) {
-      this.#tokens = { closedIn: 0, closedOut: 0, curIn: 0, curOut: 0 };
+      this.#tokens.attemptStarted();
       s.tool_count = 0;
-      s.input_tokens = 0;
-      s.output_tokens = 0;
+      this.#tokensToSnapshot();
     }
     if (promptChanged) {
       s.steer_count = this.#steers.count(patch.prompt_id ?? "");

@@ -18,6 +18,9 @@ import { effectiveStatus, readSnapshotOrNull, type SnapshotRead } from "./snapsh
 import { steerCountsForRun } from "./interventions.ts";
 import { errorMessage, isRecord, jsonRecordOrNull } from "../util/common.ts";
 import { Wakeup } from "./tail.ts";
+import { timelineOf, type TimelinePrompt } from "./timeline.ts";
+
+export type { TimelineAttempt, TimelinePrompt } from "./timeline.ts";
 
 /** Rollup states. */
 export type RollupState = "not_started" | "running" | "completed" | "failed" | "abandoned";
@@ -33,6 +36,8 @@ export interface StatusRollup {
   state: RollupState;
   healthy: boolean | null;
   health: "not started" | "healthy" | "needs attention" | "stopped";
+  /** Why the run needs attention when neither the state nor the stop reason says it (docs/status.md), else null. */
+  attention: string | null;
   run_id: string | null;
   run_id_agrees: boolean;
   selection: { ids: string[]; selectors: Record<string, unknown> } | null;
@@ -63,13 +68,19 @@ export interface StatusRollup {
     updated_at: string | null;
     tool_count: number;
     event_count: number;
+    /** The current (or last) attempt's tokens. */
     input_tokens: number;
     output_tokens: number;
+    /** Every attempt's tokens in this run. */
+    run_input_tokens: number;
+    run_output_tokens: number;
   } | null;
   steering: { prompt_id: string; used: number; max: number; pending: number; delivered_this_run: number } | null;
   amendments: { prompt_id: string; count: number; phases: string[] }[];
   /** Failed work kept under a ref until the prompt's next run restores it (docs/keep_going.md). */
   preserved: { prompt_id: string; ref: string; repos: string[] }[];
+  /** Each selected prompt's attempts in this run, in selection order (prompts without one are left out). */
+  timeline: TimelinePrompt[];
   /** Selected prompts whose result in this run is flagged `vacuous` (docs/lint.md), in selection order. */
   vacuous: string[];
   lease: { state: "up" | "down" | "unknown"; pid: number | null; hostname: string | null };
@@ -121,10 +132,15 @@ export async function readRollupInputs(storeRoot: string): Promise<RollupInputs>
   // The canonical readers, so `status` follows exactly the run record and snapshot the runner and the Control API do.
   const record = await tolerant("run record", () => readCurrentRunRecord(storeRoot));
   let snap = await readSnapshotOrNull(storeRoot);
-  const lease = await readLease(storeRoot);
+  let lease = await readLease(storeRoot);
   // The runner writes its final snapshot before it drops the lease: a `running` snapshot read just before a clean
   // close must not turn into `abandoned`, so read it again once the lease is seen down.
   if (snap?.status === "running" && lease.state === "down") snap = await readSnapshotOrNull(storeRoot);
+  // A run that just completed still holds the lease until its runner exits (milliseconds): read the lease again for
+  // a moment before calling a completed run's live runner a problem.
+  if ((snap?.status ?? record?.state) === "completed" && lease.state === "up") {
+    lease = await leaseOnceReleased(storeRoot, lease);
+  }
   const { runId, live } = runIdentity(record, snap);
   const progressText = await tolerant(p.progress, () => readStoreTextOrNull(p.progress));
   const stateText = await tolerant(p.state, () => readStoreTextOrNull(p.state));
@@ -159,6 +175,19 @@ export async function readRollupInputs(storeRoot: string): Promise<RollupInputs>
 function withPending(doc: Record<string, unknown> | null, pending: string | null): Record<string, unknown> | null {
   if (!pending) return doc;
   return mergeStatePending(doc ?? {}, pending);
+}
+
+/** How long a completed run's lease is given to be released before the runner is reported as lingering. */
+const RELEASE_GRACE_MS = 1000;
+
+/** The lease, read again until it is no longer up or {@link RELEASE_GRACE_MS} passed. */
+async function leaseOnceReleased(storeRoot: string, lease: LeaseState): Promise<LeaseState> {
+  const until = Date.now() + RELEASE_GRACE_MS;
+  while (lease.state === "up" && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 50));
+    lease = await readLease(storeRoot);
+  }
+  return lease;
 }
 
 /** The prompts whose amendments are counted: the selection, else the current prompt. */
@@ -206,22 +235,31 @@ function resultOf(prompts: Record<string, unknown>, id: string): Record<string, 
   return isRecord(entry) && isRecord(entry.result) ? entry.result : null;
 }
 
-/** How many selected prompts are completed, running, failed, blocked and pending. */
+/**
+ * How many selected prompts are completed, running, failed, blocked and pending. A prompt's result in this run decides
+ * (a rerun that failed is failed, whatever an earlier run completed); a prompt this run has not finished counts by its
+ * latest `progress.log` line.
+ */
 function promptCounts(
   ids: string[],
   running: string | null,
   prog: LenientProgress,
   prompts: Record<string, unknown>,
+  runId: string | null,
 ): Pick<StatusRollup["progress"], "completed" | "running" | "failed" | "blocked" | "pending"> {
   const counts = { completed: 0, running: 0, failed: 0, blocked: 0, pending: 0 };
   for (const id of ids) {
-    const status = resultOf(prompts, id)?.status;
-    const result = typeof status === "string" ? status : null;
+    const result = resultOf(prompts, id);
+    const status = typeof result?.status === "string" ? result.status : null;
+    const mine = runId !== null && result?.run_id === runId ? status : null;
     const latest = prog.latest.get(id);
     if (running === id) counts.running++;
+    else if (mine === "completed") counts.completed++;
+    else if (mine === "blocked_by_dependency") counts.blocked++;
+    else if (mine !== null && (FAILED_RESULTS.includes(mine) || mine === "interrupted")) counts.failed++;
     else if (latest?.status === "completed") counts.completed++;
-    else if (result === "blocked_by_dependency") counts.blocked++;
-    else if (latest?.status === "failed" || FAILED_RESULTS.includes(result ?? "")) counts.failed++;
+    else if (status === "blocked_by_dependency") counts.blocked++;
+    else if (latest?.status === "failed" || FAILED_RESULTS.includes(status ?? "")) counts.failed++;
     else counts.pending++;
   }
   return counts;
@@ -243,21 +281,38 @@ function amendmentsOf(texts: Map<string, string>, runId: string | null): StatusR
   return out;
 }
 
-/** Health from the state, the lease, whether the record and snapshot agree, and the stop reason. */
+/**
+ * Health from the state, the lease, whether the record and snapshot agree, and the stop reason (docs/status.md):
+ * `health` is the header word and `attention` says why a run needs attention when the state alone does not.
+ */
 function healthOf(
   state: RollupState,
   lease: LeaseState,
   agrees: boolean,
   reason: string | null,
-): Pick<StatusRollup, "health" | "healthy"> {
-  if (state === "not_started") return { health: "not started", healthy: null };
-  if (state === "running" || state === "completed") {
-    const healthy = state === "running" ? lease.state !== "down" && agrees : lease.state === "down";
-    return { health: healthy ? "healthy" : "needs attention", healthy };
+  runId: string | null,
+): Pick<StatusRollup, "health" | "healthy" | "attention"> {
+  if (state === "not_started") return { health: "not started", healthy: null, attention: null };
+  const attention = (why: string) => ({ health: "needs attention" as const, healthy: false, attention: why });
+  const healthy = { health: "healthy" as const, healthy: true, attention: null };
+  const holder = lease.pid !== null ? ` (pid ${lease.pid})` : "";
+  if (state === "running") {
+    if (!agrees) return attention("the run record and the snapshot name different runs");
+    return lease.state === "down" ? attention("the runner is gone") : healthy;
+  }
+  if (state === "completed") {
+    // A lease up for another run id is the next run starting, not this one lingering.
+    const next = typeof lease.info?.run_id === "string" && lease.info.run_id !== runId;
+    return lease.state === "down" || next
+      ? healthy
+      : attention(`the run completed but its runner${holder} still holds the lease: the process has not exited`);
+  }
+  if (state === "abandoned") {
+    return attention("the runner stopped without closing the run; `run --remaining` recovers and continues it");
   }
   return reason === "interrupted"
-    ? { health: "stopped", healthy: true }
-    : { health: "needs attention", healthy: false };
+    ? { health: "stopped", healthy: true, attention: null }
+    : { health: "needs attention", healthy: false, attention: null };
 }
 
 /** The live parts of a rollup (current prompt, activity, steering): null unless the snapshot is this run's. */
@@ -287,6 +342,8 @@ function liveParts(
         event_count: live.event_count,
         input_tokens: live.input_tokens,
         output_tokens: live.output_tokens,
+        run_input_tokens: live.run_input_tokens,
+        run_output_tokens: live.run_output_tokens,
       }
       : null,
     steering: live && currentId
@@ -337,13 +394,13 @@ export function summarizeRollup(
     store_root: inp.storeRoot,
     checked_at: checkedAt,
     state,
-    ...healthOf(state, lease, agrees, reason),
+    ...healthOf(state, lease, agrees, reason, runId),
     run_id: runId,
     run_id_agrees: agrees,
     selection,
     progress: {
       selected: ids.length || live?.selected_count || 0,
-      ...promptCounts(ids, running, prog, prompts),
+      ...promptCounts(ids, running, prog, prompts, runId),
       current_position: live && live.prompt_position > 0 ? live.prompt_position : null,
       last_verification: inp.verification ? VERIFICATION_WORDS[inp.verification.status] : null,
       reason,
@@ -352,6 +409,7 @@ export function summarizeRollup(
     ...liveParts(live, inp.delivered),
     amendments: amendmentsOf(inp.amendmentTexts, runId),
     preserved: preservedWork(prompts),
+    timeline: timelineOf(ids, prompts, runId),
     vacuous,
     lease: { state: lease.state, pid: lease.pid, hostname: lease.hostname },
     service: { mode: lease.state === "up" ? (lease.info?.service === "detached" ? "detached" : "attached") : "none" },
@@ -374,11 +432,12 @@ export async function statusRollup(opts: {
 /**
  * Rollups on every change (`status --watch`): yields the first rollup at once, then one per change of the
  * snapshot, run record or progress (woken by `Deno.watchFs` on the control directory plus `intervalMs` polling),
- * and ends after the rollup that shows the run no longer running, or when the signal aborts.
+ * and ends after the rollup that shows the run no longer running, or when the signal aborts. With `ticks`, every
+ * poll yields, changed or not (a terminal redraws its clocks).
  */
 export async function* watchStatus(
   opts: { target: string; packetDir: string; storeRoot: string; kind?: "packet" | "workspace" },
-  watch: { intervalMs?: number; signal?: AbortSignal } = {},
+  watch: { intervalMs?: number; signal?: AbortSignal; ticks?: boolean } = {},
 ): AsyncGenerator<StatusRollup> {
   const wake = new Wakeup(storePaths(opts.storeRoot).control);
   let last = "";
@@ -387,7 +446,7 @@ export async function* watchStatus(
       const r = await statusRollup(opts);
       const { checked_at: _c, ...rest } = r;
       const key = JSON.stringify({ ...rest, activity: null, control: r.control?.updated_at ?? null });
-      if (key !== last) {
+      if (key !== last || watch.ticks === true) {
         last = key;
         yield r;
       }

@@ -3,7 +3,15 @@
  * tools use the Control API in mod.ts, which never loads this side (docs/architecture.md, Public surfaces).
  */
 export { readInterventions, steerCountsForRun } from "./interventions.ts";
-export type { AcceptedSteer, AgentControlEntry, EventContext, PlaneHooks, RunnerPlane } from "./plane_types.ts";
+export type {
+  AcceptedSteer,
+  AgentControlEntry,
+  EventContext,
+  PlaneHooks,
+  RunnerPlane,
+  SnapshotPatch,
+} from "./plane_types.ts";
 export { nullPlane, openPlane } from "./plane.ts";
 export { restartWithSteerPrompt, steerResumePrompt } from "./steer.ts";
 export { DEFAULT_RETENTION, type RetentionPolicy } from "./retention.ts";
+export { type TokenPair, TokenTally } from "./tokens.ts";

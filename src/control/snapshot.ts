@@ -45,8 +45,12 @@ export interface SnapshotDoc {
   prompt_elapsed_ms: number;
   attempt_elapsed_ms: number;
   tool_count: number;
+  /** Tokens of the current (or last) attempt. */
   input_tokens: number;
   output_tokens: number;
+  /** Tokens of every attempt of the run so far (a resumed run continues its earlier total). */
+  run_input_tokens: number;
+  run_output_tokens: number;
   event_count: number;
   last_seq: number;
   steer_count: number;
@@ -123,6 +127,8 @@ export function readSnapshotTotal(v: Record<string, unknown>): SnapshotRead | nu
     tool_count: int(v.tool_count),
     input_tokens: int(v.input_tokens),
     output_tokens: int(v.output_tokens),
+    run_input_tokens: int(v.run_input_tokens),
+    run_output_tokens: int(v.run_output_tokens),
     event_count: int(v.event_count),
     last_seq: int(v.last_seq),
     steer_count: int(v.steer_count),
@@ -220,6 +226,8 @@ export function initialSnapshot(o: {
   startedAt: string;
   lastSeq: number;
   eventCount: number;
+  /** The run's token totals so far (a resumed run's earlier total). */
+  runTokens?: { input: number; output: number };
   hostname: string | null;
 }): SnapshotDoc {
   return {
@@ -254,6 +262,8 @@ export function initialSnapshot(o: {
     tool_count: 0,
     input_tokens: 0,
     output_tokens: 0,
+    run_input_tokens: o.runTokens?.input ?? 0,
+    run_output_tokens: o.runTokens?.output ?? 0,
     event_count: o.eventCount,
     last_seq: o.lastSeq,
     steer_count: 0,

@@ -6,7 +6,7 @@ import { textWidth } from "./text_width.ts";
 const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Display width of text in terminal columns (East Asian wide characters and emoji count 2). */
-function displayWidth(text: string): number {
+export function displayWidth(text: string): number {
   return NON_ASCII.test(text) ? textWidth(text) : text.length;
 }
 

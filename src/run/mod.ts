@@ -10,6 +10,8 @@ export { readinessReport, renderReadiness } from "./readiness.ts";
 export { type RunPermissions, runPermissionsFor } from "./run_permissions.ts";
 export { runPacket, type RuntimeStore } from "./runner.ts";
 export type { EventLimits } from "./run_request.ts";
+export type { DisplayRequest } from "./progress_display.ts";
 export { readState } from "./state.ts";
 export { buildRunSummary, readRunSummary, type SummaryInput, type SummaryRun, summaryRunOf } from "./summary.ts";
 export type { StateDoc } from "./state.ts";
+export { DEFAULT_HEARTBEAT_MS, Heartbeat, HEARTBEAT_ENV, heartbeatInterval } from "./heartbeat.ts";

@@ -76,6 +76,7 @@ export async function openContext(
   state: StateStore,
   lease: Lease | null,
   opened: RunOpening,
+  track: (plane: RunnerPlane) => RunnerPlane = (plane) => plane,
 ): Promise<{ ctx: RunContext; desk: SteerDesk }> {
   const persist = lease !== null;
   const progress = await readProgress(req.storeRoot);
@@ -93,7 +94,8 @@ export async function openContext(
   // the desk kicks when a stream goes live).
   const deskSlot: { desk: SteerDesk | null } = { desk: null };
   const ids = prompts.map((p) => p.id);
-  const plane = await openRunPlane(req, scope, opened, ids, planeHooks(scope, deskSlot));
+  // `track` sees every transition and event (the live status line and heartbeat, src/run/run_progress.ts).
+  const plane = track(await openRunPlane(req, scope, opened, ids, planeHooks(scope, deskSlot)));
   const desk = new SteerDesk(scope, plane.steers);
   deskSlot.desk = desk;
   const ctx = new RunContext(scope, plane, progress);

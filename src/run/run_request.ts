@@ -1,6 +1,7 @@
 /** What `run` (and `repair`) decide from the command line, read by the run pipeline's drivers. */
 import type { OptionOverrides, Selection } from "../packet/mod.ts";
 import type { CommitPolicy, RunIo } from "./context.ts";
+import type { DisplayRequest } from "./progress_display.ts";
 
 /** Everything `run` (and `repair`) decide from the command line. */
 export interface RunRequest {
@@ -32,6 +33,8 @@ export interface RunRequest {
   runtimeStore?: RuntimeStore;
   /** `--strict` (docs/lint.md): every lint finding refuses the run, and a vacuous verdict fails its prompt. */
   strict?: boolean;
+  /** The live status line and the heartbeat (docs/status.md); unset: neither. */
+  display?: DisplayRequest;
   /** Event segment bound and archive retention (docs/reference/control-plane.md §5.2, §5.5); unset: defaults. */
   events?: EventLimits;
 }

@@ -33,6 +33,9 @@ import { runExitCode, runOrder, runVerdict } from "./run_decide.ts";
 import { listenForSignals, NO_CONTEXT, openContext, openRun, type RunOpening } from "./run_open.ts";
 import { runPrompts, type RunTally } from "./run_loop.ts";
 import { type RunRequest, writesStoreRoot } from "./run_request.ts";
+import { ProgressDisplay } from "./progress_display.ts";
+import { trackPlane } from "./run_progress.ts";
+import type { RunnerPlane } from "../control/runner_api.ts";
 
 export { type RunRequest, type RuntimeStore, writesStoreRoot } from "./run_request.ts";
 
@@ -116,7 +119,7 @@ async function runWithLease(req: RunRequest, packet: Packet, prompts: Prompt[]):
     runId: newRunId(),
     packetDir: packet.dir,
     argv: req.argv,
-    label: packet.name,
+    label: req.label, // the target as every command names it (docs/status.md)
     service: serviceMode(),
   });
   try {
@@ -153,26 +156,35 @@ async function runLeased(
   // Leftover changes of an interrupted prompt belong to it: that prompt goes first, continuing its attempt.
   const first = leftovers ? packet.prompts.find((p) => p.id === leftovers.promptId) : undefined;
   const prompts = runOrder(selected, first);
-  const opened = await openRun(req, packet, prompts.map((p) => p.id), lease);
-  const { ctx, desk } = await openContext(req, packet, prompts, state, lease, opened);
-  const stopListening = listenForSignals(ctx, opened);
+  // The live status line or the heartbeat (docs/status.md) sits around every line the run writes from here on.
+  const display = new ProgressDisplay(req.io, req.display, prompts.length);
+  const shown: RunRequest = { ...req, io: display.io };
   // The run's read-only git queries go through one long-lived shell instead of a spawn of this process each.
   const shell = openHelperShell();
-  let tally: RunTally;
   try {
-    tally = await runPrompts(ctx, desk, prompts, {
-      keepGoing: req.keepGoing,
-      preflightOn: req.verifyFirst ?? (req.selection.remaining && req.selection.ids.length === 0),
-      strict: req.strict === true,
-      recovery: first ? leftovers : null,
-      explicitIds: req.selection.ids.length > 0,
-    });
+    const opened = await openRun(shown, packet, prompts.map((p) => p.id), lease);
+    const track = (plane: RunnerPlane) => trackPlane(plane, display.progress);
+    const { ctx, desk } = await openContext(shown, packet, prompts, state, lease, opened, track);
+    display.attach(() => ctx.breakStream());
+    const stopListening = listenForSignals(ctx, opened);
+    let tally: RunTally;
+    try {
+      tally = await runPrompts(ctx, desk, prompts, {
+        keepGoing: req.keepGoing,
+        preflightOn: req.verifyFirst ?? (req.selection.remaining && req.selection.ids.length === 0),
+        strict: req.strict === true,
+        recovery: first ? leftovers : null,
+        explicitIds: req.selection.ids.length > 0,
+      });
+    } finally {
+      stopListening();
+    }
+    failpoint("run.before_close");
+    return await closeRun(ctx, shown, opened, tally);
   } finally {
-    stopListening();
+    display.stop();
     await closeHelperShell(shell);
   }
-  failpoint("run.before_close");
-  return await closeRun(ctx, req, opened, tally);
 }
 
 /** Close the plane and the run record, print the summaries, and return the exit code. */

@@ -127,13 +127,38 @@ export function parseProgressLenient(text: string): LenientProgress {
   return { latest, error };
 }
 
+/** Whether a progress suffix names commits (`<sha>` or `app=<sha>,lib=<sha>`) rather than an outcome like `no_changes`. */
+export function suffixNamesCommits(suffix: string | null): boolean {
+  if (!suffix) return false;
+  return /^[0-9a-f]{7,40}$/i.test(suffix) || suffix.split(",").every((p) => /^[^=,]+=[0-9a-f]{7,40}$/i.test(p));
+}
+
+/**
+ * The latest commit-naming suffix of each id's `completed` lines, from the whole progress file text (`list` shows the
+ * commit of a prompt whose rerun changed nothing; docs/status.md). Malformed lines are skipped.
+ */
+export function lastCommits(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  walkProgress(text, (rec) => {
+    if (rec?.status === "completed" && suffixNamesCommits(rec.suffix)) out.set(rec.id, rec.suffix!);
+  });
+  return out;
+}
+
 /** Read `<store>/progress.log`: missing file → empty map; empty or malformed → `progress_store_invalid` (exit 1). */
 export async function readProgress(storeRoot: string): Promise<ProgressMap> {
+  return (await readProgressAndCommits(storeRoot)).latest;
+}
+
+/** {@link readProgress} plus {@link lastCommits} of the same read. */
+export async function readProgressAndCommits(
+  storeRoot: string,
+): Promise<{ latest: ProgressMap; commits: Map<string, string> }> {
   const path = storePaths(storeRoot).progress;
   const text = await readStoreTextOrNull(path);
   meterRead("progress", text?.length ?? 0);
-  if (text === null) return new Map();
-  return parseProgress(text, path);
+  if (text === null) return { latest: new Map(), commits: new Map() };
+  return { latest: parseProgress(text, path), commits: lastCommits(text) };
 }
 
 /** Format one progress line (without newline). */

@@ -39,6 +39,8 @@ const SPEC_SNAPSHOT = {
   tool_count: 78,
   input_tokens: 24931,
   output_tokens: 812,
+  run_input_tokens: 61280,
+  run_output_tokens: 2406,
   event_count: 719,
   last_seq: 719,
   steer_count: 1,
@@ -54,7 +56,7 @@ Deno.test("formatControlStatus() reproduces the docs/reference/control-plane.md 
     ...readSnapshotTotal(SPEC_SNAPSHOT)!,
     lease: { state: "up", pid: 4242, hostname: "build-01" },
   };
-  const text = formatControlStatus(snap, painter(false), Date.parse("2026-11-30T12:12:13.334Z"));
+  const text = formatControlStatus(snap, painter(false), Date.parse("2026-11-30T12:12:13.334Z"), "demo");
   assert.equal(
     text,
     `
@@ -66,10 +68,10 @@ Deno.test("formatControlStatus() reproduces the docs/reference/control-plane.md 
   attempt   2 (repair), stream initial
   provider  codex / gpt-5.5
   elapsed   7m12s run, 3m03s this prompt
-  tools     78
-  tokens    24931 in / 812 out
+  tools     78 this attempt
+  tokens    24931 in / 812 out this attempt · 61280 in / 2406 out this run
   steers    1 of 3 used, 0 pending
-  events    719
+  events    719 this run
   view      log_mode=studio tool_output=summary thinking=show diff=stat
   updated   2026-11-30T12:12:13.334Z
 

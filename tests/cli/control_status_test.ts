@@ -19,8 +19,8 @@ Deno.test("control status prints the live snapshot with the lease, and --json th
     assert.match(r.stdout, /\n {2}prompt {4}01 — First \(1 of 2\)\n/);
     assert.match(r.stdout, /\n {2}attempt {3}1 \(run\), stream initial\n/);
     assert.match(r.stdout, /\n {2}provider {2}simulated \/ simulated-demo\n/);
-    assert.match(r.stdout, /\n {2}tools {5}1\n/);
-    assert.match(r.stdout, /\n {2}tokens {4}120 in \/ 30 out\n/);
+    assert.match(r.stdout, /\n {2}tools {5}1 this attempt\n/);
+    assert.match(r.stdout, /\n {2}tokens {4}120 in \/ 30 out this attempt · 120 in \/ 30 out this run\n/);
     assert.match(r.stdout, /\n {2}steers {4}0 of 3 used, 0 pending\n/);
     assert.match(r.stdout, /\n {2}view {6}log_mode=compact tool_output=summary thinking=show diff=stat\n/);
     const j = parseJsonOut(await runCli(["control", "status", dir, "--json"]));

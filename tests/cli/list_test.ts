@@ -15,6 +15,8 @@ async function demo(root: string): Promise<string> {
       "02:failed:2026-11-30T12:05:05.000Z",
       "03:completed:2026-11-30T12:05:06.000Z:app=4e1d00a,lib=77a0aa1",
       "09:completed:2026-11-30T12:05:07.000Z:no_session",
+      // A rerun of 01 that changed nothing: 01 still stands on its commit.
+      "01:completed:2026-11-30T13:00:00.000Z:no_changes",
       "",
     ].join("\n"),
   });
@@ -29,9 +31,10 @@ Deno.test("list prints prompts by phase with markers, suffixes and a total", asy
   assert.equal(
     r.stdout,
     [
-      `demo (${t.path}/app)`,
+      // The packet is named as every command names it: by its directory (docs/status.md).
+      `${t.path.slice(t.path.lastIndexOf("/") + 1)} (${t.path}/app)`,
       "Phase 1: Setup",
-      "  [x] 01  Create hello  (2 SP) [app]  9f3c2a17",
+      "  [x] 01  Create hello  (2 SP) [app]  9f3c2a17 · rerun: no_changes",
       "  [!] 02  Write guide   (1 SP) [app]",
       "Phase 2",
       "  [x] 03  Multi         (1 SP) [app]  2 repos",
@@ -59,8 +62,15 @@ Deno.test("list --json reports status, commit suffix and file per prompt", async
     targets: ["app"],
     status: "completed",
     commit: "9f3c2a17d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9",
+    suffix: "no_changes",
     file: "prompts/01_create_hello.prompt.md",
   });
+  assert.deepEqual(prompts.map((p) => p.commit), [
+    "9f3c2a17d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9",
+    null,
+    "app=4e1d00a,lib=77a0aa1",
+    null,
+  ]);
   assert.deepEqual(prompts.map((p) => p.status), ["completed", "failed", "completed", "pending"]);
 });
 

@@ -299,7 +299,8 @@ Deno.test("a second runner is refused with exit 5; kill -9 leaves a resumable ru
   assert.equal(second.code, 5);
   assert.match(
     second.stderr,
-    /^error: scenario is already being run by pid \d+ on \S+ \(run \S+, since \d\d:\d\d:\d\dZ\)/,
+    // Named by its target (the directory `pkt`), as status and control status name it (docs/status.md).
+    /^error: pkt is already being run by pid \d+ on \S+ \(run \S+, since \d\d:\d\d:\d\dZ\)/,
   );
   first.kill("SIGKILL");
   await first.output();

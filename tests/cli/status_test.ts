@@ -74,8 +74,11 @@ Deno.test("status reconciles a running run: progress, current prompt, activity, 
     assert.equal(lines[1], "  progress   0/2 prompts complete · 1 running · 1 pending");
     assert.equal(lines[2], "  current    01 — First · 1 of 2");
     assert.equal(lines[3], "  provider   simulated / simulated-demo");
-    assert.match(lines[4]!, /^ {2}activity {3}[\d.]+m?s this prompt · updated \d+s ago · 1 tools · \d+ events$/);
-    assert.equal(lines[5], "  tokens     120 in / 30 out");
+    assert.match(
+      lines[4]!,
+      /^ {2}activity {3}[\d.]+m?s this prompt · updated \d+s ago · 1 tool this attempt · \d+ events this run$/,
+    );
+    assert.equal(lines[5], "  tokens     120 in / 30 out this attempt · 120 in / 30 out this run");
     assert.equal(lines[6], "  steering   1 of 3 steers used on 01");
     assert.equal(lines[7], "  contract   01 amended 1 time (pre_verify)");
     assert.match(lines[8]!, /^ {2}service {4}attached · process up \(pid \d+ on .+\)$/);

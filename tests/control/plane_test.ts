@@ -78,6 +78,39 @@ Deno.test("record() stamps seq/at/context, buffers appends and folds tools and t
   }
 });
 
+Deno.test("the run's token totals keep every attempt's usage; the attempt's start over (run_completed usage counts once)", async () => {
+  await using tmp = await tempDir();
+  const { plane, paths } = await testPlane(`${tmp.path}/s`);
+  try {
+    const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
+    plane.transition({ stage: "session", prompt_id: "01", attempt: 1, attempt_started_at: at(1) });
+    plane.record({ type: "run_started", data: { provider_session_id: "s-1", model: "m" } }, ctx);
+    plane.record({ type: "token_usage_updated", data: { input_tokens: 2400, output_tokens: 140 } }, ctx);
+    // The same cumulative usage again on run_completed (claude reports it twice): not added twice.
+    plane.record({
+      type: "run_completed",
+      data: { stop_reason: "end_turn", token_usage: { input_tokens: 2400, output_tokens: 140 } },
+    }, ctx);
+    plane.transition({ prompt_id: "02", attempt: 1, attempt_started_at: at(2) });
+    plane.record({ type: "run_started", data: { provider_session_id: "s-2", model: "m" } }, {
+      ...ctx,
+      prompt_id: "02",
+    });
+    // Usage reported only on run_completed still counts.
+    plane.record({
+      type: "run_completed",
+      data: { stop_reason: "end_turn", token_usage: { input_tokens: 100, output_tokens: 7 } },
+    }, { ...ctx, prompt_id: "02" });
+    plane.transition({ prompt_id: "03", attempt: 1, attempt_started_at: at(3) });
+    await plane.sync();
+    const snap = await readJson(paths.snapshot);
+    assert.deepEqual([snap.input_tokens, snap.output_tokens], [0, 0]);
+    assert.deepEqual([snap.run_input_tokens, snap.run_output_tokens], [2500, 147]);
+  } finally {
+    await plane.close("completed", null);
+  }
+});
+
 Deno.test("a session going live or ending is written at once, even inside the coalescing window", async () => {
   await using tmp = await tempDir();
   const { plane, paths } = await testPlane(`${tmp.path}/s`);

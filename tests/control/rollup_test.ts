@@ -63,6 +63,9 @@ Deno.test("summarizeRollup(): health by state, lease and stop reason", () => {
   assert.deepEqual(h(inputs()), ["not_started", "not started", null]);
   assert.deepEqual(h(inputs({ record: record("completed") })), ["completed", "healthy", true]);
   assert.deepEqual(h(inputs({ record: record("completed"), lease: up })), ["completed", "needs attention", false]);
+  // The lease of the next run starting is not this run lingering.
+  const next = { ...up, info: { run_id: "r2" } };
+  assert.deepEqual(h(inputs({ record: record("completed"), lease: next })), ["completed", "healthy", true]);
   assert.deepEqual(h(inputs({ record: record("failed", "interrupted") })), ["failed", "stopped", true]);
   // a running record without a snapshot of its run: the lease is down, so it was abandoned
   assert.deepEqual(h(inputs({ record: record("running") })), ["abandoned", "needs attention", false]);
@@ -98,4 +101,84 @@ Deno.test("steerCountsForRun(): absent is no steers; an interventions path that 
   await Deno.mkdir(p.root, { recursive: true });
   await Deno.writeTextFile(p.interventions, "not a directory");
   assert.throws(() => steerCountsForRun(p.root, "r1"), (e: Error) => e.message.includes(p.interventions));
+});
+
+Deno.test("summarizeRollup(): a prompt's result in this run wins over an earlier run's completion; attention says why", () => {
+  // 01 and 02 completed in an earlier run; this run (r1) reran 01 and it failed, so it stopped at 01.
+  const progressText = [
+    formatProgressLine("01", "completed", "2026-11-30T11:00:01.000Z", "9f3c2a17"),
+    formatProgressLine("02", "completed", "2026-11-30T11:00:02.000Z", "4e1d00a1"),
+  ].join("\n") + "\n";
+  const stateDoc = {
+    prompts: {
+      "01": {
+        result: { status: "verification_failed", run_id: "r1" },
+        attempts: [
+          { run_id: "r0", attempt: 1, mode: "run", status: "completed" },
+          {
+            run_id: "r1",
+            attempt: 1,
+            mode: "run",
+            status: "verification_failed",
+            started_at: "2026-11-30T12:00:00.000Z",
+            completed_at: "2026-11-30T12:00:02.500Z",
+            failure: { class: "verification_failed" },
+          },
+          {
+            run_id: "r1",
+            attempt: 2,
+            mode: "repair",
+            status: "verification_failed",
+            started_at: "2026-11-30T12:00:03.000Z",
+            completed_at: "2026-11-30T12:00:04.000Z",
+          },
+        ],
+      },
+      "02": { result: { status: "completed", run_id: "r0" } },
+    },
+  };
+  const r = summarizeRollup(
+    OPTS,
+    inputs({ record: record("failed", "verification failed: 01"), progressText, stateDoc }),
+    "T",
+  );
+  assert.deepEqual(
+    [r.progress.completed, r.progress.failed, r.progress.pending, r.progress.selected],
+    [1, 1, 2, 4],
+  );
+  assert.deepEqual([r.health, r.attention], ["needs attention", null]);
+  assert.deepEqual(r.timeline, [{
+    prompt_id: "01",
+    attempts: [
+      {
+        attempt: 1,
+        mode: "run",
+        status: "verification_failed",
+        failure_class: "verification_failed",
+        started_at: "2026-11-30T12:00:00.000Z",
+        completed_at: "2026-11-30T12:00:02.500Z",
+        duration_ms: 2500,
+      },
+      {
+        attempt: 2,
+        mode: "repair",
+        status: "verification_failed",
+        failure_class: "verification_failed",
+        started_at: "2026-11-30T12:00:03.000Z",
+        completed_at: "2026-11-30T12:00:04.000Z",
+        duration_ms: 1000,
+      },
+    ],
+  }]);
+  const lingering = summarizeRollup(
+    OPTS,
+    inputs({
+      record: record("completed"),
+      lease: { state: "up", pid: 77, hostname: "h", info: { run_id: "r1" } },
+    }),
+    "T",
+  );
+  assert.match(lingering.attention ?? "", /runner \(pid 77\) still holds the lease/);
+  const gone = summarizeRollup(OPTS, inputs({ record: record("running") }), "T");
+  assert.match(gone.attention ?? "", /run --remaining/);
 });

@@ -4,6 +4,7 @@ import { type Snapshot, snapshot } from "../../control/mod.ts";
 import { formatDuration } from "../../util/time.ts";
 import { controlTarget, paintFor, printJson, runRef, TARGET_FLAGS } from "./_common.ts";
 import type { Paint } from "../../render/mod.ts";
+import { attemptPhrase, tokenPhrase } from "../../render/status_words.ts";
 
 /** The lease phrase of the status line: `lease up (pid 4242 on build-01)`. */
 function leasePhrase(lease: Snapshot["lease"]): string {
@@ -35,8 +36,11 @@ export function agentRows(s: Pick<Snapshot, "agent_control" | "session_live" | "
   return rows;
 }
 
-/** The human report of a snapshot (docs/reference/control-plane.md §13). */
-export function formatControlStatus(s: Snapshot, paint: Paint, nowMs = Date.now()): string {
+/**
+ * The human report of a snapshot (docs/reference/control-plane.md §13, vocabulary in docs/status.md); `label` names
+ * the target as every command does (the packet directory's name or the workspace id).
+ */
+export function formatControlStatus(s: Snapshot, paint: Paint, nowMs = Date.now(), label?: string): string {
   // A live run's clocks keep going between snapshot writes.
   const since = (iso: string | null, stored: number) => {
     const t = iso ? Date.parse(iso) : NaN;
@@ -50,7 +54,7 @@ export function formatControlStatus(s: Snapshot, paint: Paint, nowMs = Date.now(
     rows.push(["prompt", `${s.prompt_id}${s.prompt_name ? ` — ${s.prompt_name}` : ""}${pos}`]);
   }
   if (s.attempt !== null) {
-    rows.push(["attempt", `${s.attempt}${s.mode ? ` (${s.mode})` : ""}${s.stream ? `, stream ${s.stream}` : ""}`]);
+    rows.push(["attempt", `${attemptPhrase(s.attempt, s.mode)}${s.stream ? `, stream ${s.stream}` : ""}`]);
   }
   if (s.provider) rows.push(["provider", `${s.provider}${s.model ? ` / ${s.model}` : ""}`]);
   rows.push(...agentRows(s));
@@ -60,17 +64,17 @@ export function formatControlStatus(s: Snapshot, paint: Paint, nowMs = Date.now(
       s.prompt_id !== null ? `, ${formatDuration(since(s.prompt_started_at, s.prompt_elapsed_ms))} this prompt` : ""
     }`,
   ]);
-  rows.push(["tools", String(s.tool_count)]);
-  rows.push(["tokens", `${s.input_tokens} in / ${s.output_tokens} out`]);
+  rows.push(["tools", `${s.tool_count} this attempt`]);
+  rows.push(["tokens", tokenPhrase(s) ?? "none reported"]);
   rows.push(["steers", `${s.steer_count} of ${s.max_steers} used, ${s.steers_pending} pending`]);
-  rows.push(["events", String(s.event_count)]);
+  rows.push(["events", `${s.event_count} this run`]);
   rows.push([
     "view",
     `log_mode=${s.view.log_mode} tool_output=${s.view.tool_output} thinking=${s.view.thinking} diff=${s.view.diff}`,
   ]);
   if (s.reason) rows.push(["reason", s.reason]);
   if (s.updated_at) rows.push(["updated", s.updated_at]);
-  const lines = ["", `  ${paint("bold", s.packet || "run")}  ${s.run_id}`, ""];
+  const lines = ["", `  ${paint("bold", label || s.packet || "run")}  ${s.run_id}`, ""];
   for (const [label, value] of rows) lines.push(`  ${paint("dim", label.padEnd(10))}${value}`);
   lines.push("");
   return lines.join("\n") + "\n";
@@ -85,7 +89,7 @@ export const spec: CommandSpec = {
     const target = await controlTarget(ctx, { idsFollow: false });
     const snap = await snapshot(await runRef(target));
     if (ctx.json) printJson(ctx, snap);
-    else ctx.stdout.write(formatControlStatus(snap, paintFor(ctx)));
+    else ctx.stdout.write(formatControlStatus(snap, paintFor(ctx), Date.now(), target.label));
     return 0;
   },
 };
