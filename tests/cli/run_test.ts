@@ -281,10 +281,15 @@ Deno.test("run refuses an unparseable state.json or progress.log with exit 1", a
 const SLOW = "verify:\n  files_exist: [slow.txt]\nsimulate:\n  attempts:\n    - delay_ms: 400\n" +
   "      messages: [one, two, three, four, five, six, seven, eight, nine, ten]\n      writes: [{path: slow.txt}]";
 
+// The first attempt outlasts a second runner's start on a loaded machine (10 s).
+const SLOW_10S = "verify:\n  files_exist: [slow.txt]\nsimulate:\n  attempts:\n    - delay_ms: 1000\n" +
+  "      messages: [one, two, three, four, five, six, seven, eight, nine, ten]\n      writes: [{path: slow.txt}]\n" +
+  "    - writes: [{path: slow.txt}]";
+
 Deno.test("a second runner is refused with exit 5; kill -9 leaves a resumable run that --remaining finishes", async () => {
   await using dir = await tempDir();
   const pkt = await makePacket(dir.path, {
-    "01_a.prompt.md": promptFile("1", SLOW),
+    "01_a.prompt.md": promptFile("1", SLOW_10S),
     "02_b.prompt.md": promptFile(
       "2",
       "verify:\n  files_exist: [b.txt]\nsimulate:\n  attempts:\n    - writes: [{path: b.txt}]",
