@@ -14,8 +14,6 @@ export {
   inspectPacket,
   type LoadOptions,
   loadPacket,
-  type PacketInspection,
-  packetOf,
   registerRepoRemap,
   type RepoRemap,
 } from "./load.ts";
