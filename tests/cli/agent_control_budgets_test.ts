@@ -7,20 +7,10 @@ import assert from "node:assert/strict";
 import { runCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
 import { makePacket, promptFile, readPrompts } from "../run/support.ts";
+import { attemptsOf } from "./_agent_control_support.ts";
 
 const CONTROL = "agent_control:\n  default_action: continue\n  max_iterations: 4\n  completion_verify:\n" +
   "    files_exist: [done.txt]\n";
-
-interface AttemptView {
-  iteration?: number;
-  mode: string;
-  status: string;
-  directive?: { action: string };
-}
-
-async function attemptsOf(pkt: string): Promise<AttemptView[]> {
-  return (await readPrompts(pkt))["01"]!.attempts as unknown as AttemptView[];
-}
 
 Deno.test("agent control: a retry spent in iteration 1 is not given back to iteration 2", async () => {
   await using dir = await tempDir();

@@ -7,35 +7,10 @@ import { parseJsonOut, runCli, spawnCli } from "../support/cli.ts";
 import { waitFor } from "../support/wait.ts";
 import { tempDir } from "../support/fs.ts";
 import { makePacket, promptFile, readPrompts } from "../run/support.ts";
+import { attemptsOf, auditLog } from "./_agent_control_support.ts";
 
 const CONTROL = (extra = "") =>
   `agent_control:\n  default_action: repeat\n  max_iterations: 5\n  completion_verify:\n    files_exist: [done.txt]\n${extra}`;
-
-interface Entry {
-  command: string;
-  author: string;
-  outcome: string;
-  reason: string | null;
-  params: Record<string, unknown>;
-}
-
-async function auditLog(pkt: string): Promise<Entry[]> {
-  const text = await Deno.readTextFile(`${pkt}/.prompt_runner/control/log.jsonl`).catch(() => "");
-  return text.trim().split("\n").filter((l) => l).map((l) => JSON.parse(l) as Entry).filter((e) =>
-    e.command === "agent_directive" || e.command === "agent_progress"
-  );
-}
-
-interface AttemptView {
-  iteration?: number;
-  mode: string;
-  status: string;
-  directive?: { action: string; reason: string | null; default?: boolean };
-}
-
-async function attemptsOf(pkt: string, id: string): Promise<AttemptView[]> {
-  return (await readPrompts(pkt))[id]!.attempts as unknown as AttemptView[];
-}
 
 Deno.test("repeat until complete: repeat, a refused finish with its unmet items, then a verified finish", async () => {
   await using dir = await tempDir();

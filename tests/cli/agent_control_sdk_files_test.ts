@@ -9,21 +9,7 @@ import { runCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
 import { makePacket, promptFile, readPrompts } from "../run/support.ts";
 import { parseAgentRecord, SDK_SCHEMAS } from "../../src/store/agent_records.ts";
-
-interface Entry {
-  command: string;
-  author: string;
-  outcome: string;
-  reason: string | null;
-  params: Record<string, unknown>;
-}
-
-async function auditLog(pkt: string): Promise<Entry[]> {
-  const text = await Deno.readTextFile(`${pkt}/.prompt_runner/control/log.jsonl`).catch(() => "");
-  return text.trim().split("\n").filter((l) => l).map((l) => JSON.parse(l) as Entry).filter((e) =>
-    e.command === "agent_directive" || e.command === "agent_progress"
-  );
-}
+import { auditLog } from "./_agent_control_support.ts";
 
 const CONTROL = (action: string) =>
   `agent_control:\n  default_action: ${action}\n  max_iterations: 3\n  completion_verify:\n    files_exist: [done.txt]\n`;
