@@ -25,7 +25,7 @@ Deno.test("a completion whose commit is no longer reachable is not trusted: --re
 Deno.test("a second Ctrl-C exits 130 at once and still releases the lease and closes the plane", async () => {
   await using dir = await tempDir();
   // Verification sleeps, so the first SIGINT cannot finish the run quickly: only the second one ends it.
-  const slow = "verify:\n  commands:\n    - {exec: sleep, args: ['60'], timeout_ms: 120000}\n" +
+  const slow = "verify:\n  commands:\n    - {exec: sleep, args: ['4'], timeout_ms: 20000}\n" +
     "simulate:\n  attempts:\n    - writes: [{path: x.txt, text: x}]";
   const pkt = await makePacket(dir.path, { "01_a.prompt.md": promptFile("1", slow) });
   const child = spawnCli(["run", pkt]);
@@ -35,8 +35,7 @@ Deno.test("a second Ctrl-C exits 130 at once and still releases the lease and cl
   const sentAt = Date.now();
   child.kill("SIGINT");
   const out = await child.output();
-  // Far below the command's 60 s, with room for a loaded machine.
-  assert.ok(Date.now() - sentAt < 30_000, "the second Ctrl-C does not wait for the verification command");
+  assert.ok(Date.now() - sentAt < 3000, "the second Ctrl-C does not wait for the verification command");
   assert.equal(out.code, 130);
   await assert.rejects(() => Deno.stat(`${pkt}/.prompt_runner/run.pid`), "the lease is released");
   const snap = await readSnapshot(pkt);
