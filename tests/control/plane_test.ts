@@ -113,7 +113,8 @@ Deno.test("the run's token totals keep every attempt's usage; the attempt's star
 
 Deno.test("a session going live or ending is written at once, even inside the coalescing window", async () => {
   await using tmp = await tempDir();
-  const { plane, paths } = await testPlane(`${tmp.path}/s`);
+  // A window no machine outlasts: with the default 50 ms a loaded machine could pass it between two lines below.
+  const { plane, paths } = await testPlane(`${tmp.path}/s`, { snapshotCoalesceMs: 60_000 });
   try {
     plane.transition({ stage: "session", prompt_id: "01", attempt: 1, attempt_started_at: new Date().toISOString() });
     plane.transition({ session_live: true }); // within the window of the attempt's own write
