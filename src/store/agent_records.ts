@@ -124,8 +124,14 @@ function sdkAction(v: unknown): TerminalAction | null {
 function fromSdk(v: Record<string, unknown>): AgentRecord | null {
   const kind = v.schema === SDK_SCHEMAS.progress ? "progress" : sdkAction(v.action);
   if (kind === null || (v.schema === SDK_SCHEMAS.request) !== (kind !== "progress")) return null;
+  const at = v.requested_at ?? v.updated_at;
+  return recordOf(v, AGENT_RECORD_SCHEMA, kind, typeof at === "string" ? at : "");
+}
+
+/** The fields both record shapes share, each as the writer claims it (a wrong type reads as empty). */
+function recordOf(v: Record<string, unknown>, schema: string, kind: AgentRecord["kind"], at: string): AgentRecord {
   return {
-    schema: AGENT_RECORD_SCHEMA,
+    schema,
     kind,
     token: typeof v.token === "string" ? v.token : "",
     run_id: typeof v.run_id === "string" ? v.run_id : "",
@@ -135,7 +141,7 @@ function fromSdk(v: Record<string, unknown>): AgentRecord | null {
     cursor: text(v.cursor),
     unit: text(v.unit),
     summary: text(v.summary),
-    at: typeof (v.requested_at ?? v.updated_at) === "string" ? String(v.requested_at ?? v.updated_at) : "",
+    at,
   };
 }
 
@@ -154,17 +160,5 @@ export function parseAgentRecord(raw: string): AgentRecord | null {
   if (v.schema === SDK_SCHEMAS.request || v.schema === SDK_SCHEMAS.progress) return fromSdk(v);
   const kind = v.kind;
   if (kind !== "progress" && !(TERMINAL_ACTIONS as readonly unknown[]).includes(kind)) return null;
-  return {
-    schema: String(v.schema ?? ""),
-    kind: kind as AgentRecord["kind"],
-    token: typeof v.token === "string" ? v.token : "",
-    run_id: typeof v.run_id === "string" ? v.run_id : "",
-    prompt_id: typeof v.prompt_id === "string" ? v.prompt_id : "",
-    iteration: typeof v.iteration === "number" ? v.iteration : -1,
-    reason: text(v.reason),
-    cursor: text(v.cursor),
-    unit: text(v.unit),
-    summary: text(v.summary),
-    at: typeof v.at === "string" ? v.at : "",
-  };
+  return recordOf(v, String(v.schema ?? ""), kind as AgentRecord["kind"], typeof v.at === "string" ? v.at : "");
 }
