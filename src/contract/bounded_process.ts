@@ -23,12 +23,17 @@ export interface BoundedRun {
   maxOutputBytes?: number;
   /** SIGTERM→SIGKILL grace (default 3 s). */
   killGraceMs?: number;
+  /** Stops the run early (the runner was interrupted): the group gets SIGTERM, then SIGKILL after the grace. */
+  signal?: AbortSignal;
 }
 
 /** The outcome of a bounded run. */
 export interface BoundedResult {
-  /** `exited`: the process ended on its own; `timeout`: the deadline fired; `launch_error`: it never started. */
-  outcome: "exited" | "timeout" | "launch_error";
+  /**
+   * `exited`: the process ended on its own; `timeout`: the deadline fired; `cancelled`: the signal stopped it (or it
+   * was aborted before it could start); `launch_error`: it never started.
+   */
+  outcome: "exited" | "timeout" | "cancelled" | "launch_error";
   code: number | null;
   signal: string | null;
   /** The kept output tail, decoded as UTF-8. */
@@ -85,6 +90,17 @@ export class TailBuffer {
   }
 }
 
+/** Process groups of verification commands still running (pid of each group leader). */
+const running = new Set<number>();
+
+/**
+ * SIGKILL the group of every verification command still running: the second Ctrl-C, just before the runner exits
+ * (a group left behind would outlive the run).
+ */
+export function killRunningCommands(): void {
+  for (const pid of running) killGroup(pid, "SIGKILL");
+}
+
 /** Signal the group, else the leader. `sendSignal` also works under a narrow `--allow-run` (via `kill`). */
 function killGroup(pid: number, signal: Deno.Signal): void {
   if (!sendSignal(-pid, signal)) sendSignal(pid, signal);
@@ -106,11 +122,15 @@ async function pump(stream: ReadableStream<Uint8Array>, sink: TailBuffer, stop: 
 
 /**
  * Run `argv` directly (never through a shell) in its own process group, stdin closed, stdout and stderr merged in
- * arrival order into a tail buffer. On the deadline the group gets SIGTERM, then SIGKILL after the grace.
+ * arrival order into a tail buffer. On the deadline (or when `signal` aborts) the group gets SIGTERM, then SIGKILL after
+ * the grace.
  */
 export async function runBounded(run: BoundedRun): Promise<BoundedResult> {
   const started = performance.now();
   const buf = new TailBuffer(run.maxOutputBytes ?? OUTPUT_CAP_BYTES);
+  if (run.signal?.aborted) {
+    return { outcome: "cancelled", code: null, signal: null, output: "", droppedBytes: 0, durationMs: 0 };
+  }
   let child: Deno.ChildProcess;
   try {
     child = spawnRetryingBusy(run.argv[0]!, {
@@ -133,29 +153,43 @@ export async function runBounded(run: BoundedRun): Promise<BoundedResult> {
       error: launchReason(e),
     };
   }
+  running.add(child.pid);
   let timedOut = false;
+  let cancelled = false;
   let killTimer: ReturnType<typeof setTimeout> | undefined;
+  const terminate = () => {
+    killGroup(child.pid, "SIGTERM");
+    killTimer ??= setTimeout(() => killGroup(child.pid, "SIGKILL"), run.killGraceMs ?? KILL_GRACE_MS);
+  };
   const deadline = setTimeout(() => {
     timedOut = true;
-    killGroup(child.pid, "SIGTERM");
-    killTimer = setTimeout(() => killGroup(child.pid, "SIGKILL"), run.killGraceMs ?? KILL_GRACE_MS);
+    terminate();
   }, run.timeoutMs);
+  const onAbort = () => {
+    if (timedOut) return;
+    cancelled = true;
+    terminate();
+  };
+  run.signal?.addEventListener("abort", onAbort, { once: true });
   let release!: () => void;
   const stop = new Promise<void>((r) => (release = r));
   const pumps = Promise.all([pump(child.stdout, buf, stop), pump(child.stderr, buf, stop)]);
   const status = await child.status;
   clearTimeout(deadline);
+  run.signal?.removeEventListener("abort", onAbort);
+  const stopped = timedOut || cancelled;
   // Grandchildren may still hold the pipes; give them a moment, then clean up the group and stop reading.
   const drainTimer = setTimeout(() => {
     killGroup(child.pid, "SIGKILL");
     release();
-  }, timedOut ? 200 : DRAIN_GRACE_MS);
+  }, stopped ? 200 : DRAIN_GRACE_MS);
   await pumps;
   clearTimeout(drainTimer);
   if (killTimer !== undefined) clearTimeout(killTimer);
-  if (timedOut) killGroup(child.pid, "SIGKILL");
+  if (stopped) killGroup(child.pid, "SIGKILL");
+  running.delete(child.pid);
   return {
-    outcome: timedOut ? "timeout" : "exited",
+    outcome: timedOut ? "timeout" : cancelled ? "cancelled" : "exited",
     code: status.code,
     signal: status.signal ?? null,
     output: new TextDecoder().decode(buf.bytes()),

@@ -115,4 +115,9 @@ export interface VerifyContext {
    * changing the work trees in between (`prompt_runner verify`). Command items clear it. Absent → one per call.
    */
   gitCache?: GitCache;
+  /**
+   * Aborted when the run is interrupted: a running command's group gets SIGTERM (SIGKILL after the grace) and later
+   * commands are not started; each such item is a fault, never a verdict on the work.
+   */
+  signal?: AbortSignal;
 }

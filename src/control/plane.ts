@@ -434,8 +434,12 @@ class FilePlane implements RunnerPlane {
     }
   }
 
+  /**
+   * A closed plane never wakes anyone: it has no requests left to consume. (Resolving at once would let a loop that
+   * races a stream against `wake()` spin in microtasks forever, starving signals and timers.)
+   */
   wake(): Promise<void> {
-    return this.#closed ? Promise.resolve() : this.#waker.wait();
+    return this.#closed ? new Promise<void>(() => {}) : this.#waker.wait();
   }
 
   boundary(): void {

@@ -110,6 +110,8 @@ export interface JudgeInput {
   workspaceChanged: boolean;
   /** Random source for retry jitter. */
   random: () => number;
+  /** The run was interrupted after the stream ended: no retry or repair starts (decide.ts). */
+  interrupted?: boolean;
 }
 
 /** The decision on an attempt, with this run's retry/repair counts and the retry delay (0 unless retrying). */
@@ -132,6 +134,7 @@ export function judgeAttempt(input: JudgeInput): Judgement {
     retryLimit: retryLimit(input.recovery, env.class, env.suggested_max_attempts),
     workspaceChanged: input.workspaceChanged,
     repair: input.recovery.repair,
+    interrupted: input.interrupted === true,
   });
   const delay = decision.action === "retry"
     ? retryDelayMs(input.recovery, counts.retry + 1, env.suggested_delay_ms, input.random)

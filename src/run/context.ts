@@ -162,6 +162,10 @@ export class RunScope {
   get interrupted(): boolean {
     return this.slot.interrupted;
   }
+  /** Aborted by the first SIGINT/SIGTERM (verification commands stop on it). */
+  get interruptSignal(): AbortSignal {
+    return this.slot.interruptSignal;
+  }
 
   /** Session working directory and the other target repos of a prompt. */
   reposFor(prompt: Prompt): { name: string; path: string }[] {
@@ -248,7 +252,7 @@ export class RunContext extends RunScope {
       await Promise.race([done.catch(() => {}), this.plane.wake()]);
       if (settled) break;
       this.plane.boundary();
-      // A closed plane (a second Ctrl-C closes it mid-work) wakes at once: yield to the event loop, never spin.
+      // Yield to the event loop between wake-ups, so a wake-up storm can never starve signals and timers.
       await new Promise((r) => setTimeout(r, 0));
     }
     return await done;

@@ -37,6 +37,11 @@ export interface DecisionInput {
   retryLimit: number;
   workspaceChanged: boolean;
   repair: RecoveryOptions["repair"];
+  /**
+   * The operator interrupted the run after the stream ended (during verification): no new attempt starts, so a retry
+   * or repair becomes `stop` (the attempt keeps the status its verdict gives it). Absent → false.
+   */
+  interrupted?: boolean;
 }
 
 /** Classes whose error is never overridden by a passing contract. */
@@ -45,6 +50,14 @@ const NO_OVERRIDE = new Set(["approval_denied", "user_cancelled", "guardrail_blo
 /** Apply the decision table of docs/reference/runner.md §6. */
 export function decide(input: DecisionInput): Decision {
   if (input.stream === "interrupted") return { action: "stop", attemptStatus: "interrupted" };
+  const d = table(input);
+  if (input.interrupted && (d.action === "retry" || d.action === "repair")) {
+    return { action: "stop", attemptStatus: d.attemptStatus };
+  }
+  return d;
+}
+
+function table(input: DecisionInput): Decision {
   const pass = input.report?.pass ?? false;
   const items = input.report?.items ?? 0;
   const { repair } = input;

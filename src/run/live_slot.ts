@@ -32,6 +32,7 @@ export class LiveSlot {
   #log: TextSink | null = null;
   #preexisting: Record<string, string[]> = {};
   #interrupted = false;
+  readonly #abort = new AbortController();
 
   constructor(view: View) {
     this.#view = { ...view };
@@ -76,6 +77,11 @@ export class LiveSlot {
   /** Whether the first SIGINT/SIGTERM was seen. */
   get interrupted(): boolean {
     return this.#interrupted;
+  }
+
+  /** Aborted by the first SIGINT/SIGTERM: stops work that is not a provider stream (verification commands). */
+  get interruptSignal(): AbortSignal {
+    return this.#abort.signal;
   }
 
   /** The plane applied a view change (runner: plane hooks). */
@@ -138,5 +144,6 @@ export class LiveSlot {
   /** The first SIGINT/SIGTERM arrived; never reset (runner: signal handler). */
   interrupt(): void {
     this.#interrupted = true;
+    this.#abort.abort();
   }
 }

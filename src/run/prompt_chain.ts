@@ -69,6 +69,8 @@ export async function runPromptChain(
   const agent = AgentLoop.open(ctx, prompt);
   let runAttempts = 0;
   for (;;) {
+    // After the first Ctrl-C no provider session starts: not the first attempt, nor a retry or repair.
+    if (ctx.interrupted) return await interruptedBetween(ctx, desk, prompt, runAttempts);
     runAttempts++;
     await startAttempt(ctx, desk, prompt, plan, promptStartedAt);
     failpoint("attempt.before_session");
@@ -185,6 +187,11 @@ async function settleAttempt(
     return { outcome: await stopAttempt(ctx, desk, prompt, attemptNo, runAttempts) };
   }
   const report = await verifyNow(ctx, prompt, "attempt", attemptNo);
+  if (report === null) {
+    // Interrupted during verification: the verdict was never reached, so the attempt ends interrupted, not failed.
+    agent?.discard("the run was stopped during the iteration's verification");
+    return { outcome: await stopAttempt(ctx, desk, prompt, attemptNo, runAttempts) };
+  }
   if (report.status === "fault") {
     agent?.discard("the iteration's contract could not be evaluated (verifier fault)");
     await ctx.state.updateAttempt(prompt.id, ctx.runId, attemptNo, (a) => {
@@ -215,6 +222,7 @@ async function settleAttempt(
     recovery: prompt.options.recovery,
     workspaceChanged: changed,
     random: ctx.opts.random,
+    interrupted: ctx.interrupted,
   });
   const { decision, delay } = judgement;
   await ctx.state.updateAttempt(prompt.id, ctx.runId, attemptNo, (a) => {
@@ -247,7 +255,7 @@ async function act(ctx: RunContext, desk: SteerDesk, j: Judged): Promise<Step> {
     case "fail_verification":
       return { outcome: await failVerification(ctx, desk, j) };
     case "stop":
-      return { outcome: outcome(j.prompt, "interrupted", "interrupted", null, j.runAttempts, null, true) };
+      return { outcome: await interruptedAfterVerdict(ctx, desk, j) };
     case "retry":
       return await scheduleRetry(ctx, j);
     case "repair":
@@ -270,6 +278,39 @@ async function stopAttempt(
   });
   const facts = { attempts: runAttempts, commit: null, failureClass: null, reason: "interrupted", lastVerifier: null };
   await finish(ctx, desk, prompt, sessionResult("interrupted", facts), "stop");
+  return outcome(prompt, "interrupted", "interrupted", "user_cancelled", runAttempts, null, true);
+}
+
+/**
+ * The run was interrupted after this attempt's verdict, which asked for a retry or repair: no attempt starts, and the
+ * prompt ends `interrupted` with the verdict as its last verifier (the attempt keeps its verdict's status).
+ */
+async function interruptedAfterVerdict(ctx: RunContext, desk: SteerDesk, j: Judged): Promise<PromptOutcome> {
+  const { prompt, report, runAttempts } = j;
+  const facts = {
+    attempts: runAttempts,
+    commit: null,
+    failureClass: null,
+    reason: "interrupted",
+    lastVerifier: report,
+  };
+  await finish(ctx, desk, prompt, sessionResult("interrupted", facts), "stop");
+  return outcome(prompt, "interrupted", "interrupted", "user_cancelled", runAttempts, null, true);
+}
+
+/**
+ * The run was interrupted before the prompt's next attempt could start (after pre-flight, or after a retry or repair
+ * was scheduled): the prompt ends `interrupted` and the run halts.
+ */
+async function interruptedBetween(
+  ctx: RunContext,
+  desk: SteerDesk,
+  prompt: Prompt,
+  runAttempts: number,
+): Promise<PromptOutcome> {
+  const facts = { attempts: runAttempts, commit: null, failureClass: null, reason: "interrupted", lastVerifier: null };
+  await finish(ctx, desk, prompt, { ...sessionResult("interrupted", facts), session_ran: runAttempts > 0 }, "stop");
+  ctx.slot.endLog();
   return outcome(prompt, "interrupted", "interrupted", "user_cancelled", runAttempts, null, true);
 }
 

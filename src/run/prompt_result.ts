@@ -124,6 +124,7 @@ export async function commitWork(
 export async function preflight(ctx: RunContext, desk: SteerDesk, prompt: Prompt): Promise<PromptOutcome | null> {
   if (await hasChangedPathsOnly(ctx, prompt)) return null;
   const report = await verifyNow(ctx, prompt, "preflight", null);
+  if (report === null) return null; // interrupted: the prompt chain ends the prompt without starting a session
   if (report.status === "fault") return await halted(ctx, desk, prompt, report, "preflight", 0);
   if (!(await preflightSatisfied(ctx, prompt, report))) return null;
   const commit: CommitRecord = { status: "skip", reason: "no_session" };

@@ -14,13 +14,18 @@ import { outsideStore, ridingRecords } from "./commit_records.ts";
 import { porcelain } from "./git.ts";
 import { failpoint } from "../util/failpoint.ts";
 
-/** Verify a prompt's enforced contract now and record the result. */
+/**
+ * Verify a prompt's enforced contract now and record the result. Returns `null` when the run was interrupted before
+ * the contract passed: the first Ctrl-C stops the running commands, and a verification cut short is no verdict on the
+ * work, so it is neither stored nor announced (the caller ends the attempt `interrupted`).
+ */
 export async function verifyNow(
   ctx: RunContext,
   prompt: Prompt,
   source: VerifySource,
   attempt: number | null,
-): Promise<VerifyReport> {
+): Promise<VerifyReport | null> {
+  if (ctx.interrupted) return null;
   ctx.plane.transition({ stage: "verifying" });
   ctx.plane.boundary();
   const { contract, amendments } = await enforcedContract(prompt, ctx.storeRoot);
@@ -35,7 +40,10 @@ export async function verifyNow(
       PROMPT_RUNNER_PACKET_DIR: ctx.packet.dir,
     },
   });
-  const report = await ctx.withBoundaries(verifyContract(contract, vctx, amendments));
+  const report = await ctx.withBoundaries(
+    verifyContract(contract, { ...vctx, signal: ctx.interruptSignal }, amendments),
+  );
+  if (ctx.interrupted && report.status !== "pass") return null;
   failpoint("verify.after_checks");
   if (ctx.persist) await appendVerification(ctx.storeRoot, report);
   ctx.record(

@@ -106,3 +106,24 @@ Deno.test("decide() interrupted → stop with status interrupted", () => {
     attemptStatus: "interrupted",
   });
 });
+
+Deno.test("decide() after an interrupt during verification: no retry or repair starts, a pass still completes", () => {
+  const stop = (attemptStatus: string) => ({ action: "stop", attemptStatus });
+  // would repair
+  assert.deepEqual(
+    decide(input({ report: { pass: false, items: 2 }, interrupted: true })),
+    stop("verification_failed"),
+  );
+  // would retry
+  const capacity = env("provider_capacity");
+  assert.deepEqual(
+    decide(input({ stream: "error", report: { pass: false, items: 2 }, envelope: capacity, interrupted: true })),
+    stop("failed"),
+  );
+  // final decisions are unchanged
+  assert.deepEqual(decide(input({ interrupted: true })), { action: "complete", attemptStatus: "completed" });
+  assert.deepEqual(decide(input({ report: { pass: false, items: 2 }, repairCount: 2, interrupted: true })), {
+    action: "fail_verification",
+    attemptStatus: "verification_failed",
+  });
+});

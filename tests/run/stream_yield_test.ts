@@ -143,3 +143,19 @@ Deno.test("the pump's turns leave nothing open: a process that pumped a busy str
   assert.equal(exited.code, 0, new TextDecoder().decode(out.stderr));
   assert.match(stdout, /^pumped \d+ events$/m, "the stream ran to its end");
 });
+
+Deno.test("a stream still live when its plane closes ends normally: the pump does not spin on the closed plane", async () => {
+  const child = new Deno.Command(Deno.execPath(), {
+    // A small heap: a pump spinning in microtasks (each turn adding a listener) runs out of it in seconds.
+    args: ["run", "-A", "--v8-flags=--max-old-space-size=128", new URL("./_pump_closed.ts", import.meta.url).pathname],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const exited = await within(child.status, 30_000, null);
+  if (exited === null) child.kill("SIGKILL");
+  const out = await child.output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  assert.ok(exited !== null, `the pump never ended (stdout: ${stdout})`);
+  assert.equal(exited.code, 0, new TextDecoder().decode(out.stderr).slice(-2000));
+  assert.match(stdout, /^pumped 2 events$/m, "both events were pumped, the second after the plane closed");
+});

@@ -86,6 +86,8 @@ function commandVerdict(
   const out = res.output;
   let v: Verdict;
   if (res.outcome === "launch_error") return fault(`could not launch: ${res.error ?? "unknown error"}`);
+  // Never a verdict on the work: the run was interrupted (the runner discards a report that did not pass then).
+  if (res.outcome === "cancelled") return fault(withOutput("stopped: the run was interrupted", out));
   if (res.outcome === "timeout") v = fault(withOutput(`timed out after ${opts.timeoutMs} ms`, out), "verifier_timeout");
   else if (opts.legacy && res.code === 126) v = fault(withOutput("command found but not executable", out));
   else if (opts.legacy && res.code === 127) v = fault(withOutput("command not found", out));
@@ -180,7 +182,14 @@ export async function checkCommand(entry: unknown, env: ClauseEnv, id: string): 
   const regenerates = !legacy && Array.isArray(obj.regenerates) ? obj.regenerates.map(String) : [];
   const staged = await stageRegenerated(root, regenerates);
   if (!staged.ok) return makeItem(head, fault(`could not stage regenerated outputs: ${staged.error}`), fields(null));
-  const res = await runBounded({ argv: [found.path, ...argv.slice(1)], cwd, env: runEnv, timeoutMs });
+  const signal = env.ctx.signal;
+  const res = await runBounded({
+    argv: [found.path, ...argv.slice(1)],
+    cwd,
+    env: runEnv,
+    timeoutMs,
+    ...(signal ? { signal } : {}),
+  });
   // The command may have changed a work tree: later git clauses must look again.
   env.git.clear();
   let verdict = commandVerdict(res, {
