@@ -90,6 +90,10 @@ Deno.test("docs/packets.md documents every workspace manifest key and says sourc
     ...WORKSPACE_KEYS.repository.map((k) => `repositories.<name>.${k}`),
     ...WORKSPACE_KEYS.packet.map((k) => `packet.${k}`),
     ...WORKSPACE_KEYS.operator.map((k) => `operator.${k}`),
+    ...WORKSPACE_KEYS.requires.map((k) => `requires.${k}`),
+    ...WORKSPACE_KEYS.commits.map((k) => `commits.${k}`),
+    ...WORKSPACE_KEYS.contracts.map((k) => `contracts.${k}`),
+    ...WORKSPACE_KEYS.artifact.map((k) => `contracts.artifacts[].${k}`),
   ];
   assertDocumented("Workspace manifests", text, nested);
   assert.match(text, /`repositories\.<name>\.source`[^\n]*\*\*Relative to the workspace manifest's directory\*\*/);

@@ -1,6 +1,28 @@
 /** The workspace manifest (docs/reference/workspace.md §1): strictly validated, unknown keys refused with the key named. */
 import { parseYaml, YamlSyntaxError } from "../util/yaml.ts";
 import { PacketError } from "../errors.ts";
+import { CAPABILITIES, SDK_COMPAT } from "../version.ts";
+import {
+  checkKeys,
+  type CommitsPolicy,
+  type Containment,
+  fail,
+  type FailurePolicy,
+  type Installed,
+  isMap,
+  parseCommits,
+  parseContainment,
+  parseContracts,
+  parseFailurePolicy,
+  parseRequires,
+  type Requirements,
+  str,
+  WORKSPACE_KEYS,
+  type WorkspaceArtifact,
+} from "./manifest_keys.ts";
+
+export { WORKSPACE_KEYS } from "./manifest_keys.ts";
+export type { CommitsPolicy, Containment, FailurePolicy, WorkspaceArtifact } from "./manifest_keys.ts";
 
 /** Schema id of workspace manifests. */
 const WORKSPACE_SCHEMA = "prompt_runner.workspace/v1";
@@ -23,45 +45,18 @@ export interface WorkspaceManifest {
   packet: { repo: string; path: string } | null;
   workspaceRoot: "auto" | string;
   runtimeRoot: "auto" | string;
-  failurePolicy: "fail_fast" | "continue_independent";
+  failurePolicy: FailurePolicy;
+  /** `requires`, already checked against this program (an unmet one is refused at load). */
+  requires: Requirements;
+  /** `operator.containment` (default `process_group`). */
+  containment: Containment;
+  /** `commits` (default mode `runner`, push `explicit`). */
+  commits: CommitsPolicy;
+  /** `contracts.artifacts`, in declaration order. */
+  artifacts: WorkspaceArtifact[];
 }
 
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-
-function fail(file: string, key: string, message: string): never {
-  throw new PacketError("workspace_manifest_invalid", `${file}: ${key}: ${message}`, { file, key });
-}
-
-function isMap(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
-/** Every key a workspace manifest may have, by where it appears (docs/packets.md documents each). */
-export const WORKSPACE_KEYS = {
-  top: ["schema", "id", "repositories", "packet", "operator", "failure_policy", "requires", "artifacts"],
-  repository: ["remote", "ref", "source"],
-  packet: ["repo", "path"],
-  operator: ["workspace_root", "runtime_root", "containment"],
-} as const;
-
-function checkKeys(file: string, where: string, map: Record<string, unknown>, allowed: readonly string[]): void {
-  for (const k of Object.keys(map)) {
-    if (!allowed.includes(k)) {
-      fail(file, where ? `${where}.${k}` : k, `unknown key; allowed: ${[...allowed].sort().join(", ")}`);
-    }
-  }
-}
-
-function str(file: string, key: string, v: unknown, required: boolean): string | null {
-  if (v === undefined || v === null) {
-    if (required) fail(file, key, "is required");
-    return null;
-  }
-  if (typeof v !== "string" || v.trim() === "") {
-    fail(file, key, `expected a non-empty string, got ${JSON.stringify(v)}`);
-  }
-  return v;
-}
 
 /** Whether a repo-relative packet path is acceptable (no absolute path, no `..` segment). */
 function isSafeRelativePath(p: string): boolean {
@@ -69,8 +64,14 @@ function isSafeRelativePath(p: string): boolean {
   return !p.split("/").some((seg) => seg === "..");
 }
 
-/** Parse and validate manifest text. `path` is the manifest's absolute path (relative sources resolve from it). */
-export function parseWorkspaceManifest(text: string, path: string): WorkspaceManifest {
+/** What this program offers a manifest's `requires`. */
+const INSTALLED: Installed = { sdkCompat: SDK_COMPAT, capabilities: CAPABILITIES };
+
+/**
+ * Parse and validate manifest text. `path` is the manifest's absolute path (relative sources resolve from it);
+ * `installed` is what `requires` is checked against (default: this program).
+ */
+export function parseWorkspaceManifest(text: string, path: string, installed = INSTALLED): WorkspaceManifest {
   let doc: unknown;
   try {
     doc = parseYaml(text);
@@ -85,10 +86,12 @@ export function parseWorkspaceManifest(text: string, path: string): WorkspaceMan
     throw e;
   }
   if (!isMap(doc)) fail(path, "(root)", "expected a YAML mapping");
-  checkKeys(path, "", doc, WORKSPACE_KEYS.top);
   if (doc.schema !== WORKSPACE_SCHEMA) {
     fail(path, "schema", `expected "${WORKSPACE_SCHEMA}", got ${JSON.stringify(doc.schema ?? null)}`);
   }
+  // First: a manifest written for a newer release is refused for that reason, not for a key this one lacks.
+  const requires = parseRequires(path, doc.requires, installed);
+  checkKeys(path, "", doc, WORKSPACE_KEYS.top);
   const id = str(path, "id", doc.id, true)!;
   if (!ID_RE.test(id) || id.length > 64) {
     fail(path, "id", `"${id}" must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$ and be at most 64 characters`);
@@ -129,6 +132,7 @@ export function parseWorkspaceManifest(text: string, path: string): WorkspaceMan
     packet = { repo, path: ppath.replace(/\/+$/, "") };
   }
   let workspaceRoot = "auto", runtimeRoot = "auto";
+  let containment: Containment = "process_group";
   if (doc.operator !== undefined && doc.operator !== null) {
     if (!isMap(doc.operator)) fail(path, "operator", "expected a map");
     checkKeys(path, "operator", doc.operator, WORKSPACE_KEYS.operator);
@@ -140,24 +144,25 @@ export function parseWorkspaceManifest(text: string, path: string): WorkspaceMan
       if (k === "workspace_root") workspaceRoot = v;
       else runtimeRoot = v;
     }
-    const c = doc.operator.containment;
-    if (c !== undefined && c !== null && c !== "none") {
-      fail(path, "operator.containment", `"${String(c)}" is not supported yet; allowed: none`);
-    }
+    containment = parseContainment(path, doc.operator.containment);
   }
-  const fp = doc.failure_policy ?? "fail_fast";
-  if (fp !== "fail_fast" && fp !== "continue_independent") {
-    fail(path, "failure_policy", `does not take ${JSON.stringify(fp)}; allowed: continue_independent, fail_fast`);
-  }
-  if (doc.requires !== undefined && doc.requires !== null) {
-    fail(path, "requires", "version requirements are not supported yet");
-  }
-  if (doc.artifacts !== undefined && !(Array.isArray(doc.artifacts) && doc.artifacts.length === 0)) {
-    fail(path, "artifacts", "artifacts are not supported yet; use [] or omit the key");
-  }
-  return { path, id, repositories, packet, workspaceRoot, runtimeRoot, failurePolicy: fp };
+  const failurePolicy = parseFailurePolicy(path, doc.failure_policy);
+  const commits = parseCommits(path, doc.commits);
+  const artifacts = parseContracts(path, doc.contracts, repositories.map((r) => r.name));
+  return {
+    path,
+    id,
+    repositories,
+    packet,
+    workspaceRoot,
+    runtimeRoot,
+    failurePolicy,
+    requires,
+    containment,
+    commits,
+    artifacts,
+  };
 }
-
 /** Normalise `.` and `..` segments of an absolute path (no filesystem access). */
 export function normalize(p: string): string {
   const out: string[] = [];
