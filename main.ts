@@ -24,7 +24,7 @@ import {
   VERSION_FLAGS,
 } from "./src/cli/usage.ts";
 import { EXIT, Exit, PromptRunnerError, UsageError } from "./src/errors.ts";
-import { CAPABILITIES, VERSION } from "./src/version.ts";
+import { CAPABILITIES, SDK_COMPAT, VERSION } from "./src/version.ts";
 import { detachWatchersAtStop } from "./src/control/watch_release.ts";
 
 function errorLines(e: PromptRunnerError | Error, verbose: boolean): string {
@@ -67,7 +67,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (VERSION_FLAGS.includes(argv[0]!) || argv[0] === "version") {
     stdout.write(
-      json ? JSON.stringify({ version: VERSION, capabilities: CAPABILITIES }) + "\n" : `prompt_runner ${VERSION}\n`,
+      json
+        ? JSON.stringify({ version: VERSION, sdk_compat: SDK_COMPAT, capabilities: CAPABILITIES }) + "\n"
+        : `prompt_runner ${VERSION}\n`,
     );
     return 0;
   }

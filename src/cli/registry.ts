@@ -147,6 +147,12 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import("./workspace/list.ts"),
   },
   {
+    path: ["capabilities"],
+    summary: "installed capabilities a workspace manifest may require",
+    permissions: READ_ONLY,
+    load: () => import("./capabilities.ts"),
+  },
+  {
     path: ["completions"],
     summary: "shell completion script: bash, zsh or fish",
     // Reads the command modules for their flags; nothing else.
