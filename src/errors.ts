@@ -32,7 +32,11 @@ export type Code =
   | "state_store_invalid"
   | "stop_timeout"
   | "store_integrity"
+  | "workspace_artifact_build_failed"
+  | "workspace_artifact_invalid"
+  | "workspace_artifact_toolchain_missing"
   | "workspace_clone_dirty"
+  | "workspace_containment_unavailable"
   | "workspace_clone_failed"
   | "workspace_clone_invalid"
   | "workspace_diverged"
@@ -98,7 +102,11 @@ export const EXIT = {
   state_store_invalid: Exit.failed,
   stop_timeout: Exit.failed,
   store_integrity: Exit.failed,
+  workspace_artifact_build_failed: Exit.failed,
+  workspace_artifact_invalid: Exit.failed,
+  workspace_artifact_toolchain_missing: Exit.failed,
   workspace_clone_dirty: Exit.failed,
+  workspace_containment_unavailable: Exit.failed,
   workspace_clone_failed: Exit.failed,
   workspace_clone_invalid: Exit.failed,
   workspace_diverged: Exit.failed,

@@ -11,6 +11,8 @@ import { detachedLine, detachRun } from "../run/detach.ts";
 import { lintGateForSelection } from "../run/lint_gate.ts";
 import { RUNNER } from "./permissions.ts";
 import { DISPLAY_FLAGS, displayRequest } from "./display_flags.ts";
+import { assertSystemdUser, unitName } from "../run/mod.ts";
+import { fileStamp } from "../util/time.ts";
 
 /** Commit policy from `--no-commit` / `--committer`. */
 export function commitPolicy(flags: CommandContext["flags"]): CommitPolicy {
@@ -23,6 +25,19 @@ export function commitPolicy(flags: CommandContext["flags"]): CommitPolicy {
     return "none";
   }
   return committer === "noop" ? "noop" : "git";
+}
+
+/**
+ * The commit policy of a run of `target`: the flags when they name one; else a workspace's `commits.mode: session`
+ * means the sessions commit their own work (`none`, as `--no-commit`; docs/reference/workspace.md §1.1).
+ */
+export function targetCommitPolicy(
+  flags: CommandContext["flags"],
+  target: { workspace?: { commitMode: "runner" | "session" } },
+): CommitPolicy {
+  const policy = commitPolicy(flags);
+  const named = flags["no-commit"] === true || typeof flags.committer === "string";
+  return !named && target.workspace?.commitMode === "session" ? "none" : policy;
 }
 
 /** `--runtime-store file|memory|noop` (docs/reference/cli.md §3.1); default `file`. */
@@ -45,6 +60,9 @@ export async function startDetached(ctx: CommandContext): Promise<number> {
   const overrides = parseOverrides(ctx.flags);
   commitPolicy(ctx.flags);
   const target = await resolveTarget(ctx.positionals, ctx.flags);
+  // operator.containment: systemd_user is refused here, before anything is spawned, when no user systemd answers.
+  const systemd = target.workspace?.containment === "systemd_user";
+  if (systemd) await assertSystemdUser((name) => Deno.env.get(name));
   const selection = parseSelection(ctx.flags, target.rest);
   // The run-time lint gate refuses here (exit 3), before anything is spawned (docs/lint.md).
   await lintGateForSelection(target.packetDir, target.storeRoot, {
@@ -58,7 +76,10 @@ export async function startDetached(ctx: CommandContext): Promise<number> {
       details: { pid: lease.pid, hostname: lease.hostname },
     });
   }
-  const r = await detachRun(ctx.argv.slice(1), target.storeRoot, { denoFlags: denoFlagsFor(RUNNER) });
+  const r = await detachRun(ctx.argv.slice(1), target.storeRoot, {
+    denoFlags: denoFlagsFor(RUNNER),
+    ...(systemd ? { systemdUnit: unitName(target.workspace!.id, fileStamp()) } : {}),
+  });
   if (ctx.json) {
     ctx.stdout.write(JSON.stringify({ run_id: r.run_id, pid: r.pid, store_root: r.store_root, log: r.log }) + "\n");
   } else ctx.stdout.write(detachedLine(r) + "\n");
@@ -111,9 +132,10 @@ export const spec: CommandSpec = {
     const events = eventLimits(ctx);
     const display = displayRequest(ctx);
     const overrides = parseOverrides(f);
-    const commit = commitPolicy(f);
+    commitPolicy(f);
     const store = runtimeStore(f);
     const target = await resolveTarget(ctx.positionals, f);
+    const commit = targetCommitPolicy(f, target);
     const selection = parseSelection(f, target.rest);
     return await runPacket({
       packetDir: target.packetDir,

@@ -34,6 +34,10 @@ export interface ResolvedTarget {
     bound: boolean;
     /** `failure_policy: continue_independent` (= `run --keep-going`). */
     keepGoing: boolean;
+    /** `commits.mode` (`session` = `run --no-commit` unless a commit flag is given). */
+    commitMode: "runner" | "session";
+    /** `operator.containment` (`systemd_user`: `start` launches a transient user unit). */
+    containment: "process_group" | "systemd_user";
   };
   /** Repo mapping onto the clones (docs/reference/workspace.md §6.2); the loader applies it (registered for the packet dir). */
   repoRemap?: RepoRemap;
@@ -120,6 +124,8 @@ export const defaultWorkspaceResolver: WorkspaceResolver = async (input) => {
       packetPath: w.packetPath,
       bound: w.bound,
       keepGoing: w.keepGoing,
+      commitMode: w.commitMode,
+      containment: w.containment,
     },
     repoRemap: w.remap,
   };

@@ -2,11 +2,15 @@
 import type { Packet, Prompt } from "../packet/mod.ts";
 import type { VerifyContext, VerifySource } from "./types.ts";
 
-/** The repo index of a packet: every manifest repo plus the alias `packet` → the packet dir. */
+/**
+ * The repo index of a packet: every manifest repo, the alias `packet` → the packet dir, and in a workspace each
+ * contract artifact as `@artifact:<id>` → its installed path (an `exec` naming that key runs it).
+ */
 export function repoIndex(packet: Packet): Record<string, string> {
   const repos: Record<string, string> = {};
   for (const r of packet.repos) repos[r.name] = r.path;
   repos.packet = packet.dir;
+  for (const [id, path] of Object.entries(packet.artifacts ?? {})) repos[`@artifact:${id}`] = path;
   return repos;
 }
 

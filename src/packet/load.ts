@@ -42,6 +42,8 @@ export interface RepoRemap {
   repoPath(repo: Readonly<Repo>): string;
   /** Rewrite author-machine paths appearing in a prompt body, system prompts and provider option strings. */
   rewriteText(text: string): string;
+  /** A workspace's installed contract artifacts, id → path (`@artifact:<id>` in verifier argv). */
+  artifacts?: Readonly<Record<string, string>>;
 }
 
 const registeredRemaps = new Map<string, RepoRemap>();
@@ -336,6 +338,7 @@ export async function inspectPacket(dir: string, opts: LoadOptions = {}): Promis
     warnings: sink.list.filter((f) => f.severity === "warning"),
     agentControl,
     execution,
+    ...(remap?.artifacts ? { artifacts: { ...remap.artifacts } } : {}),
   };
   return { dir: root, packet, findings: sink.list, promptFiles };
 }

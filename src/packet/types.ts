@@ -131,6 +131,8 @@ export interface Packet {
   agentControl: AgentControlConfig | null;
   /** Who owns completion (`execution`, docs/agent-control.md §1). */
   execution: ExecutionPolicy;
+  /** A workspace's installed contract artifacts, id → path (docs/reference/workspace.md §4.1); absent elsewhere. */
+  artifacts?: Record<string, string>;
 }
 
 /** CLI-level overrides: the top option layer. */

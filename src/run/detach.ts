@@ -10,6 +10,8 @@ import { readTextOrNull } from "../util/fs.ts";
 import { ensureStoreDir, openStoreFile } from "../util/safe_fs.ts";
 import { fileStamp } from "../util/time.ts";
 import { readCurrentRunRecord } from "../store/run_record_read.ts";
+import { runHelper } from "../util/helper.ts";
+import { systemdRunArgv } from "./systemd_user.ts";
 
 /** What a detached start reports. */
 export interface DetachedRun {
@@ -30,6 +32,11 @@ export interface DetachOptions {
   env?: Record<string, string>;
   /** How long to wait for the lease (default 60 s). */
   timeoutMs?: number;
+  /**
+   * Launch as this transient `systemd-run --user` unit (`operator.containment: systemd_user`) instead of a plain
+   * background process; the caller checked that a user systemd is reachable.
+   */
+  systemdUnit?: string;
 }
 
 /** Flags that make no sense for the detached runner: its output is a log file. */
@@ -118,10 +125,54 @@ export async function detachRun(args: string[], storeRoot: string, opts: DetachO
   const cmd = runnerCommand(args, { denoFlags: opts.denoFlags });
   // Deno cannot hand a file to a child's stdout; a shell opens the log and execs the runner (same pid).
   const script = `exec ${cmd.map(shellQuote).join(" ")} >> ${shellQuote(log)} 2>&1`;
+  const env = { PROMPT_RUNNER_SERVICE_MODE: "detached", ...opts.env };
+  const launched = opts.systemdUnit
+    ? await launchUnit(opts.systemdUnit, script, opts.cwd ?? Deno.cwd(), env)
+    : launchProcess(script, opts.cwd ?? Deno.cwd(), env);
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  let settleUntil: number | null = null;
+  while (Date.now() < deadline) {
+    const lease = await readLease(storeRoot);
+    const leaseRun = typeof lease.info?.run_id === "string" ? lease.info.run_id : null;
+    // A unit's runner has a pid systemd chose; the lease was down before the launch, so an up lease is its.
+    if (lease.state === "up" && (launched.pid === null || lease.pid === launched.pid) && leaseRun) {
+      // The runner writes run.pid with a fresh id, then settles it after its resume decision (docs/reference/runner.md §10.5).
+      settleUntil ??= Date.now() + 5_000;
+      if ((await currentRunId(storeRoot)) === leaseRun || Date.now() > settleUntil) {
+        return { run_id: leaseRun, pid: lease.pid ?? launched.pid ?? 0, store_root: paths.root, log };
+      }
+    }
+    const done = launched.exited();
+    if (done) {
+      const runId = await currentRunId(storeRoot);
+      if (done.code === 0 && runId) {
+        return { run_id: runId, pid: launched.pid ?? 0, store_root: paths.root, log };
+      }
+      throw childFailure(done.code, log, await logTail(log));
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const who = launched.pid === null ? `unit ${opts.systemdUnit}` : `pid ${launched.pid}`;
+  throw new RunFailedError(
+    "detach_timeout",
+    `the detached runner (${who}) did not take the lease of ${paths.root} within ${
+      Math.round((opts.timeoutMs ?? 60_000) / 1000)
+    }s`,
+    { hints: [...(await logTail(log)), `log: ${log}`, `it may still be starting; see: prompt_runner status`] },
+  );
+}
+
+/** A launched runner: its pid when known, and its exit once it has exited (null for a unit: systemd owns it). */
+interface Launched {
+  pid: number | null;
+  exited(): Deno.CommandStatus | null;
+}
+
+function launchProcess(script: string, cwd: string, env: Record<string, string>): Launched {
   const child = new Deno.Command("/bin/sh", {
     args: ["-c", script],
-    cwd: opts.cwd ?? Deno.cwd(),
-    env: { PROMPT_RUNNER_SERVICE_MODE: "detached", ...opts.env },
+    cwd,
+    env,
     stdin: "null",
     stdout: "null",
     stderr: "null",
@@ -130,33 +181,22 @@ export async function detachRun(args: string[], storeRoot: string, opts: DetachO
   child.unref();
   let exited: Deno.CommandStatus | null = null;
   child.status.then((s) => (exited = s), () => {});
-  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
-  let settleUntil: number | null = null;
-  while (Date.now() < deadline) {
-    const lease = await readLease(storeRoot);
-    const leaseRun = typeof lease.info?.run_id === "string" ? lease.info.run_id : null;
-    if (lease.state === "up" && lease.pid === child.pid && leaseRun) {
-      // The runner writes run.pid with a fresh id, then settles it after its resume decision (docs/reference/runner.md §10.5).
-      settleUntil ??= Date.now() + 5_000;
-      if ((await currentRunId(storeRoot)) === leaseRun || Date.now() > settleUntil) {
-        return { run_id: leaseRun, pid: child.pid, store_root: paths.root, log };
-      }
-    }
-    const done = exited as Deno.CommandStatus | null;
-    if (done) {
-      const runId = await currentRunId(storeRoot);
-      if (done.code === 0 && runId) {
-        return { run_id: runId, pid: child.pid, store_root: paths.root, log };
-      }
-      throw childFailure(done.code, log, await logTail(log));
-    }
-    await new Promise((r) => setTimeout(r, 50));
+  return { pid: child.pid, exited: () => exited };
+}
+
+async function launchUnit(unit: string, script: string, cwd: string, env: Record<string, string>): Promise<Launched> {
+  const argv = systemdRunArgv(unit, ["/bin/sh", "-c", script], {
+    cwd,
+    envNames: Object.keys(Deno.env.toObject()),
+    setEnv: env,
+  });
+  const r = await runHelper(argv[0]!, { args: argv.slice(1), cwd, timeoutMs: 30_000 });
+  if (!r.success) {
+    throw new RunFailedError(
+      "workspace_containment_unavailable",
+      `systemd-run --user could not start unit ${unit} (exit ${r.code ?? r.signal}); nothing was started`,
+      { hints: new TextDecoder().decode(r.stderr).trim().split("\n").slice(-10) },
+    );
   }
-  throw new RunFailedError(
-    "detach_timeout",
-    `the detached runner (pid ${child.pid}) did not take the lease of ${paths.root} within ${
-      Math.round((opts.timeoutMs ?? 60_000) / 1000)
-    }s`,
-    { hints: [...(await logTail(log)), `log: ${log}`, `it may still be starting; see: prompt_runner status`] },
-  );
+  return { pid: null, exited: () => null };
 }

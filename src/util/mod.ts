@@ -82,3 +82,5 @@ export {
   openHelperShell,
   type ShellRequest,
 } from "./helper_shell.ts";
+export { parseRequirement, satisfies, type VersionRequirement } from "./version_range.ts";
+export { findOnPath } from "./which.ts";

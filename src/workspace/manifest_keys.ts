@@ -4,7 +4,7 @@
  * file, the key and what was expected.
  */
 import { PacketError } from "../errors.ts";
-import { parseRequirement, satisfies } from "../util/version_range.ts";
+import { parseRequirement, satisfies } from "../util/mod.ts";
 
 /** Every key a workspace manifest may have, by where it appears (docs/packets.md documents each). */
 export const WORKSPACE_KEYS = {

@@ -38,6 +38,8 @@ export interface WorkspacePaths {
   boundStoreRoot: string;
   /** Store root of another packet of a clone. */
   storeRootFor(repo: string, relPath: string): string;
+  /** Installed contract artifact `<workspace_root>/artifacts/<id>` (`@artifact:<id>` in verifier argv). */
+  artifact(id: string): string;
 }
 
 /** Compute a workspace's paths from its manifest. */
@@ -53,5 +55,6 @@ export function workspacePaths(m: WorkspaceManifest, env: EnvGet = denoEnv): Wor
     boundStoreRoot: `${runtimeRoot}/packet`,
     storeRootFor: (repo, relPath) =>
       `${runtimeRoot}/packets/${repo}--${relPath.replace(/^\/+|\/+$/g, "").replaceAll("/", "-")}`,
+    artifact: (id) => `${workspaceRoot}/artifacts/${id}`,
   };
 }

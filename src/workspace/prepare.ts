@@ -9,6 +9,7 @@ import { type EnvGet, workspacePaths } from "./paths.ts";
 import { gitOrThrow, runGit } from "./git.ts";
 import { assertNotInSource, sourceTrees } from "./guard.ts";
 import { VERSION } from "../version.ts";
+import { buildArtifacts, type LockedArtifact } from "./artifacts.ts";
 
 /** One repository's line in the lock record. */
 export interface LockedRepository {
@@ -26,6 +27,8 @@ export interface WorkspaceLock {
   manifest: string;
   runner_version: string;
   repositories: Record<string, LockedRepository>;
+  /** Contract artifacts built by this prepare (docs/reference/workspace.md §4.1). */
+  artifacts: Record<string, LockedArtifact>;
   written_at: string;
 }
 
@@ -165,12 +168,17 @@ export async function prepareWorkspace(m: WorkspaceManifest, env?: EnvGet): Prom
   } else {
     await secureStoreRoot(paths.runtimeRoot);
   }
+  const artifacts = await buildArtifacts(m, paths);
+  for (const [id, a] of Object.entries(artifacts)) {
+    lines.push(`built artifact ${id} (${a.type}) sha256 ${a.sha256.slice(0, 12)} → ${a.path}`);
+  }
   const lock: WorkspaceLock = {
     schema: "prompt_runner.workspace.lock/v1",
     workspace: m.id,
     manifest: m.path,
     runner_version: VERSION,
     repositories,
+    artifacts,
     written_at: nowIso(),
   };
   await atomicWriteJson(paths.lockFile, lock);

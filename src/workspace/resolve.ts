@@ -52,6 +52,10 @@ export interface WorkspaceTarget {
   remap: RepoRemap;
   /** `failure_policy: continue_independent`. */
   keepGoing: boolean;
+  /** `commits.mode`: `session` makes the run's default commit policy `--no-commit`. */
+  commitMode: "runner" | "session";
+  /** `operator.containment`: how `start` launches the detached runner. */
+  containment: "process_group" | "systemd_user";
 }
 
 /** An environment reader that treats variables it may not read as unset. */
@@ -211,6 +215,7 @@ export function buildRepoRemap(
     return packetSourceDir ? [normalize(`${packetSourceDir}/${c}`)] : [];
   };
   return {
+    artifacts: Object.fromEntries(m.artifacts.map((a) => [a.id, paths.artifact(a.id)])),
     repoPath(repo) {
       if (repo.path !== "" && clones.some((c) => isInside(repo.path, c.path))) return repo.path;
       for (const author of authorPaths(repo)) {
@@ -312,5 +317,7 @@ export async function resolveWorkspaceTarget(
     storeRoot,
     remap: buildRepoRemap(m, paths, { repo: where.repo, rel, dir: packetDir }),
     keepGoing: m.failurePolicy === "continue_independent",
+    commitMode: m.commits.mode,
+    containment: m.containment,
   };
 }
