@@ -93,7 +93,7 @@ Deno.test("docs/packets.md documents every workspace manifest key and says sourc
     ...WORKSPACE_KEYS.requires.map((k) => `requires.${k}`),
     ...WORKSPACE_KEYS.commits.map((k) => `commits.${k}`),
     ...WORKSPACE_KEYS.contracts.map((k) => `contracts.${k}`),
-    ...WORKSPACE_KEYS.artifact.map((k) => `contracts.artifacts[].${k}`),
+    ...WORKSPACE_KEYS.artifact.map((k) => `contracts.artifacts.<n>.${k}`),
   ];
   assertDocumented("Workspace manifests", text, nested);
   assert.match(text, /`repositories\.<name>\.source`[^\n]*\*\*Relative to the workspace manifest's directory\*\*/);

@@ -6,7 +6,7 @@ import { UsageError } from "../errors.ts";
 import type { CommandContext, CommandSpec } from "./frame.ts";
 import { resolveTarget } from "./target.ts";
 import { OVERRIDE_FLAGS, parseOverrides, TARGET_FLAGS } from "./selection_flags.ts";
-import { commitPolicy } from "./run.ts";
+import { commitPolicy, targetCommitPolicy } from "./run.ts";
 import { DISPLAY_FLAGS, displayRequest } from "./display_flags.ts";
 import { runPacket } from "../run/runner.ts";
 
@@ -32,9 +32,10 @@ export const spec: CommandSpec = {
   async run(ctx: CommandContext): Promise<number> {
     const f = ctx.flags;
     const overrides = parseOverrides(f);
-    const commit = commitPolicy(f);
+    commitPolicy(f);
     const display = displayRequest(ctx);
     const target = await resolveTarget(ctx.positionals, f);
+    const commit = targetCommitPolicy(f, target);
     if (target.rest.length !== 1) {
       throw new UsageError("missing_argument", "repair takes exactly one prompt id");
     }
