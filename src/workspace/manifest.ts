@@ -141,8 +141,9 @@ export function parseWorkspaceManifest(text: string, path: string, installed = I
       if (v !== "auto" && !v.startsWith("/")) {
         fail(path, `operator.${k}`, `expected "auto" or an absolute path, got "${v}"`);
       }
-      if (k === "workspace_root") workspaceRoot = v;
-      else runtimeRoot = v;
+      const root = v === "auto" ? v : normalize(v);
+      if (k === "workspace_root") workspaceRoot = root;
+      else runtimeRoot = root;
     }
     containment = parseContainment(path, doc.operator.containment);
   }

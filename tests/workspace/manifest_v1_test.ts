@@ -214,3 +214,18 @@ Deno.test("version requirements follow the sdk's syntax (and binds tighter than 
   assert.equal(ok("2.5.0", "> 1.0.0 and < 2.0.0 or == 0.13.0"), false);
   assert.equal(typeof parseRequirement(">= 0.13"), "string", "a full version is required except after ~>");
 });
+
+Deno.test("operator roots: auto, or an absolute path (normalised); a relative one is refused", () => {
+  const m = parseWorkspaceManifest(
+    FULL.replace("workspace_root: auto", "workspace_root: /srv/ops/../ws/").replace(
+      "runtime_root: auto",
+      "runtime_root: /srv/state",
+    ),
+    FILE,
+  );
+  assert.deepEqual([m.workspaceRoot, m.runtimeRoot], ["/srv/ws", "/srv/state"]);
+  assert.match(
+    refusal(FULL.replace("runtime_root: auto", "runtime_root: state")),
+    /operator\.runtime_root: expected "auto" or an absolute path, got "state"/,
+  );
+});
