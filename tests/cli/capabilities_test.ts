@@ -48,3 +48,12 @@ Deno.test("workspace prepare fails closed on an unmet requires, naming it, and m
     assert.equal(await Deno.stat(f.clone).then(() => true, () => false), false, "no clone was made");
   }
 });
+
+Deno.test("the sdk guide's full manifest loads through the CLI: a command naming it reaches 'not prepared'", async () => {
+  await using dir = await tempDir();
+  const manifest = new URL("../fixtures/workspace/sdk_v1_full.yml", import.meta.url).pathname;
+  const env = { HOME: dir.path, XDG_DATA_HOME: `${dir.path}/data`, XDG_STATE_HOME: `${dir.path}/state` };
+  const r = await runCli(["plan", "--workspace", manifest, "--json"], { env });
+  assert.equal(r.code, 4, r.stderr + r.stdout);
+  assert.match(r.stdout + r.stderr, /workspace "nightly-ops" is not prepared/);
+});

@@ -4,39 +4,8 @@ import { PacketError } from "../../src/errors.ts";
 import { parseRequirement, satisfies } from "../../src/util/version_range.ts";
 import { SDK_COMPAT } from "../../src/version.ts";
 
-/** A manifest using every sdk v1 key, as the sdk's workspace guide shows one (our own copy). */
-const FULL = `schema: prompt_runner.workspace/v1
-id: nightly-ops
-requires:
-  prompt_runner: ">= 0.13.0 and < 0.14.0"
-  capabilities:
-    - verifier.argv
-    - agent_control.linear
-    - containment.systemd_user
-    - workspace.independent_clone
-repositories:
-  service:
-    remote: git@example.invalid:team/service.git
-    ref: main
-    source: /srv/bootstrap/service
-packet:
-  repo: service
-  path: packets/nightly
-operator:
-  workspace_root: auto
-  runtime_root: auto
-  containment: systemd_user
-commits:
-  mode: session
-  push: explicit
-failure_policy: continue_independent
-contracts:
-  artifacts:
-    - id: nightly_checks
-      repo: service
-      project: tools/nightly_checks
-      type: escript
-`;
+/** A manifest using every sdk v1 key, as the sdk's workspace guide shows one (our own copy, also used black-box). */
+const FULL = await Deno.readTextFile(new URL("../fixtures/workspace/sdk_v1_full.yml", import.meta.url));
 
 const FILE = "/ops/workspace.yml";
 
