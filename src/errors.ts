@@ -34,7 +34,7 @@ export type Code =
   | "store_integrity"
   | "workspace_artifact_build_failed"
   | "workspace_artifact_invalid"
-  | "workspace_artifact_toolchain_missing"
+  | "workspace_artifact_no_toolchain"
   | "workspace_clone_dirty"
   | "workspace_containment_unavailable"
   | "workspace_clone_failed"
@@ -104,7 +104,7 @@ export const EXIT = {
   store_integrity: Exit.failed,
   workspace_artifact_build_failed: Exit.failed,
   workspace_artifact_invalid: Exit.failed,
-  workspace_artifact_toolchain_missing: Exit.failed,
+  workspace_artifact_no_toolchain: Exit.failed,
   workspace_clone_dirty: Exit.failed,
   workspace_containment_unavailable: Exit.failed,
   workspace_clone_failed: Exit.failed,

@@ -25,7 +25,7 @@ const BUILD_TIMEOUT_MS = 10 * 60 * 1000;
 
 function failed(
   a: WorkspaceArtifact,
-  code: "workspace_artifact_build_failed" | "workspace_artifact_invalid" | "workspace_artifact_toolchain_missing",
+  code: "workspace_artifact_build_failed" | "workspace_artifact_invalid" | "workspace_artifact_no_toolchain",
   message: string,
   hints: string[] = [],
 ): RunFailedError {
@@ -69,7 +69,7 @@ async function buildEscript(a: WorkspaceArtifact, project: string, dest: string,
   if (mix === null) {
     throw failed(
       a,
-      "workspace_artifact_toolchain_missing",
+      "workspace_artifact_no_toolchain",
       "needs Elixir's mix on PATH to run mix escript.build; not found",
       [
         "install the Elixir version the repository pins, then run workspace prepare again",

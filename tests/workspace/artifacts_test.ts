@@ -84,7 +84,7 @@ Deno.test("buildArtifacts() escript: refused without mix; never overwrites an ou
   const { m, paths, clone } = setup(dir.path, "{id: e, repo: app, project: tools/proj, type: escript}");
   await writeFiles(clone, { "tools/proj/mix.exs": "defmodule P.MixProject do\nend\n" });
   const missing = await refusal(buildArtifacts(m, paths, `${dir.path}/empty-bin`));
-  assert.equal(missing.code, "workspace_artifact_toolchain_missing");
+  assert.equal(missing.code, "workspace_artifact_no_toolchain");
   assert.match(missing.message, /contracts\.artifacts e \(escript\): needs Elixir's mix on PATH/);
   await writeFiles(dir.path, { "bin/mix": "#!/bin/sh\nexit 0\n", "ws/repos/app/tools/proj/proj": "mine\n" });
   await Deno.chmod(`${dir.path}/bin/mix`, 0o755);
