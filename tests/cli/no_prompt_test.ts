@@ -89,6 +89,7 @@ Deno.test({
       check({ args: ["checklist", "sync", quiet], codes: [0] }),
       check({ args: ["verify", quiet, "01"], codes: [1] }),
       check({ args: ["completions", "bash"], codes: [0] }),
+      check({ args: ["capabilities"], codes: [0] }),
       check({
         args: ["agent-control", "progress", "--cursor", "c1", "--summary", "working"],
         codes: [0],
