@@ -28,7 +28,7 @@ Deno.test("systemdRunArgv() starts a transient user service with control-group k
   assert.equal(unitName("ops/night ly", "20261201T120000Z"), "prompt-runner-ops-night-ly-20261201T120000Z");
 });
 
-Deno.test("systemdUserProblem() names what is missing, and finds a reachable user manager", async () => {
+Deno.test("systemdUserProblem() names what is missing: systemd-run, the user session, the manager socket", async () => {
   await using dir = await tempDir();
   const bin = `${dir.path}/bin`;
   await writeFiles(dir.path, { "bin/systemd-run": "#!/bin/sh\nexit 0\n" });
@@ -42,7 +42,10 @@ Deno.test("systemdUserProblem() names what is missing, and finds a reachable use
     await systemdUserProblem(env({ PATH: bin, XDG_RUNTIME_DIR: runtime })),
     `no user systemd manager at ${runtime}/systemd/private`,
   );
-  using listener = Deno.listen({ transport: "unix", path: `${runtime}/systemd/private` });
-  assert.equal(await systemdUserProblem(env({ PATH: bin, XDG_RUNTIME_DIR: runtime })), null);
-  assert.ok(listener.addr);
+  // A plain file is not the manager's socket either.
+  await Deno.writeTextFile(`${runtime}/systemd/private`, "");
+  assert.equal(
+    await systemdUserProblem(env({ PATH: bin, XDG_RUNTIME_DIR: runtime })),
+    `no user systemd manager at ${runtime}/systemd/private`,
+  );
 });
