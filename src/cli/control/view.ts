@@ -5,6 +5,7 @@
 import type { CommandContext, CommandSpec } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
 import { setView } from "../../control/mod.ts";
+import { VIEW_VALUES } from "../../events/types.ts";
 import { AUTHOR_FLAG, controlTarget, printJson, printWaited, runRef, str, TARGET_FLAGS } from "./_common.ts";
 import { waitForOutcome } from "./_wait.ts";
 
@@ -20,10 +21,15 @@ export const spec: CommandSpec = {
   flags: {
     ...TARGET_FLAGS,
     ...AUTHOR_FLAG,
-    "log-mode": { type: "string", value: "M", description: "compact, verbose or studio" },
-    "tool-output": { type: "string", value: "T", description: "none, summary, preview or full" },
-    thinking: { type: "string", value: "S", description: "show or hide" },
-    diff: { type: "string", value: "D", description: "none, stat or full" },
+    "log-mode": { type: "string", value: "M", values: VIEW_VALUES.log_mode, description: "compact, verbose or studio" },
+    "tool-output": {
+      type: "string",
+      value: "T",
+      values: VIEW_VALUES.tool_output,
+      description: "none, summary, preview or full",
+    },
+    thinking: { type: "string", value: "S", values: VIEW_VALUES.thinking, description: "show or hide" },
+    diff: { type: "string", value: "D", values: VIEW_VALUES.diff, description: "none, stat or full" },
     wait: { type: "boolean", description: "wait up to 10 s for the outcome and print it" },
   },
   async run(ctx: CommandContext): Promise<number> {
