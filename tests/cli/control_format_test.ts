@@ -6,6 +6,7 @@ import { shellWords } from "../../src/cli/control/_common.ts";
 import { readSnapshotTotal } from "../../src/control/snapshot.ts";
 import type { Snapshot } from "../../src/control/mod.ts";
 import { painter } from "../../src/render/ansi.ts";
+import { missingFileCheck } from "../support/check_fixtures.ts";
 
 const SPEC_SNAPSHOT = {
   schema: "prompt_runner.snapshot/v1",
@@ -138,7 +139,7 @@ Deno.test("eventLine() right-aligns seq, pads the type to 22 and summarises in â
 
 Deno.test("eventLine() names the failing checks of a verification; an earlier stream's ids stay as they were", () => {
   const base = { status: "fail", counts: { items: 2, passed: 1 }, failures: ["files_exist#2"], faults: [] };
-  const check = { id: "files_exist#2", clause: "files_exist", subject: "b.txt", status: "fail", detail: "missing" };
+  const check = missingFileCheck("b.txt");
   const named = eventLine({ seq: 1, at: "x", type: "verification_finished", data: { ...base, checks: [check] } });
   assert.match(named, /verification_finished +fail 1\/2 passed Â· files_exist b\.txt: missing$/);
   const old = eventLine({ seq: 1, at: "x", type: "verification_finished", data: base });
