@@ -385,7 +385,13 @@ export async function loadPacket(dir: string, opts: LoadOptions = {}): Promise<P
   if (first || !r.packet) {
     const f = first!;
     const hints = [`packet: ${r.dir}`];
-    if (errors.length > 1) hints.push(`${errors.length - 1} more error(s); run: prompt_runner packet lint ${r.dir}`);
+    if (errors.length > 1) {
+      hints.push(
+        `${errors.length - 1} more ${
+          errors.length === 2 ? "error" : "errors"
+        }; run: prompt_runner packet lint ${r.dir}`,
+      );
+    }
     throw new PacketError(findingCode(f.kind), f.message, {
       ...(f.file ? { file: f.file } : {}),
       ...(f.key ? { key: f.key } : {}),

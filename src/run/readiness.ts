@@ -273,7 +273,7 @@ export function renderReadiness(r: ReadinessReport, title: "Preflight" | "Doctor
   for (const x of r.repos) {
     lines.push(`  repo      ${x.name.padEnd(w)}  ${x.path || "(no path)"}  ${x.ready ? "ready" : x.errors.join(", ")}`);
   }
-  lines.push(`  prompts   ${r.prompt_files.length} file(s)`);
+  lines.push(`  prompts   ${r.prompt_files.length} ${r.prompt_files.length === 1 ? "file" : "files"}`);
   if (r.permissions) lines.push(`  allow-run  ${r.permissions.run.join(",")}`);
   if (title === "Doctor") {
     for (const a of r.authoring_warnings) {

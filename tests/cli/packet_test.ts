@@ -257,6 +257,7 @@ Deno.test("packet preflight reports a ready packet and exits 0", async () => {
   const human = await runCli(["packet", "preflight", t.path]);
   assert.equal(human.code, 0);
   assert.match(human.stdout, /^Preflight: ready \(/);
+  assert.match(human.stdout, /\n {2}prompts {3}1 file\n/, "one prompt file, in the singular");
   assert.match(human.stdout, /Runtime ready\.\n$/);
 });
 
@@ -349,4 +350,16 @@ Deno.test("packet preflight and doctor write nothing to disk", async () => {
   assert.equal((await runCli(["packet", "preflight", t.path])).code, 0);
   assert.equal((await runCli(["packet", "doctor", t.path, "--json"])).code, 0);
   assert.deepEqual(await treeSnapshot(t.path), before);
+});
+
+Deno.test("a packet that fails to load counts the errors it does not show, in the singular for one", async () => {
+  for (const [n, more] of [[2, "1 more error;"], [3, "2 more errors;"]] as const) {
+    await using t = await tempDir();
+    const prompts: Record<string, string> = {};
+    for (let i = 1; i <= n; i++) prompts[`0${i}_p.prompt.md`] = promptText(`id: ${i}\ntargets: [nope]\n`);
+    await writePacket(t.path, "name: demo\nrepos: {app: {path: ./app}}\n", prompts);
+    const r = await runCli(["list", t.path]);
+    assert.equal(r.code, 3);
+    assert.ok(r.stderr.includes(`  ${more} run: prompt_runner packet lint ${t.path}`), r.stderr);
+  }
 });
