@@ -258,9 +258,9 @@ export async function readinessReport(
   };
 }
 
-/** The human form of the report. */
-export function renderReadiness(r: ReadinessReport, title: "Preflight" | "Doctor"): string {
-  const lines = [`${title}: ${r.packet} (${r.root})`];
+/** The human form of the report, headed by `label` (how every command names the target; default the manifest name). */
+export function renderReadiness(r: ReadinessReport, title: "Preflight" | "Doctor", label = r.packet): string {
+  const lines = [`${title}: ${label} (${r.root})`];
   lines.push(`  profile   ${r.profile ?? "(none)"}`);
   lines.push(`  provider  ${r.provider} / ${r.model}`);
   const laneWhere = r.lane.path ?? r.lane.executable ?? "built-in";
