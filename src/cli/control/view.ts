@@ -50,7 +50,19 @@ export const spec: CommandSpec = {
     }
     const target = await controlTarget(ctx, { idsFollow: false });
     const ref = await runRef(target);
-    const handle = await setView(ref, view, by);
+    // A value the view does not take: the API records the refusal; the caller sees it spelled as the flag it typed.
+    const bad = SETTINGS.find(([flag, key]) => {
+      const v = str(ctx, flag);
+      return v !== undefined && !(VIEW_VALUES[key] as readonly string[]).includes(v);
+    });
+    const handle = await setView(ref, view, by).catch((e) => {
+      if (!bad) throw e;
+      const allowed = (VIEW_VALUES[bad[1]] as readonly string[]).join(", ");
+      throw new UsageError(
+        "invalid_view_value",
+        `--${bad[0]} does not take "${str(ctx, bad[0])}"; allowed: ${allowed}`,
+      );
+    });
     const waited = ctx.flags.wait === true ? await waitForOutcome(ref, handle.request, 10_000) : null;
     if (ctx.json) {
       printJson(ctx, { request: handle.request, run_id: handle.runId, outcome: waited?.outcome ?? null });
