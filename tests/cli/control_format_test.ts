@@ -135,6 +135,11 @@ Deno.test("eventLine() right-aligns seq, pads the type to 22 and summarises in �
   const long = eventLine({ seq: 1, at: "x", type: "message_received", data: { content: "y".repeat(500) } });
   assert.ok(long.endsWith("…"));
   assert.equal(long.split("message_received")[1]!.trim().length, 120);
+  // A run's opening line counts its prompts in the singular for one.
+  const opened = (selection: string[], resumed = false) =>
+    eventLine({ seq: 1, at: "x", type: "run_opened", data: { packet: "demo", selection, resumed } });
+  assert.match(opened(["01"]), /run_opened +demo · 1 prompt$/);
+  assert.match(opened(["01", "02"], true), /run_opened +demo · 2 prompts \(resumed\)$/);
 });
 
 Deno.test("eventLine() names the failing checks of a verification; an earlier stream's ids stay as they were", () => {
