@@ -116,7 +116,7 @@ export function unknownCommandError(argv: readonly string[]): UsageError {
 export function groupFlagError(group: string, flag: string): UsageError {
   const subs = groupCommands(group).map((c) => c.path.slice(1).join(" "));
   return new UsageError(
-    "missing_command",
+    "missing_argument",
     `${group} needs a command before "${flag.split("=")[0]}": ${subs.join(", ")}`,
     { hints: [seeHelp([group])] },
   );
