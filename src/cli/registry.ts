@@ -8,6 +8,31 @@ import { OBSERVE, READ_ONLY, RUNNER } from "./permissions.ts";
 
 /** All subcommands, in help order. */
 export const COMMANDS: CommandEntry[] = [
+  {
+    path: ["init"],
+    summary: "create the config home's profiles and templates",
+    // Writes only under the config home ($XDG_CONFIG_HOME/prompt_runner); never replaces a file.
+    permissions: ["read", "write", "env"],
+    load: () => import("./init.ts"),
+  },
+  {
+    path: ["profile", "new"],
+    summary: "write a home profile",
+    permissions: ["read", "write", "env"],
+    load: () => import("./profile/new.ts"),
+  },
+  {
+    path: ["profile", "list"],
+    summary: "home and built-in profiles",
+    permissions: READ_ONLY,
+    load: () => import("./profile/list.ts"),
+  },
+  {
+    path: ["template", "list"],
+    summary: "prompt templates: packet, home, built-in",
+    permissions: READ_ONLY,
+    load: () => import("./template_list.ts"),
+  },
   { path: ["run"], summary: "execute prompts", permissions: RUNNER, load: () => import("./run.ts") },
   { path: ["plan"], summary: "show what run would do", permissions: READ_ONLY, load: () => import("./plan.ts") },
   { path: ["list"], summary: "prompts with their progress", permissions: READ_ONLY, load: () => import("./list.ts") },
@@ -95,6 +120,24 @@ export const COMMANDS: CommandEntry[] = [
     summary: "readiness and authoring report",
     permissions: ["read", "run", "env"],
     load: () => import("./packet/doctor.ts"),
+  },
+  {
+    path: ["packet", "explain"],
+    summary: "each prompt's effective options and where each came from",
+    permissions: READ_ONLY,
+    load: () => import("./packet/explain.ts"),
+  },
+  {
+    path: ["packet", "new"],
+    summary: "create a packet that lints clean",
+    permissions: ["read", "write", "env"],
+    load: () => import("./packet/new.ts"),
+  },
+  {
+    path: ["prompt", "new"],
+    summary: "add a prompt rendered from a template",
+    permissions: ["read", "write", "env"],
+    load: () => import("./prompt_new.ts"),
   },
   {
     path: ["checklist", "sync"],
