@@ -124,7 +124,9 @@ export const spec: CommandSpec = {
       return n;
     });
     const phaseText = str(ctx.flags, "phase") ?? "1";
-    if (!/^\d+$/.test(phaseText.trim())) throw new UsageError("invalid_value", `--phase takes an integer, got "${phaseText}"`);
+    if (!/^\d+$/.test(phaseText.trim())) {
+      throw new UsageError("invalid_value", `--phase takes an integer, got "${phaseText}"`);
+    }
     const name = str(ctx.flags, "name") ?? `Prompt ${id}`;
     const profileTemplate = (await resolveProfileOptions(packet, env)).prompt_template;
     const ref = str(ctx.flags, "template") ??
@@ -166,7 +168,9 @@ export const spec: CommandSpec = {
     }
     const others = lint.findings.length;
     if (ctx.json) {
-      ctx.stdout.write(JSON.stringify({ id, file, template: { name: template.name, source: template.source }, others }) + "\n");
+      ctx.stdout.write(
+        JSON.stringify({ id, file, template: { name: template.name, source: template.source }, others }) + "\n",
+      );
     } else {
       ctx.stdout.write(`created prompt ${id}: ${file} (template ${template.name}, ${template.source})\n`);
       if (others > 0) {

@@ -8,31 +8,6 @@ import { OBSERVE, READ_ONLY, RUNNER } from "./permissions.ts";
 
 /** All subcommands, in help order. */
 export const COMMANDS: CommandEntry[] = [
-  {
-    path: ["init"],
-    summary: "create the config home's profiles and templates",
-    // Writes only under the config home ($XDG_CONFIG_HOME/prompt_runner); never replaces a file.
-    permissions: ["read", "write", "env"],
-    load: () => import("./init.ts"),
-  },
-  {
-    path: ["profile", "new"],
-    summary: "write a home profile",
-    permissions: ["read", "write", "env"],
-    load: () => import("./profile/new.ts"),
-  },
-  {
-    path: ["profile", "list"],
-    summary: "home and built-in profiles",
-    permissions: READ_ONLY,
-    load: () => import("./profile/list.ts"),
-  },
-  {
-    path: ["template", "list"],
-    summary: "prompt templates: packet, home, built-in",
-    permissions: READ_ONLY,
-    load: () => import("./template_list.ts"),
-  },
   { path: ["run"], summary: "execute prompts", permissions: RUNNER, load: () => import("./run.ts") },
   { path: ["plan"], summary: "show what run would do", permissions: READ_ONLY, load: () => import("./plan.ts") },
   { path: ["list"], summary: "prompts with their progress", permissions: READ_ONLY, load: () => import("./list.ts") },
@@ -123,7 +98,7 @@ export const COMMANDS: CommandEntry[] = [
   },
   {
     path: ["packet", "explain"],
-    summary: "each prompt's effective options and where each came from",
+    summary: "effective options per prompt, with their sources",
     permissions: READ_ONLY,
     load: () => import("./packet/explain.ts"),
   },
@@ -195,6 +170,31 @@ export const COMMANDS: CommandEntry[] = [
     // Reads the command modules for their flags; nothing else.
     permissions: READ_ONLY,
     load: () => import("./completions.ts"),
+  },
+  {
+    path: ["init"],
+    summary: "create the config home's profiles and templates",
+    // Writes only under the config home ($XDG_CONFIG_HOME/prompt_runner); never replaces a file.
+    permissions: ["read", "write", "env"],
+    load: () => import("./init.ts"),
+  },
+  {
+    path: ["profile", "new"],
+    summary: "write a home profile",
+    permissions: ["read", "write", "env"],
+    load: () => import("./profile/new.ts"),
+  },
+  {
+    path: ["profile", "list"],
+    summary: "home and built-in profiles",
+    permissions: READ_ONLY,
+    load: () => import("./profile/list.ts"),
+  },
+  {
+    path: ["template", "list"],
+    summary: "prompt templates: packet, home, built-in",
+    permissions: READ_ONLY,
+    load: () => import("./template_list.ts"),
   },
 ];
 

@@ -98,7 +98,8 @@ function layersOf(
       source: "flag",
       file: null,
       has: (key, flagKey) =>
-        (flagKey !== null && set(overrides[flagKey])) || (key === "recovery" && BUDGET_FLAGS.some((b) => set(overrides[b]))),
+        (flagKey !== null && set(overrides[flagKey])) ||
+        (key === "recovery" && BUDGET_FLAGS.some((b) => set(overrides[b]))),
     },
     { source: "prompt", file: prompt.relFile, has: (key) => set(prompt.frontMatter[key]) },
     { source: "manifest", file: rel(packet.manifestPath), has: (key) => set(packet.manifest[key]) },

@@ -7,22 +7,22 @@ export {
   type ExecutionPolicy,
   VERIFIER_OWNED,
 } from "./agent_control.ts";
-export { explainPacket, type ExplainedValue, type PacketExplanation, type ValueSource } from "./explain.ts";
+export { type ExplainedValue, explainPacket, type PacketExplanation, type ValueSource } from "./explain.ts";
 export { packetFingerprint } from "./fingerprint.ts";
 export { parseFrontMatter } from "./front_matter.ts";
 export {
   discoverPromptFiles,
   inspectPacket,
-  type LoadOptions,
   loaderEnv,
+  type LoadOptions,
   loadPacket,
   registerRepoRemap,
   type RepoRemap,
 } from "./load.ts";
 export { ENUM_OPTIONS, normalizeEnum, normalizeProvider, PROVIDERS } from "./options.ts";
 export {
-  type ProfileEntry,
   profileEntries,
+  type ProfileEntry,
   profileNameProblem,
   profileOptionFindings,
   requireConfigHome,
@@ -35,8 +35,8 @@ export { normalizeVerify } from "./prompt_file.ts";
 export { filenamePrefix, hasPlaceholderMarkers } from "./prompt_text.ts";
 export {
   contentChecks,
-  type InitItem,
   initHome,
+  type InitItem,
   manifestText,
   type PromptContract,
   promptFileText,

@@ -69,7 +69,9 @@ export function manifestText(f: ManifestFields): string {
   if (f.promptTemplate !== null) data.prompt_template = f.promptTemplate;
   if (f.repos.length > 0) {
     const repos: Record<string, unknown> = {};
-    for (const r of f.repos) repos[r.name] = r.name === f.defaultRepo ? { path: r.path, default: true } : { path: r.path };
+    for (const r of f.repos) {
+      repos[r.name] = r.name === f.defaultRepo ? { path: r.path, default: true } : { path: r.path };
+    }
     data.repos = repos;
   }
   return `---\n${stringifyYaml(data)}---\n\n# ${f.name}\n\nAdd prompts with \`prompt_runner prompt new ID --packet ` +
@@ -148,7 +150,10 @@ export function contentChecks(verify: Record<string, unknown[]>): number {
 }
 
 /** The rendered prompt file: generated keys, the template's other keys, the contract, the script, the body. */
-export function promptFileText(t: LoadedTemplate, f: PromptFields): { text: string; verify: Record<string, unknown[]> } {
+export function promptFileText(
+  t: LoadedTemplate,
+  f: PromptFields,
+): { text: string; verify: Record<string, unknown[]> } {
   const verify = mergedVerify(t.frontMatter.verify, f.contract);
   const data: Record<string, unknown> = { id: f.id, phase: f.phase, name: f.name };
   if (f.targets.length > 0) data.targets = f.targets;

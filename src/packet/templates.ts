@@ -146,9 +146,13 @@ function parseTemplate(
     return { name, source, file, frontMatter: fm.data, body: fm.body };
   } catch (e) {
     const where = e instanceof FrontMatterSyntaxError ? ` at line ${e.line}, column ${e.column}` : "";
-    throw new PacketError(findingCode("template_invalid"), `invalid YAML in template ${file ?? name}${where}: ${(e as Error).message}`, {
-      ...(file ? { file } : {}),
-    });
+    throw new PacketError(
+      findingCode("template_invalid"),
+      `invalid YAML in template ${file ?? name}${where}: ${(e as Error).message}`,
+      {
+        ...(file ? { file } : {}),
+      },
+    );
   }
 }
 

@@ -23,7 +23,10 @@ Deno.test("packet new refuses an unknown profile, provider or default repo, and 
     [["packet", "new", "p", "--provider", "gpt"], /--provider is "gpt"; expected one of/],
     [["packet", "new", "p", "--repo", "a=x", "--default-repo", "b"], /--default-repo "b" is not a --repo; given: a/],
     [["packet", "new", "p", "--repo", "noequals"], /--repo "noequals": expected NAME=PATH/],
-    [["packet", "new", "p", "--prompt-template", "nope"], /unknown template "nope"; known templates: default, from-adr/],
+    [
+      ["packet", "new", "p", "--prompt-template", "nope"],
+      /unknown template "nope"; known templates: default, from-adr/,
+    ],
   ];
   for (const [args, message] of bad) {
     const r = await runCli(args, { env, cwd });
@@ -45,13 +48,20 @@ Deno.test("prompt new: needs a content check, refuses clashes and unknown repos,
   await using dir = await tempDir();
   const env = homeEnv(dir.path);
   const cwd = dir.path;
-  assert.equal((await runCli(["packet", "new", "p", "--provider", "simulated", "--repo", "app=app"], { env, cwd })).code, 0);
+  assert.equal(
+    (await runCli(["packet", "new", "p", "--provider", "simulated", "--repo", "app=app"], { env, cwd })).code,
+    0,
+  );
   const refusals: [string[], number, RegExp][] = [
     [["prompt", "new", "1", "--packet", "p"], 2, /needs a contract that checks content/],
     [["prompt", "new", "1", "--packet", "p", "--file", "a.txt"], 2, /--file alone only checks that a file exists/],
     [["prompt", "new", "x", "--packet", "p", "--contains", "a=b"], 2, /prompt id "x" is not a number/],
     [["prompt", "new", "1", "--packet", "p", "--contains", "a"], 2, /--contains "a": expected PATH=TEXT/],
-    [["prompt", "new", "1", "--packet", "p", "--contains", "a=b", "--targets", "web"], 2, /"web" is not a repo of the packet; known: app/],
+    [
+      ["prompt", "new", "1", "--packet", "p", "--contains", "a=b", "--targets", "web"],
+      2,
+      /"web" is not a repo of the packet; known: app/,
+    ],
     [["prompt", "new", "1", "--contains", "a=b"], 2, /needs --packet DIR/],
   ];
   for (const [args, code, message] of refusals) {
@@ -61,7 +71,10 @@ Deno.test("prompt new: needs a content check, refuses clashes and unknown repos,
   }
   assert.deepEqual(await Array.fromAsync(Deno.readDir(`${dir.path}/p/prompts`)), []);
 
-  const first = await runCli(["prompt", "new", "1", "--packet", "p", "--command", "true", "--name", "One"], { env, cwd });
+  const first = await runCli(["prompt", "new", "1", "--packet", "p", "--command", "true", "--name", "One"], {
+    env,
+    cwd,
+  });
   assert.equal(first.code, 0, first.stderr);
   const text = await Deno.readTextFile(`${dir.path}/p/prompts/01_one.prompt.md`);
   assert.match(text, /commands:\n\s+- exec: "true"\n\s+args: \[\]\n\s+timeout_ms: 300000/);

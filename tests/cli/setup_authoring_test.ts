@@ -88,7 +88,10 @@ Deno.test("init is idempotent and never overwrites a user's file; it says what i
   assert.equal(first.code, 0, first.stderr);
   assert.match(first.stdout, /kept {5}profiles\/codex-default\.md \(exists; left unchanged\)/);
   assert.match(first.stdout, /created {2}templates\/default\.prompt\.md/);
-  assert.equal(await Deno.readTextFile(`${home}/profiles/codex-default.md`), "---\nprovider: codex\nmodel: mine\n---\n");
+  assert.equal(
+    await Deno.readTextFile(`${home}/profiles/codex-default.md`),
+    "---\nprovider: codex\nmodel: mine\n---\n",
+  );
   const config = await Deno.readTextFile(`${home}/config.md`);
   await Deno.writeTextFile(`${home}/templates/default.prompt.md`, "---\n---\n# {{name}}\n\nmine\n");
   const second = await runCli(["init", "--json"], { env });
@@ -107,10 +110,16 @@ Deno.test("profile new refuses bad names, providers and values, and an existing 
   await using dir = await tempDir();
   const env = homeEnv(dir.path);
   const cases: [string[], RegExp][] = [
-    [["profile", "new", "../evil", "--provider", "claude", "--model", "haiku"], /profile name "\.\.\/evil" is not valid/],
+    [
+      ["profile", "new", "../evil", "--provider", "claude", "--model", "haiku"],
+      /profile name "\.\.\/evil" is not valid/,
+    ],
     [["profile", "new", "p1", "--provider", "gpt", "--model", "haiku"], /--provider is "gpt"; expected one of claude/],
     [["profile", "new", "p1", "--model", "haiku"], /needs --provider/],
-    [["profile", "new", "p1", "--provider", "claude", "--model", "haiku", "--permission", "yes"], /--permission: .*expected one of default, auto, bypass, plan/],
+    [
+      ["profile", "new", "p1", "--provider", "claude", "--model", "haiku", "--permission", "yes"],
+      /--permission: .*expected one of default, auto, bypass, plan/,
+    ],
   ];
   for (const [args, message] of cases) {
     const r = await runCli(args, { env });

@@ -13,7 +13,9 @@ function show(v: unknown): string {
 function render(x: PacketExplanation): string {
   const lines = [`Packet ${x.packet} (${x.dir})`];
   lines.push(
-    `  profile  ${x.profile ? `${x.profile.name} (${x.profile.source}${x.profile.file ? `: ${x.profile.file}` : ""})` : "none"}`,
+    `  profile  ${
+      x.profile ? `${x.profile.name} (${x.profile.source}${x.profile.file ? `: ${x.profile.file}` : ""})` : "none"
+    }`,
   );
   for (const r of x.repos) lines.push(`  repo     ${r.name}${r.default ? " (default)" : ""}  ${r.path}`);
   for (const p of x.prompts) {

@@ -34,7 +34,10 @@ function reposOf(flags: FlagValues, dir: string): { name: string; path: string }
     const name = eq > 0 ? r.slice(0, eq) : "";
     const path = eq > 0 ? r.slice(eq + 1) : "";
     if (!REPO_NAME.test(name) || path === "") {
-      throw new UsageError("invalid_value", `--repo "${r}": expected NAME=PATH (NAME of letters, digits, "-", "_", ".")`);
+      throw new UsageError(
+        "invalid_value",
+        `--repo "${r}": expected NAME=PATH (NAME of letters, digits, "-", "_", ".")`,
+      );
     }
     if (out.some((o) => o.name === name)) throw new UsageError("invalid_value", `--repo: "${name}" is given twice`);
     out.push({ name, path: relative(dir, resolve(path)) || "." });
@@ -53,7 +56,7 @@ export const spec: CommandSpec = {
   flags: {
     profile: { type: "string", value: "NAME", description: "profile: NAME (home or built-in; see profile list)" },
     provider: { type: "string", value: "P", description: `provider: ${PROVIDERS.join("|")}` },
-    model: { type: "string", value: "M", description: "model:" },
+    model: { type: "string", value: "M", description: "model: (passed to the lane)" },
     repo: { type: "string", multiple: true, value: "NAME=PATH", description: "a target repo" },
     "default-repo": { type: "string", value: "NAME", description: "the default repo (default: the only one)" },
     "prompt-template": { type: "string", value: "T", description: "prompt_template: the default of prompt new" },
@@ -101,13 +104,19 @@ export const spec: CommandSpec = {
     if (!lint.pass) {
       await Deno.remove(manifest);
       const f = lint.findings[0]!;
-      throw new PacketError(findingCode(f.kind), `the new manifest does not lint clean, so it was removed: ${f.message}`, {
-        hints: lint.findings.slice(1).map((g) => g.message),
-      });
+      throw new PacketError(
+        findingCode(f.kind),
+        `the new manifest does not lint clean, so it was removed: ${f.message}`,
+        {
+          hints: lint.findings.slice(1).map((g) => g.message),
+        },
+      );
     }
     if (ctx.json) ctx.stdout.write(JSON.stringify({ packet: name, dir, manifest }) + "\n");
     else {
-      ctx.stdout.write(`created packet ${name}: ${manifest}\n  add a prompt: prompt_runner prompt new 01 --packet ${target}\n`);
+      ctx.stdout.write(
+        `created packet ${name}: ${manifest}\n  add a prompt: prompt_runner prompt new 01 --packet ${target}\n`,
+      );
     }
     return 0;
   },

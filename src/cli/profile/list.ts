@@ -16,7 +16,8 @@ export const spec: CommandSpec = {
       ctx.stdout.write(JSON.stringify({ config_home: configHome(env), profiles: entries }) + "\n");
       return 0;
     }
-    const w = (f: (e: (typeof entries)[number]) => string, min: number) => Math.max(min, ...entries.map((e) => f(e).length));
+    const w = (f: (e: (typeof entries)[number]) => string, min: number) =>
+      Math.max(min, ...entries.map((e) => f(e).length));
     const nw = w((e) => e.name, 4);
     const pw = w((e) => e.provider ?? "-", 8);
     const mw = w((e) => e.model ?? "-", 5);

@@ -58,7 +58,8 @@ function optionsOf(name: string, flags: FlagValues): Record<string, unknown> {
 
 /** The `profile new` command. */
 export const spec: CommandSpec = {
-  usage: "NAME --provider P --model M [--reasoning E] [--permission MODE] [--tools LIST] [--prompt-template T] [--json]",
+  usage:
+    "NAME --provider P --model M [--reasoning E] [--permission MODE] [--tools LIST] [--prompt-template T] [--json]",
   description: "Write profiles/NAME.md in the config home: an option layer under the manifest that a packet uses " +
     "with profile: NAME (a home profile named like a built-in replaces it). Refuses a bad name, an unknown provider " +
     "or a bad value (exit 2), and an existing profile file, which it never overwrites.",
