@@ -86,6 +86,10 @@ export const spec: CommandSpec = {
     if (defaultRepo === null && repos.length === 1) defaultRepo = repos[0]!.name;
     const template = str(ctx.flags, "prompt-template");
     if (template !== null) await loadTemplate(template, env, null);
+    const existing = await Deno.stat(dir).catch(() => null);
+    if (existing !== null && !existing.isDirectory) {
+      throw new UsageError("invalid_value", `${dir} exists and is not a directory`);
+    }
     await Deno.mkdir(`${dir}/prompts`, { recursive: true });
     const text = manifestText({
       name,
