@@ -106,7 +106,7 @@ Deno.test("prompt new: needs a content check, refuses clashes and unknown repos,
   assert.equal(lint.code, 0, lint.stdout);
 });
 
-Deno.test("templates: packet-local overrides home overrides built-in, in template list and in prompt new", async () => {
+Deno.test("templates: packet-local over home over built-in; --template over manifest over profile", async () => {
   await using dir = await tempDir();
   const env = homeEnv(dir.path);
   const cwd = dir.path;
@@ -144,6 +144,17 @@ Deno.test("templates: packet-local overrides home overrides built-in, in templat
   const b = await Deno.readTextFile(`${dir.path}/p/prompts/02_b.prompt.md`);
   assert.match(b, /# B \(home\)/);
   assert.match(b, /^phase: 1$/m, "a generated key wins over the template's");
+
+  // Without --template and without the manifest's prompt_template, the profile's prompt_template is used.
+  const tp = ["profile", "new", "tp", "--provider", "simulated", "--model", "m", "--prompt-template", "from-adr"];
+  assert.equal((await runCli(tp, { env, cwd })).code, 0);
+  assert.equal((await runCli(["packet", "new", "q", "--profile", "tp"], { env, cwd })).code, 0);
+  const viaProfile = await runCli(["prompt", "new", "1", "--packet", "q", "--contains", "a=b", "--name", "C"], {
+    env,
+    cwd,
+  });
+  assert.equal(viaProfile.code, 0, viaProfile.stderr);
+  assert.match(await Deno.readTextFile(`${dir.path}/q/prompts/01_c.prompt.md`), /# C \(home\)/);
 });
 
 Deno.test("packet explain names the layer of every value: built-in and home profile, manifest, prompt, flag, env", async () => {
