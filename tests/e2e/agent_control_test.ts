@@ -1,53 +1,63 @@
 /**
- * Agent control end to end (docs/agent-control.md §2): the real `claude` CLI, scripted by the fake Anthropic server,
- * runs `prompt_runner agent-control` through its Bash tool — the `prompt_runner` the runner put first on the session's
+ * Agent control end to end (docs/agent-control.md §2), with each real CLI: `claude` (through its Bash tool, scripted by
+ * the fake Anthropic server) and `codex` (through its shell tool, inside its workspace-write sandbox, scripted by the
+ * fake OpenAI server) run `prompt_runner agent-control` — the `prompt_runner` the runner put first on the session's
  * PATH — asking for `repeat` in iteration 1 and `finish` in iteration 2; completion_verify decides the finish. Each
- * iteration also reports progress through the sdk's `PROMPT_RUNNER_AGENT_PROGRESS_FILE`.
+ * iteration also reports progress through the sdk's `PROMPT_RUNNER_AGENT_PROGRESS_FILE`. For codex this proves the
+ * private directory is among the sandbox's writable roots and the variables (the token too) reach its shell.
  */
 import assert from "node:assert/strict";
-import { describeRun, e2eSkipReason, prompt01, runPacket, scenario } from "./_harness.ts";
+import { describeRun, e2eSkipReason, type LaneName, prompt01, runPacket, scenario } from "./_harness.ts";
 
-const skip = e2eSkipReason("claude");
-if (skip) console.error(`SKIPPED: ${skip}`);
+// The agent reads its iteration from the environment the runner gave its session, and reports progress the sdk's
+// way: its progress document, replaced atomically at $PROMPT_RUNNER_AGENT_PROGRESS_FILE.
+const PROGRESS = `printf '{"schema":"prompt_runner.agent_control/progress/v1","token":"%s","run_id":"%s",` +
+  `"prompt_id":"%s","iteration":%s,"cursor":"C%s","summary":"pass underway"}' ` +
+  '"$PROMPT_RUNNER_AGENT_CONTROL_TOKEN" "$PROMPT_RUNNER_RUN_ID" "$PROMPT_RUNNER_PROMPT_ID" ' +
+  '"$PROMPT_RUNNER_PROMPT_ITERATION" "$PROMPT_RUNNER_PROMPT_ITERATION" > "$PROMPT_RUNNER_AGENT_PROGRESS_FILE.tmp.1" && ' +
+  'mv "$PROMPT_RUNNER_AGENT_PROGRESS_FILE.tmp.1" "$PROMPT_RUNNER_AGENT_PROGRESS_FILE" && ';
+const COMMAND = PROGRESS + 'echo "$PROMPT_RUNNER_PROMPT_ITERATION" >> pass.txt && ' +
+  'if [ "$PROMPT_RUNNER_PROMPT_ITERATION" = 1 ]; then prompt_runner agent-control repeat --reason "pass one done"; ' +
+  'else echo done > done.txt && prompt_runner agent-control finish --reason "objective complete"; fi';
 
-Deno.test({
-  name: "e2e claude: agent control — repeat through the Bash tool, then a verified finish",
-  ignore: skip !== null,
-  sanitizeOps: false,
-  sanitizeResources: false,
-  fn: async () => {
-    // The agent reads its iteration from the environment the runner gave its session, and reports progress the
-    // sdk's way: its progress document, replaced atomically at $PROMPT_RUNNER_AGENT_PROGRESS_FILE.
-    const progress = `printf '{"schema":"prompt_runner.agent_control/progress/v1","token":"%s","run_id":"%s",` +
-      `"prompt_id":"%s","iteration":%s,"cursor":"C%s","summary":"pass underway"}' ` +
-      '"$PROMPT_RUNNER_AGENT_CONTROL_TOKEN" "$PROMPT_RUNNER_RUN_ID" "$PROMPT_RUNNER_PROMPT_ID" ' +
-      '"$PROMPT_RUNNER_PROMPT_ITERATION" "$PROMPT_RUNNER_PROMPT_ITERATION" > "$PROMPT_RUNNER_AGENT_PROGRESS_FILE.tmp.1" && ' +
-      'mv "$PROMPT_RUNNER_AGENT_PROGRESS_FILE.tmp.1" "$PROMPT_RUNNER_AGENT_PROGRESS_FILE" && ';
-    const command = progress + 'echo "$PROMPT_RUNNER_PROMPT_ITERATION" >> pass.txt && ' +
-      'if [ "$PROMPT_RUNNER_PROMPT_ITERATION" = 1 ]; then prompt_runner agent-control repeat --reason "pass one done"; ' +
-      'else echo done > done.txt && prompt_runner agent-control finish --reason "objective complete"; fi';
-    await using s = await scenario("claude", {
-      body: `Do one pass, then report to the runner. [[e2e:bash ${command}]]`,
-      verify: { files_exist: ["pass.txt"] },
-      manifest: { agent_control: { max_iterations: 3, completion_verify: { files_exist: ["done.txt"] } } },
-    });
-    const r = await runPacket(s);
-    assert.equal(r.code, 0, describeRun(s, r));
-    assert.equal(await Deno.readTextFile(`${s.repo}/pass.txt`), "1\n2\n");
-    const p = prompt01(s);
-    assert.equal(p.result.status, "completed");
-    const attempts = p.attempts as unknown as { iteration: number; directive: { action: string } }[];
-    assert.deepEqual(attempts.map((a) => [a.iteration, a.directive.action]), [[1, "repeat"], [2, "finish"]]);
-    const log = (await Deno.readTextFile(`${s.store}/control/log.jsonl`)).trim().split("\n").map((l) => JSON.parse(l));
-    const applied = log.filter((e) => e.command === "agent_directive" && e.outcome === "applied");
-    assert.deepEqual(applied.map((e) => [e.author, e.params.action, e.params.reason]), [
-      ["agent:01#1", "repeat", "pass one done"],
-      ["agent:01#2", "finish", "objective complete"],
-    ]);
-    const progressed = log.filter((e) => e.command === "agent_progress");
-    assert.deepEqual(progressed.map((e) => [e.author, e.outcome, e.params.file, e.params.cursor]), [
-      ["agent:01#1", "accepted", "progress.json#1", "C1"],
-      ["agent:01#2", "accepted", "progress.json#1", "C2"],
-    ]);
-  },
-});
+for (const lane of ["claude", "codex"] as LaneName[]) {
+  const skip = e2eSkipReason(lane);
+  if (skip) console.error(`SKIPPED: ${skip}`);
+  Deno.test({
+    name: `e2e ${lane}: agent control — repeat through the agent's shell tool, then a verified finish`,
+    ignore: skip !== null,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    fn: async () => {
+      await using s = await scenario(lane, {
+        body: `Do one pass, then report to the runner. [[e2e:bash ${COMMAND}]]`,
+        verify: { files_exist: ["pass.txt"] },
+        manifest: { agent_control: { max_iterations: 3, completion_verify: { files_exist: ["done.txt"] } } },
+      });
+      const r = await runPacket(s);
+      assert.equal(r.code, 0, describeRun(s, r));
+      assert.equal(await Deno.readTextFile(`${s.repo}/pass.txt`), "1\n2\n", describeRun(s, r));
+      const p = prompt01(s);
+      assert.equal(p.result.status, "completed");
+      const attempts = p.attempts as unknown as { iteration: number; directive: { action: string } }[];
+      assert.deepEqual(attempts.map((a) => [a.iteration, a.directive.action]), [[1, "repeat"], [2, "finish"]]);
+      const log = (await Deno.readTextFile(`${s.store}/control/log.jsonl`)).trim().split("\n").map((l) =>
+        JSON.parse(l)
+      );
+      const applied = log.filter((e) => e.command === "agent_directive" && e.outcome === "applied");
+      assert.deepEqual(applied.map((e) => [e.author, e.params.action, e.params.reason]), [
+        ["agent:01#1", "repeat", "pass one done"],
+        ["agent:01#2", "finish", "objective complete"],
+      ]);
+      // Nothing the agent's tools or its sandbox put in the private directory (codex mounts .git, .codex … in its
+      // writable roots while a command runs) is refused: only the agent's own records were judged.
+      const refused = log.filter((e) => e.command.startsWith("agent_") && e.outcome === "rejected");
+      assert.deepEqual(refused, [], describeRun(s, r));
+      const progressed = log.filter((e) => e.command === "agent_progress");
+      assert.deepEqual(progressed.map((e) => [e.author, e.outcome, e.params.file, e.params.cursor]), [
+        ["agent:01#1", "accepted", "progress.json#1", "C1"],
+        ["agent:01#2", "accepted", "progress.json#1", "C2"],
+      ]);
+    },
+  });
+}
