@@ -41,6 +41,7 @@ export function controlledPacket(
 
 /** One agent entry of `control/log.jsonl`. */
 export interface Entry {
+  run_id: string;
   command: string;
   author: string;
   outcome: string;

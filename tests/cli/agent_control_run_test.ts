@@ -58,7 +58,7 @@ simulate:
   assert.match(sent[2].data.content, /Your previous `finish` was refused[\s\S]*files_exist#1/);
 });
 
-Deno.test("refused directives (wrong token, wrong iteration, no reason, a second terminal) are audited and change nothing", async () => {
+Deno.test("refused directives (wrong token, run, prompt or iteration, no reason, a second terminal) are audited and change nothing", async () => {
   await using dir = await tempDir();
   const pkt = await controlledPacket(
     dir.path,
@@ -73,6 +73,10 @@ simulate:
         - wait_ms: 2
         - agent_control: {action: blocked, reason: stale, iteration: 7}
         - wait_ms: 2
+        - agent_control: {action: blocked, reason: "another run", run_id: 20261130T000000Z-OTHER1}
+        - wait_ms: 2
+        - agent_control: {action: blocked, reason: "another prompt", prompt_id: "09"}
+        - wait_ms: 2
         - agent_control: {action: finish}
         - wait_ms: 2
         - agent_control: {action: continue}
@@ -84,10 +88,13 @@ simulate:
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.equal((await readPrompts(pkt))["01"]!.status, "completed");
   const log = await auditLog(pkt);
+  const runId = log[0]!.run_id;
   const rejected = log.filter((e) => e.outcome === "rejected").map((e) => [e.author, e.params.action, e.reason]);
   assert.deepEqual(rejected, [
     ["agent:01#1", "blocked", "the token does not match this invocation"],
     ["agent:01#1", "blocked", "iteration 7 is not the live iteration 1"],
+    ["agent:01#1", "blocked", `run 20261130T000000Z-OTHER1 is not the live run ${runId}`],
+    ["agent:01#1", "blocked", "prompt 09 is not the live prompt 01"],
     ["agent:01#1", "finish", "finish needs a reason"],
     ["agent:01#1", "blocked", "a terminal directive (continue) was already accepted in this iteration; the first wins"],
   ]);
