@@ -7,7 +7,20 @@
  * private directory is among the sandbox's writable roots and the variables (the token too) reach its shell.
  */
 import assert from "node:assert/strict";
-import { describeRun, e2eSkipReason, type LaneName, prompt01, runPacket, scenario } from "./_harness.ts";
+import {
+  control,
+  controlLog,
+  describeRun,
+  e2eSkipReason,
+  type LaneName,
+  modelRequests,
+  prompt01,
+  runPacket,
+  scenario,
+  spawnRun,
+  waitForEvent,
+} from "./_harness.ts";
+import { waitFor } from "../support/wait.ts";
 
 // The agent reads its iteration from the environment the runner gave its session, and reports progress the sdk's
 // way: its progress document, replaced atomically at $PROMPT_RUNNER_AGENT_PROGRESS_FILE.
@@ -58,6 +71,42 @@ for (const lane of ["claude", "codex"] as LaneName[]) {
         ["agent:01#1", "accepted", "progress.json#1", "C1"],
         ["agent:01#2", "accepted", "progress.json#1", "C2"],
       ]);
+    },
+  });
+
+  Deno.test({
+    name: `e2e ${lane}: agent control — a steered (resumed) session still reaches the shim and its private directory`,
+    ignore: skip !== null,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    fn: async () => {
+      // The steer resumes the same provider session (codex: \`exec resume\`, which takes no --add-dir): the command
+      // the steer asks for must still find \`prompt_runner\` on PATH and be able to write the private directory.
+      await using s = await scenario(lane, {
+        body: "Stream slowly. [[e2e:slow 30]]",
+        verify: { files_exist: ["steered.txt"] },
+        manifest: {
+          // Without the agent's directive the default repeat hits the cap of 1: exit 1, not 0.
+          agent_control: { default_action: "repeat", max_iterations: 1, completion_verify: { files_exist: ["x"] } },
+        },
+      });
+      const run = spawnRun(s);
+      let r;
+      try {
+        await waitForEvent(s, "run_started");
+        await waitFor(() => modelRequests(s).length >= 1, { what: "the first model request", timeoutMs: 60_000 });
+        const cmd = "echo steered > steered.txt && prompt_runner agent-control continue";
+        const steer = await control(s, ["steer", s.packet, "--", `Report now. [[e2e:bash ${cmd}]]`]);
+        assert.equal(steer.code, 0, `control steer: ${steer.stdout}${steer.stderr}`);
+      } finally {
+        r = await run.finish();
+      }
+      assert.equal(r.code, 0, describeRun(s, r));
+      const applied = controlLog(s).filter((e) => e.command === "agent_directive" && e.outcome === "applied");
+      assert.deepEqual(applied.map((e) => [e.author, (e.params as Record<string, unknown>).action]), [
+        ["agent:01#1", "continue"],
+      ]);
+      assert.ok(controlLog(s).some((e) => e.command === "steer" && e.outcome === "applied"), describeRun(s, r));
     },
   });
 }
