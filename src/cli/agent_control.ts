@@ -10,6 +10,7 @@ import {
   AGENT_RECORD_SCHEMA,
   type AgentRecord,
   type AgentScope,
+  closedMarker,
   parseAgentRecord,
   scopeFromEnv,
   writeAgentRecord,
@@ -47,6 +48,13 @@ export const spec: CommandSpec = {
         "agent_control_unavailable",
         `agent-control works only inside a live controlled provider session (${scope.missing.join(", ")} not set)`,
         { hints: ["the runner sets these for each iteration of a packet with agent_control enabled"] },
+      );
+    }
+    if (exists(closedMarker(scope.dir))) {
+      throw new UsageError(
+        "agent_control_unavailable",
+        `the controlled invocation of prompt ${scope.promptId}, iteration ${scope.iteration} has ended; ` +
+          "the runner no longer reads its directory (nothing written)",
       );
     }
     const reason = flag(ctx, "reason");
@@ -124,4 +132,13 @@ function earlierTerminal(scope: AgentScope): string | null {
     }
   } catch { /* an unreadable directory: the write below reports it */ }
   return null;
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -9,12 +9,13 @@ import type { AgentScope } from "../store/mod.ts";
 import {
   AGENT_SDK_FILES,
   type AgentRecord,
+  closedMarker,
   envOfScope,
   parseAgentRecord,
   type TerminalAction,
 } from "../store/agent_records.ts";
 import { storePaths } from "../store/paths.ts";
-import { ensureStoreDir } from "../util/safe_fs.ts";
+import { createStoreFileOnceSync, ensureStoreDir } from "../util/safe_fs.ts";
 import type { AgentControlSnap } from "../control/mod.ts";
 import type { RunContext } from "./context.ts";
 import { judgeRecord } from "./agent_decide.ts";
@@ -73,11 +74,14 @@ export class AgentInvocation {
     this.#timer ??= setInterval(() => this.scan(false), ms);
   }
 
-  /** Stop watching, and judge whatever arrived last. */
+  /** Stop watching, judge whatever arrived last, and close the invocation (a late command is refused unwritten). */
   settle(): void {
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
     this.scan(true);
+    try {
+      createStoreFileOnceSync(closedMarker(this.scope.dir), `${new Date().toISOString()}\n`);
+    } catch { /* the store is gone or read-only: nothing more is read from this directory either way */ }
   }
 
   /**

@@ -104,3 +104,14 @@ Deno.test("agent-control progress without a cursor or summary exits 2 and writes
   }
   assert.equal([...Deno.readDirSync(t.path)].length, 0);
 });
+
+Deno.test("agent-control after its invocation ended (the runner's closed marker) exits 2 and writes nothing", async () => {
+  await using t = await tempDir();
+  const dir = `${t.path}/01-i1-a1`;
+  Deno.mkdirSync(dir);
+  Deno.writeTextFileSync(`${dir}.closed`, "x");
+  const r = await runCli(["agent-control", "continue"], { env: scopeEnv(dir) });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /the controlled invocation of prompt 03, iteration 2 has ended/);
+  assert.equal([...Deno.readDirSync(dir)].length, 0);
+});

@@ -182,6 +182,7 @@ Deno.test("links, directories and FIFOs are never followed or opened: left alone
     ["request.json", "rejected", notFile],
   ]);
   assert.equal(inv.held?.action, "continue", "only the real record counts");
+  assert.ok(Deno.lstatSync(`${d}.closed`).isFile, "settled: the invocation is closed to late commands");
   inv.settle();
   assert.equal(entries.length, 6, "each refused entry is audited once");
 });
