@@ -36,11 +36,12 @@ export function assertStoreIntact(storeRoot: string): void {
   for (const run of scan(p.runs, "any")) {
     // A run directory holds files, and `simulated/` (the simulated lane's script cursors) holding files.
     if (lstatStoreSync(`${run}/simulated`, "dir") !== null) scan(`${run}/simulated`, "file");
-    // `agent-control/` (docs/agent-control.md §2) holds the runner's directories only: `bin/` with the shim, and one
-    // private directory per invocation. What an agent put inside its own directory is judged by the runner record by
-    // record (a link or special file is refused there), so it can never make the store refuse to open.
+    // `agent-control/` (docs/agent-control.md §2) holds the runner's entries only: `bin/` with the shim, one private
+    // directory per invocation and its `<dir>.closed` marker file. What an agent put inside its own directory is
+    // judged by the runner record by record (a link or special file is refused there), so it can never make the
+    // store refuse to open.
     if (lstatStoreSync(`${run}/agent-control`, "dir") !== null) {
-      scan(`${run}/agent-control`, "dir");
+      scan(`${run}/agent-control`, "any");
       scan(`${run}/agent-control/bin`, "file");
     }
     for (const entry of Deno.readDirSync(run)) {
