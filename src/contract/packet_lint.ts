@@ -7,7 +7,7 @@ import { lintSimulate } from "../packet/simulate_lint.ts";
 import { inspectPacket, type LoadOptions } from "../packet/load.ts";
 import { filenamePrefix } from "../packet/prompt_text.ts";
 import { normalizePromptId } from "../util/ids.ts";
-import type { Finding, Packet } from "../packet/mod.ts";
+import type { Finding, Packet, PacketInspection } from "../packet/mod.ts";
 
 /** The result of linting a packet. */
 export interface LintResult {
@@ -28,9 +28,16 @@ function hasItems(verify: Record<string, unknown[]>, legacy: string[]): boolean 
   return legacy.length > 0 || Object.values(verify).some((v) => v.length > 0);
 }
 
-/** Lint a packet directory. Throws only when the directory is not a packet (NotFoundError). */
-export async function lintPacket(dir: string, opts: LoadOptions & { strict?: boolean } = {}): Promise<LintResult> {
-  const r = await inspectPacket(dir, opts);
+/**
+ * Lint a packet directory. Throws only when the directory is not a packet (NotFoundError). `inspection` is the
+ * directory's inspection with the same options when the caller made it already (it is not read again).
+ */
+export async function lintPacket(
+  dir: string,
+  opts: LoadOptions & { strict?: boolean } = {},
+  inspection?: PacketInspection,
+): Promise<LintResult> {
+  const r = inspection ?? await inspectPacket(dir, opts);
   const found: Finding[] = [...r.findings];
   const packet = r.packet;
   const seenIds = new Set<string>();

@@ -379,7 +379,14 @@ function parsePhases(raw: unknown, sink: FindingSink): Record<string, string> {
  * {@link NotFoundError} (exit 4) when the directory is not a packet, {@link UsageError} for invalid overrides.
  */
 export async function loadPacket(dir: string, opts: LoadOptions = {}): Promise<Packet> {
-  const r = await inspectPacket(dir, opts);
+  return packetOf(await inspectPacket(dir, opts));
+}
+
+/**
+ * The packet of an inspection, as {@link loadPacket} returns it: throws {@link PacketError} (exit 3) for the first
+ * error finding. Lets a caller that also lints (the runner's lint gate) inspect the packet once.
+ */
+export function packetOf(r: PacketInspection): Packet {
   const errors = r.findings.filter((f) => f.severity === "error");
   const first = errors[0];
   if (first || !r.packet) {

@@ -14,6 +14,8 @@ export {
   inspectPacket,
   type LoadOptions,
   loadPacket,
+  type PacketInspection,
+  packetOf,
   registerRepoRemap,
   type RepoRemap,
 } from "./load.ts";
