@@ -7,7 +7,7 @@ import { lintSimulate } from "../packet/simulate_lint.ts";
 import { inspectPacket, type LoadOptions } from "../packet/load.ts";
 import { filenamePrefix } from "../packet/prompt_text.ts";
 import { normalizePromptId } from "../util/ids.ts";
-import type { Finding, Packet, PacketInspection } from "../packet/mod.ts";
+import type { Finding, Packet, PacketInspection, Prompt } from "../packet/mod.ts";
 
 /** The result of linting a packet. */
 export interface LintResult {
@@ -41,10 +41,13 @@ export async function lintPacket(
   const found: Finding[] = [...r.findings];
   const packet = r.packet;
   const seenIds = new Set<string>();
+  // The first prompt of each file, looked up by name (a search per file was quadratic in the packet's size).
+  const byFile = new Map<string, Prompt>();
+  for (const p of packet?.prompts ?? []) if (!byFile.has(p.file)) byFile.set(p.file, p);
   for (const file of r.promptFiles) {
     const base = file.slice(file.lastIndexOf("/") + 1);
     const rel = file.slice(r.dir.length + 1);
-    const prompt = packet?.prompts.find((p) => p.file === file);
+    const prompt = byFile.get(file);
     const prefix = filenamePrefix(base);
     if (prefix === null) {
       found.push({
