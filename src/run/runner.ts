@@ -237,7 +237,7 @@ async function closedRunSummary(
     run,
     packet: ctx.packet,
     selected: record?.selection.ids ?? tally.outcomes.map((o) => o.id),
-    state: ctx.state.current,
+    state: ctx.state, // read entry by entry: never the whole document decoded at once
     storeRoot: ctx.persist ? ctx.storeRoot : null,
   });
 }

@@ -312,6 +312,11 @@ export class StateStore {
     return held === undefined ? undefined : thawEntry(held);
   }
 
+  /** The ids of every prompt with an entry, in the order held. */
+  ids(): IterableIterator<string> {
+    return this.#entries.keys();
+  }
+
   /** The attempts of one prompt (all runs). */
   attempts(promptId: string): AttemptRecord[] {
     return this.entry(promptId)?.attempts ?? [];
