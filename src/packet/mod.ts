@@ -16,6 +16,8 @@ export {
   loaderEnv,
   type LoadOptions,
   loadPacket,
+  type PacketInspection,
+  packetOf,
   registerRepoRemap,
   type RepoRemap,
 } from "./load.ts";
