@@ -98,20 +98,24 @@ async function receipts(storeRoot: string): Promise<string[]> {
 }
 
 /**
- * Import `input.source` into `input.storeRoot`; returns the receipt. Refusals throw and write nothing. The run lock
- * is held from the checks to the last write, so a runner starting meanwhile is refused (`lease_held`) instead of
- * racing the import.
+ * Import `input.source` into `input.storeRoot`; returns the receipt. Refusals throw and write nothing. The source is
+ * validated first; then the run lock is taken and held to the last write, so a runner starting meanwhile is refused
+ * (`lease_held`) instead of racing the import.
  */
 export async function importState(input: ImportInput): Promise<ImportReceipt> {
   const paths = storePaths(input.storeRoot);
   await settlePendingReceipts(input.storeRoot);
   const lease = await readLease(input.storeRoot);
-  const lock = lease.state === "down" ? await openStoreFile(paths.runLock) : null;
+  if (lease.state !== "down") throw busy(input, lease);
+  await refuseFilled(input);
+  const receipt = await buildImport(input);
+  const lock = await openStoreFile(paths.runLock);
   try {
-    if (lock !== null && !(await lock.tryLock(true))) throw busy(input, { state: "up", pid: lease.pid });
-    return await importLocked(input, lease);
+    if (!(await lock.tryLock(true))) throw busy(input, { state: "up", pid: lease.pid });
+    await refuseFilled(input);
+    return await writeImport(input, receipt);
   } finally {
-    lock?.close();
+    lock.close();
   }
 }
 
@@ -124,12 +128,8 @@ function busy(input: ImportInput, lease: { state: string; pid: number | null }):
   );
 }
 
-async function importLocked(
-  input: ImportInput,
-  lease: { state: string; pid: number | null },
-): Promise<ImportReceipt> {
+async function refuseFilled(input: ImportInput): Promise<void> {
   const paths = storePaths(input.storeRoot);
-  if (lease.state !== "down") throw busy(input, lease);
   if (await lstatStore(paths.progress, "file") !== null) {
     const done = await receipts(input.storeRoot);
     throw new RunFailedError(
@@ -138,6 +138,11 @@ async function importLocked(
       { hints: done.length ? [`imported before, receipt: ${done.at(-1)}`] : ["resume it with: run --remaining"] },
     );
   }
+}
+
+/** Read and validate the source; the receipt and the progress text it describes (nothing written). */
+async function buildImport(input: ImportInput): Promise<{ receipt: ImportReceipt; result: Uint8Array }> {
+  const paths = storePaths(input.storeRoot);
   const bytes = await Deno.readFile(input.source).catch(() => null);
   if (bytes === null) {
     throw new NotFoundError("target_not_found", `legacy progress file not found: ${input.source}`, {
@@ -188,11 +193,19 @@ async function importLocked(
     not_imported: notImported,
     receipt: `${importsDir(input.storeRoot)}/${name}`,
   };
+  return { receipt, result: resultBytes };
+}
+
+async function writeImport(
+  input: ImportInput,
+  { receipt, result }: { receipt: ImportReceipt; result: Uint8Array },
+): Promise<ImportReceipt> {
+  const paths = storePaths(input.storeRoot);
   await ensureStoreDir(paths.root, importsDir(input.storeRoot));
   const pending = `${receipt.receipt}.pending`;
   await atomicWriteStoreJson(pending, receipt, { fsync: true });
   try {
-    await atomicWriteStoreText(paths.progress, result, { fsync: true });
+    await atomicWriteStoreText(paths.progress, new TextDecoder().decode(result), { fsync: true });
   } catch (e) {
     await Deno.remove(pending).catch(() => {});
     throw e;
