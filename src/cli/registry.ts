@@ -161,7 +161,7 @@ export const COMMANDS: CommandEntry[] = [
   },
   {
     path: ["workspace", "import-state"],
-    summary: "import a packet-local progress.log into an empty workspace",
+    summary: "import a legacy progress.log into an empty workspace",
     permissions: ["read", "write", "env", "sys"],
     load: () => import("./workspace/import_state.ts"),
   },
