@@ -107,6 +107,15 @@ export async function importState(input: ImportInput): Promise<ImportReceipt> {
   await settlePendingReceipts(input.storeRoot);
   const lease = await readLease(input.storeRoot);
   if (lease.state !== "down") throw busy(input, lease);
+  // The legacy run itself may still be writing its progress (a packet-local store root holds its lease).
+  const legacy = await readLease(input.source.slice(0, input.source.lastIndexOf("/")) || "/");
+  if (legacy.state === "up") {
+    throw new LeaseHeldError(
+      "lease_held",
+      `the legacy run writing ${input.source} is still active (pid ${legacy.pid ?? "?"}); import-state refused`,
+      { hints: ["let it finish or stop it, then import"] },
+    );
+  }
   await refuseFilled(input);
   const receipt = await buildImport(input);
   const lock = await openStoreFile(paths.runLock);

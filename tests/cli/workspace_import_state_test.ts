@@ -137,21 +137,39 @@ Deno.test("import-state refuses unknown ids, malformed or empty sources, a held 
   assert.match(missing.stderr, new RegExp(`legacy progress file not found: ${f.author}/packets/op/\\.prompt_runner/`));
 
   // A live runner holds the lease: this process holds run.lock and names itself in run.pid.
-  await Deno.writeTextFile(
-    `${f.store}/run.pid`,
-    JSON.stringify({ pid: Deno.pid, hostname: Deno.hostname(), run_id: "20261201T120000Z-ABCDEF" }),
-  );
-  const lock = await Deno.open(`${f.store}/run.lock`, { read: true, write: true, create: true });
-  try {
+  const holdLease = async (storeRoot: string): Promise<Deno.FsFile> => {
+    await Deno.mkdir(storeRoot, { recursive: true });
+    await Deno.writeTextFile(
+      `${storeRoot}/run.pid`,
+      JSON.stringify({ pid: Deno.pid, hostname: Deno.hostname(), run_id: "20261201T120000Z-ABCDEF" }),
+    );
+    const lock = await Deno.open(`${storeRoot}/run.lock`, { read: true, write: true, create: true });
     await lock.lock(true);
-    const src = `${dir.path}/ok.log`;
-    await Deno.writeTextFile(src, "01:completed:2026-08-10T02:00:00Z\n");
+    return lock;
+  };
+  const src = `${dir.path}/ok.log`;
+  await Deno.writeTextFile(src, "01:completed:2026-08-10T02:00:00Z\n");
+  const workspaceRun = await holdLease(f.store);
+  try {
     const held = await runCli(["workspace", "import-state", "op-ws", "--source", src], { env: f.env });
     assert.equal(held.code, 5, held.stderr);
     assert.match(held.stderr, /is active \(pid \d+\); import-state refused/);
     assert.equal(await Deno.stat(`${f.store}/progress.log`).then(() => true, () => false), false);
   } finally {
-    lock.close();
+    workspaceRun.close();
+  }
+  await Deno.remove(`${f.store}/run.pid`);
+  // The legacy run is still writing its progress.
+  const legacyStore = `${f.author}/packets/op/.prompt_runner`;
+  const legacyRun = await holdLease(legacyStore);
+  try {
+    await Deno.writeTextFile(`${legacyStore}/progress.log`, "01:completed:2026-08-10T02:00:00Z\n");
+    const held = await runCli(["workspace", "import-state", "op-ws"], { env: f.env });
+    assert.equal(held.code, 5, held.stderr);
+    assert.match(held.stderr, /the legacy run writing .* is still active/);
+    assert.equal(await Deno.stat(`${f.store}/progress.log`).then(() => true, () => false), false);
+  } finally {
+    legacyRun.close();
   }
 
   const packet = await runCli(["workspace", "import-state", `${f.author}/packets/op`], { env: f.env });
