@@ -55,6 +55,9 @@ Deno.test("workspace plan says what prepare would do and writes nothing, before 
   const again = parseJsonOut(byId);
   assert.deepEqual((again.repositories as PlanRepo[]).map((x) => [x.action, x.head]), [["update", head]]);
   assert.equal(again.runtime_root_exists, true);
+  const discovered = await runCli(["workspace", "plan", "--json"], { env: f.env, cwd: f.clone });
+  assert.equal(discovered.code, 0, discovered.stderr);
+  assert.equal(parseJsonOut(discovered).workspace, "op-ws", "without a target: the workspace of the current directory");
 
   // Uncommitted work in the clone: prepare would refuse, and plan says so (exit 1) without touching the index.
   await Deno.writeTextFile(`${f.clone}/WIP.txt`, "unfinished\n");
