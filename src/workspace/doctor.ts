@@ -77,6 +77,11 @@ async function checkRepository(
     check.errors.push("clone missing; run: prompt_runner workspace prepare");
     return check;
   }
+  const link = await Deno.lstat(path);
+  if (link.isSymlink) check.errors.push(`${path} is a symbolic link, not a clone of this workspace`);
+  else if (link.uid !== null && link.uid !== Deno.uid()) {
+    check.errors.push(`owned by uid ${link.uid}, not by this user (${Deno.uid()}); a workspace is one operator's own`);
+  }
   const problem = await independenceProblem(path);
   if (problem) check.errors.push(problem);
   else {

@@ -154,6 +154,14 @@ Deno.test("workspace doctor: not prepared, ready, dirty as resumable work, pinne
   assert.deepEqual(offRef.repositories[0]!.errors, ["on branch elsewhere, pinned ref is main"]);
   await git(f.clone, "checkout", "-q", "main");
 
+  // A clone replaced by a link to a checkout elsewhere.
+  await Deno.rename(f.clone, `${f.clone}.moved`);
+  await Deno.symlink(`${f.clone}.moved`, f.clone);
+  const linked = await doctor(1);
+  assert.equal(linked.repositories[0]!.errors[0], `${f.clone} is a symbolic link, not a clone of this workspace`);
+  await Deno.remove(f.clone);
+  await Deno.rename(`${f.clone}.moved`, f.clone);
+
   // A runtime root this user cannot write.
   const runtime = `${dir.path}/state/prompt_runner/workspaces/op-ws`;
   await Deno.chmod(runtime, 0o500);
