@@ -19,6 +19,7 @@ import {
   ensureStoreDir,
   lstatStore,
   openStoreFile,
+  readStoreTextOrNull,
 } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 
@@ -60,7 +61,7 @@ async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
 }
 
 function importsDir(storeRoot: string): string {
-  return `${storePaths(storeRoot).root}/imports`;
+  return storePaths(storeRoot).imports;
 }
 
 /** Complete or drop pending receipts left by an interrupted import (see the module note). */
@@ -73,12 +74,15 @@ export async function settlePendingReceipts(storeRoot: string): Promise<void> {
   } catch {
     return;
   }
-  const progress = await Deno.readFile(storePaths(storeRoot).progress).catch(() => null);
+  const progressText = await readStoreTextOrNull(storePaths(storeRoot).progress);
+  const progress = progressText === null ? null : new TextEncoder().encode(progressText);
   for (const name of names) {
     const pending = `${dir}/${name}`;
     let happened = false;
+    // Store-safe read: a link planted in imports/ is refused (store_integrity), never followed.
+    const text = await readStoreTextOrNull(pending);
     try {
-      const r = JSON.parse(await Deno.readTextFile(pending)) as Partial<ImportReceipt>;
+      const r = JSON.parse(text ?? "") as Partial<ImportReceipt>;
       happened = progress !== null && typeof r.result_bytes === "number" && progress.length >= r.result_bytes &&
         await sha256(progress.slice(0, r.result_bytes)) === r.result_sha256;
     } catch { /* an unreadable pending receipt describes nothing that happened */ }
@@ -99,12 +103,10 @@ async function receipts(storeRoot: string): Promise<string[]> {
 
 /**
  * Import `input.source` into `input.storeRoot`; returns the receipt. Refusals throw and write nothing. The source is
- * validated first; then the run lock is taken and held to the last write, so a runner starting meanwhile is refused
- * (`lease_held`) instead of racing the import.
+ * validated first; then the run lock is taken and held to the last write, so a runner (or a second import) starting
+ * meanwhile is refused (`lease_held`) instead of racing the import. Pending receipts are settled under the lock too.
  */
 export async function importState(input: ImportInput): Promise<ImportReceipt> {
-  const paths = storePaths(input.storeRoot);
-  await settlePendingReceipts(input.storeRoot);
   const lease = await readLease(input.storeRoot);
   if (lease.state !== "down") throw busy(input, lease);
   // The legacy run itself may still be writing its progress (a packet-local store root holds its lease).
@@ -116,13 +118,26 @@ export async function importState(input: ImportInput): Promise<ImportReceipt> {
       { hints: ["let it finish or stop it, then import"] },
     );
   }
-  await refuseFilled(input);
-  const receipt = await buildImport(input);
-  const lock = await openStoreFile(paths.runLock);
-  try {
-    if (!(await lock.tryLock(true))) throw busy(input, { state: "up", pid: lease.pid });
+  const settleAndCheck = async () => {
+    await settlePendingReceipts(input.storeRoot);
     await refuseFilled(input);
+  };
+  if (await lstatStore(storePaths(input.storeRoot).progress, "file") !== null) {
+    await underLock(input, lease.pid, settleAndCheck); // refuses, after completing an interrupted import's receipt
+  }
+  const receipt = await buildImport(input);
+  return await underLock(input, lease.pid, async () => {
+    await settleAndCheck();
     return await writeImport(input, receipt);
+  });
+}
+
+/** Run `fn` holding the store root's run lock; a lock held by someone else is `lease_held`. */
+async function underLock<T>(input: ImportInput, pid: number | null, fn: () => Promise<T>): Promise<T> {
+  const lock = await openStoreFile(storePaths(input.storeRoot).runLock);
+  try {
+    if (!(await lock.tryLock(true))) throw busy(input, { state: "up", pid });
+    return await fn();
   } finally {
     lock.close();
   }

@@ -69,6 +69,12 @@ Deno.test("a packet-local legacy run is imported into a workspace and resumed th
   assert.equal(again.code, 1, again.stderr);
   assert.match(again.stderr, /progress\.log already exists; import-state only fills an empty workspace runtime/);
   assert.deepEqual(await Deno.readFile(`${f.store}/progress.log`), progress);
+  // An import interrupted between writing progress.log and renaming its receipt: the next call completes the receipt.
+  await Deno.rename(String(receipt.receipt), `${receipt.receipt}.pending`);
+  const settled = await runCli(["workspace", "import-state", "op-ws"], { env: f.env });
+  assert.equal(settled.code, 1, settled.stderr);
+  assert.ok(settled.stderr.includes(`imported before, receipt: ${receipt.receipt}`), settled.stderr);
+  assert.deepEqual(JSON.parse(await Deno.readTextFile(String(receipt.receipt))), receipt);
 
   // Resume in the workspace: only 03 runs.
   const resume = await runCli(["run", "op-ws", "--remaining", "--json"], { env: f.env });
