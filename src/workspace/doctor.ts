@@ -1,5 +1,5 @@
 /**
- * `workspace doctor` (docs/reference/workspace.md §4.2): read-only readiness of a workspace. Clones present,
+ * `workspace doctor` (docs/reference/workspace.md §10.2): read-only readiness of a workspace. Clones present,
  * independent, with the manifest's origin and on the pinned ref; uncommitted work reported as resumable (a warning,
  * never a failure: a crash must not make unfinished work impossible to resume); the tool versions the clones pin; the
  * runtime root present and writable by this user. Nothing is written; git runs with `--no-optional-locks`.

@@ -1,5 +1,5 @@
 /**
- * `workspace import-state` (docs/reference/workspace.md §4.3): a one-time bridge from a packet-local `progress.log`
+ * `workspace import-state` (docs/reference/workspace.md §10.3): a one-time bridge from a packet-local `progress.log`
  * into the empty store root of a workspace. Only each prompt's latest `completed` record is carried over (failed work
  * stays eligible to run); every id must be a prompt of the packet; an active run or existing destination progress
  * refuses it; a receipt with the sha256 of the source and of the written progress records exactly what was trusted.

@@ -1,5 +1,5 @@
 /**
- * `workspace plan` (docs/reference/workspace.md §4.1): what `workspace prepare` would do — clones, fetches, checkouts,
+ * `workspace plan` (docs/reference/workspace.md §10.1): what `workspace prepare` would do — clones, fetches, checkouts,
  * the runtime and store roots, the lock record and the registry entry — and what would make it refuse. It writes
  * nothing: files are only read, and git runs only as `git --no-optional-locks status`, which never touches the index.
  */

@@ -1,5 +1,5 @@
 /**
- * Tool versions a project pins (docs/reference/workspace.md §4.2): every `.tool-versions`, `mise.toml` and
+ * Tool versions a project pins (docs/reference/workspace.md §10.2): every `.tool-versions`, `mise.toml` and
  * `.mise.toml` in a clone, each pin probed read-only from the pinning file's directory — `asdf current TOOL` or
  * `mise current TOOL` when a version manager is installed, else `TOOL --version`. Nothing is installed, compiled or
  * run through a login shell.

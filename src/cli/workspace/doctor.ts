@@ -1,4 +1,4 @@
-/** `workspace doctor [MANIFEST|ID] [--json]` (docs/reference/workspace.md §4.2): read-only readiness; exit 1 when not ready. */
+/** `workspace doctor [MANIFEST|ID] [--json]` (docs/reference/workspace.md §10.2): read-only readiness; exit 1 when not ready. */
 import type { CommandSpec } from "../frame.ts";
 import { manifestArgument, manifestForTarget } from "../../workspace/target_manifest.ts";
 import { doctorLines, doctorWorkspace } from "../../workspace/doctor.ts";

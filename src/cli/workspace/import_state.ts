@@ -1,5 +1,5 @@
 /**
- * `workspace import-state [TARGET] [--source FILE] [--json]` (docs/reference/workspace.md §4.3): carry a packet-local
+ * `workspace import-state [TARGET] [--source FILE] [--json]` (docs/reference/workspace.md §10.3): carry a packet-local
  * legacy run's completed prompts into an empty workspace runtime, with a digest-bearing receipt.
  */
 import type { CommandSpec } from "../frame.ts";

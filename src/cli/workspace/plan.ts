@@ -1,4 +1,4 @@
-/** `workspace plan [MANIFEST|ID] [--json]` (docs/reference/workspace.md §4.1): what prepare would do; writes nothing. */
+/** `workspace plan [MANIFEST|ID] [--json]` (docs/reference/workspace.md §10.1): what prepare would do; writes nothing. */
 import type { CommandSpec } from "../frame.ts";
 import { manifestArgument, manifestForTarget } from "../../workspace/target_manifest.ts";
 import { planLines, planWorkspace } from "../../workspace/plan.ts";
