@@ -22,7 +22,7 @@ const ALLOWED: Record<string, { count: number; why: string }> = {
     why: "spacing between generated operations so the follower reads at varying points (property test), not a wait",
   },
   "run/recovery_cli_test.ts": {
-    count: 1,
+    count: 2,
     why: "spacing two SIGINTs so the kernel delivers two signals instead of coalescing them, not a wait",
   },
   "e2e/raw_cli_test.ts": {

@@ -1,4 +1,5 @@
 /** The public surface of src/contract/: what other folders import from it (docs/architecture.md, Layers). */
+export { killRunningCommands } from "./bounded_process.ts";
 export { canonicalJson } from "./canonical.ts";
 export {
   checkHeadline,

@@ -1,7 +1,7 @@
 /** Interrupts (docs/reference/runner.md §1, docs/exit_codes.md): the exit code of an interrupted run and the second Ctrl-C. */
 import type { Lease } from "../store/mod.ts";
 import type { RunnerPlane } from "../control/runner_api.ts";
-import { killRunningCommands } from "../contract/bounded_process.ts";
+import { killRunningCommands } from "../contract/mod.ts";
 
 /** Exit code of an interrupted run (128 + SIGINT). */
 export const INTERRUPTED_EXIT = 130;

@@ -31,7 +31,7 @@ export interface Lease {
   setProvider(p: ProcessIdentity | null): Promise<void>;
   /** Record the run id once known (or changed by a resume decision). */
   setRunId(id: string): Promise<void>;
-  /** Delete `run.pid` if it still names this process, then unlock. Idempotent. */
+  /** Delete `run.pid` if it still names this process, then unlock. Idempotent: every call waits for the one release. */
   release(): Promise<void>;
 }
 
@@ -134,6 +134,20 @@ export async function acquireLease(
     throw e;
   }
   let released = false;
+  let releasing: Promise<void> | null = null;
+  const releaseOnce = async () => {
+    // On exit (also after an interrupt or `stop`): nothing the run started may outlive it.
+    const runId = String(doc.run_id);
+    await sweepRun(runId).then((r) => recordSurvivors(p.root, runId, "exit", r)).catch(() => {});
+    const current = await readPidFile(p.runPid);
+    if (current && current.pid === Deno.pid && current.hostname === doc.hostname) {
+      await Deno.remove(p.runPid).catch(() => {});
+    }
+    try {
+      await file.unlock();
+    } catch { /* closing drops the lock anyway */ }
+    file.close();
+  };
   return {
     storeRoot: p.root,
     async setProvider(provider) {
@@ -146,20 +160,12 @@ export async function acquireLease(
       doc.run_id = id;
       await write();
     },
-    async release() {
-      if (released) return;
+    // Every caller waits for the one release: the second Ctrl-C's hard stop may call it while the run's own close is
+    // half-way through it, and must not exit before the lease file is gone.
+    release() {
       released = true;
-      // On exit (also after an interrupt or `stop`): nothing the run started may outlive it.
-      const runId = String(doc.run_id);
-      await sweepRun(runId).then((r) => recordSurvivors(p.root, runId, "exit", r)).catch(() => {});
-      const current = await readPidFile(p.runPid);
-      if (current && current.pid === Deno.pid && current.hostname === doc.hostname) {
-        await Deno.remove(p.runPid).catch(() => {});
-      }
-      try {
-        await file.unlock();
-      } catch { /* closing drops the lock anyway */ }
-      file.close();
+      releasing ??= releaseOnce();
+      return releasing;
     },
   };
 }

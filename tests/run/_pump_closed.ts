@@ -32,7 +32,7 @@ const plane = await openPlane({
 async function* provider(): AsyncGenerator<ProviderEvent> {
   yield { type: "run_started", data: { provider_session_id: "c", model: "simulated" } };
   await plane.close("failed", "interrupted"); // the plane closes while the stream is live
-  await new Promise((r) => setTimeout(r, 300)); // silent; only a free event loop fires this
+  await new Promise((r) => setTimeout(r, 0)); // a macrotask: only a free event loop runs it
   yield { type: "run_completed", data: { stop_reason: "end_turn" } };
 }
 const session: LaneSession = {

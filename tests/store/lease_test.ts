@@ -105,3 +105,14 @@ Deno.test("leaseHeldMessage() tolerates a missing run.pid", () => {
     "demo is already being run by pid ? on an unknown host (run unknown, since an unknown time)",
   );
 });
+
+Deno.test("release() called while a release is under way waits for it: run.pid is gone when either call returns", async () => {
+  await using tmp = await tempDir();
+  const store = `${tmp.path}/.prompt_runner`;
+  const lease = await acquireLease(store, { runId: "20261201T120501Z-RELEAS", packetDir: tmp.path, argv: ["run"] });
+  const first = lease.release(); // the run's own close, half-way through its sweep…
+  await lease.release(); // …when the second Ctrl-C's hard stop releases too, then exits
+  await assert.rejects(() => Deno.stat(`${store}/run.pid`), Deno.errors.NotFound, "run.pid is gone");
+  await first;
+  assert.equal((await readLease(store)).state, "down");
+});
