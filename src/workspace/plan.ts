@@ -43,8 +43,6 @@ export interface WorkspacePlan {
   repositories: PlannedRepository[];
   /** The bound packet, its store root and whether that exists; null without a binding. */
   packet: { repo: string; path: string; store_root: string; store_exists: boolean } | null;
-  /** Contract artifacts prepare would build (none are declared by this manifest schema yet). */
-  artifacts: { id: string; path: string }[];
   lock_file: string;
   registry_entry: string;
   /** Every file or directory prepare would create or replace. */
@@ -168,7 +166,6 @@ export async function planWorkspace(m: WorkspaceManifest, env?: EnvGet): Promise
     runtime_root_exists: runtimeExists,
     repositories,
     packet,
-    artifacts: [],
     lock_file: paths.lockFile,
     registry_entry: paths.registryEntry,
     writes,
