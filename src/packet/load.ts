@@ -87,7 +87,7 @@ const ENV_NAMES = [
 ];
 
 /** Read the environment variables the loader uses, tolerating partial env permission. */
-function loaderEnv(): Record<string, string> {
+export function loaderEnv(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of ENV_NAMES) {
     try {

@@ -89,6 +89,20 @@ Deno.test({
       check({ args: ["checklist", "sync", quiet], codes: [0] }),
       check({ args: ["verify", quiet, "01"], codes: [1] }),
       check({ args: ["completions", "bash"], codes: [0] }),
+      (async () => {
+        // The setup and authoring commands, against a config home of the test's own.
+        const env = { XDG_CONFIG_HOME: `${dir.path}/xdg`, HOME: `${dir.path}/home`, PROMPT_RUNNER_CONFIG_HOME: "" };
+        const made = `${dir.path}/made`;
+        await check({ args: ["init"], codes: [0], env });
+        await check({ args: ["profile", "new", "mine", "--provider", "simulated", "--model", "m"], codes: [0], env });
+        await check({ args: ["packet", "new", made, "--profile", "mine"], codes: [0], env });
+        await check({ args: ["prompt", "new", "1", "--packet", made, "--contains", "a.txt=A"], codes: [0], env });
+        await Promise.all([
+          check({ args: ["profile", "list"], codes: [0], env }),
+          check({ args: ["template", "list", made], codes: [0], env }),
+          check({ args: ["packet", "explain", made], codes: [0], env }),
+        ]);
+      })(),
       check({
         args: ["agent-control", "progress", "--cursor", "c1", "--summary", "working"],
         codes: [0],
