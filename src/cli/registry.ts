@@ -165,6 +165,25 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import("./workspace/list.ts"),
   },
   {
+    path: ["workspace", "plan"],
+    summary: "what workspace prepare would do; writes nothing",
+    // run: `git --no-optional-locks status` of present clones (never writes the index).
+    permissions: ["read", "run", "env", "sys"],
+    load: () => import("./workspace/plan.ts"),
+  },
+  {
+    path: ["workspace", "doctor"],
+    summary: "read-only readiness; exit 1 when not ready",
+    permissions: ["read", "run", "env", "sys"],
+    load: () => import("./workspace/doctor.ts"),
+  },
+  {
+    path: ["workspace", "import-state"],
+    summary: "import a legacy progress.log into an empty workspace",
+    permissions: ["read", "write", "env", "sys"],
+    load: () => import("./workspace/import_state.ts"),
+  },
+  {
     path: ["completions"],
     summary: "shell completion script: bash, zsh or fish",
     // Reads the command modules for their flags; nothing else.

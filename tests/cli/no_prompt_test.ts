@@ -109,7 +109,15 @@ Deno.test({
         env: agentEnv,
       }),
       (async () => {
+        await check({ args: ["workspace", "plan", ws.manifest], codes: [0], env: ws.env });
         await check({ args: ["workspace", "prepare", ws.manifest], codes: [0], env: ws.env });
+        await check({ args: ["workspace", "doctor", "op-ws"], codes: [0], env: ws.env });
+        await Deno.writeTextFile(`${dir.path}/legacy.log`, "01:completed:2026-08-10T02:00:00Z\n");
+        await check({
+          args: ["workspace", "import-state", "op-ws", "--source", `${dir.path}/legacy.log`],
+          codes: [0],
+          env: ws.env,
+        });
         await check({ args: ["workspace", "status", "op-ws"], codes: [0], env: ws.env });
         await check({ args: ["workspace", "list"], codes: [0], env: ws.env });
         // Workspace targets resolve through the registry under $XDG_DATA_HOME in every permission set.
