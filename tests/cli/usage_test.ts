@@ -99,7 +99,7 @@ Deno.test("--version, -V, -v and version print the version; --verison gets a did
 
 Deno.test("every command group lists its commands alone (exit 2), with --help and through help (exit 0)", async () => {
   const groups = [...new Set(COMMANDS.filter((c) => c.path.length > 1).map((c) => c.path[0]!))];
-  assert.deepEqual(groups.sort(), ["checklist", "control", "packet", "workspace"]);
+  assert.deepEqual(groups.sort(), ["checklist", "control", "packet", "profile", "prompt", "template", "workspace"]);
   for (const group of groups) {
     const subs = COMMANDS.filter((c) => c.path.length > 1 && c.path[0] === group);
     for (
