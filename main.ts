@@ -16,12 +16,14 @@ import {
   builtinHelp,
   BUILTINS,
   commandGroups,
+  groupFlagError,
   groupHelp,
   HELP_FLAGS,
   seeHelp,
   topHelp,
   unknownCommandError,
   VERSION_FLAGS,
+  versionArgsError,
 } from "./src/cli/usage.ts";
 import { EXIT, Exit, PromptRunnerError, UsageError } from "./src/errors.ts";
 import { CAPABILITIES, SDK_COMPAT, VERSION } from "./src/version.ts";
@@ -66,6 +68,12 @@ export async function main(argv: string[]): Promise<number> {
     return argv.length === 0 ? 2 : 0;
   }
   if (VERSION_FLAGS.includes(argv[0]!) || argv[0] === "version") {
+    if (argv.slice(1).some((a) => HELP_FLAGS.includes(a))) {
+      stdout.write(builtinHelp("version"));
+      return 0;
+    }
+    const extra = versionArgsError(argv.slice(1));
+    if (extra) return fail(extra);
     stdout.write(
       json
         ? JSON.stringify({ version: VERSION, sdk_compat: SDK_COMPAT, capabilities: CAPABILITIES }) + "\n"
@@ -98,8 +106,11 @@ export async function main(argv: string[]): Promise<number> {
     // A group alone (or with --help) lists its commands: exit 0 when help was asked for, 2 when a command is missing.
     const next = argv[1];
     if (commandGroups().includes(argv[0]!) && (next === undefined || next.startsWith("-"))) {
+      const asked = argv.slice(1).some((a) => HELP_FLAGS.includes(a));
+      // A flag but no command is a two-line error, not the group's help.
+      if (!asked && next !== undefined) return fail(groupFlagError(argv[0]!, next));
       stdout.write(groupHelp(argv[0]!));
-      return argv.slice(1).some((a) => HELP_FLAGS.includes(a)) ? 0 : 2;
+      return asked ? 0 : 2;
     }
     return fail(unknownCommandError(argv));
   }

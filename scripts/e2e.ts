@@ -12,6 +12,15 @@ import { E2E_TAG_VAR } from "../tests/support/e2e_env.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
 
+/**
+ * The `deno test` arguments for the suite: the extra ones given (a leading `--`, as `deno task e2e -- --filter codex`
+ * passes it, is dropped — after `--` deno test would take `tests/e2e/` as a script argument and run every test).
+ */
+export function e2eTestArgs(extra: readonly string[]): string[] {
+  const given = extra[0] === "--" ? extra.slice(1) : extra;
+  return ["test", "-A", "--no-check=remote", ...given, "tests/e2e/"];
+}
+
 /** Counts parsed from Deno's test summary line (`ok | 3 passed | 0 failed (2s)`), or null when absent. */
 export function parseTestSummary(output: string): { passed: number; failed: number } | null {
   // deno-lint-ignore no-control-regex
@@ -71,7 +80,7 @@ async function main(): Promise<number> {
   }
   const tag = `e2e-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["test", "-A", "--no-check=remote", ...Deno.args, "tests/e2e/"],
+    args: e2eTestArgs(Deno.args),
     cwd: ROOT,
     env: { [E2E_TAG_VAR]: tag, NO_COLOR: "1" },
     stdin: "null",

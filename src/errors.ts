@@ -24,6 +24,8 @@ export type Code =
   // exit 1: the command ran and failed
   | "control_dir_failed"
   | "detach_timeout"
+  | "import_nothing_completed"
+  | "import_progress_exists"
   | "internal_error"
   | "invalid_snapshot"
   | "not_built"
@@ -94,6 +96,8 @@ export type Code =
 export const EXIT = {
   control_dir_failed: Exit.failed,
   detach_timeout: Exit.failed,
+  import_nothing_completed: Exit.failed,
+  import_progress_exists: Exit.failed,
   internal_error: Exit.failed,
   invalid_snapshot: Exit.failed,
   not_built: Exit.failed,

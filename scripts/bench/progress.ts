@@ -6,9 +6,8 @@
  * counting terminal with and without it. Medians of 9 alternated passes; every pass must have recorded every event (the last
  * seq) and delivered every write.
  */
-import { nullPlane } from "../../src/control/null_plane.ts";
-import { DEFAULT_VIEW, type ProviderEvent } from "../../src/events/types.ts";
-import type { PlaneHooks } from "../../src/control/plane_types.ts";
+import type { ProviderEvent } from "../../src/events/types.ts";
+import { fakePlane, PROMPT_01_CTX } from "../../tests/support/fake_plane.ts";
 import { RunProgress, trackPlane } from "../../src/run/run_progress.ts";
 import { StatusLine } from "../../src/render/status_line.ts";
 import { progressLine } from "../../src/render/status_words.ts";
@@ -19,20 +18,14 @@ const EVENTS = sized(300_000, 30_000);
 const WRITES = sized(200_000, 20_000);
 const PASSES = 9;
 
-const hooks: PlaneHooks = {
-  applyView() {},
-  steerGate: () => ({ promptRunning: false, sessionLive: false }),
-  steerAccepted() {},
-  notice() {},
-};
-const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: null };
+const ctx = PROMPT_01_CTX;
 const EVENT: ProviderEvent = { type: "message_streamed", data: { delta: "token " } };
 const USAGE: ProviderEvent = { type: "token_usage_updated", data: { input_tokens: 10, output_tokens: 2 } };
 
 /** Events per second through a plane (tracked or not); checks that every event was recorded. */
 function recordPass(tracked: boolean): number {
   const progress = new RunProgress(1);
-  const bare = nullPlane("R", { ...DEFAULT_VIEW }, hooks);
+  const bare = fakePlane();
   const plane = tracked ? trackPlane(bare, progress) : bare;
   plane.transition({ stage: "session", prompt_id: "01", prompt_position: 1, attempt: 1, mode: "run" });
   let last = 0;

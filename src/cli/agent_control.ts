@@ -6,7 +6,15 @@
  */
 import type { CommandContext, CommandSpec } from "./frame.ts";
 import { UsageError } from "../errors.ts";
-import { AGENT_RECORD_SCHEMA, type AgentRecord, scopeFromEnv, writeAgentRecord } from "../store/agent_records.ts";
+import {
+  AGENT_RECORD_SCHEMA,
+  type AgentRecord,
+  type AgentScope,
+  closedMarker,
+  parseAgentRecord,
+  scopeFromEnv,
+  writeAgentRecord,
+} from "../store/agent_records.ts";
 
 const ACTIONS = ["progress", "continue", "repeat", "finish", "blocked"] as const;
 
@@ -42,6 +50,13 @@ export const spec: CommandSpec = {
         { hints: ["the runner sets these for each iteration of a packet with agent_control enabled"] },
       );
     }
+    if (exists(closedMarker(scope.dir))) {
+      throw new UsageError(
+        "agent_control_unavailable",
+        `the controlled invocation of prompt ${scope.promptId}, iteration ${scope.iteration} has ended; ` +
+          "the runner no longer reads its directory (nothing written)",
+      );
+    }
     const reason = flag(ctx, "reason");
     const cursor = flag(ctx, "cursor");
     const summary = flag(ctx, "summary");
@@ -61,6 +76,8 @@ export const spec: CommandSpec = {
       summary,
       at: new Date().toISOString(),
     };
+    // Read before writing: the terminal directive this iteration already holds (as the runner will judge it).
+    const earlier = action === "progress" ? null : earlierTerminal(scope);
     let name: string;
     try {
       name = writeAgentRecord(scope.dir, record);
@@ -76,6 +93,14 @@ export const spec: CommandSpec = {
       ctx.stderr.write(`error: ${action} needs --reason; the runner will refuse this request (${where})\n`);
       return Promise.resolve(2);
     }
+    if (earlier !== null) {
+      // Recorded so the runner audits the refusal; the agent learns now that the first directive stands.
+      ctx.stderr.write(
+        `error: a terminal directive (${earlier}) was already requested in this iteration (${where}); the first ` +
+          `wins and the runner will refuse this ${action}\n`,
+      );
+      return Promise.resolve(2);
+    }
     if (ctx.json) ctx.stdout.write(JSON.stringify({ recorded: name, action, ...record, token: undefined }) + "\n");
     else if (action === "progress") ctx.stdout.write(`progress recorded (${where}): ${cursor} — ${summary}\n`);
     else {
@@ -87,3 +112,33 @@ export const spec: CommandSpec = {
     return Promise.resolve(0);
   },
 };
+
+/**
+ * The action of a terminal directive already requested in this invocation's directory that the runner would accept
+ * (this scope's token, run, prompt and iteration; a reason where one is needed), or null. Advisory only: the runner
+ * judges every record itself. Only small regular files are read; links and anything else are skipped.
+ */
+function earlierTerminal(scope: AgentScope): string | null {
+  try {
+    for (const e of Deno.readDirSync(scope.dir)) {
+      if (!e.isFile || e.name.startsWith("progress.json")) continue;
+      const info = Deno.lstatSync(`${scope.dir}/${e.name}`);
+      if (!info.isFile || info.size > 64 * 1024) continue;
+      const r = parseAgentRecord(Deno.readTextFileSync(`${scope.dir}/${e.name}`));
+      if (!r || r.kind === "progress" || r.token !== scope.token || r.run_id !== scope.runId) continue;
+      if (r.prompt_id !== scope.promptId || r.iteration !== scope.iteration) continue;
+      if ((r.kind === "finish" || r.kind === "blocked") && !r.reason) continue;
+      return r.kind;
+    }
+  } catch { /* an unreadable directory: the write below reports it */ }
+  return null;
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -18,6 +18,8 @@ export interface FlagSpec {
   multiple?: boolean;
   /** Shown in help, e.g. `N` or `MODE`. */
   value?: string;
+  /** The fixed set of values the flag takes, when it has one (offered by `completions`). */
+  values?: readonly string[];
   description: string;
 }
 

@@ -14,6 +14,8 @@ import { type RunPermissions, runPermissionsFor } from "../run/run_permissions.t
 /** Everything `plan` shows. */
 export interface PlanView {
   packet: Packet;
+  /** How every command names the target: the packet directory's base name, or the workspace id. */
+  label: string;
   storeRoot: string;
   selected: Prompt[];
   run: ResumeDecision;
@@ -40,7 +42,7 @@ function renderPlan(v: PlanView): string {
   const ids = v.selected.map((p) => p.id);
   const o = packet.options;
   const lines = [
-    `Plan for ${packet.name} (${packet.dir})`,
+    `Plan for ${v.label} (${packet.dir})`,
     `  prompts   ${packet.prompts.length} in packet, ${ids.length} selected${ids.length ? ` (${ids.join(", ")})` : ""}`,
     `  provider  ${o.provider} / ${o.model}`,
     `  store     ${v.storeRoot}`,
@@ -106,7 +108,7 @@ export const spec: CommandSpec = {
       leaseLive: record?.state === "running" ? await runPidPresent(target.storeRoot) : false,
     });
     const permissions = await runPermissionsFor(packet, selected, target.storeRoot);
-    const view: PlanView = { packet, storeRoot: target.storeRoot, selected, run, permissions };
+    const view: PlanView = { packet, label: target.label, storeRoot: target.storeRoot, selected, run, permissions };
     ctx.stdout.write(ctx.json ? JSON.stringify(planJson(view)) + "\n" : renderPlan(view));
     return 0;
   },

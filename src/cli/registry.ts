@@ -97,6 +97,24 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import("./packet/doctor.ts"),
   },
   {
+    path: ["packet", "explain"],
+    summary: "effective options per prompt, with their sources",
+    permissions: READ_ONLY,
+    load: () => import("./packet/explain.ts"),
+  },
+  {
+    path: ["packet", "new"],
+    summary: "create a packet that lints clean",
+    permissions: ["read", "write", "env"],
+    load: () => import("./packet/new.ts"),
+  },
+  {
+    path: ["prompt", "new"],
+    summary: "add a prompt rendered from a template",
+    permissions: ["read", "write", "env"],
+    load: () => import("./prompt_new.ts"),
+  },
+  {
     path: ["checklist", "sync"],
     summary: "write checklist files next to prompts",
     permissions: ["read", "write", "env"],
@@ -153,11 +171,55 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import("./capabilities.ts"),
   },
   {
+    path: ["workspace", "plan"],
+    summary: "what workspace prepare would do; writes nothing",
+    // run: `git --no-optional-locks status` of present clones (never writes the index).
+    permissions: ["read", "run", "env", "sys"],
+    load: () => import("./workspace/plan.ts"),
+  },
+  {
+    path: ["workspace", "doctor"],
+    summary: "read-only readiness; exit 1 when not ready",
+    permissions: ["read", "run", "env", "sys"],
+    load: () => import("./workspace/doctor.ts"),
+  },
+  {
+    path: ["workspace", "import-state"],
+    summary: "import a legacy progress.log into an empty workspace",
+    permissions: ["read", "write", "env", "sys"],
+    load: () => import("./workspace/import_state.ts"),
+  },
+  {
     path: ["completions"],
     summary: "shell completion script: bash, zsh or fish",
     // Reads the command modules for their flags; nothing else.
     permissions: READ_ONLY,
     load: () => import("./completions.ts"),
+  },
+  {
+    path: ["init"],
+    summary: "create the config home's profiles and templates",
+    // Writes only under the config home ($XDG_CONFIG_HOME/prompt_runner); never replaces a file.
+    permissions: ["read", "write", "env"],
+    load: () => import("./init.ts"),
+  },
+  {
+    path: ["profile", "new"],
+    summary: "write a home profile",
+    permissions: ["read", "write", "env"],
+    load: () => import("./profile/new.ts"),
+  },
+  {
+    path: ["profile", "list"],
+    summary: "home and built-in profiles",
+    permissions: READ_ONLY,
+    load: () => import("./profile/list.ts"),
+  },
+  {
+    path: ["template", "list"],
+    summary: "prompt templates: packet, home, built-in",
+    permissions: READ_ONLY,
+    load: () => import("./template_list.ts"),
   },
 ];
 

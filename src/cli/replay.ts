@@ -14,7 +14,13 @@ import { loadPacket } from "../packet/load.ts";
 import type { Packet } from "../packet/mod.ts";
 import { normalizePromptId } from "../util/ids.ts";
 import { fileStamp, isRunId } from "../util/time.ts";
-import { DEFAULT_DIFF_MAX_LINES, DEFAULT_TOOL_OUTPUT_MAX_LINES, gitPathDiff } from "../render/mod.ts";
+import {
+  DEFAULT_DIFF_MAX_LINES,
+  DEFAULT_TOOL_OUTPUT_MAX_LINES,
+  gitPathDiff,
+  loadFullWidth,
+  needsFullWidthIn,
+} from "../render/mod.ts";
 import { Replayer } from "../render/replay.ts";
 import { eventStream, readEventFiles } from "../control/mod.ts";
 
@@ -122,6 +128,10 @@ async function run(ctx: CommandContext): Promise<number> {
   } catch {
     packet = null; // the packet may have changed since; headers then show what the events carry
   }
+  // string-width loads only when some text needs it (src/render/text_width.ts): the headers' prompt bodies and paths
+  // here, each event and steer text as it comes.
+  const width = (value: unknown) => needsFullWidthIn(value) ? loadFullWidth() : undefined;
+  await width([target.storeRoot, packet?.dir ?? "", packet?.prompts.map((p) => [p.body, p.file]) ?? []]);
   // Steer texts and log files are looked up as their events arrive: nothing is collected up front.
   const steerTexts = new Map<string, string>();
   const steersRead = new Set<string>();
@@ -185,7 +195,9 @@ async function run(ctx: CommandContext): Promise<number> {
       for (const rec of await readInterventions(target.storeRoot, ev.prompt_id)) {
         if (typeof rec.request === "string" && typeof rec.text === "string") steerTexts.set(rec.request, rec.text);
       }
+      await width([...steerTexts.values()]);
     }
+    await width(ev);
     out.add(replayer.push(ev));
   }
   if (filtered && matched === 0) {
@@ -214,10 +226,15 @@ export const spec: CommandSpec = {
     run: { type: "string", value: "ID", description: "an earlier run id (default: the latest run)" },
     prompt: { type: "string", value: "ID", description: "only this prompt's events" },
     attempt: { type: "string", value: "N", description: "only this attempt's events" },
-    "log-mode": { type: "string", value: "MODE", description: "compact|verbose|studio" },
-    "tool-output": { type: "string", value: "MODE", description: "none|summary|preview|full" },
+    "log-mode": { type: "string", value: "MODE", values: VIEW_VALUES.log_mode, description: "compact|verbose|studio" },
+    "tool-output": {
+      type: "string",
+      value: "MODE",
+      values: VIEW_VALUES.tool_output,
+      description: "none|summary|preview|full",
+    },
     thinking: { type: "string", value: "show|hide", description: "show or hide thinking" },
-    diff: { type: "string", value: "MODE", description: "none|stat|full" },
+    diff: { type: "string", value: "MODE", values: VIEW_VALUES.diff, description: "none|stat|full" },
     ...TARGET_FLAGS,
   },
   run,

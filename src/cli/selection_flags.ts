@@ -20,20 +20,30 @@ export const SELECTION_FLAGS: Record<string, FlagSpec> = {
 
 /** Execution override, budget and launch-view flags (the top option layer). */
 export const OVERRIDE_FLAGS: Record<string, FlagSpec> = {
-  provider: { type: "string", value: "P", description: `lane: ${PROVIDERS.join("|")}` },
+  provider: { type: "string", value: "P", values: PROVIDERS, description: `lane: ${PROVIDERS.join("|")}` },
   model: { type: "string", value: "M", description: "model passed to the lane" },
   "reasoning-effort": { type: "string", value: "E", description: "lane-specific reasoning effort" },
-  "permission-mode": { type: "string", value: "X", description: "default|auto|bypass|plan" },
+  "permission-mode": {
+    type: "string",
+    value: "X",
+    values: ENUM_OPTIONS.permission_mode!,
+    description: "default|auto|bypass|plan",
+  },
   timeout: { type: "string", value: "DUR", description: "per-session bound (250ms, 30s, 10m, 4h)" },
   "retry-attempts": { type: "string", value: "N", description: "retries for every failure class" },
   "repair-attempts": { type: "string", value: "N", description: "repair attempts per prompt" },
   "max-steers": { type: "string", value: "N", description: "steers per prompt per run" },
-  "log-mode": { type: "string", value: "MODE", description: "compact|verbose|studio" },
-  "tool-output": { type: "string", value: "MODE", description: "none|summary|preview|full" },
+  "log-mode": { type: "string", value: "MODE", values: ENUM_OPTIONS.log_mode!, description: "compact|verbose|studio" },
+  "tool-output": {
+    type: "string",
+    value: "MODE",
+    values: ENUM_OPTIONS.tool_output!,
+    description: "none|summary|preview|full",
+  },
   thinking: { type: "string", value: "show|hide", description: "show or hide thinking" },
-  diff: { type: "string", value: "MODE", description: "none|stat|full" },
-  "log-meta": { type: "string", value: "MODE", description: "none|full" },
-  "events-mode": { type: "string", value: "MODE", description: "compact|full|off" },
+  diff: { type: "string", value: "MODE", values: ENUM_OPTIONS.diff!, description: "none|stat|full" },
+  "log-meta": { type: "string", value: "MODE", values: ENUM_OPTIONS.log_meta!, description: "none|full" },
+  "events-mode": { type: "string", value: "MODE", values: ENUM_OPTIONS.events_mode!, description: "compact|full|off" },
 };
 
 /** Target flags. */

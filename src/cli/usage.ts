@@ -111,3 +111,26 @@ export function unknownCommandError(argv: readonly string[]): UsageError {
     hints: [seeHelp()],
   });
 }
+
+/** A group followed by a flag but no command (`control --json`): which commands it has, and where the help is. */
+export function groupFlagError(group: string, flag: string): UsageError {
+  const subs = groupCommands(group).map((c) => c.path.slice(1).join(" "));
+  return new UsageError(
+    "missing_argument",
+    `${group} needs a command before "${flag.split("=")[0]}": ${subs.join(", ")}`,
+    { hints: [seeHelp([group])] },
+  );
+}
+
+/** `version` (or `--version`, `-V`, `-v`) takes only the global output flags; anything else is a usage error. */
+export function versionArgsError(args: readonly string[]): UsageError | null {
+  const extra = args.find((a, i) =>
+    a !== "--json" && a !== "--verbose" && !/^--color(=|$)/.test(a) && args[i - 1] !== "--color"
+  );
+  if (extra === undefined) return null;
+  return extra.startsWith("-")
+    ? new UsageError("unknown_flag", `unknown flag "${extra.split("=")[0]}" for version`, {
+      hints: [seeHelp(["version"])],
+    })
+    : new UsageError("unexpected_argument", `unexpected argument "${extra}"`, { hints: [seeHelp(["version"])] });
+}

@@ -75,7 +75,11 @@ function renderVerify(out: VerifyOutput, color: boolean, tailLines: number): str
       lines.push(head!.replace("✗", paint("red", "✗")), ...tail.map((l) => paint("dim", l)));
     }
   }
-  lines.push(`Verified ${out.prompts} prompt(s): ${out.failed.length} failed, ${out.faulted.length} faulted`);
+  lines.push(
+    `Verified ${out.prompts} ${
+      out.prompts === 1 ? "prompt" : "prompts"
+    }: ${out.failed.length} failed, ${out.faulted.length} faulted`,
+  );
   return lines.join("\n") + "\n";
 }
 

@@ -7,7 +7,7 @@ import { lintSimulate } from "../packet/simulate_lint.ts";
 import { inspectPacket, type LoadOptions } from "../packet/load.ts";
 import { filenamePrefix } from "../packet/prompt_text.ts";
 import { normalizePromptId } from "../util/ids.ts";
-import type { Finding, Packet } from "../packet/mod.ts";
+import type { Finding, Packet, PacketInspection, Prompt } from "../packet/mod.ts";
 
 /** The result of linting a packet. */
 export interface LintResult {
@@ -28,16 +28,26 @@ function hasItems(verify: Record<string, unknown[]>, legacy: string[]): boolean 
   return legacy.length > 0 || Object.values(verify).some((v) => v.length > 0);
 }
 
-/** Lint a packet directory. Throws only when the directory is not a packet (NotFoundError). */
-export async function lintPacket(dir: string, opts: LoadOptions & { strict?: boolean } = {}): Promise<LintResult> {
-  const r = await inspectPacket(dir, opts);
+/**
+ * Lint a packet directory. Throws only when the directory is not a packet (NotFoundError). `inspection` is the
+ * directory's inspection with the same options when the caller made it already (it is not read again).
+ */
+export async function lintPacket(
+  dir: string,
+  opts: LoadOptions & { strict?: boolean } = {},
+  inspection?: PacketInspection,
+): Promise<LintResult> {
+  const r = inspection ?? await inspectPacket(dir, opts);
   const found: Finding[] = [...r.findings];
   const packet = r.packet;
   const seenIds = new Set<string>();
+  // The first prompt of each file, looked up by name (a search per file was quadratic in the packet's size).
+  const byFile = new Map<string, Prompt>();
+  for (const p of packet?.prompts ?? []) if (!byFile.has(p.file)) byFile.set(p.file, p);
   for (const file of r.promptFiles) {
     const base = file.slice(file.lastIndexOf("/") + 1);
     const rel = file.slice(r.dir.length + 1);
-    const prompt = packet?.prompts.find((p) => p.file === file);
+    const prompt = byFile.get(file);
     const prefix = filenamePrefix(base);
     if (prefix === null) {
       found.push({

@@ -274,7 +274,9 @@ class FilePlane implements RunnerPlane {
       this.#hooks.notice(`retention not logged: ${errorMessage(e)}`, "warning");
     }
     this.#hooks.notice(
-      `pruned the event archives of ${pruned.length} earlier run(s) (${(bytes / 1048576).toFixed(1)} MiB): ${reason}`,
+      `pruned the event archives of ${pruned.length} earlier ${pruned.length === 1 ? "run" : "runs"} (${
+        (bytes / 1048576).toFixed(1)
+      } MiB): ${reason}`,
       "info",
     );
   }

@@ -7,6 +7,7 @@ import { CODEX_PROFILE } from "./profiles.ts";
 import { type CliProfile, promptArgs } from "./profile.ts";
 import type { Lane, PermissionMode, SessionSpec } from "./types.ts";
 import { CODEX_TOOLS } from "./tool_vocabulary.ts";
+import { AGENT_ENV } from "../store/mod.ts";
 
 /** `permission_mode` → `sandbox_mode` value; `bypass` uses the bypass flag on fresh sessions (docs/reference/providers.md §1). */
 export const CODEX_SANDBOX_MODES: Readonly<Record<PermissionMode, string>> = {
@@ -47,6 +48,9 @@ function commonConfig(spec: SessionSpec): string[] {
   if (o.model) args.push("-m", o.model);
   if (o.reasoning_effort !== null) args.push("-c", `model_reasoning_effort="${o.reasoning_effort}"`);
   args.push("-c", `approval_policy="never"`);
+  // A login shell's profile (/etc/profile) resets PATH, dropping the `prompt_runner` the runner put first on the
+  // session's PATH: a controlled session's shell commands run as non-login shells (docs/agent-control.md §2).
+  if (spec.env[AGENT_ENV.dir]) args.push("-c", "allow_login_shell=false");
   return args;
 }
 
@@ -60,11 +64,22 @@ function buildCommand(spec: SessionSpec): string[] {
   return [...args, ...promptArgs(spec.prompt)];
 }
 
-/** `exec resume` accepts no `-s`/`-C`: the sandbox goes through `-c sandbox_mode=…` and the cwd is the spawn cwd. */
+/**
+ * `exec resume` accepts no `-s`/`-C`/`--add-dir`: the sandbox goes through `-c sandbox_mode=…`, the extra writable
+ * directories (other target repos, the agent-control directory) through `-c sandbox_workspace_write.writable_roots`,
+ * and the cwd is the spawn cwd.
+ */
 function buildResume(sessionId: string, spec: SessionSpec): string[] {
   const o = spec.options;
   const args = ["exec", "resume", "--json", "--skip-git-repo-check", ...commonConfig(spec)];
   if (o.permission_mode !== null) args.push("-c", `sandbox_mode="${CODEX_SANDBOX_MODES[o.permission_mode]}"`);
+  if (spec.extraDirs.length) {
+    // A JSON string is a valid TOML basic string.
+    args.push(
+      "-c",
+      `sandbox_workspace_write.writable_roots=[${spec.extraDirs.map((d) => JSON.stringify(d)).join(",")}]`,
+    );
+  }
   return [...args, sessionId, ...promptArgs(spec.prompt)];
 }
 

@@ -89,7 +89,7 @@ const ENV_NAMES = [
 ];
 
 /** Read the environment variables the loader uses, tolerating partial env permission. */
-function loaderEnv(): Record<string, string> {
+export function loaderEnv(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of ENV_NAMES) {
     try {
@@ -163,16 +163,30 @@ function overridesLayer(o: OptionOverrides): OptionLayer {
   return layer;
 }
 
+/**
+ * How many prompt files are read and parsed at once. Bounded: with every file of a 10,000-prompt packet in flight at
+ * once, each one's text, YAML tree and pending read were alive together, and the heap grew to several times what the
+ * loaded packet keeps (docs/bench.md `scale`, peak RSS).
+ */
+export const PROMPT_READ_CONCURRENCY = 16;
+
 /** Discover the prompt files and parse them concurrently, each into its own sink (merged later in file order). */
 async function readPromptFiles(
   root: string,
   promptDir: string,
 ): Promise<{ promptFiles: string[]; parsed: { raw: RawPrompt | null; own: FindingSink }[] }> {
   const promptFiles = await discoverPromptFiles(promptDir);
-  const parsed = await Promise.all(promptFiles.map(async (file) => {
-    const own = new FindingSink();
-    return { raw: await parsePromptFile(file, relTo(root, file), own), own };
-  }));
+  const parsed: { raw: RawPrompt | null; own: FindingSink }[] = new Array(promptFiles.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < promptFiles.length) {
+      const i = next++;
+      const file = promptFiles[i]!;
+      const own = new FindingSink();
+      parsed[i] = { raw: await parsePromptFile(file, relTo(root, file), own), own };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PROMPT_READ_CONCURRENCY, promptFiles.length) }, worker));
   return { promptFiles, parsed };
 }
 
@@ -382,13 +396,26 @@ function parsePhases(raw: unknown, sink: FindingSink): Record<string, string> {
  * {@link NotFoundError} (exit 4) when the directory is not a packet, {@link UsageError} for invalid overrides.
  */
 export async function loadPacket(dir: string, opts: LoadOptions = {}): Promise<Packet> {
-  const r = await inspectPacket(dir, opts);
+  return packetOf(await inspectPacket(dir, opts));
+}
+
+/**
+ * The packet of an inspection, as {@link loadPacket} returns it: throws {@link PacketError} (exit 3) for the first
+ * error finding. Lets a caller that also lints (the runner's lint gate) inspect the packet once.
+ */
+export function packetOf(r: PacketInspection): Packet {
   const errors = r.findings.filter((f) => f.severity === "error");
   const first = errors[0];
   if (first || !r.packet) {
     const f = first!;
     const hints = [`packet: ${r.dir}`];
-    if (errors.length > 1) hints.push(`${errors.length - 1} more error(s); run: prompt_runner packet lint ${r.dir}`);
+    if (errors.length > 1) {
+      hints.push(
+        `${errors.length - 1} more ${
+          errors.length === 2 ? "error" : "errors"
+        }; run: prompt_runner packet lint ${r.dir}`,
+      );
+    }
     throw new PacketError(findingCode(f.kind), f.message, {
       ...(f.file ? { file: f.file } : {}),
       ...(f.key ? { key: f.key } : {}),

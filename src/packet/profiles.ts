@@ -27,8 +27,19 @@ const BUILTIN_PROFILES: Readonly<Record<string, Readonly<Record<string, unknown>
   },
 };
 
+/** The built-in profiles' names, sorted. */
+export function builtinProfileNames(): string[] {
+  return Object.keys(BUILTIN_PROFILES).sort();
+}
+
+/** A built-in profile's options (a copy), or null when there is no built-in of that name. */
+export function builtinProfile(name: string): Record<string, unknown> | null {
+  const p = BUILTIN_PROFILES[name];
+  return p ? structuredClone(p) as Record<string, unknown> : null;
+}
+
 /** The config home: `$PROMPT_RUNNER_CONFIG_HOME`, else `$XDG_CONFIG_HOME/prompt_runner`, else `~/.config/prompt_runner`. */
-function configHome(env: Record<string, string | undefined>): string | null {
+export function configHome(env: Record<string, string | undefined>): string | null {
   const explicit = env.PROMPT_RUNNER_CONFIG_HOME;
   if (explicit) return explicit.replace(/\/+$/, "");
   const xdg = env.XDG_CONFIG_HOME;
@@ -59,7 +70,7 @@ export class ProfileError extends Error {
 }
 
 /** Profile names available: built-ins plus `profiles/*.md` of the config home, sorted. */
-async function listProfiles(home: string | null): Promise<string[]> {
+export async function listProfiles(home: string | null): Promise<string[]> {
   const names = new Set(Object.keys(BUILTIN_PROFILES));
   if (home) {
     const dir = `${home}/profiles`;

@@ -10,5 +10,6 @@ export { toolChange } from "./diff.ts";
 export { pathDiffPrefetchFor } from "./git_diff.ts";
 export { replayEvents } from "./replay.ts";
 export { summaryTable } from "./summary_table.ts";
+export { loadFullWidth, needsFullWidth, needsFullWidthIn } from "./text_width.ts";
 export { attemptPhrase, plural, type ProgressFacts, progressLine, timelineLine, tokenPhrase } from "./status_words.ts";
 export { StatusLine } from "./status_line.ts";

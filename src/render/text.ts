@@ -1,5 +1,5 @@
 /** Text helpers shared by the renderers: width-aware truncation, short model names, sizes and paths. */
-import stringWidth from "string-width";
+import { textWidth } from "./text_width.ts";
 
 // Only non-ASCII text needs the (slower) width computation.
 // deno-lint-ignore no-control-regex
@@ -7,17 +7,17 @@ const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Display width of text in terminal columns (East Asian wide characters and emoji count 2). */
 export function displayWidth(text: string): number {
-  return NON_ASCII.test(text) ? stringWidth(text) : text.length;
+  return NON_ASCII.test(text) ? textWidth(text) : text.length;
 }
 
 /** Truncate text to at most `max` columns, ending in `…` when shortened. */
 export function truncate(text: string, max: number): string {
   if (!NON_ASCII.test(text)) return text.length <= max ? text : text.slice(0, Math.max(0, max - 1)) + "…";
-  if (stringWidth(text) <= max) return text;
+  if (textWidth(text) <= max) return text;
   let out = "";
   let width = 0;
   for (const ch of text) {
-    const w = stringWidth(ch);
+    const w = textWidth(ch);
     if (width + w > max - 1) break;
     out += ch;
     width += w;

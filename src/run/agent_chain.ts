@@ -26,7 +26,7 @@ export class AgentLoop {
   static open(ctx: RunContext, prompt: Prompt): AgentLoop | null {
     const config = ctx.packet.agentControl;
     if (!config || !ctx.persist) return null;
-    const rec = ctx.state.current.prompts[prompt.id]?.agent_control;
+    const rec = ctx.state.entry(prompt.id)?.agent_control;
     const iteration = rec && rec.run_id === ctx.runId ? rec.iteration : 1;
     return new AgentLoop(config, iteration, config.default_action === "repeat" || iteration > 1);
   }

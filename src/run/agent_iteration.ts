@@ -9,12 +9,13 @@ import type { AgentScope } from "../store/mod.ts";
 import {
   AGENT_SDK_FILES,
   type AgentRecord,
+  closedMarker,
   envOfScope,
   parseAgentRecord,
   type TerminalAction,
 } from "../store/agent_records.ts";
 import { storePaths } from "../store/paths.ts";
-import { ensureStoreDir } from "../util/safe_fs.ts";
+import { createStoreFileOnceSync, ensureStoreDir } from "../util/safe_fs.ts";
 import type { AgentControlSnap } from "../control/mod.ts";
 import type { RunContext } from "./context.ts";
 import { judgeRecord } from "./agent_decide.ts";
@@ -73,11 +74,14 @@ export class AgentInvocation {
     this.#timer ??= setInterval(() => this.scan(false), ms);
   }
 
-  /** Stop watching, and judge whatever arrived last. */
+  /** Stop watching, judge whatever arrived last, and close the invocation (a late command is refused unwritten). */
   settle(): void {
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
     this.scan(true);
+    try {
+      createStoreFileOnceSync(closedMarker(this.scope.dir), `${new Date().toISOString()}\n`);
+    } catch { /* the store is gone or read-only: nothing more is read from this directory either way */ }
   }
 
   /**
@@ -90,45 +94,52 @@ export class AgentInvocation {
    */
   scan(final = true): void {
     const progressName = AGENT_SDK_FILES.progress.name;
-    let found: { name: string; mtime: number; file: boolean }[];
+    let found: Found[];
     try {
       found = [];
       for (const e of Deno.readDirSync(this.scope.dir)) {
         if (this.#seen.has(e.name) || e.name.startsWith(`${progressName}.tmp`)) continue;
         let mtime = 0;
         let file = false;
+        let size = 0;
         try {
           const info = Deno.lstatSync(`${this.scope.dir}/${e.name}`);
           mtime = info.mtime?.getTime() ?? 0;
           file = info.isFile;
+          size = info.size;
         } catch { /* gone again: refused below as unreadable */ }
-        found.push({ name: e.name, mtime, file });
+        found.push({ name: e.name, mtime, file, size });
       }
     } catch {
       return;
     }
     found.sort((a, b) => a.mtime - b.mtime || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const { name, file } of found) {
-      let raw: string | null = null;
-      // Only regular files are read: a link or anything else the agent put here is refused, never followed.
-      try {
-        if (file) raw = Deno.readTextFileSync(`${this.scope.dir}/${name}`);
-      } catch { /* unreadable: refused below */ }
-      const record = raw === null ? null : fileRecord(name, parseAgentRecord(raw));
-      if (record === null && !final && file) continue;
-      if (name === progressName && file) {
-        if (raw === this.#progressText) continue;
-        this.#progressText = raw;
-        this.#judge(`${name}#${++this.#progressVersion}`, record);
+    for (const f of found) {
+      // Only regular files are read: a link, directory, FIFO or anything else is refused, never followed or opened.
+      // While the session runs such an entry is left for a later scan: a sandbox puts transient mount points in its
+      // writable roots (codex's .git, .codex, .agents …) and removes them when its command ends.
+      if (!f.file && !final) continue;
+      const read = f.file ? readRecordText(`${this.scope.dir}/${f.name}`, f.size) : NOT_A_FILE;
+      const record = typeof read === "string" ? fileRecord(f.name, parseAgentRecord(read)) : null;
+      const why = typeof read === "string" ? null : read.why;
+      if (record === null && why === null && !final) continue;
+      if (f.name === progressName) {
+        // The progress file is replaced, not added: judge each new version once.
+        const version = typeof read === "string" ? read : `${why}@${f.size}:${f.mtime}`;
+        if (version === this.#progressText) continue;
+        this.#progressText = version;
+        this.#judge(`${f.name}#${++this.#progressVersion}`, record, why);
         continue;
       }
-      this.#seen.add(name);
-      this.#judge(name, record);
+      this.#seen.add(f.name);
+      this.#judge(f.name, record, why);
     }
   }
 
-  #judge(name: string, record: AgentRecord | null): void {
-    const verdict = judgeRecord(record, this.scope, this.#held?.action ?? null);
+  #judge(name: string, record: AgentRecord | null, why: string | null = null): void {
+    const verdict = why !== null
+      ? { ok: false as const, reason: why }
+      : judgeRecord(record, this.scope, this.#held?.action ?? null);
     const params = record
       ? { file: name, reason: record.reason, cursor: record.cursor, unit: record.unit, summary: record.summary }
       : { file: name };
@@ -210,6 +221,42 @@ export class AgentInvocation {
     });
     const snap = this.ctx.agentSnap;
     if (snap) this.ctx.setAgentSnap({ ...snap, last_directive: { action, outcome: "applied", reason } });
+  }
+}
+
+/** An entry of the private directory as the scan found it. */
+interface Found {
+  name: string;
+  mtime: number;
+  file: boolean;
+  size: number;
+}
+
+/** The largest record the runner reads (a record is a few hundred bytes; anything far larger is refused unread). */
+export const MAX_RECORD_BYTES = 64 * 1024;
+
+const NOT_A_FILE = { why: "not a regular file (links, directories and other entries are never followed)" };
+
+/**
+ * A record file's text, read through at most {@link MAX_RECORD_BYTES} + 1 bytes (never the whole of a huge file, even
+ * one that grows while it is read), or why it is refused unread; an unreadable file reads as empty text.
+ */
+function readRecordText(path: string, size: number): string | { why: string } {
+  const tooBig = (n: number) => ({ why: `record too large (${n} bytes; at most ${MAX_RECORD_BYTES})` });
+  if (size > MAX_RECORD_BYTES) return tooBig(size);
+  try {
+    using f = Deno.openSync(path, { read: true });
+    const buf = new Uint8Array(MAX_RECORD_BYTES + 1);
+    let n = 0;
+    while (n < buf.length) {
+      const got = f.readSync(buf.subarray(n));
+      if (got === null || got === 0) break;
+      n += got;
+    }
+    if (n > MAX_RECORD_BYTES) return tooBig(n);
+    return new TextDecoder().decode(buf.subarray(0, n));
+  } catch {
+    return "";
   }
 }
 

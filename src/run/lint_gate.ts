@@ -8,7 +8,7 @@ import { lintPacket } from "../contract/packet_lint.ts";
 import { loadPacket } from "../packet/load.ts";
 import { readProgress } from "../store/progress.ts";
 import { type Selection, selectPrompts } from "../packet/select.ts";
-import type { Finding, OptionOverrides } from "../packet/mod.ts";
+import type { Finding, OptionOverrides, PacketInspection } from "../packet/mod.ts";
 
 /**
  * Lint findings that refuse a run even without `--strict`: each would make a verdict check less than it says.
@@ -41,12 +41,15 @@ export function refusalLine(f: Finding): string {
   return f.key && !msg.startsWith(f.key) ? `${file}: ${f.key}: ${msg}` : `${file}: ${msg}`;
 }
 
-/** Throw a {@link PacketError} (exit 3) for the first refusal; the others become hint lines. */
+/**
+ * Throw a {@link PacketError} (exit 3) for the first refusal; the others become hint lines. `inspection`: the
+ * packet's inspection with the same overrides, when the caller has it (the packet is then not read again).
+ */
 export async function lintGate(
   packetDir: string,
-  opts: { overrides: OptionOverrides; ids: Iterable<string>; strict: boolean },
+  opts: { overrides: OptionOverrides; ids: Iterable<string>; strict: boolean; inspection?: PacketInspection },
 ): Promise<void> {
-  const r = await lintPacket(packetDir, { overrides: opts.overrides, strict: opts.strict });
+  const r = await lintPacket(packetDir, { overrides: opts.overrides, strict: opts.strict }, opts.inspection);
   const found = refusals(r.findings, new Set(opts.ids), opts.strict);
   const first = found[0];
   if (!first) return;

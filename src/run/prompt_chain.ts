@@ -211,8 +211,10 @@ async function settleAttempt(
   }
   const env = run.envelope ?? okEnvelope();
   const changed = run.stream === "error" && !report.pass ? await workspaceChanged(ctx, prompt, report) : false;
-  // Under agent control a failed provider turn is never a controlled iteration, even if the contract passes.
-  const counted = agent !== null && run.stream === "error" ? false : report.pass;
+  // Under agent control a failed provider turn is never a controlled iteration, even if the contract passes; under
+  // agent-owned completion it is never the agent's normal return either (no "the contract passes" override).
+  const owned = agent !== null || ctx.packet.execution.completion === "agent_owned";
+  const counted = owned && run.stream === "error" ? false : report.pass;
   const judgement = judgeAttempt({
     stream: run.stream,
     report: { pass: counted, items: report.counts.items },

@@ -9,7 +9,7 @@ import { nowIso } from "../util/time.ts";
 import type { RunContext } from "./context.ts";
 import { captureBaseline, dirtyRepos, listPaths, preexistingByRoot, promptRepos, type RepoBaseline } from "./dirty.ts";
 import { type PreservedWork, preserveFailedWork, restorePreserved } from "./preserve.ts";
-import type { PromptStatus, StateDoc, StateStore } from "./state.ts";
+import type { PromptState, PromptStatus, StateDoc, StateStore } from "./state.ts";
 import { RunFailedError } from "../errors.ts";
 
 /** Final states whose leftovers are preserved and reset (an interrupted prompt's leftovers are resumed instead). */
@@ -21,7 +21,11 @@ const PRESERVED_STATUSES: ReadonlySet<PromptStatus> = new Set(["failed", "verifi
  * `running` or `interrupted`. That work is the prompt's own, claimed by its next run.
  */
 export function hasLeftovers(state: StateDoc, promptId: string): boolean {
-  const entry = state.prompts[promptId];
+  return entryHasLeftovers(state.prompts[promptId]);
+}
+
+/** {@link hasLeftovers} of one prompt's entry. */
+function entryHasLeftovers(entry: PromptState | undefined): boolean {
   const last = entry?.attempts.at(-1);
   return entry?.status === "interrupted" || last?.status === "running" || last?.status === "interrupted";
 }
@@ -29,8 +33,8 @@ export function hasLeftovers(state: StateDoc, promptId: string): boolean {
 function recordedBaseline(ctx: RunContext, prompt: Prompt): Record<string, string[]> | null {
   // An interrupted prompt keeps the baseline recorded when the run of its last attempt started it (none: nothing
   // was dirty then): its leftovers are its own, not the user's.
-  const entry = ctx.state.current.prompts[prompt.id];
-  if (!entry || !hasLeftovers(ctx.state.current, prompt.id)) return null;
+  const entry = ctx.state.entry(prompt.id);
+  if (!entry || !entryHasLeftovers(entry)) return null;
   const rec = entry.preexisting;
   return rec && rec.run_id === entry.attempts.at(-1)?.run_id ? rec.repos : {};
 }
@@ -47,7 +51,7 @@ export async function refuseDirtyRepos(
   allowDirty: boolean,
   state: StateStore | null,
 ): Promise<void> {
-  const claimed = state ? prompts.filter((p) => hasLeftovers(state.current, p.id)) : [];
+  const claimed = state ? prompts.filter((p) => entryHasLeftovers(state.entry(p.id))) : [];
   const dirty = await dirtyRepos(packet, prompts, storeRoot, allowDirty, claimed);
   if (dirty.length) {
     throw new RunFailedError("preflight_failed", "preflight failed", { hints: dirty.map((d) => d.message) });

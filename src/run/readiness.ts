@@ -258,9 +258,9 @@ export async function readinessReport(
   };
 }
 
-/** The human form of the report. */
-export function renderReadiness(r: ReadinessReport, title: "Preflight" | "Doctor"): string {
-  const lines = [`${title}: ${r.packet} (${r.root})`];
+/** The human form of the report, headed by `label` (how every command names the target; default the manifest name). */
+export function renderReadiness(r: ReadinessReport, title: "Preflight" | "Doctor", label = r.packet): string {
+  const lines = [`${title}: ${label} (${r.root})`];
   lines.push(`  profile   ${r.profile ?? "(none)"}`);
   lines.push(`  provider  ${r.provider} / ${r.model}`);
   const laneWhere = r.lane.path ?? r.lane.executable ?? "built-in";
@@ -273,7 +273,7 @@ export function renderReadiness(r: ReadinessReport, title: "Preflight" | "Doctor
   for (const x of r.repos) {
     lines.push(`  repo      ${x.name.padEnd(w)}  ${x.path || "(no path)"}  ${x.ready ? "ready" : x.errors.join(", ")}`);
   }
-  lines.push(`  prompts   ${r.prompt_files.length} file(s)`);
+  lines.push(`  prompts   ${r.prompt_files.length} ${r.prompt_files.length === 1 ? "file" : "files"}`);
   if (r.permissions) lines.push(`  allow-run  ${r.permissions.run.join(",")}`);
   if (title === "Doctor") {
     for (const a of r.authoring_warnings) {

@@ -6,11 +6,12 @@ import { acquireLease, type Lease } from "../store/lease.ts";
 import { ensureStoreRoot } from "../store/layout.ts";
 import { assertStoreIntact } from "../store/guard.ts";
 import { RunFailedError, UsageError } from "../errors.ts";
-import { loadPacket } from "../packet/load.ts";
+import { inspectPacket, packetOf } from "../packet/load.ts";
 import { selectPrompts } from "../packet/select.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
 import { newRunId } from "../util/time.ts";
 import { closeHelperShell, openHelperShell } from "../util/helper_shell.ts";
+import { loadFullWidth } from "../render/mod.ts";
 import { failpoint } from "../util/failpoint.ts";
 import type { RunContext } from "./context.ts";
 import { printDryRun } from "./dry_run.ts";
@@ -61,7 +62,12 @@ function refuseAgentControlWithoutStore(packet: Packet, store: RunRequest["runti
 /** Execute a packet run; returns the exit code (docs/reference/cli.md §3.1). */
 export async function runPacket(req: RunRequest): Promise<number> {
   const { io } = req;
-  const packet = await loadPacket(req.packetDir, { overrides: req.overrides });
+  // Agent text can hold any character: measure it exactly from the first line on (src/render/text_width.ts).
+  await loadFullWidth();
+  // Inspected once: the lint gate below lints this inspection rather than reading the packet a second time (a second
+  // copy of a 10,000-prompt packet was most of a run's peak memory, docs/bench.md `scale`).
+  const inspection = await inspectPacket(req.packetDir, { overrides: req.overrides });
+  const packet = packetOf(inspection);
   refuseAgentControlWithoutStore(packet, req.runtimeStore);
   assertStoreIntact(req.storeRoot); // planted links and special files are refused before anything reads them
   const progress = await readProgress(req.storeRoot);
@@ -71,6 +77,7 @@ export async function runPacket(req: RunRequest): Promise<number> {
     overrides: req.overrides,
     ids: prompts.map((p) => p.id),
     strict: req.strict === true,
+    inspection,
   });
   if (req.dryRun) {
     await printDryRun(packet, prompts, req.storeRoot, req.commit, io);
@@ -230,7 +237,7 @@ async function closedRunSummary(
     run,
     packet: ctx.packet,
     selected: record?.selection.ids ?? tally.outcomes.map((o) => o.id),
-    state: ctx.state.current,
+    state: ctx.state, // read entry by entry: never the whole document decoded at once
     storeRoot: ctx.persist ? ctx.storeRoot : null,
   });
 }

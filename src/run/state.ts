@@ -11,23 +11,17 @@ import type { AttemptMode, StreamKind } from "../events/mod.ts";
 import { RunFailedError } from "../errors.ts";
 import { storePaths } from "../store/paths.ts";
 import { mergeStatePending } from "../store/state_pending.ts";
-import { appendStoreLine, atomicWriteStoreText, readStoreTextOrNull } from "../util/safe_fs.ts";
+import { appendStoreLine, atomicWriteStoreChunks, readStoreTextOrNull } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 import { meterRead } from "../util/read_meter.ts";
 import type { FailureEnvelope } from "./classify.ts";
+import { atRest, docPieces, freezeEntry, FrozenEntry, type HeldEntry, thawEntry } from "./state_entries.ts";
 
 /** Schema tag of `state.json`. */
 const STATE_SCHEMA = "prompt_runner.state/v1";
 
 /** The shortest interval between two rewrites of `state.json` while prompt entries change (docs/reference/runner.md §10.2). */
 export const STATE_REWRITE_MS = 2000;
-
-/** One line of `state.pending.jsonl`: the whole entry of a prompt as it is now. */
-interface PendingLine {
-  id: string;
-  at: string;
-  entry: PromptState;
-}
 
 /** Prompt statuses (docs/reference/runner.md §10.2). */
 export type PromptStatus =
@@ -229,6 +223,9 @@ export async function readState(storeRoot: string): Promise<StateDoc> {
  * change is appended to `state.pending.jsonl` before its promise resolves; the whole document is rewritten when
  * {@link STATE_REWRITE_MS} have passed since the last rewrite, on {@link StateStore.update} and on
  * {@link StateStore.flush}. Writes are serialised so concurrent updates never lose each other.
+ *
+ * Memory stays flat in the number of prompts (issue #13): an entry with no attempt under way is held as compact text
+ * with its verification report once (src/run/state_entries.ts), and the rewrite streams those texts to the file.
  */
 export class StateStore {
   #chain: Promise<unknown> = Promise.resolve();
@@ -238,9 +235,22 @@ export class StateStore {
   #tornPending = false;
   #lastRewrite = performance.now();
   readonly #rewriteMs: number;
-  private constructor(readonly storeRoot: string, private doc: StateDoc, memory = false, rewriteMs = STATE_REWRITE_MS) {
+  #head!: Omit<StateDoc, "prompts">;
+  #entries = new Map<string, HeldEntry<PromptState>>();
+  private constructor(readonly storeRoot: string, doc: StateDoc, memory = false, rewriteMs = STATE_REWRITE_MS) {
     this.#memory = memory;
     this.#rewriteMs = rewriteMs;
+    this.#hold(doc);
+  }
+
+  /** Hold a whole document: its top fields, and its entries (frozen when at rest). */
+  #hold(doc: StateDoc): void {
+    const { prompts, ...head } = doc;
+    this.#head = head;
+    this.#entries = new Map();
+    for (const [id, entry] of Object.entries(prompts)) {
+      this.#entries.set(id, atRest(entry) ? freezeEntry(entry) : entry);
+    }
   }
 
   /**
@@ -268,7 +278,7 @@ export class StateStore {
   async reload(): Promise<void> {
     if (this.#memory) return;
     await this.#serial(async () => {
-      this.doc = await readState(this.storeRoot);
+      this.#hold(await readState(this.storeRoot));
       await this.#notePending();
     });
   }
@@ -286,14 +296,41 @@ export class StateStore {
     return !this.#memory;
   }
 
-  /** The latest document (in memory; what `state.json` plus its pending entries say). */
+  /**
+   * The latest document (what `state.json` plus its pending entries say), built on each call: entries at rest are
+   * fresh copies, so changing them changes nothing. For one prompt use {@link StateStore.entry}.
+   */
   get current(): StateDoc {
-    return this.doc;
+    const prompts: Record<string, PromptState> = {};
+    for (const [id, held] of this.#entries) prompts[id] = thawEntry(held);
+    return { ...this.#head, prompts };
+  }
+
+  /** One prompt's entry (a copy when it is at rest), or undefined. */
+  entry(promptId: string): PromptState | undefined {
+    const held = this.#entries.get(promptId);
+    return held === undefined ? undefined : thawEntry(held);
+  }
+
+  /** The ids of every prompt with an entry, in the order held. */
+  ids(): IterableIterator<string> {
+    return this.#entries.keys();
   }
 
   /** The attempts of one prompt (all runs). */
   attempts(promptId: string): AttemptRecord[] {
-    return this.doc.prompts[promptId]?.attempts ?? [];
+    return this.entry(promptId)?.attempts ?? [];
+  }
+
+  /** The text held for the prompts at rest, in UTF-16 units, and how many they are (tests: memory per prompt). */
+  heldAtRest(): { prompts: number; units: number } {
+    let prompts = 0, units = 0;
+    for (const held of this.#entries.values()) {
+      if (!(held instanceof FrozenEntry)) continue;
+      prompts++;
+      units += held.size;
+    }
+    return { prompts, units };
   }
 
   #serial(step: () => Promise<void> | void): Promise<void> {
@@ -302,10 +339,12 @@ export class StateStore {
     return next;
   }
 
-  /** Rewrite `state.json` whole (compact JSON, atomic), then empty the pending file. */
+  /** Rewrite `state.json` whole (compact JSON, atomic, written piece by piece), then empty the pending file. */
   async #rewrite(): Promise<void> {
     const paths = storePaths(this.storeRoot);
-    await atomicWriteStoreText(paths.state, JSON.stringify(this.doc) + "\n", { failpoint: "state.before_rename" });
+    await atomicWriteStoreChunks(paths.state, docPieces(this.#head, this.#entries), {
+      failpoint: "state.before_rename",
+    });
     // A crash between the rename and the truncation leaves pending lines that state.json already holds: merging them
     // again changes nothing (the last line per prompt is the entry as rewritten).
     if (this.#pending > 0) await Deno.truncate(paths.statePending, 0).catch(ignoreMissing);
@@ -317,10 +356,10 @@ export class StateStore {
   /** A change of the whole document: applied in memory and written at once (rare: crash recovery). */
   update(fn: (doc: StateDoc) => void): Promise<void> {
     return this.#serial(async () => {
-      const doc = this.#memory ? structuredClone(this.doc) : this.doc;
+      const doc = this.current;
       fn(doc);
       doc.updated_at = nowIso();
-      this.doc = doc;
+      this.#hold(doc);
       if (!this.#memory) await this.#rewrite();
     });
   }
@@ -329,13 +368,20 @@ export class StateStore {
   updatePrompt(promptId: string, fn: (p: PromptState) => void): Promise<void> {
     return this.#serial(async () => {
       const at = nowIso();
-      const p = this.doc.prompts[promptId] ??= { status: "running", updated_at: at, attempts: [] };
+      const held = this.#entries.get(promptId);
+      const p = held === undefined ? { status: "running" as const, updated_at: at, attempts: [] } : thawEntry(held);
       fn(p);
       p.updated_at = at;
-      this.doc.updated_at = at;
+      this.#head.updated_at = at;
+      const rest = atRest(p) ? freezeEntry(p) : null;
+      this.#entries.set(promptId, rest ?? p);
       if (this.#memory) return;
+      // One line of state.pending.jsonl, `{id, at, entry}` with the whole entry as it is now (the frozen text when at
+      // rest: the same text JSON.stringify gives, without encoding the entry twice).
       const line = (this.#tornPending ? "\n" : "") +
-        JSON.stringify({ id: promptId, at, entry: p } satisfies PendingLine);
+        `{"id":${JSON.stringify(promptId)},"at":${JSON.stringify(at)},"entry":${
+          rest ? rest.text() : JSON.stringify(p)
+        }}`;
       await appendStoreLine(storePaths(this.storeRoot).statePending, line);
       this.#tornPending = false;
       this.#pending++;

@@ -34,8 +34,22 @@ export interface SummaryInput {
   packet: { name: string; prompts: readonly { id: string; name: string }[] };
   /** The ids the run selected; prompts with records under the run id are added. */
   selected: readonly string[];
-  state: StateDoc;
+  /** The state document, or a store whose entries are read one at a time (no whole copy of the document). */
+  state: StateDoc | PromptEntries;
   storeRoot: string | null;
+}
+
+/** Prompt entries read one at a time by id (the runner's `StateStore` is one). */
+export interface PromptEntries {
+  /** Every prompt id with an entry. */
+  ids(): Iterable<string>;
+  /** One prompt's entry (a copy the reader may keep), or undefined. */
+  entry(id: string): PromptState | undefined;
+}
+
+function entriesOf(state: StateDoc | PromptEntries): PromptEntries {
+  if (!("prompts" in state)) return state;
+  return { ids: () => Object.keys(state.prompts), entry: (id) => state.prompts[id] };
 }
 
 function ms(from: string | null | undefined, to: string | null | undefined): number | null {
@@ -157,17 +171,21 @@ function countsOf(prompts: SummaryPrompt[]): SummaryCounts {
 
 /** The document: every selected prompt (packet order), every attempt under the run id, counts, the exit code. */
 export function buildRunSummary(input: SummaryInput): RunSummary {
-  const { run, packet, state } = input;
+  const { run, packet } = input;
+  // Entries are read one at a time: a 10,000-prompt run's whole document is never decoded at once (docs/bench.md).
+  const state = entriesOf(input.state);
   const ids = new Set(input.selected);
-  for (const [id, entry] of Object.entries(state.prompts)) {
-    if (entry.result?.run_id === run.runId || entry.attempts.some((a) => a.run_id === run.runId)) ids.add(id);
+  for (const id of state.ids()) {
+    if (ids.has(id)) continue;
+    const entry = state.entry(id);
+    if (entry?.result?.run_id === run.runId || entry?.attempts.some((a) => a.run_id === run.runId)) ids.add(id);
   }
   const names = new Map(packet.prompts.map((p) => [p.id, p.name]));
   const order = [
     ...packet.prompts.map((p) => p.id).filter((id) => ids.has(id)),
     ...[...ids].filter((id) => !names.has(id)),
   ];
-  const prompts = order.map((id) => promptOf(id, names.get(id) ?? id, state.prompts[id], run.runId));
+  const prompts = order.map((id) => promptOf(id, names.get(id) ?? id, state.entry(id), run.runId));
   return {
     type: "run_summary",
     schema: RUN_SUMMARY_SCHEMA,

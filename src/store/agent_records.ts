@@ -93,6 +93,15 @@ export function envOfScope(s: AgentScope): Record<string, string> {
   };
 }
 
+/**
+ * The marker the runner creates beside an invocation's directory once it stopped reading it (`<dir>.closed`, outside
+ * the directory, so not writable from a sandbox that can write the directory): a late command exits 2 and writes
+ * nothing instead of leaving a record no one will judge.
+ */
+export function closedMarker(dir: string): string {
+  return `${dir.replace(/\/+$/, "")}.closed`;
+}
+
 let seq = 0;
 
 /**

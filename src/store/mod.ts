@@ -5,6 +5,7 @@ export {
   AGENT_SDK_FILES,
   type AgentRecord,
   type AgentScope,
+  closedMarker,
   envOfScope,
   parseAgentRecord,
   scopeFromEnv,

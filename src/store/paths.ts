@@ -28,6 +28,8 @@ export function storePaths(storeRoot: string) {
     interventionsFile: (promptId: string) => `${root}/interventions/${promptId}.jsonl`,
     amendments: `${root}/amendments`,
     amendmentsFile: (promptId: string) => `${root}/amendments/${promptId}.jsonl`,
+    /** Receipts of `workspace import-state` (docs/reference/workspace.md §10.3). */
+    imports: `${root}/imports`,
     control,
     controlTmp: `${control}/.tmp`,
     requests: `${control}/requests`,

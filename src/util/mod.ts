@@ -73,6 +73,7 @@ export { spawnRetryingBusy } from "./spawn.ts";
 export { denoOut, type TextOut } from "./text_out.ts";
 export { fileStamp, formatAge, formatDuration, isRunId, newRunId, nowIso, parseDuration } from "./time.ts";
 export { parseYaml, stringifyYaml, YamlSyntaxError } from "./yaml.ts";
+export { createNew } from "./create_new.ts";
 export { nullIfAbsent } from "./fs.ts";
 export { meterRead, meterSpawn, meterWrite, readTotals, spawnTotals, writeTotals } from "./read_meter.ts";
 export {

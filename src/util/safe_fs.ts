@@ -6,7 +6,15 @@
  * The store root must be owned by the runner's user and is tightened to 0700.
  */
 import { EXIT, PromptRunnerError } from "../errors.ts";
-import { type AtomicOpts, atomicWriteText, atomicWriteTextSync, DIR_MODE, FILE_MODE, prettyJson } from "./fs.ts";
+import {
+  type AtomicOpts,
+  atomicWriteChunks,
+  atomicWriteText,
+  atomicWriteTextSync,
+  DIR_MODE,
+  FILE_MODE,
+  prettyJson,
+} from "./fs.ts";
 
 /** A store path that is a symlink or of the wrong kind, or a store root owned by another user (exit 1). */
 export class StoreIntegrityError extends PromptRunnerError {
@@ -276,6 +284,16 @@ export function appendStoreLineSync(path: string, line: string, opts: { fsync?: 
 export async function atomicWriteStoreText(path: string, text: string, opts: AtomicOpts = {}): Promise<void> {
   await lstatStore(path, "file");
   await atomicWriteText(path, text, opts);
+}
+
+/** {@link atomicWriteStoreText} of a document given as pieces, written as they come (`atomicWriteChunks()`). */
+export async function atomicWriteStoreChunks(
+  path: string,
+  pieces: Iterable<string>,
+  opts: AtomicOpts = {},
+): Promise<void> {
+  await lstatStore(path, "file");
+  await atomicWriteChunks(path, pieces, opts);
 }
 
 /** Synchronous {@link atomicWriteStoreText}. */

@@ -38,7 +38,8 @@ export interface PrepareResult {
   lock: WorkspaceLock;
 }
 
-async function storeRootsOf(runtimeRoot: string, bound: string): Promise<string[]> {
+/** Every store root under a runtime root: the bound one and each `packets/<repo>--<path>`. */
+export async function storeRootsOf(runtimeRoot: string, bound: string): Promise<string[]> {
   const roots = [bound];
   try {
     for await (const e of Deno.readDir(`${runtimeRoot}/packets`)) {
@@ -49,7 +50,7 @@ async function storeRootsOf(runtimeRoot: string, bound: string): Promise<string[
 }
 
 /** Check a clone is independent (docs/reference/workspace.md §2); returns the problem or null. */
-async function independenceProblem(clone: string): Promise<string | null> {
+export async function independenceProblem(clone: string): Promise<string | null> {
   const dotgit = await Deno.lstat(`${clone}/.git`).catch(nullIfAbsent);
   if (!dotgit) return `${clone} is not a git repository`;
   if (!dotgit.isDirectory) return `${clone} is a linked worktree, not an independent clone`;

@@ -62,7 +62,7 @@ async function readText(path: string): Promise<string | null> {
 }
 
 /** HEAD and branch of a clone read from its `.git` files alone (for commands that may not spawn git). */
-async function cloneHeadFromFiles(clone: string): Promise<{ head: string | null; branch: string | null }> {
+export async function cloneHeadFromFiles(clone: string): Promise<{ head: string | null; branch: string | null }> {
   const git = `${clone}/.git`;
   const headText = await readText(`${git}/HEAD`);
   if (headText === null) return { head: null, branch: null };

@@ -6,20 +6,15 @@
 import assert from "node:assert/strict";
 import { runCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
-import { makePacket, promptFile, readPrompts } from "../run/support.ts";
-import { attemptsOf } from "./_agent_control_support.ts";
-
-const CONTROL = "agent_control:\n  default_action: continue\n  max_iterations: 4\n  completion_verify:\n" +
-  "    files_exist: [done.txt]\n";
+import { readPrompts } from "../run/support.ts";
+import { attemptsOf, controlledPacket } from "./_agent_control_support.ts";
 
 Deno.test("agent control: a retry spent in iteration 1 is not given back to iteration 2", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(
+  const pkt = await controlledPacket(
     dir.path,
     {
-      "01_a.prompt.md": promptFile(
-        "1",
-        `recovery:
+      "01_a": `recovery:
   retry: {class_attempts: {provider_capacity: 1}}
   repair: {max_attempts: 1}
 verify:
@@ -33,9 +28,8 @@ simulate:
     - error: {kind: provider_capacity, message: "overloaded again"}
     - writes: [{path: b.txt}]
       agent_control: [{action: continue}]`,
-      ),
     },
-    CONTROL,
+    { defaultAction: "continue", maxIterations: 4 },
   );
   const r = await runCli(["run", pkt]);
   assert.equal(r.code, 1, r.stdout + r.stderr);
@@ -53,12 +47,10 @@ simulate:
 
 Deno.test("agent control: a repair spent in iteration 1 is not given back to iteration 2", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(
+  const pkt = await controlledPacket(
     dir.path,
     {
-      "01_a.prompt.md": promptFile(
-        "1",
-        `recovery:
+      "01_a": `recovery:
   repair: {max_attempts: 1}
 verify:
   contains: [{path: a.txt, text: "good"}]
@@ -70,9 +62,8 @@ simulate:
     - writes: [{path: a.txt, text: "broken"}]
     - writes: [{path: a.txt, text: "good again"}]
       agent_control: [{action: continue}]`,
-      ),
     },
-    CONTROL,
+    { defaultAction: "continue", maxIterations: 4 },
   );
   const r = await runCli(["run", pkt]);
   assert.equal(r.code, 1, r.stdout + r.stderr);

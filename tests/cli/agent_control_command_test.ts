@@ -68,3 +68,50 @@ Deno.test("agent-control refuses a private directory that is a symlink, writing 
   assert.match(r.stderr, /is not a directory/);
   assert.equal([...Deno.readDirSync(`${t.path}/real`)].length, 0);
 });
+
+Deno.test("agent-control: a second terminal directive in the iteration exits 2 (the first wins) but is recorded for the audit", async () => {
+  await using t = await tempDir();
+  const env = scopeEnv(t.path);
+  // A refused first request (finish without a reason) does not hold the iteration: the next one is the first valid.
+  assert.equal((await runCli(["agent-control", "finish"], { env })).code, 2);
+  const first = await runCli(["agent-control", "continue"], { env });
+  assert.equal(first.code, 0, first.stderr);
+  const progress = await runCli(["agent-control", "progress", "--cursor", "P1", "--summary", "still going"], { env });
+  assert.equal(progress.code, 0, "progress never consumes the terminal directive");
+  const second = await runCli(["agent-control", "repeat", "--reason", "changed my mind"], { env });
+  assert.equal(second.code, 2);
+  assert.match(second.stderr, /a terminal directive \(continue\) was already requested in this iteration/);
+  assert.match(second.stderr, /the first wins and the runner will refuse this repeat/);
+  assert.equal([...Deno.readDirSync(t.path)].length, 4, "every request is left for the runner to judge and audit");
+  // Another iteration's record (copied here) does not count as this iteration's first.
+  await using u = await tempDir();
+  const other = { ...scopeEnv(u.path), [AGENT_ENV.iteration]: "3" };
+  assert.equal((await runCli(["agent-control", "continue"], { env: other })).code, 0);
+  const copied = [...Deno.readDirSync(u.path)][0]!.name;
+  await using v = await tempDir();
+  Deno.copyFileSync(`${u.path}/${copied}`, `${v.path}/${copied}`);
+  const fresh = await runCli(["agent-control", "blocked", "--reason", "no access"], { env: scopeEnv(v.path) });
+  assert.equal(fresh.code, 0, fresh.stderr);
+});
+
+Deno.test("agent-control progress without a cursor or summary exits 2 and writes nothing", async () => {
+  await using t = await tempDir();
+  const env = scopeEnv(t.path);
+  for (const args of [["--cursor", " ", "--summary", "s"], ["--cursor", "P1", "--summary", " "], ["--cursor", "P1"]]) {
+    const r = await runCli(["agent-control", "progress", ...args], { env });
+    assert.equal(r.code, 2, args.join(" "));
+    assert.match(r.stderr, /progress needs --cursor and --summary/);
+  }
+  assert.equal([...Deno.readDirSync(t.path)].length, 0);
+});
+
+Deno.test("agent-control after its invocation ended (the runner's closed marker) exits 2 and writes nothing", async () => {
+  await using t = await tempDir();
+  const dir = `${t.path}/01-i1-a1`;
+  Deno.mkdirSync(dir);
+  Deno.writeTextFileSync(`${dir}.closed`, "x");
+  const r = await runCli(["agent-control", "continue"], { env: scopeEnv(dir) });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /the controlled invocation of prompt 03, iteration 2 has ended/);
+  assert.equal([...Deno.readDirSync(dir)].length, 0);
+});

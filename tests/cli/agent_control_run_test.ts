@@ -6,20 +6,15 @@ import assert from "node:assert/strict";
 import { parseJsonOut, runCli, spawnCli } from "../support/cli.ts";
 import { waitFor } from "../support/wait.ts";
 import { tempDir } from "../support/fs.ts";
-import { makePacket, promptFile, readPrompts } from "../run/support.ts";
-import { attemptsOf, auditLog } from "./_agent_control_support.ts";
-
-const CONTROL = (extra = "") =>
-  `agent_control:\n  default_action: repeat\n  max_iterations: 5\n  completion_verify:\n    files_exist: [done.txt]\n${extra}`;
+import { readPrompts } from "../run/support.ts";
+import { attemptsOf, auditLog, controlledPacket } from "./_agent_control_support.ts";
 
 Deno.test("repeat until complete: repeat, a refused finish with its unmet items, then a verified finish", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(
+  const pkt = await controlledPacket(
     dir.path,
     {
-      "01_loop.prompt.md": promptFile(
-        "1",
-        `verify:
+      "01_loop": `verify:
   files_exist: [handoff.md]
 simulate:
   attempts:
@@ -31,10 +26,8 @@ simulate:
       agent_control: [{action: finish, reason: "all done"}]
     - writes: [{path: done.txt, text: "done"}]
       agent_control: [{action: finish, reason: "the objective is complete"}]`,
-      ),
-      "02_next.prompt.md": promptFile("2", "verify:\n  files_exist: [never.txt]"),
+      "02_next": "verify:\n  files_exist: [never.txt]",
     },
-    CONTROL(),
   );
   const r = await runCli(["run", pkt]);
   assert.equal(r.code, 0, r.stdout + r.stderr);
@@ -65,14 +58,12 @@ simulate:
   assert.match(sent[2].data.content, /Your previous `finish` was refused[\s\S]*files_exist#1/);
 });
 
-Deno.test("refused directives (wrong token, wrong iteration, no reason, a second terminal) are audited and change nothing", async () => {
+Deno.test("refused directives (wrong token, run, prompt or iteration, no reason, a second terminal) are audited and change nothing", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(
+  const pkt = await controlledPacket(
     dir.path,
     {
-      "01_a.prompt.md": promptFile(
-        "1",
-        `verify:
+      "01_a": `verify:
   files_exist: [a.txt]
 simulate:
   attempts:
@@ -82,23 +73,28 @@ simulate:
         - wait_ms: 2
         - agent_control: {action: blocked, reason: stale, iteration: 7}
         - wait_ms: 2
+        - agent_control: {action: blocked, reason: "another run", run_id: 20261130T000000Z-OTHER1}
+        - wait_ms: 2
+        - agent_control: {action: blocked, reason: "another prompt", prompt_id: "09"}
+        - wait_ms: 2
         - agent_control: {action: finish}
         - wait_ms: 2
         - agent_control: {action: continue}
         - wait_ms: 2
         - agent_control: {action: blocked, reason: too late}`,
-      ),
     },
-    CONTROL(),
   );
   const r = await runCli(["run", pkt]);
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.equal((await readPrompts(pkt))["01"]!.status, "completed");
   const log = await auditLog(pkt);
+  const runId = log[0]!.run_id;
   const rejected = log.filter((e) => e.outcome === "rejected").map((e) => [e.author, e.params.action, e.reason]);
   assert.deepEqual(rejected, [
     ["agent:01#1", "blocked", "the token does not match this invocation"],
     ["agent:01#1", "blocked", "iteration 7 is not the live iteration 1"],
+    ["agent:01#1", "blocked", `run 20261130T000000Z-OTHER1 is not the live run ${runId}`],
+    ["agent:01#1", "blocked", "prompt 09 is not the live prompt 01"],
     ["agent:01#1", "finish", "finish needs a reason"],
     ["agent:01#1", "blocked", "a terminal directive (continue) was already accepted in this iteration; the first wins"],
   ]);
@@ -109,21 +105,17 @@ simulate:
 
 Deno.test("blocked stops the run non-zero with the agent's reason; the prompt is not completed", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(
+  const pkt = await controlledPacket(
     dir.path,
     {
-      "01_a.prompt.md": promptFile(
-        "1",
-        `verify:
+      "01_a": `verify:
   files_exist: [a.txt]
 simulate:
   attempts:
     - writes: [{path: a.txt}]
       agent_control: [{action: blocked, reason: "missing deployment credentials"}]`,
-      ),
-      "02_b.prompt.md": promptFile("2", "verify:\n  files_exist: [a.txt]"),
+      "02_b": "verify:\n  files_exist: [a.txt]",
     },
-    CONTROL(),
   );
   const r = await runCli(["run", pkt]);
   assert.equal(r.code, 1);
@@ -138,20 +130,17 @@ simulate:
 
 Deno.test("the iteration cap stops non-zero and leaves the prompt resumable", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(
+  const pkt = await controlledPacket(
     dir.path,
     {
-      "01_a.prompt.md": promptFile(
-        "1",
-        `verify:
+      "01_a": `verify:
   files_exist: [a.txt]
 simulate:
   attempts:
     - writes: [{path: a.txt, text: "1"}]
     - writes: [{path: a.txt, text: "2"}]`,
-      ),
     },
-    "agent_control:\n  default_action: repeat\n  max_iterations: 2\n  completion_verify:\n    files_exist: [done.txt]\n",
+    { maxIterations: 2 },
   );
   const r = await runCli(["run", pkt]);
   assert.equal(r.code, 1);
@@ -169,12 +158,10 @@ simulate:
 
 Deno.test("a failed provider turn is never a controlled iteration, even when the contract passes", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(
+  const pkt = await controlledPacket(
     dir.path,
     {
-      "01_a.prompt.md": promptFile(
-        "1",
-        `verify:
+      "01_a": `verify:
   files_exist: [a.txt]
 simulate:
   attempts:
@@ -182,9 +169,7 @@ simulate:
       agent_control: [{action: finish, reason: "says it is done"}]
       error: {kind: provider_capacity, message: "overloaded"}
     - agent_control: [{action: continue}]`,
-      ),
     },
-    CONTROL(),
   );
   const r = await runCli(["run", pkt]);
   assert.equal(r.code, 0, r.stdout + r.stderr);
@@ -200,15 +185,13 @@ simulate:
 
 Deno.test("a passing completion_verify ends a normal run before any session; naming a prompt still runs it", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(
+  const pkt = await controlledPacket(
     dir.path,
     {
-      "01_a.prompt.md": promptFile(
-        "1",
+      "01_a":
         "verify:\n  files_exist: [a.txt]\nsimulate:\n  attempts:\n    - writes: [{path: a.txt}]\n      agent_control: [{action: continue}]",
-      ),
     },
-    "agent_control:\n  completion_verify:\n    files_exist: ['packet:prompt_runner_packet.md']\n",
+    { defaultAction: null, maxIterations: null, completion: ["packet:prompt_runner_packet.md"] },
   );
   const r = await runCli(["run", pkt]);
   assert.equal(r.code, 0, r.stdout + r.stderr);
@@ -223,12 +206,10 @@ Deno.test("a passing completion_verify ends a normal run before any session; nam
 
 Deno.test("the agent's prompt_runner on PATH runs this program: repeat then finish through the shim", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(
+  const pkt = await controlledPacket(
     dir.path,
     {
-      "01_a.prompt.md": promptFile(
-        "1",
-        `verify:
+      "01_a": `verify:
   files_exist: [a.txt]
 simulate:
   attempts:
@@ -236,9 +217,7 @@ simulate:
       agent_control: [{via: cli, action: repeat, reason: "one more pass"}]
     - writes: [{path: done.txt}]
       agent_control: [{via: cli, action: finish, reason: "complete"}]`,
-      ),
     },
-    CONTROL(),
   );
   const r = await runCli(["run", pkt]);
   assert.equal(r.code, 0, r.stdout + r.stderr);
@@ -251,12 +230,10 @@ simulate:
 
 Deno.test("agent-owned completion: an incomplete iteration starts a fresh session with diagnostics, not a failure", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(
+  const pkt = await controlledPacket(
     dir.path,
     {
-      "01_a.prompt.md": promptFile(
-        "1",
-        `verify:
+      "01_a": `verify:
   files_exist: [a.txt, b.txt]
 recovery:
   repair: {enabled: false}
@@ -264,7 +241,6 @@ simulate:
   attempts:
     - writes: [{path: a.txt}]
     - writes: [{path: b.txt}]`,
-      ),
     },
     "execution: {completion: agent_owned, incomplete: repeat}\n",
   );
@@ -287,13 +263,10 @@ simulate:
 Deno.test("agent-owned completion: stale passing files never complete an unrecorded prompt under --remaining", async () => {
   for (const owned of [true, false]) {
     await using dir = await tempDir();
-    const pkt = await makePacket(
+    const pkt = await controlledPacket(
       dir.path,
       {
-        "01_a.prompt.md": promptFile(
-          "1",
-          "verify:\n  files_exist: [stale.txt]\nsimulate:\n  attempts:\n    - messages: [hi]",
-        ),
+        "01_a": "verify:\n  files_exist: [stale.txt]\nsimulate:\n  attempts:\n    - messages: [hi]",
       },
       owned ? "execution: {completion: agent_owned, incomplete: repeat}\n" : "",
     );
@@ -313,12 +286,10 @@ Deno.test("agent-owned completion: stale passing files never complete an unrecor
 
 Deno.test("live: the cursor shows in status while the provider runs; steering works in iterations and keeps its budget", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(
+  const pkt = await controlledPacket(
     dir.path,
     {
-      "01_a.prompt.md": promptFile(
-        "1",
-        `verify:
+      "01_a": `verify:
   files_exist: [a.txt]
 recovery:
   max_steers: 1
@@ -333,9 +304,7 @@ simulate:
   steer:
     - writes: [{path: a.txt}]
       agent_control: [{action: repeat, reason: "unit C done; next unit D"}]`,
-      ),
     },
-    CONTROL(),
   );
   const run = spawnCli(["run", pkt]);
   try {
@@ -368,12 +337,10 @@ simulate:
 
 Deno.test("a kill mid-iteration recovers like any other attempt: the resumed attempt keeps its iteration", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(
+  const pkt = await controlledPacket(
     dir.path,
     {
-      "01_a.prompt.md": promptFile(
-        "1",
-        `verify:
+      "01_a": `verify:
   files_exist: [a.txt]
 simulate:
   attempts:
@@ -385,9 +352,7 @@ simulate:
   resume:
     - writes: [{path: done.txt}]
       agent_control: [{action: finish, reason: "complete after the crash"}]`,
-      ),
     },
-    CONTROL(),
   );
   const run = spawnCli(["run", pkt]);
   try {
@@ -413,21 +378,17 @@ simulate:
 
 Deno.test("a directive given before the contract failed is discarded; the repaired iteration must choose again", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(
+  const pkt = await controlledPacket(
     dir.path,
     {
-      "01_a.prompt.md": promptFile(
-        "1",
-        `verify:
+      "01_a": `verify:
   files_exist: [a.txt]
 simulate:
   attempts:
     - agent_control: [{action: blocked, reason: "premature"}]
     - writes: [{path: a.txt}]
       agent_control: [{action: continue}]`,
-      ),
     },
-    CONTROL(),
   );
   const r = await runCli(["run", pkt]);
   assert.equal(r.code, 0, r.stdout + r.stderr);
@@ -446,20 +407,16 @@ simulate:
 
 Deno.test("--runtime-store memory|noop is refused for a packet under agent control: directives need the store", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(
+  const pkt = await controlledPacket(
     dir.path,
     {
-      "01_loop.prompt.md": promptFile(
-        "1",
-        `verify:
+      "01_loop": `verify:
   files_exist: [a.txt]
 simulate:
   attempts:
     - writes: [{path: a.txt, text: "a"}]
       agent_control: [{action: repeat, reason: "again"}]`,
-      ),
     },
-    CONTROL(),
   );
   for (const store of ["memory", "noop"]) {
     const r = await runCli(["run", pkt, "--runtime-store", store]);

@@ -7,21 +7,16 @@
 import assert from "node:assert/strict";
 import { runCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
-import { makePacket, promptFile, readPrompts } from "../run/support.ts";
+import { readPrompts } from "../run/support.ts";
 import { parseAgentRecord, SDK_SCHEMAS } from "../../src/store/agent_records.ts";
-import { auditLog } from "./_agent_control_support.ts";
-
-const CONTROL = (action: string) =>
-  `agent_control:\n  default_action: ${action}\n  max_iterations: 3\n  completion_verify:\n    files_exist: [done.txt]\n`;
+import { auditLog, controlledPacket } from "./_agent_control_support.ts";
 
 Deno.test("sdk files: progress and requests written to the sdk's paths are authenticated, audited and applied", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(
+  const pkt = await controlledPacket(
     dir.path,
     {
-      "01_loop.prompt.md": promptFile(
-        "1",
-        `verify:
+      "01_loop": `verify:
   files_exist: [handoff.md]
 simulate:
   attempts:
@@ -33,9 +28,8 @@ simulate:
         - {via: file, action: blocked, reason: "a second request: the file exists, the first wins"}
     - writes: [{path: done.txt, text: "done"}]
       agent_control: [{via: file, action: finish, reason: "the objective is complete"}]`,
-      ),
     },
-    CONTROL("continue"),
+    { defaultAction: "continue", maxIterations: 3 },
   );
   const r = await runCli(["run", pkt]);
   assert.equal(r.code, 0, r.stdout + r.stderr);
@@ -57,21 +51,18 @@ simulate:
 
 Deno.test("sdk files: a forged request in the sdk file is refused and audited; the default action applies", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(
+  const pkt = await controlledPacket(
     dir.path,
     {
-      "01_a.prompt.md": promptFile(
-        "1",
-        `verify:
+      "01_a": `verify:
   files_exist: [a.txt]
 simulate:
   attempts:
     - writes: [{path: a.txt}]
       agent_control:
         - {via: file, action: blocked, reason: forged, token: not-the-token}`,
-      ),
     },
-    CONTROL("continue"),
+    { defaultAction: "continue", maxIterations: 3 },
   );
   const r = await runCli(["run", pkt]);
   assert.equal(r.code, 0, r.stdout + r.stderr);

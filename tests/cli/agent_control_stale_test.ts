@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { parseJsonOut, runCli, spawnCli } from "../support/cli.ts";
 import { waitFor } from "../support/wait.ts";
 import { tempDir } from "../support/fs.ts";
-import { makePacket, promptFile } from "../run/support.ts";
+import { controlledPacket } from "./_agent_control_support.ts";
 import { agentRows } from "../../src/cli/control/status.ts";
 import type { Snapshot } from "../../src/control/mod.ts";
 
@@ -47,12 +47,10 @@ Deno.test("agentRows(): fresh progress has no label; retained progress says wher
 
 Deno.test("live: iteration 2 shows iteration 1's cursor labelled previous iteration until it reports its own", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(
+  const pkt = await controlledPacket(
     dir.path,
     {
-      "01_a.prompt.md": promptFile(
-        "1",
-        `verify:
+      "01_a": `verify:
   files_exist: [a.txt]
 simulate:
   attempts:
@@ -62,9 +60,8 @@ simulate:
         - agent_control: {action: repeat, reason: "unit A done; next unit B"}
     - events:
         - wait_ms: 300000`,
-      ),
     },
-    "agent_control:\n  default_action: continue\n  max_iterations: 5\n  completion_verify:\n    files_exist: [done.txt]\n",
+    { defaultAction: "continue" },
   );
   const run = spawnCli(["run", pkt]);
   try {

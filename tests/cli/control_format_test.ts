@@ -6,6 +6,7 @@ import { shellWords } from "../../src/cli/control/_common.ts";
 import { readSnapshotTotal } from "../../src/control/snapshot.ts";
 import type { Snapshot } from "../../src/control/mod.ts";
 import { painter } from "../../src/render/ansi.ts";
+import { missingFileCheck } from "../support/check_fixtures.ts";
 
 const SPEC_SNAPSHOT = {
   schema: "prompt_runner.snapshot/v1",
@@ -134,11 +135,16 @@ Deno.test("eventLine() right-aligns seq, pads the type to 22 and summarises in �
   const long = eventLine({ seq: 1, at: "x", type: "message_received", data: { content: "y".repeat(500) } });
   assert.ok(long.endsWith("…"));
   assert.equal(long.split("message_received")[1]!.trim().length, 120);
+  // A run's opening line counts its prompts in the singular for one.
+  const opened = (selection: string[], resumed = false) =>
+    eventLine({ seq: 1, at: "x", type: "run_opened", data: { packet: "demo", selection, resumed } });
+  assert.match(opened(["01"]), /run_opened +demo · 1 prompt$/);
+  assert.match(opened(["01", "02"], true), /run_opened +demo · 2 prompts \(resumed\)$/);
 });
 
 Deno.test("eventLine() names the failing checks of a verification; an earlier stream's ids stay as they were", () => {
   const base = { status: "fail", counts: { items: 2, passed: 1 }, failures: ["files_exist#2"], faults: [] };
-  const check = { id: "files_exist#2", clause: "files_exist", subject: "b.txt", status: "fail", detail: "missing" };
+  const check = missingFileCheck("b.txt");
   const named = eventLine({ seq: 1, at: "x", type: "verification_finished", data: { ...base, checks: [check] } });
   assert.match(named, /verification_finished +fail 1\/2 passed · files_exist b\.txt: missing$/);
   const old = eventLine({ seq: 1, at: "x", type: "verification_finished", data: base });

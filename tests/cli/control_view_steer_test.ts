@@ -47,7 +47,15 @@ Deno.test("control view validates before writing: no setting → exit 2, bad val
     assert.equal(bad.code, 2);
     const j = parseJsonOut(bad) as { error: { code: string; message: string } };
     assert.equal(j.error.code, "invalid_view_value");
-    assert.equal(j.error.message, 'tool_output does not take "everything"; allowed: full, none, preview, summary');
+    assert.equal(j.error.message, '--tool-output does not take "everything"; allowed: none, summary, preview, full');
+    // In human form: the flag as typed, the values in the order of --help, and where the help is.
+    const human = await runCli(["control", "view", dir, "--log-mode", "compct"]);
+    assert.equal(human.code, 2);
+    assert.equal(
+      human.stderr,
+      'error: --log-mode does not take "compct"; allowed: compact, verbose, studio\n' +
+        "  see `prompt_runner control view --help`\n",
+    );
     const reqs = [...Deno.readDirSync(storePaths(storeRootForPacket(dir)).requests)];
     assert.equal(reqs.length, 0);
   } finally {
@@ -58,6 +66,7 @@ Deno.test("control view validates before writing: no setting → exit 2, bad val
   assert.deepEqual(log.map((e) => [e.command, e.outcome, e.request, e.reason]), [
     ["set_view", "rejected", null, "no view settings given"],
     ["set_view", "rejected", null, 'tool_output does not take "everything"; allowed: full, none, preview, summary'],
+    ["set_view", "rejected", null, 'log_mode does not take "compct"; allowed: compact, studio, verbose'],
   ]);
   assert.deepEqual(log[1]!.params, { tool_output: "everything" });
   assert.equal(log[1]!.run_id, RUN_ID);

@@ -90,13 +90,35 @@ Deno.test({
       check({ args: ["verify", quiet, "01"], codes: [1] }),
       check({ args: ["completions", "bash"], codes: [0] }),
       check({ args: ["capabilities"], codes: [0] }),
+      (async () => {
+        // The setup and authoring commands, against a config home of the test's own.
+        const env = { XDG_CONFIG_HOME: `${dir.path}/xdg`, HOME: `${dir.path}/home`, PROMPT_RUNNER_CONFIG_HOME: "" };
+        const made = `${dir.path}/made`;
+        await check({ args: ["init"], codes: [0], env });
+        await check({ args: ["profile", "new", "mine", "--provider", "simulated", "--model", "m"], codes: [0], env });
+        await check({ args: ["packet", "new", made, "--profile", "mine"], codes: [0], env });
+        await check({ args: ["prompt", "new", "1", "--packet", made, "--contains", "a.txt=A"], codes: [0], env });
+        await Promise.all([
+          check({ args: ["profile", "list"], codes: [0], env }),
+          check({ args: ["template", "list", made], codes: [0], env }),
+          check({ args: ["packet", "explain", made], codes: [0], env }),
+        ]);
+      })(),
       check({
         args: ["agent-control", "progress", "--cursor", "c1", "--summary", "working"],
         codes: [0],
         env: agentEnv,
       }),
       (async () => {
+        await check({ args: ["workspace", "plan", ws.manifest], codes: [0], env: ws.env });
         await check({ args: ["workspace", "prepare", ws.manifest], codes: [0], env: ws.env });
+        await check({ args: ["workspace", "doctor", "op-ws"], codes: [0], env: ws.env });
+        await Deno.writeTextFile(`${dir.path}/legacy.log`, "01:completed:2026-08-10T02:00:00Z\n");
+        await check({
+          args: ["workspace", "import-state", "op-ws", "--source", `${dir.path}/legacy.log`],
+          codes: [0],
+          env: ws.env,
+        });
         await check({ args: ["workspace", "status", "op-ws"], codes: [0], env: ws.env });
         await check({ args: ["workspace", "list"], codes: [0], env: ws.env });
         // Workspace targets resolve through the registry under $XDG_DATA_HOME in every permission set.

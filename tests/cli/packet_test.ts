@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { basename } from "node:path";
 import { parseJsonOut, runCli } from "../support/cli.ts";
 import { initRepo, tempDir } from "../support/fs.ts";
 import { promptText, treeSnapshot, writePacket } from "../packet/_packet.ts";
@@ -186,7 +187,7 @@ Deno.test("packet lint prints the human report of docs/reference/cli.md §3.8", 
   assert.equal(
     r.stdout,
     [
-      `Packet lint: demo (${t.path})`,
+      `Packet lint: ${basename(t.path)} (${t.path})`,
       "  ERROR    prompts/01_a.prompt.md  prompt_id_filename_mismatch",
       "           prompt id 02 does not match the file name prefix 01",
       "  WARNING  prompts/03_c.prompt.md  inert_front_matter_key",
@@ -256,7 +257,8 @@ Deno.test("packet preflight reports a ready packet and exits 0", async () => {
   assert.deepEqual(doc.authoring_warnings, []);
   const human = await runCli(["packet", "preflight", t.path]);
   assert.equal(human.code, 0);
-  assert.match(human.stdout, /^Preflight: ready \(/);
+  assert.ok(human.stdout.startsWith(`Preflight: ${basename(t.path)} (${t.path})\n`), human.stdout);
+  assert.match(human.stdout, /\n {2}prompts {3}1 file\n/, "one prompt file, in the singular");
   assert.match(human.stdout, /Runtime ready\.\n$/);
 });
 
@@ -349,4 +351,35 @@ Deno.test("packet preflight and doctor write nothing to disk", async () => {
   assert.equal((await runCli(["packet", "preflight", t.path])).code, 0);
   assert.equal((await runCli(["packet", "doctor", t.path, "--json"])).code, 0);
   assert.deepEqual(await treeSnapshot(t.path), before);
+});
+
+Deno.test("a packet that fails to load counts the errors it does not show, in the singular for one", async () => {
+  for (const [n, more] of [[2, "1 more error;"], [3, "2 more errors;"]] as const) {
+    await using t = await tempDir();
+    const prompts: Record<string, string> = {};
+    for (let i = 1; i <= n; i++) prompts[`0${i}_p.prompt.md`] = promptText(`id: ${i}\ntargets: [nope]\n`);
+    await writePacket(t.path, "name: demo\nrepos: {app: {path: ./app}}\n", prompts);
+    const r = await runCli(["list", t.path]);
+    assert.equal(r.code, 3);
+    assert.ok(r.stderr.includes(`  ${more} run: prompt_runner packet lint ${t.path}`), r.stderr);
+  }
+});
+
+Deno.test("every command names a packet the same way: its directory, even when the manifest's name differs", async () => {
+  await using t = await tempDir();
+  await readyPacket(t.path); // the manifest says `name: ready`; the directory is the temp dir
+  const label = basename(t.path);
+  const heads: [string[], string][] = [
+    [["plan", t.path], `Plan for ${label} (`],
+    [["packet", "preflight", t.path], `Preflight: ${label} (`],
+    [["packet", "doctor", t.path], `Doctor: ${label} (`],
+    [["packet", "lint", t.path], `Packet lint: ${label} (`],
+    [["list", t.path], `${label} (`],
+    [["status", t.path], `  ${label} — NOT STARTED`],
+  ];
+  for (const [args, head] of heads) {
+    const r = await runCli(args);
+    assert.ok(r.stdout.startsWith(head), `${args.join(" ")}:\n${r.stdout}${r.stderr}`);
+    assert.ok(!/\bready\b \(/.test(r.stdout), `${args.join(" ")} names the manifest's name: ${r.stdout}`);
+  }
 });

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { basename } from "node:path";
 import { parseJsonOut, runCli } from "../support/cli.ts";
 import { tempDir, writeFiles } from "../support/fs.ts";
 import { promptText, treeSnapshot, writePacket } from "../packet/_packet.ts";
@@ -43,7 +44,7 @@ Deno.test("plan prints the header and the selected prompts in execution order", 
   assert.equal(
     r.stdout,
     [
-      `Plan for demo (${t.path})`,
+      `Plan for ${basename(t.path)} (${t.path})`,
       "  prompts   4 in packet, 3 selected (03, 04, 05)",
       "  provider  simulated / simulated-demo",
       `  store     ${t.path}/.prompt_runner`,

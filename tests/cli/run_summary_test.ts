@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { runCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
 import { makePacket, promptFile } from "../run/support.ts";
+import { failedCommandCheck, missingFileCheck } from "../support/check_fixtures.ts";
 
 const CHECK = "printf 'line one\\n'; test -f b.txt || { echo 'b.txt is missing' >&2; exit 3; }";
 
@@ -152,24 +153,8 @@ Deno.test("run --json ends with the run-summary document; status --summary --jso
   ]);
   assert.deepEqual(p1.history[0].verification, { status: "fail", items: 3, passed: 1, failed: 2, faulted: 0 });
   assert.deepEqual(p1.history[0].checks, [
-    {
-      id: "files_exist#2",
-      clause: "files_exist",
-      subject: "b.txt",
-      status: "fail",
-      detail: "missing",
-      tail: [],
-      omitted: 0,
-    },
-    {
-      id: "commands#1",
-      clause: "commands",
-      subject: CHECK,
-      status: "fail",
-      detail: "exit 3 (expected 0)",
-      tail: ["line one", "b.txt is missing"],
-      omitted: 0,
-    },
+    missingFileCheck("b.txt"),
+    failedCommandCheck(CHECK, "exit 3 (expected 0)", ["line one", "b.txt is missing"]),
   ]);
   assert.equal(p1.commits.length, 1);
   assert.equal(p1.commits[0].repo, "app");

@@ -82,11 +82,24 @@ Deno.test("--version, -V, -v and version print the version; --verison gets a did
   const early = await runCli(["--json", "status"], BARE);
   assert.equal(early.code, 2);
   assert.match(early.stderr, /unknown flag "--json" before the command\n {2}flags follow the command/);
+  // version takes only the output flags: anything else is a two-line error, --help its help.
+  const bogus = await runCli(["version", "--bogus"], BARE);
+  assert.equal(bogus.code, 2);
+  assert.equal(bogus.stderr, 'error: unknown flag "--bogus" for version\n  see `prompt_runner version --help`\n');
+  const extra = await runCli(["-V", "extra"], BARE);
+  assert.equal(extra.code, 2);
+  assert.match(extra.stderr, /^error: unexpected argument "extra"\n/);
+  const json = await runCli(["version", "--color", "never", "--json"], BARE);
+  assert.equal(json.code, 0, json.stderr);
+  assert.equal(JSON.parse(json.stdout).version, VERSION);
+  const help = await runCli(["version", "--help"], BARE);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /^Usage: prompt_runner version\n/);
 });
 
 Deno.test("every command group lists its commands alone (exit 2), with --help and through help (exit 0)", async () => {
   const groups = [...new Set(COMMANDS.filter((c) => c.path.length > 1).map((c) => c.path[0]!))];
-  assert.deepEqual(groups.sort(), ["checklist", "control", "packet", "workspace"]);
+  assert.deepEqual(groups.sort(), ["checklist", "control", "packet", "profile", "prompt", "template", "workspace"]);
   for (const group of groups) {
     const subs = COMMANDS.filter((c) => c.path.length > 1 && c.path[0] === group);
     for (
@@ -99,6 +112,15 @@ Deno.test("every command group lists its commands alone (exit 2), with --help an
         assert.match(r.stdout, new RegExp(`^ {2}${c.path[1]} +${c.summary.replace(/[()]/g, "\\$&")}$`, "m"));
       }
     }
+    // A flag but no command: two lines naming the group's commands and its help, not the whole help.
+    const flag = await runCli([group, "--dryrun"], BARE);
+    assert.equal(flag.code, 2);
+    assert.equal(flag.stdout, "");
+    assert.equal(
+      flag.stderr,
+      `error: ${group} needs a command before "--dryrun": ${subs.map((c) => c.path[1]).join(", ")}\n` +
+        `  see \`prompt_runner ${group} --help\`\n`,
+    );
   }
 });
 

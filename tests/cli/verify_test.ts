@@ -40,7 +40,7 @@ Deno.test("verify prints failing items and the count line, exits 1, and records 
   const packet = await makePacket(dir.path);
   const r = await runCli(["verify", packet]);
   assert.equal(r.code, 1, r.stderr);
-  assert.equal(r.stdout, "  ✗ 02 files_exist lib/a.ex: missing\nVerified 2 prompt(s): 1 failed, 0 faulted\n");
+  assert.equal(r.stdout, "  ✗ 02 files_exist lib/a.ex: missing\nVerified 2 prompts: 1 failed, 0 faulted\n");
   const lines = (await Deno.readTextFile(`${packet}/.prompt_runner/verifications.jsonl`)).trim().split("\n");
   assert.deepEqual(lines.map((l) => [JSON.parse(l).prompt, JSON.parse(l).source, JSON.parse(l).status]), [
     ["01", "manual", "pass"],
@@ -108,7 +108,7 @@ Deno.test("verify reports a faulted prompt separately", async () => {
   assert.equal(
     r.stdout,
     "  ✗ 03 commands definitely-not-a-real-tool-x9: executable not found on PATH: definitely-not-a-real-tool-x9 (fault)\n" +
-      "Verified 1 prompt(s): 0 failed, 1 faulted\n",
+      "Verified 1 prompt: 0 failed, 1 faulted\n",
   );
 });
 
@@ -141,7 +141,7 @@ Deno.test("verify names a failing command and shows the tail of its output, sani
       ...[7, 8, 9, 10, 11, 12].map((i) => `      │ out-${i}`),
       "      │ red  TAB\\x07",
       "      │ gone wrong",
-      "Verified 1 prompt(s): 1 failed, 0 faulted",
+      "Verified 1 prompt: 1 failed, 0 faulted",
       "",
     ].join("\n"),
   );

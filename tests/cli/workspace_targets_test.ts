@@ -19,7 +19,7 @@ Deno.test("a workspace is addressed by id, manifest positional and --workspace, 
     assert.equal(parseJsonOut(r).store_root, f.store, args.join(" "));
   }
   const human = await runCli(["plan", "op-ws"], { env: f.env });
-  assert.match(human.stdout, new RegExp(`^Plan for op \\(${f.clone}/packets/op\\)$`, "m"));
+  assert.match(human.stdout, new RegExp(`^Plan for op-ws \\(${f.clone}/packets/op\\)$`, "m"));
 });
 
 Deno.test("discovery: the author's checkout, the clone and the manifest dir find the workspace; elsewhere is packet mode", async () => {

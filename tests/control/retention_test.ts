@@ -55,7 +55,7 @@ Deno.test("opening a run keeps the newest N earlier runs' archives, logs and ann
   const pruned = (entry?.params as { pruned: { run_id: string; files: number; bytes: number }[] }).pruned;
   assert.deepEqual(pruned.map((r) => r.run_id), [ids[0], ids[1], ids[2]]);
   assert.deepEqual(pruned.map((r) => r.files), [1, 1, 2], "a run goes with all its segments");
-  assert.ok(hooks.notices.some((n) => /pruned the event archives of 3 earlier run\(s\)/.test(n.text)), "announced");
+  assert.ok(hooks.notices.some((n) => /pruned the event archives of 3 earlier runs /.test(n.text)), "announced");
 });
 
 Deno.test("a size cap drops the oldest runs first and never leaves an older run behind a dropped one", async () => {

@@ -1,6 +1,6 @@
 /** scripts/e2e.ts: summary parsing and stray-process detection. */
 import assert from "node:assert/strict";
-import { parseTestSummary, taggedProcesses } from "../../scripts/e2e.ts";
+import { e2eTestArgs, parseTestSummary, taggedProcesses } from "../../scripts/e2e.ts";
 import { E2E_TAG_VAR } from "../support/e2e_env.ts";
 import { waitFor } from "../support/wait.ts";
 
@@ -28,4 +28,11 @@ Deno.test("taggedProcesses() finds a live process carrying the suite tag and for
     await child.status;
   }
   assert.deepEqual(await taggedProcesses(tag), []);
+});
+
+Deno.test("e2eTestArgs() passes extra deno test flags before the suite's path, dropping the `--` of `deno task e2e --`", () => {
+  const want = ["test", "-A", "--no-check=remote", "--filter", "codex", "tests/e2e/"];
+  assert.deepEqual(e2eTestArgs(["--", "--filter", "codex"]), want);
+  assert.deepEqual(e2eTestArgs(["--filter", "codex"]), want);
+  assert.deepEqual(e2eTestArgs([]), ["test", "-A", "--no-check=remote", "tests/e2e/"]);
 });

@@ -298,3 +298,26 @@ Deno.test("codex command builder maps permission modes and never uses -s/-C on r
     "-x starts with a dash",
   ]);
 });
+
+Deno.test("codex under agent control: shell commands are non-login (PATH keeps the shim) and resume keeps writable roots", () => {
+  const dir = "/s/runs/r/agent-control/01-i1-a1";
+  const spec = testSpec({
+    cwd: "/w/repo",
+    extraDirs: ["/w/other", dir],
+    env: { PROMPT_RUNNER_AGENT_CONTROL_DIR: dir, PATH: `/s/runs/r/agent-control/bin:/usr/bin` },
+    options: testOptions({ permission_mode: "auto" }),
+  });
+  const fresh = codexProfile.buildCommand(spec);
+  assert.ok(fresh.includes("allow_login_shell=false"), fresh.join(" "));
+  assert.deepEqual(fresh.slice(fresh.indexOf("--add-dir"), -1), ["--add-dir", "/w/other", "--add-dir", dir]);
+  const resume = codexProfile.buildResume("tid", spec);
+  assert.ok(resume.includes("allow_login_shell=false"), resume.join(" "));
+  assert.ok(
+    resume.includes(`sandbox_workspace_write.writable_roots=["/w/other","${dir}"]`),
+    `the resumed session can still write the private directory: ${resume.join(" ")}`,
+  );
+  // Without agent control a session keeps codex's login shells; without extra directories resume adds no roots.
+  const plain = testSpec({ options: testOptions({ permission_mode: "auto" }) });
+  assert.ok(!codexProfile.buildCommand(plain).includes("allow_login_shell=false"));
+  assert.ok(!codexProfile.buildResume("tid", plain).some((a) => a.startsWith("sandbox_workspace_write")));
+});

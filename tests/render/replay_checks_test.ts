@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import type { Envelope } from "../../src/events/types.ts";
 import { replayEvents } from "../../src/render/replay.ts";
 import { envelope } from "./_fixtures.ts";
+import { failedCommandCheck, missingFileCheck } from "../support/check_fixtures.ts";
 
 const OPTS = { view: null, color: false, tty: false, diff_max_lines: 60, tool_output_max_lines: 20, pathDiffFor: null };
 
@@ -19,24 +20,8 @@ function failed(extra: Record<string, unknown>): Envelope {
 
 Deno.test("replay names each failing check: clause, path or command, verdict, output tail", () => {
   const checks = [
-    {
-      id: "files_exist#2",
-      clause: "files_exist",
-      subject: "b.txt",
-      status: "fail",
-      detail: "missing",
-      tail: [],
-      omitted: 0,
-    },
-    {
-      id: "commands#1",
-      clause: "commands",
-      subject: "deno test",
-      status: "fail",
-      detail: "exit 1",
-      tail: ["FAILED | 1 passed | 1 failed"],
-      omitted: 12,
-    },
+    missingFileCheck("b.txt"),
+    failedCommandCheck("deno test", "exit 1", ["FAILED | 1 passed | 1 failed"], 12),
   ];
   const r = replayEvents([failed({ checks })], OPTS);
   assert.equal(

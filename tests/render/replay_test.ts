@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { Envelope } from "../../src/events/types.ts";
 import { Replayer, replayEvents, type ReplayOptions } from "../../src/render/replay.ts";
+import { loadFullWidth } from "../../src/render/text_width.ts";
 import { storePaths } from "../../src/store/paths.ts";
 import { parseJsonOut, runCli } from "../support/cli.ts";
 import { initRepo, tempDir, writeFiles } from "../support/fs.ts";
@@ -220,4 +221,29 @@ Deno.test("replay reports unknown runs and prompts (exit 4) and bad flag values 
   const none = await runCli(["replay", packet]);
   assert.equal(none.code, 4);
   assert.match(none.stderr, /^error: no recorded run in /);
+});
+
+Deno.test("replay measures emoji and combining text exactly: string-width loads when an event needs it", async () => {
+  await using dir = await tempDir();
+  const { packet, repo } = await store(dir.path);
+  const wide = "👍🏽 re\u0301sume\u0301 ".repeat(20);
+  const recorded = recordedRun(repo);
+  const at = recorded.findLastIndex((e) => e.type === "run_completed");
+  const events = [
+    ...recorded.slice(0, at),
+    envelope("tool_call_started", { tool_call_id: "w1", tool_name: "Bash", tool_input: { command: `echo ${wide}` } }),
+    envelope("tool_call_completed", { tool_call_id: "w1", tool_name: "Bash", tool_output: wide, is_error: false }),
+    ...recorded.slice(at),
+  ].map((e, i) => ({ ...e, seq: i + 1, run_id: RUN }) as Envelope);
+  const line = (e: Envelope) => JSON.stringify(e) + "\n";
+  await Deno.writeTextFile(storePaths(`${packet}/.prompt_runner`).events, events.map(line).join(""));
+  // The expected text: rendered in this process with string-width loaded.
+  await loadFullWidth();
+  for (const mode of ["studio", "verbose"] as const) {
+    const r = await runCli(["replay", packet, "--log-mode", mode]);
+    assert.equal(r.code, 0, r.stderr);
+    const want = replayEvents(events, { ...OPTS, view: { log_mode: mode } }).output;
+    assert.ok(want.includes("👍🏽") && want.includes("…"), `${mode}: the emoji text is shown, truncated`);
+    assert.equal(r.stdout, want, mode);
+  }
 });

@@ -4,7 +4,7 @@
  * replaced; a file a writer created but has not filled yet is left for a later scan, never refused early.
  */
 import assert from "node:assert/strict";
-import { AgentInvocation } from "../../src/run/agent_iteration.ts";
+import { AgentInvocation, MAX_RECORD_BYTES } from "../../src/run/agent_iteration.ts";
 import type { RunContext } from "../../src/run/context.ts";
 import type { AgentControlEntry } from "../../src/control/runner_api.ts";
 import { AGENT_RECORD_SCHEMA, SDK_SCHEMAS, writeAgentRecord } from "../../src/store/agent_records.ts";
@@ -131,4 +131,77 @@ Deno.test("the first terminal directive wins across the sdk's request file and t
     [name, "continue", "rejected"],
   ]);
   assert.deepEqual(inv.held, { action: "repeat", reason: "again", file: "request.json" });
+});
+
+const record = (inv: AgentInvocation, kind: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    schema: AGENT_RECORD_SCHEMA,
+    kind,
+    token: inv.scope.token,
+    run_id: inv.scope.runId,
+    prompt_id: inv.scope.promptId,
+    iteration: inv.scope.iteration,
+    at: "x",
+    ...extra,
+  });
+
+Deno.test("links, directories and FIFOs are never followed or opened: left alone while live, refused at the end", async () => {
+  await using t = await tempDir();
+  const { ctx, entries } = fakeContext(`${t.path}/store`);
+  const inv = await AgentInvocation.open(ctx, "01", 1, 1);
+  const d = inv.scope.dir;
+  // A valid record elsewhere, reachable only through links: following one would obey it.
+  Deno.writeTextFileSync(`${t.path}/elsewhere.json`, record(inv, "blocked", { reason: "through a link" }));
+  Deno.symlinkSync(`${t.path}/elsewhere.json`, `${d}/link.blocked.json`);
+  Deno.symlinkSync(`${t.path}/elsewhere.json`, `${d}/request.json`);
+  Deno.symlinkSync(`${t.path}/elsewhere.json`, `${d}/progress.json`);
+  // A FIFO: opening it for reading would block the runner until a writer came.
+  const fifo = await new Deno.Command("mkfifo", { args: [`${d}/pipe.continue.json`] }).output();
+  assert.equal(fifo.code, 0);
+  // What a sandbox mounts in its writable roots while a command runs (codex: .git, .codex, .agents …).
+  Deno.mkdirSync(`${d}/.git`);
+  Deno.writeTextFileSync(`${d}/.codex`, "");
+  Deno.mkdirSync(`${d}/.agents`);
+  inv.scan(false);
+  assert.equal(entries.length, 0, "nothing judged while the session runs");
+  // The sandbox took its mount points down when its command ended: they were never the agent's records.
+  Deno.removeSync(`${d}/.git`);
+  Deno.removeSync(`${d}/.agents`);
+  Deno.writeTextFileSync(`${d}/real.continue.json`, record(inv, "continue"));
+  inv.settle();
+  const verdicts = entries.map((e) => [e.params.file, e.outcome, e.reason]).sort((a, b) =>
+    String(a[0]) < String(b[0]) ? -1 : 1
+  );
+  const notFile = "not a regular file (links, directories and other entries are never followed)";
+  assert.deepEqual(verdicts, [
+    [".codex", "rejected", "not an agent-control record (unreadable or malformed)"],
+    ["link.blocked.json", "rejected", notFile],
+    ["pipe.continue.json", "rejected", notFile],
+    ["progress.json#1", "rejected", notFile],
+    ["real.continue.json", "received", "held until the iteration is verified"],
+    ["request.json", "rejected", notFile],
+  ]);
+  assert.equal(inv.held?.action, "continue", "only the real record counts");
+  assert.ok(Deno.lstatSync(`${d}.closed`).isFile, "settled: the invocation is closed to late commands");
+  inv.settle();
+  assert.equal(entries.length, 6, "each refused entry is audited once");
+});
+
+Deno.test("a huge record is refused unread with its size; a huge progress file once per version", async () => {
+  await using t = await tempDir();
+  const { ctx, entries } = fakeContext(`${t.path}/store`);
+  const inv = await AgentInvocation.open(ctx, "01", 1, 1);
+  const d = inv.scope.dir;
+  const big = record(inv, "blocked", { reason: "x".repeat(MAX_RECORD_BYTES) });
+  Deno.writeTextFileSync(`${d}/big.blocked.json`, big);
+  Deno.writeTextFileSync(`${d}/progress.json`, record(inv, "progress", { cursor: "P", summary: "y".repeat(70_000) }));
+  inv.scan(false);
+  inv.scan(false);
+  inv.settle();
+  assert.deepEqual(entries.map((e) => [e.params.file, e.outcome, e.reason]), [
+    ["big.blocked.json", "rejected", `record too large (${big.length} bytes; at most ${MAX_RECORD_BYTES})`],
+    ["progress.json#1", "rejected", entries[1]?.reason],
+  ]);
+  assert.match(String(entries[1]!.reason), /^record too large \(\d+ bytes; at most 65536\)$/);
+  assert.equal(inv.held, null);
 });

@@ -4,24 +4,17 @@
  * snapshot counts them.
  */
 import assert from "node:assert/strict";
-import { nullPlane } from "../../src/control/null_plane.ts";
 import { DEFAULT_VIEW } from "../../src/events/types.ts";
-import type { PlaneHooks } from "../../src/control/plane_types.ts";
 import { RunProgress, trackPlane } from "../../src/run/run_progress.ts";
+import { fakePlane, PROMPT_01_CTX } from "../support/fake_plane.ts";
 
-const hooks: PlaneHooks = {
-  applyView() {},
-  steerGate: () => ({ promptRunning: false, sessionLive: false }),
-  steerAccepted() {},
-  notice() {},
-};
-const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: null };
+const ctx = PROMPT_01_CTX;
 
 Deno.test("trackPlane() forwards to the plane and folds transitions and events into the status facts", () => {
   let now = 1_000;
   const progress = new RunProgress(3, () => now);
   const recorded: string[] = [];
-  const plane = trackPlane(nullPlane("R", { ...DEFAULT_VIEW }, hooks, (e) => recorded.push(e.type)), progress);
+  const plane = trackPlane(fakePlane((e) => recorded.push(e.type)), progress);
   assert.equal(plane.runId, "R");
   assert.deepEqual(plane.view, DEFAULT_VIEW);
   const started = new Date(500).toISOString();

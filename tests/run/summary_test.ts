@@ -1,7 +1,13 @@
 /** The run-summary document from the records (docs/run-summary.md): pure builder rows for every kind of prompt. */
 import assert from "node:assert/strict";
 import { buildRunSummary, recordExitCode, summaryRunOf } from "../../src/run/summary.ts";
-import type { AttemptRecord, PromptResult, PromptState, StateDoc } from "../../src/run/state.ts";
+import {
+  type AttemptRecord,
+  type PromptResult,
+  type PromptState,
+  type StateDoc,
+  StateStore,
+} from "../../src/run/state.ts";
 import type { RunRecord } from "../../src/store/mod.ts";
 import { summaryTable } from "../../src/render/summary_table.ts";
 import { stripAnsi } from "../../src/render/ansi.ts";
@@ -214,4 +220,28 @@ Deno.test("summaryTable: a long run of one mode is counted (`run ×5`), the docu
   });
   assert.equal(s.prompts[0]!.path, "run → run → run → run → run → repair");
   assert.match(summaryTable(s, false), /\n {2}01 Prompt 01 {2}run ×5 → repair {2}/);
+});
+
+Deno.test("buildRunSummary from the runner's state store: the same document, entries read one at a time", async () => {
+  const store = StateStore.memory();
+  await store.update((d) => {
+    d.prompts = state().prompts;
+  });
+  const doc = store.current;
+  const fromDoc = (selected: string[]) =>
+    buildRunSummary({ run: summaryRunOf(record()), packet: PACKET, selected, state: doc, storeRoot: null });
+  // The end of a 10,000-prompt run must not decode the whole document at once: `current` is never asked for.
+  Object.defineProperty(store, "current", {
+    get() {
+      throw new Error("the whole state document was built");
+    },
+  });
+  const fromStore = (selected: string[]) =>
+    buildRunSummary({ run: summaryRunOf(record()), packet: PACKET, selected, state: store, storeRoot: null });
+  assert.throws(() => store.current, /whole state document/);
+  for (const selected of [["01", "02", "03", "04", "05"], ["02"], []]) {
+    assert.deepEqual(fromStore(selected), fromDoc(selected));
+  }
+  // Prompts with records under the run id are added to a narrower selection; 05 (an older run's) is not.
+  assert.deepEqual(fromStore(["02"]).prompts.map((p) => p.id), ["01", "02", "03", "04"]);
 });

@@ -59,9 +59,10 @@ function summarize(e: Record<string, unknown>): string {
       s = oneLine(d.content);
       break;
     case "run_opened":
-      s = `${d.packet} · ${Array.isArray(d.selection) ? d.selection.length : 0} prompts${
-        d.resumed ? " (resumed)" : ""
-      }`;
+      {
+        const n = Array.isArray(d.selection) ? d.selection.length : 0;
+        s = `${d.packet} · ${n} ${n === 1 ? "prompt" : "prompts"}${d.resumed ? " (resumed)" : ""}`;
+      }
       break;
     case "run_started":
       s = `${d.model ?? "model ?"}${d.cwd ? ` in ${d.cwd}` : ""}`;

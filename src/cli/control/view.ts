@@ -5,6 +5,7 @@
 import type { CommandContext, CommandSpec } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
 import { setView } from "../../control/mod.ts";
+import { VIEW_VALUES } from "../../events/types.ts";
 import { AUTHOR_FLAG, controlTarget, printJson, printWaited, runRef, str, TARGET_FLAGS } from "./_common.ts";
 import { waitForOutcome } from "./_wait.ts";
 
@@ -20,10 +21,15 @@ export const spec: CommandSpec = {
   flags: {
     ...TARGET_FLAGS,
     ...AUTHOR_FLAG,
-    "log-mode": { type: "string", value: "M", description: "compact, verbose or studio" },
-    "tool-output": { type: "string", value: "T", description: "none, summary, preview or full" },
-    thinking: { type: "string", value: "S", description: "show or hide" },
-    diff: { type: "string", value: "D", description: "none, stat or full" },
+    "log-mode": { type: "string", value: "M", values: VIEW_VALUES.log_mode, description: "compact, verbose or studio" },
+    "tool-output": {
+      type: "string",
+      value: "T",
+      values: VIEW_VALUES.tool_output,
+      description: "none, summary, preview or full",
+    },
+    thinking: { type: "string", value: "S", values: VIEW_VALUES.thinking, description: "show or hide" },
+    diff: { type: "string", value: "D", values: VIEW_VALUES.diff, description: "none, stat or full" },
     wait: { type: "boolean", description: "wait up to 10 s for the outcome and print it" },
   },
   async run(ctx: CommandContext): Promise<number> {
@@ -44,7 +50,19 @@ export const spec: CommandSpec = {
     }
     const target = await controlTarget(ctx, { idsFollow: false });
     const ref = await runRef(target);
-    const handle = await setView(ref, view, by);
+    // A value the view does not take: the API records the refusal; the caller sees it spelled as the flag it typed.
+    const bad = SETTINGS.find(([flag, key]) => {
+      const v = str(ctx, flag);
+      return v !== undefined && !(VIEW_VALUES[key] as readonly string[]).includes(v);
+    });
+    const handle = await setView(ref, view, by).catch((e) => {
+      if (!bad) throw e;
+      const allowed = (VIEW_VALUES[bad[1]] as readonly string[]).join(", ");
+      throw new UsageError(
+        "invalid_view_value",
+        `--${bad[0]} does not take "${str(ctx, bad[0])}"; allowed: ${allowed}`,
+      );
+    });
     const waited = ctx.flags.wait === true ? await waitForOutcome(ref, handle.request, 10_000) : null;
     if (ctx.json) {
       printJson(ctx, { request: handle.request, run_id: handle.runId, outcome: waited?.outcome ?? null });

@@ -10,8 +10,8 @@ function plural(n: number, word: string): string {
 }
 
 /** The human report of docs/reference/cli.md §3.8. */
-function renderLint(r: LintResult): string {
-  const lines = [`Packet lint: ${r.name} (${r.root})`];
+function renderLint(r: LintResult, label: string): string {
+  const lines = [`Packet lint: ${label} (${r.root})`];
   for (const f of r.findings) {
     const label = f.severity === "error" ? "ERROR    " : "WARNING  ";
     lines.push(`  ${label}${f.file ?? "(packet)"}  ${f.kind}`);
@@ -58,7 +58,7 @@ export const spec: CommandSpec = {
   async run(ctx) {
     const target = await resolveTarget(ctx.positionals, ctx.flags, { idsFollow: false });
     const result = await lintPacket(target.packetDir, { strict: ctx.flags.strict === true });
-    ctx.stdout.write(ctx.json ? JSON.stringify(lintJson(result)) + "\n" : renderLint(result));
+    ctx.stdout.write(ctx.json ? JSON.stringify(lintJson(result)) + "\n" : renderLint(result, target.label));
     return result.pass ? Exit.ok : Exit.packet;
   },
 };

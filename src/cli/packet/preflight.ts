@@ -59,7 +59,7 @@ export async function runReadiness(ctx: CommandContext, doctor: boolean): Promis
   }
   report.runtime_ready = report.readiness_errors.length === 0;
   if (ctx.json) ctx.stdout.write(JSON.stringify(report) + "\n");
-  else ctx.stdout.write(renderReadiness(report, doctor ? "Doctor" : "Preflight"));
+  else ctx.stdout.write(renderReadiness(report, doctor ? "Doctor" : "Preflight", target.label));
   if (doctor || report.runtime_ready) return Exit.ok;
   ctx.stderr.write("error: preflight failed\n");
   for (const e of report.readiness_errors) ctx.stderr.write(`  ${e.message}\n`);
