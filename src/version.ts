@@ -23,6 +23,7 @@ export const CAPABILITIES: readonly string[] = [
   "containment.systemd_user",
   "workspace.independent_clone",
   "workspace.operator_owned_artifact",
+  "workspace.legacy_state_import",
   "agent_control.linear",
   "completion.agent_owned",
 ];
