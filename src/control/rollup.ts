@@ -429,11 +429,15 @@ export async function statusRollup(opts: {
   return summarizeRollup(opts, await readRollupInputs(opts.storeRoot), nowIso());
 }
 
+/** How long `status --watch` waits for a completed run's runner to release its lease before it reports it lingering. */
+const WATCH_RELEASE_GRACE_MS = 10_000;
+
 /**
  * Rollups on every change (`status --watch`): yields the first rollup at once, then one per change of the
  * snapshot, run record or progress (woken by `Deno.watchFs` on the control directory plus `intervalMs` polling),
- * and ends after the rollup that shows the run no longer running, or when the signal aborts. With `ticks`, every
- * poll yields, changed or not (a terminal redraws its clocks).
+ * and ends after the rollup that shows the run no longer running, or when the signal aborts. A run that completed
+ * while its runner still holds the lease is not reported until the lease drops or 10 s pass (the release is under
+ * way). With `ticks`, every poll yields, changed or not (a terminal redraws its clocks).
  */
 export async function* watchStatus(
   opts: { target: string; packetDir: string; storeRoot: string; kind?: "packet" | "workspace" },
@@ -441,9 +445,19 @@ export async function* watchStatus(
 ): AsyncGenerator<StatusRollup> {
   const wake = new Wakeup(storePaths(opts.storeRoot).control);
   let last = "";
+  let lingerUntil: number | null = null;
   try {
     for (;;) {
       const r = await statusRollup(opts);
+      // A run that completed while its runner still holds the lease is most likely releasing it right now (its
+      // process sweep runs first): wait a bounded moment for the release before the last report says otherwise.
+      if (r.state === "completed" && r.healthy === false && r.lease.state === "up" && !watch.signal?.aborted) {
+        lingerUntil ??= Date.now() + WATCH_RELEASE_GRACE_MS;
+        if (Date.now() < lingerUntil) {
+          await wake.wait(Math.min(watch.intervalMs ?? 1000, 100), watch.signal);
+          continue;
+        }
+      }
       const { checked_at: _c, ...rest } = r;
       const key = JSON.stringify({ ...rest, activity: null, control: r.control?.updated_at ?? null });
       if (key !== last || watch.ticks === true) {

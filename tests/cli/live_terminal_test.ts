@@ -12,6 +12,7 @@ import { Vt } from "../support/vt.ts";
 import { redrawFrom, rowsOf } from "../../src/cli/status.ts";
 import { RUN_ID, startLivePlane, writeDemoPacket } from "../control/_harness.ts";
 import { storePaths, storeRootForPacket } from "../../src/store/paths.ts";
+import { waitFor, within } from "../support/wait.ts";
 
 const COLUMNS = 100;
 
@@ -153,6 +154,32 @@ Deno.test("status --watch off a terminal appends a report only when something ch
   // Each report differs from the one before in more than its clocks.
   const clockless = (r: string) => r.replace(/[\d.]+m?s this prompt · updated \d+s ago/, "");
   for (let i = 1; i < reports.length; i++) assert.notEqual(clockless(reports[i]!), clockless(reports[i - 1]!), text);
+});
+
+Deno.test("status --watch waits for a completed run's runner to release its lease instead of ending on 'needs attention'", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  await runRecord(dir, RUN_ID);
+  // A runner that closes the run and then holds its lease (its exit sweep is slow) until told to release it.
+  const live = await startLivePlane(dir, RUN_ID, "completed", true);
+  const child = spawnCli(["status", dir, "--watch", "--interval", "50ms"]);
+  const output = child.output();
+  const stopped = live.stop();
+  const snapshot = storePaths(storeRootForPacket(dir)).snapshot;
+  await waitFor(async () => JSON.parse(await Deno.readTextFile(snapshot)).status === "completed", {
+    what: "the run closed",
+  });
+  // Longer than a one-shot status gives a release (1 s): the watch must still be waiting, not reporting.
+  const early = await within(child.status, 3000, null);
+  live.child.kill("SIGUSR1");
+  await stopped;
+  const out = await output;
+  const text = new TextDecoder().decode(out.stdout);
+  assert.equal(early, null, `status --watch ended while the runner was still releasing its lease:\n${text}`);
+  assert.equal(out.code, 0, text);
+  const reports = text.trimEnd().split("\n\n");
+  assert.match(reports.at(-1)!, /^ {2}demo — COMPLETED · healthy\n/, text);
+  assert.ok(!text.includes("needs attention"), text);
 });
 
 Deno.test("rowsOf() counts wrapped rows of a report; redrawFrom() moves up over them, or clears a screen too small", () => {

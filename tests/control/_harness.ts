@@ -138,10 +138,11 @@ export async function startLivePlane(
   packetDir: string,
   runId = RUN_ID,
   ending: "completed" | "failed" | "crash" = "completed",
-): Promise<{ stop(): Promise<void> }> {
+  hold = false,
+): Promise<{ stop(): Promise<void>; child: Deno.ChildProcess }> {
   const script = new URL("./_live_plane.ts", import.meta.url).pathname;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", script, packetDir, runId, ending],
+    args: ["run", "-A", "--quiet", script, packetDir, runId, ending, ...(hold ? ["hold"] : [])],
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
@@ -154,6 +155,7 @@ export async function startLivePlane(
     seen += value;
   }
   return {
+    child,
     async stop() {
       await child.stdin.close();
       for (;;) {

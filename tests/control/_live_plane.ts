@@ -2,7 +2,8 @@
  * A stand-in runner for black-box tests: takes the lease, opens a plane on a packet's store root, records a few
  * events, and serves boundaries (delivering accepted steers at once) until stdin closes; then closes the run.
  *
- * Usage: deno run -A tests/control/_live_plane.ts <packetDir> <runId> [completed|failed|crash]
+ * Usage: deno run -A tests/control/_live_plane.ts <packetDir> <runId> [completed|failed|crash] [hold]
+ * With `hold`, the lease is kept after the run is closed (it prints `closed`) until SIGUSR1: a runner slow to release.
  */
 import { acquireLease } from "../../src/store/lease.ts";
 import { openPlane } from "../../src/control/plane.ts";
@@ -10,7 +11,7 @@ import { storeRootForPacket } from "../../src/store/paths.ts";
 import { DEFAULT_VIEW } from "../../src/events/types.ts";
 import { within } from "../support/wait.ts";
 
-const [packetDir, runId, ending = "completed"] = Deno.args;
+const [packetDir, runId, ending = "completed", hold] = Deno.args;
 if (!packetDir || !runId) throw new Error("usage: _live_plane.ts <packetDir> <runId> [completed|failed|crash]");
 const storeRoot = storeRootForPacket(packetDir);
 const lease = await acquireLease(storeRoot, { runId, packetDir, argv: ["run"] });
@@ -83,4 +84,9 @@ while (!stop) {
 }
 if (ending === "crash") Deno.exit(0); // no close, lease lock dropped by the OS, run.pid left behind
 await plane.close(ending === "failed" ? "failed" : "completed", ending === "failed" ? "verification_failed" : null);
+if (hold === "hold") {
+  const released = new Promise<void>((r) => Deno.addSignalListener("SIGUSR1", () => r()));
+  console.log("closed");
+  await released;
+}
 await lease.release();
