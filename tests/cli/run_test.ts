@@ -4,6 +4,7 @@ import { tempDir } from "../support/fs.ts";
 import { createScratchRepo, setupExample } from "../../examples/setup.ts";
 import { commitCount, history, makePacket, promptFile, readPrompts, readSnapshot } from "../run/support.ts";
 import { waitFor } from "../support/wait.ts";
+import { REQUEST_SCHEMA, writeRequest } from "../../src/control/request.ts";
 
 Deno.test("run executes the recovery packet to exactly the attempt histories of docs/reference/runner.md §12", async () => {
   await using dir = await tempDir();
@@ -238,8 +239,17 @@ Deno.test("run --json prints plane-recorded envelopes (view_changed from a secon
   });
   const child = spawnCli(["run", pkt, "--json"]);
   await waitFor(async () => (await readSnapshot(pkt))?.session_live === true);
-  const view = await runCli(["control", "view", pkt, "--log-mode", "verbose"]);
-  assert.equal(view.code, 0, view.stderr);
+  // The request is written from this (second) process at once, as `control view` writes it: a CLI's start-up on a
+  // loaded machine could outlast the 1.2 s stream (the CLI itself is tested in tests/cli/control_view_steer_test.ts).
+  const runId = String((await readSnapshot(pkt))?.run_id);
+  await writeRequest(`${pkt}/.prompt_runner`, {
+    schema: REQUEST_SCHEMA,
+    command: "set_view",
+    params: { log_mode: "verbose" },
+    run_id: runId,
+    author: "test",
+    issued_at: new Date().toISOString(),
+  });
   const out = await child.output();
   const dec = new TextDecoder();
   assert.equal(out.code, 0, dec.decode(out.stderr));
