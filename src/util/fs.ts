@@ -50,11 +50,26 @@ export async function writeViaTemp(
   data: string | Uint8Array,
   opts: AtomicOpts = {},
 ): Promise<void> {
-  const file = await Deno.open(tmp, { write: true, createNew: true, mode: FILE_MODE });
-  try {
+  await fillViaTemp(tmp, path, opts, async (file) => {
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
     let off = 0;
     while (off < bytes.length) off += await file.write(bytes.subarray(off));
+  });
+}
+
+/**
+ * The steps every atomic writer shares: create `tmp` exclusively, let `fill` write it, optionally fsync, close, pass
+ * the failpoint, rename to `path`; the temp file is removed when any step fails.
+ */
+async function fillViaTemp(
+  tmp: string,
+  path: string,
+  opts: AtomicOpts,
+  fill: (file: Deno.FsFile) => Promise<void>,
+): Promise<void> {
+  const file = await Deno.open(tmp, { write: true, createNew: true, mode: FILE_MODE });
+  try {
+    await fill(file);
     if (opts.fsync) await file.sync();
   } catch (e) {
     file.close();
@@ -152,9 +167,7 @@ const CHUNK_UNITS = 64 * 1024;
  * plus its bytes would double a process's peak memory). Same temp, fsync, failpoint and rename steps.
  */
 export async function atomicWriteChunks(path: string, pieces: Iterable<string>, opts: AtomicOpts = {}): Promise<void> {
-  const tmp = tempSibling(path);
-  const file = await Deno.open(tmp, { write: true, createNew: true, mode: FILE_MODE });
-  try {
+  await fillViaTemp(tempSibling(path), path, opts, async (file) => {
     // UTF-8 takes at most 3 bytes per UTF-16 unit; a piece longer than the gathering size gets a buffer of its own.
     let buf = new Uint8Array(3 * CHUNK_UNITS);
     const encoder = new TextEncoder();
@@ -175,18 +188,5 @@ export async function atomicWriteChunks(path: string, pieces: Iterable<string>, 
       if (units >= CHUNK_UNITS) await drain();
     }
     if (units > 0) await drain();
-    if (opts.fsync) await file.sync();
-  } catch (e) {
-    file.close();
-    await Deno.remove(tmp).catch(() => {});
-    throw e;
-  }
-  file.close();
-  if (opts.failpoint) failpoint(opts.failpoint);
-  try {
-    await Deno.rename(tmp, path);
-  } catch (e) {
-    await Deno.remove(tmp).catch(() => {});
-    throw e;
-  }
+  });
 }

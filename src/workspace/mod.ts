@@ -1,7 +1,7 @@
 /** The public surface of src/workspace/: what other folders import from it (docs/architecture.md, Layers). */
 export { doctorLines, doctorWorkspace } from "./doctor.ts";
 export { importState } from "./import_state.ts";
-export { loadWorkspaceManifest } from "./manifest.ts";
+export { loadWorkspaceManifest, type WorkspaceManifest } from "./manifest.ts";
 export { workspacePaths } from "./paths.ts";
 export { planLines, planWorkspace } from "./plan.ts";
 export { prepareWorkspace } from "./prepare.ts";

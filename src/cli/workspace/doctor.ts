@@ -1,6 +1,6 @@
 /** `workspace doctor [MANIFEST|ID] [--json]` (docs/reference/workspace.md §10.2): read-only readiness; exit 1 when not ready. */
 import type { CommandSpec } from "../frame.ts";
-import { manifestArgument, manifestForTarget } from "../../workspace/target_manifest.ts";
+import { WORKSPACE_TARGET_FLAG, workspaceTarget } from "./_target.ts";
 import { doctorLines, doctorWorkspace } from "../../workspace/doctor.ts";
 
 /** The command. */
@@ -10,15 +10,10 @@ export const spec: CommandSpec = {
     "the pinned ref; uncommitted work reported as resumable (a warning, not a failure); the tool versions the clones " +
     "pin (.tool-versions, mise.toml); the runtime root writable. Exit 0 ready, 1 not ready. Writes nothing.",
   flags: {
-    workspace: { type: "string", value: "M", description: "a workspace manifest or registered workspace id" },
+    workspace: WORKSPACE_TARGET_FLAG,
   },
   async run(ctx) {
-    const given = manifestArgument(
-      ctx.positionals,
-      typeof ctx.flags.workspace === "string" ? ctx.flags.workspace : null,
-      "workspace doctor",
-    );
-    const m = await manifestForTarget(given, Deno.cwd());
+    const m = await workspaceTarget(ctx, "workspace doctor");
     const report = await doctorWorkspace(m, undefined, Deno.env.get("PATH") ?? "");
     if (ctx.json) ctx.stdout.write(JSON.stringify(report, null, 2) + "\n");
     else ctx.stdout.write(doctorLines(report).join("\n") + "\n");

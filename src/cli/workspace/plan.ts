@@ -1,6 +1,6 @@
 /** `workspace plan [MANIFEST|ID] [--json]` (docs/reference/workspace.md §10.1): what prepare would do; writes nothing. */
 import type { CommandSpec } from "../frame.ts";
-import { manifestArgument, manifestForTarget } from "../../workspace/target_manifest.ts";
+import { WORKSPACE_TARGET_FLAG, workspaceTarget } from "./_target.ts";
 import { planLines, planWorkspace } from "../../workspace/plan.ts";
 
 /** The command. */
@@ -10,15 +10,10 @@ export const spec: CommandSpec = {
     "lock record and the registry entry — and what would make it refuse. Writes nothing, not even the runtime root. " +
     "Exit 0 when prepare would go through, 1 when it would refuse.",
   flags: {
-    workspace: { type: "string", value: "M", description: "a workspace manifest or registered workspace id" },
+    workspace: WORKSPACE_TARGET_FLAG,
   },
   async run(ctx) {
-    const given = manifestArgument(
-      ctx.positionals,
-      typeof ctx.flags.workspace === "string" ? ctx.flags.workspace : null,
-      "workspace plan",
-    );
-    const plan = await planWorkspace(await manifestForTarget(given, Deno.cwd()));
+    const plan = await planWorkspace(await workspaceTarget(ctx, "workspace plan"));
     if (ctx.json) ctx.stdout.write(JSON.stringify(plan, null, 2) + "\n");
     else ctx.stdout.write(planLines(plan).join("\n") + "\n");
     return plan.ok ? 0 : 1;
