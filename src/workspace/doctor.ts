@@ -11,6 +11,7 @@ import { type EnvGet, workspacePaths } from "./paths.ts";
 import { runGit } from "./git.ts";
 import { independenceProblem } from "./prepare.ts";
 import { checkToolchains, type ToolPin } from "./toolchain.ts";
+import { type ArtifactCheck, checkArtifacts } from "./artifact_checks.ts";
 
 /** One clone's readiness. */
 export interface RepositoryCheck {
@@ -40,6 +41,8 @@ export interface DoctorReport {
   prepared: boolean;
   repositories: RepositoryCheck[];
   toolchains: { ready: boolean; pins: ToolPin[] };
+  /** Contract artifacts: installed, and still what prepare recorded in the lock (docs/reference/workspace.md §4.1). */
+  artifacts: ArtifactCheck[];
   runtime_root: { path: string; exists: boolean; writable: boolean; error: string | null };
   /** The bound packet's store root and its lease (a live run is reported, not an error); null without a binding. */
   packet: { store_root: string; store_exists: boolean; lease: string; pid: number | null } | null;
@@ -121,16 +124,20 @@ async function runtimeCheck(path: string): Promise<DoctorReport["runtime_root"]>
   return { path, exists: true, writable, error: writable ? null : "not writable by this user" };
 }
 
-async function lockCommits(lockFile: string): Promise<Record<string, string> | null> {
+/** The lock record's clone commits and artifacts, or null when there is no readable lock record. */
+async function readLock(lockFile: string): Promise<
+  { commits: Record<string, string>; artifacts: Record<string, { sha256?: unknown }> } | null
+> {
   try {
     const lock = JSON.parse(await Deno.readTextFile(lockFile)) as {
       repositories?: Record<string, { commit?: string }>;
+      artifacts?: Record<string, { sha256?: unknown }>;
     };
-    const out: Record<string, string> = {};
+    const commits: Record<string, string> = {};
     for (const [name, r] of Object.entries(lock.repositories ?? {})) {
-      if (typeof r.commit === "string") out[name] = r.commit;
+      if (typeof r.commit === "string") commits[name] = r.commit;
     }
-    return out;
+    return { commits, artifacts: lock.artifacts ?? {} };
   } catch {
     return null;
   }
@@ -139,14 +146,15 @@ async function lockCommits(lockFile: string): Promise<Record<string, string> | n
 /** Check `m` without writing anything. */
 export async function doctorWorkspace(m: WorkspaceManifest, env?: EnvGet, pathVar = ""): Promise<DoctorReport> {
   const paths = workspacePaths(m, env);
-  const lock = await lockCommits(paths.lockFile);
+  const lock = await readLock(paths.lockFile);
   const repositories: RepositoryCheck[] = [];
   for (const r of m.repositories) {
-    repositories.push(await checkRepository(r, paths.clone(r.name), lock?.[r.name] ?? null));
+    repositories.push(await checkRepository(r, paths.clone(r.name), lock?.commits[r.name] ?? null));
   }
   const present = repositories.filter((r) => r.present).map((r) => ({ repo: r.name, path: r.path }));
   const pins = await checkToolchains(present, pathVar);
   const runtime = await runtimeCheck(paths.runtimeRoot);
+  const artifacts = await checkArtifacts(m, paths, lock?.artifacts ?? null);
   let packet: DoctorReport["packet"] = null;
   if (m.packet) {
     const lease = await readLease(paths.boundStoreRoot);
@@ -159,6 +167,7 @@ export async function doctorWorkspace(m: WorkspaceManifest, env?: EnvGet, pathVa
   }
   const toolchainsReady = pins.every((p) => p.ready);
   const ready = lock !== null && repositories.every((r) => r.ready) && toolchainsReady && runtime.error === null &&
+    artifacts.every((a) => a.ready) &&
     (packet === null || packet.store_exists);
   return {
     schema: "prompt_runner.workspace.doctor/v1",
@@ -168,6 +177,7 @@ export async function doctorWorkspace(m: WorkspaceManifest, env?: EnvGet, pathVa
     prepared: lock !== null,
     repositories,
     toolchains: { ready: toolchainsReady, pins },
+    artifacts,
     runtime_root: runtime,
     packet,
     checked_at: new Date().toISOString(),
@@ -192,6 +202,9 @@ export function doctorLines(d: DoctorReport): string[] {
   for (const p of d.toolchains.pins) {
     const what = p.tool ? `${p.tool} ${p.required.join(" | ")}` : "(unparsed line)";
     lines.push(`  ${mark(p.ready)} ${what} pinned by ${p.file}:${p.line}${p.error ? ` — ${p.error}` : ""}`);
+  }
+  for (const a of d.artifacts) {
+    lines.push(`  ${mark(a.ready)} artifact ${a.id} ${a.path}${a.error ? ` — ${a.error}` : ""}`);
   }
   const rt = d.runtime_root;
   lines.push(`  ${mark(rt.error === null)} runtime root ${rt.path}${rt.error ? ` — ${rt.error}` : ""}`);

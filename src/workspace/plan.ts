@@ -11,6 +11,7 @@ import { runGit } from "./git.ts";
 import { assertNotInSource, sourceTrees } from "./guard.ts";
 import { independenceProblem, storeRootsOf } from "./prepare.ts";
 import { cloneHeadFromFiles } from "./status.ts";
+import { planArtifacts, type PlannedArtifact } from "./artifact_checks.ts";
 
 /** One repository in the plan. */
 export interface PlannedRepository {
@@ -41,6 +42,8 @@ export interface WorkspacePlan {
   /** Whether the runtime root exists already (prepare creates it 0700 otherwise). */
   runtime_root_exists: boolean;
   repositories: PlannedRepository[];
+  /** Contract artifacts prepare would build and install (docs/reference/workspace.md §4.1), in id order. */
+  artifacts: PlannedArtifact[];
   /** The bound packet, its store root and whether that exists; null without a binding. */
   packet: { repo: string; path: string; store_root: string; store_exists: boolean } | null;
   lock_file: string;
@@ -117,8 +120,12 @@ async function planRepository(
   };
 }
 
-/** Plan a prepare of `m` without writing anything. */
-export async function planWorkspace(m: WorkspaceManifest, env?: EnvGet): Promise<WorkspacePlan> {
+/** Plan a prepare of `m` without writing anything (`pathVar`: where `mix` is looked up for escript artifacts). */
+export async function planWorkspace(
+  m: WorkspaceManifest,
+  env?: EnvGet,
+  pathVar = Deno.env.get("PATH") ?? "",
+): Promise<WorkspacePlan> {
   const paths = workspacePaths(m, env);
   const refusals: string[] = [];
   const sources = sourceTrees(m.repositories);
@@ -141,6 +148,8 @@ export async function planWorkspace(m: WorkspaceManifest, env?: EnvGet): Promise
     if (planned.problem) refusals.push(`${r.name}: ${planned.problem}`);
     repositories.push(planned);
   }
+  const artifacts = await planArtifacts(m, paths, pathVar);
+  for (const a of artifacts) if (a.problem) refusals.push(`contracts.artifacts ${a.id} (${a.type}): ${a.problem}`);
   const runtimeExists = await exists(paths.runtimeRoot);
   const packet = m.packet
     ? {
@@ -153,6 +162,7 @@ export async function planWorkspace(m: WorkspaceManifest, env?: EnvGet): Promise
   const writes = [
     ...repositories.filter((r) => r.action === "clone").map((r) => r.path),
     ...(runtimeExists ? [] : [paths.runtimeRoot]),
+    ...artifacts.map((a) => a.path),
     ...(packet ? [packet.store_exists ? `${packet.store_root}/store.json` : packet.store_root] : []),
     paths.lockFile,
     paths.registryEntry,
@@ -165,6 +175,7 @@ export async function planWorkspace(m: WorkspaceManifest, env?: EnvGet): Promise
     runtime_root: paths.runtimeRoot,
     runtime_root_exists: runtimeExists,
     repositories,
+    artifacts,
     packet,
     lock_file: paths.lockFile,
     registry_entry: paths.registryEntry,
@@ -182,6 +193,11 @@ export function planLines(p: WorkspacePlan): string[] {
     lines.push(`  ${r.action.padEnd(6)} ${r.name}${at} → ${r.path}`);
     for (const s of r.steps) lines.push(`           ${s}`);
     if (r.problem) lines.push(`           refused: ${r.problem}`);
+  }
+  for (const a of p.artifacts) {
+    lines.push(`  artifact ${a.id} (${a.type}) from ${a.repo}/${a.project} → ${a.path}`);
+    for (const s of a.steps) lines.push(`           ${s}`);
+    if (a.problem) lines.push(`           refused: ${a.problem}`);
   }
   lines.push(`  runtime  ${p.runtime_root}${p.runtime_root_exists ? "" : " (created, 0700)"}`);
   if (p.packet) {

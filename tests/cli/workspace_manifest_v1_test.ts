@@ -126,3 +126,47 @@ Deno.test("targetCommitPolicy(): commits.mode session means none unless a commit
   assert.equal(targetCommitPolicy({ "no-commit": true }, runner), "none");
   assert.equal(targetCommitPolicy({}, {}), "git");
 });
+
+Deno.test("contracts.artifacts in workspace plan and doctor: planned before prepare, checked against the lock after", async () => {
+  await using dir = await tempDir();
+  const f = await workspaceFixture(dir.path, {
+    files: { "tools/check.sh": '#!/bin/sh\ntest -f "$1"\n' },
+    manifestExtra: "contracts:\n  artifacts:\n    - {id: checker, repo: app, project: tools/check.sh, type: command}\n",
+  });
+  const installed = `${dir.path}/data/prompt_runner/workspaces/op-ws/artifacts/checker`;
+  const plan = await runCli(["workspace", "plan", f.manifest, "--json"], { env: f.env });
+  assert.equal(plan.code, 0, plan.stderr);
+  const planned = parseJsonOut(plan) as { artifacts: { id: string; path: string; problem: string | null }[] };
+  assert.deepEqual(planned.artifacts.map((a) => [a.id, a.path, a.problem]), [["checker", installed, null]]);
+  assert.equal(await exists(installed), false, "plan installs nothing");
+  const human = await runCli(["workspace", "plan", f.manifest], { env: f.env });
+  assert.match(human.stdout, /artifact checker \(command\) from app\/tools\/check\.sh/);
+
+  assert.equal((await runCli(["workspace", "prepare", f.manifest], { env: f.env })).code, 0);
+  const ready = await runCli(["workspace", "doctor", f.manifest, "--json"], { env: f.env });
+  const doc = parseJsonOut(ready) as { ready: boolean; artifacts: { id: string; ready: boolean }[] };
+  assert.equal(ready.code, 0, ready.stdout);
+  assert.deepEqual(doc.artifacts.map((a) => [a.id, a.ready]), [["checker", true]]);
+
+  // The installed checker changed after prepare: the contract would no longer run what prepare recorded.
+  await Deno.writeTextFile(installed, "#!/bin/sh\nexit 0\n");
+  const tampered = await runCli(["workspace", "doctor", f.manifest], { env: f.env });
+  assert.equal(tampered.code, 1, tampered.stdout);
+  assert.match(tampered.stdout, /FAIL artifact checker .* changed since prepare installed it/);
+  await Deno.remove(installed);
+  const missing = await runCli(["workspace", "doctor", f.manifest], { env: f.env });
+  assert.equal(missing.code, 1);
+  assert.match(missing.stdout, /FAIL artifact checker .* not installed; run: prompt_runner workspace prepare/);
+});
+
+Deno.test("workspace plan refuses an escript artifact when mix is not on PATH, naming it", async () => {
+  await using dir = await tempDir();
+  const f = await workspaceFixture(dir.path, {
+    files: { "support/contracts/mix.exs": "defmodule Contracts.MixProject do\nend\n" },
+    manifestExtra:
+      "contracts:\n  artifacts:\n    - {id: contracts, repo: app, project: support/contracts, type: escript}\n",
+  });
+  const plan = await runCli(["workspace", "plan", f.manifest], { env: { ...f.env, PATH: await pathWithoutMix() } });
+  assert.equal(plan.code, 1, plan.stdout);
+  assert.match(plan.stdout, /refuse +contracts\.artifacts contracts \(escript\): needs Elixir's mix on PATH/);
+});
