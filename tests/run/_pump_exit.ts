@@ -5,9 +5,7 @@
  */
 import { nullPlane } from "../../src/control/null_plane.ts";
 import { DEFAULT_VIEW, type ProviderEvent } from "../../src/events/types.ts";
-import type { LaneSession } from "../../src/lanes/types.ts";
-import type { RunContext } from "../../src/run/context.ts";
-import { pumpStream } from "../../src/run/stream.ts";
+import { fakeSession, pumpThrough } from "./_pump_support.ts";
 
 let fired = false;
 async function* provider(): AsyncGenerator<ProviderEvent> {
@@ -23,23 +21,6 @@ const hooks = {
   steerAccepted() {},
   notice() {},
 };
-const session: LaneSession = {
-  events: provider(),
-  sessionId: "x",
-  isReady: () => true,
-  whenReady: () => Promise.resolve(),
-  interrupt: () => Promise.resolve(),
-  kill: () => {},
-  end: () => ({ kind: "ok" }),
-  process: null,
-};
 const plane = nullPlane("20261201T100000Z-EXIT01", { ...DEFAULT_VIEW }, hooks);
-const ctx = { plane, io: { json: false }, live: null, attemptLog: null } as unknown as RunContext;
-const obs = await pumpStream(ctx, session, {
-  promptId: "01",
-  attempt: 1,
-  kind: "initial",
-  provider: "simulated",
-  sessionId: "x",
-}, null);
+const obs = await pumpThrough(plane, fakeSession(provider(), "x"));
 console.log(`pumped ${obs.events} events`);

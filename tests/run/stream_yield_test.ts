@@ -7,52 +7,23 @@
 import assert from "node:assert/strict";
 import { acquireLease } from "../../src/store/lease.ts";
 import { readLogEntries } from "../../src/control/log.ts";
-import { openPlane } from "../../src/control/plane.ts";
 import { REQUEST_SCHEMA, requestName } from "../../src/control/request.ts";
 import { storePaths } from "../../src/store/paths.ts";
-import { DEFAULT_VIEW, type ProviderEvent } from "../../src/events/types.ts";
-import type { LaneSession } from "../../src/lanes/types.ts";
-import type { RunContext } from "../../src/run/context.ts";
-import { pumpStream } from "../../src/run/stream.ts";
+import type { ProviderEvent } from "../../src/events/types.ts";
+import { fakeSession, openTestPlane, pumpThrough } from "./_pump_support.ts";
 import { eventLoopTurn, TurnYielder } from "../../src/run/turn_yield.ts";
 import { within } from "../support/wait.ts";
 
 const RUN_ID = "20261201T100000Z-YIELD1";
 
-function session(events: AsyncIterable<ProviderEvent>): LaneSession {
-  return {
-    events,
-    sessionId: "y",
-    isReady: () => true,
-    whenReady: () => Promise.resolve(),
-    interrupt: () => Promise.resolve(),
-    kill: () => {},
-    end: () => ({ kind: "ok" }),
-    process: null,
-  };
-}
-
 Deno.test("a request is applied while the provider streams without pause", async () => {
   const storeRoot = await Deno.makeTempDir({ prefix: "pr-stream-yield-" });
   const lease = await acquireLease(storeRoot, { runId: RUN_ID, packetDir: storeRoot, argv: ["test"] });
   let applied: Record<string, string> | null = null;
-  const plane = await openPlane({
-    storeRoot,
-    runId: RUN_ID,
-    resumed: false,
-    packet: { name: "yield", dir: storeRoot },
-    workspace: null,
-    view: { ...DEFAULT_VIEW },
-    selectedCount: 1,
-    maxSteers: 3,
+  const plane = await openTestPlane(storeRoot, RUN_ID, {
     // No time-based rescan within the test: only the watcher can report the request.
     pollMs: 3_600_000,
-    hooks: {
-      applyView: (_view, changed) => void (applied = { ...changed } as Record<string, string>),
-      steerGate: () => ({ promptRunning: false, sessionLive: false, used: 0, max: 3 }),
-      steerAccepted() {},
-      notice() {},
-    },
+    applyView: (_view, changed) => void (applied = { ...changed } as Record<string, string>),
   });
   try {
     plane.transition({ stage: "session", prompt_id: "01", attempt: 1, stream: "initial", session_live: true });
@@ -84,14 +55,7 @@ Deno.test("a request is applied while the provider streams without pause", async
       }
       yield { type: "run_completed", data: { stop_reason: "end_turn" } };
     };
-    const ctx = { plane, io: { json: false }, live: null, attemptLog: null } as unknown as RunContext;
-    const obs = await pumpStream(ctx, session(provider()), {
-      promptId: "01",
-      attempt: 1,
-      kind: "initial",
-      provider: "simulated",
-      sessionId: "y",
-    }, null);
+    const obs = await pumpThrough(plane, fakeSession(provider(), "y"));
     assert.ok(written > 0, "the request was written mid-stream");
     assert.deepStrictEqual(applied, { tool_output: "full" }, "the view change was applied before the stream ended");
     assert.ok(obs.events > written, `the stream kept going after the request (${obs.events} events)`);
