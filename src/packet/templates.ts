@@ -11,9 +11,8 @@ import { resolve } from "../util/path.ts";
 /** Where a template comes from. */
 export type TemplateSource = "packet" | "home" | "built-in";
 
-const DEFAULT_BODY = `# {{name}}
-
-## Mission
+/** Mission, deliverables and non-goals: the part every built-in template ends with. */
+const MISSION_SECTIONS = `## Mission
 
 {{mission}}
 
@@ -25,6 +24,10 @@ const DEFAULT_BODY = `# {{name}}
 
 - Change nothing the deliverables do not name.
 `;
+
+const DEFAULT_BODY = `# {{name}}
+
+${MISSION_SECTIONS}`;
 
 const FROM_ADR_BODY = `# {{name}}
 
@@ -38,18 +41,7 @@ const FROM_ADR_BODY = `# {{name}}
 <!-- prompt_runner:placeholder architecture_context -->
 - Summarize the decisions that matter from the required reading.
 
-## Mission
-
-{{mission}}
-
-## Deliverables
-
-{{deliverables}}
-
-## Non-Goals
-
-- Change nothing the deliverables do not name.
-`;
+${MISSION_SECTIONS}`;
 
 /** The built-in templates by name: no front matter of their own, so every contract comes from `prompt new`. */
 export const BUILTIN_TEMPLATES: Readonly<Record<string, string>> = {
