@@ -12,7 +12,7 @@ import { Vt } from "../support/vt.ts";
 import { redrawFrom, rowsOf } from "../../src/cli/status.ts";
 import { RUN_ID, startLivePlane, writeDemoPacket } from "../control/_harness.ts";
 import { storePaths, storeRootForPacket } from "../../src/store/paths.ts";
-import { waitFor, within } from "../support/wait.ts";
+import { TextFollower, waitFor, within } from "../support/wait.ts";
 
 const COLUMNS = 100;
 
@@ -102,20 +102,11 @@ Deno.test("status --watch on a terminal redraws one report in place until the ru
   await runRecord(dir, RUN_ID);
   const live = await startLivePlane(dir);
   const child = spawnOnTty(["status", dir, "--watch", "--interval", "100ms"], { NO_COLOR: "" });
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let raw = "";
+  const out = new TextFollower(child.stdout);
   // Redrawn on every poll while the run goes on (its clocks move), not only on a change.
-  while ((raw.match(REDRAW) ?? []).length < 3) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    raw += value;
-  }
+  await out.until((t) => (t.match(REDRAW) ?? []).length >= 3);
   await live.stop();
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    raw += value;
-  }
+  const raw = await out.rest();
   assert.equal((await child.status).code, 0, raw);
   assert.ok((raw.match(REDRAW) ?? []).length >= 3, raw);
   const vt = new Vt(COLUMNS);
@@ -131,20 +122,11 @@ Deno.test("status --watch off a terminal appends a report only when something ch
   await runRecord(dir, RUN_ID);
   const live = await startLivePlane(dir);
   const child = spawnCli(["status", dir, "--watch", "--interval", "50ms"]);
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("RUNNING")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
-  }
+  const out = new TextFollower(child.stdout);
+  await out.until((t) => t.includes("RUNNING"));
   await runCli(["control", "view", dir, "--diff", "full", "--wait"]);
   await live.stop();
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
-  }
+  const text = await out.rest();
   assert.equal((await child.status).code, 0, text);
   assert.ok(!text.includes("\x1b"), text);
   const reports = text.trimEnd().split("\n\n");

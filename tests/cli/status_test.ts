@@ -3,6 +3,7 @@ import { parseJsonOut, runCli, spawnCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
 import { RUN_ID, startLivePlane, writeDemoPacket } from "../control/_harness.ts";
 import { storePaths, storeRootForPacket } from "../../src/store/paths.ts";
+import { TextFollower } from "../support/wait.ts";
 
 async function writeRunRecord(dir: string, state: string) {
   const p = storePaths(storeRootForPacket(dir));
@@ -182,20 +183,11 @@ Deno.test("status --watch --json prints one line per change and ends when the ru
   await writeRunRecord(dir, "running");
   const live = await startLivePlane(dir);
   const child = spawnCli(["status", dir, "--watch", "--json", "--interval", "100ms"]);
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
-  }
+  const out = new TextFollower(child.stdout);
+  await out.until((t) => t.includes("\n"));
   await runCli(["control", "view", dir, "--diff", "full", "--wait"]);
   await live.stop();
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
-  }
+  const text = await out.rest();
   const status = await child.status;
   assert.equal(status.code, 0);
   const docs = text.trimEnd().split("\n").map((l) => JSON.parse(l));

@@ -1,24 +1,13 @@
 /** Shared pieces of the stream-pump tests (stream_yield_test.ts and its child scripts): a session and a plane. */
 import { openPlane } from "../../src/control/plane.ts";
-import { DEFAULT_VIEW, type ProviderEvent } from "../../src/events/types.ts";
+import { DEFAULT_VIEW } from "../../src/events/types.ts";
 import type { LaneSession } from "../../src/lanes/types.ts";
 import type { RunContext } from "../../src/run/context.ts";
 import { pumpStream, type StreamObservation } from "../../src/run/stream.ts";
 import type { View } from "../../src/events/types.ts";
 
-/** A lane session that plays `events` and ends `ok`. */
-export function fakeSession(events: AsyncIterable<ProviderEvent>, sessionId: string): LaneSession {
-  return {
-    events,
-    sessionId,
-    isReady: () => true,
-    whenReady: () => Promise.resolve(),
-    interrupt: () => Promise.resolve(),
-    kill: () => {},
-    end: () => ({ kind: "ok" }),
-    process: null,
-  };
-}
+/** A lane session that plays `events` and ends `ok` (the benchmarks' own). */
+export { benchSession as fakeSession } from "../../scripts/bench/_session.ts";
 
 /** A file plane on `storeRoot` (the lease must be held) for one prompt; `applyView` sees every applied view change. */
 export function openTestPlane(

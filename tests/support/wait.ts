@@ -68,3 +68,31 @@ export async function openCount(pid: number, path: string): Promise<number> {
 export async function holdsOpen(pid: number, path: string): Promise<boolean> {
   return await openCount(pid, path) > 0;
 }
+
+/**
+ * A child's text output read as it arrives: `until` reads until the text so far satisfies `done` (or the stream ends),
+ * `rest` to the end. Both return everything read so far.
+ */
+export class TextFollower {
+  #reader: ReadableStreamDefaultReader<string>;
+  /** Everything read so far. */
+  text = "";
+  constructor(stream: ReadableStream<Uint8Array>) {
+    this.#reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  }
+
+  /** Read until `done(text)` holds or the stream ends. */
+  async until(done: (text: string) => boolean): Promise<string> {
+    while (!done(this.text)) {
+      const { value, done: ended } = await this.#reader.read();
+      if (ended) break;
+      this.text += value;
+    }
+    return this.text;
+  }
+
+  /** Read to the end of the stream. */
+  rest(): Promise<string> {
+    return this.until(() => false);
+  }
+}
