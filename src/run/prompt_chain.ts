@@ -70,7 +70,10 @@ export async function runPromptChain(
   let runAttempts = 0;
   for (;;) {
     // After the first Ctrl-C no provider session starts: not the first attempt, nor a retry or repair.
-    if (ctx.interrupted) return await interruptedBetween(ctx, desk, prompt, runAttempts);
+    if (ctx.interrupted) {
+      ctx.slot.endLog();
+      return await endInterrupted(ctx, desk, prompt, runAttempts);
+    }
     runAttempts++;
     await startAttempt(ctx, desk, prompt, plan, promptStartedAt);
     failpoint("attempt.before_session");
@@ -257,7 +260,7 @@ async function act(ctx: RunContext, desk: SteerDesk, j: Judged): Promise<Step> {
     case "fail_verification":
       return { outcome: await failVerification(ctx, desk, j) };
     case "stop":
-      return { outcome: await interruptedAfterVerdict(ctx, desk, j) };
+      return { outcome: await endInterrupted(ctx, desk, j.prompt, j.runAttempts, j.report) };
     case "retry":
       return await scheduleRetry(ctx, j);
     case "repair":
@@ -278,41 +281,23 @@ async function stopAttempt(
     a.completed_at = nowIso();
     a.decision = "stop";
   });
-  const facts = { attempts: runAttempts, commit: null, failureClass: null, reason: "interrupted", lastVerifier: null };
-  await finish(ctx, desk, prompt, sessionResult("interrupted", facts), "stop");
-  return outcome(prompt, "interrupted", "interrupted", "user_cancelled", runAttempts, null, true);
+  return await endInterrupted(ctx, desk, prompt, runAttempts);
 }
 
 /**
- * The run was interrupted after this attempt's verdict, which asked for a retry or repair: no attempt starts, and the
- * prompt ends `interrupted` with the verdict as its last verifier (the attempt keeps its verdict's status).
+ * The prompt ends `interrupted` and the run halts: after its attempt was stopped, after a verdict that asked for a
+ * retry or repair (`lastVerifier`: that verdict), or before its next attempt could start (then `runAttempts` may be 0:
+ * no session ran in this chain).
  */
-async function interruptedAfterVerdict(ctx: RunContext, desk: SteerDesk, j: Judged): Promise<PromptOutcome> {
-  const { prompt, report, runAttempts } = j;
-  const facts = {
-    attempts: runAttempts,
-    commit: null,
-    failureClass: null,
-    reason: "interrupted",
-    lastVerifier: report,
-  };
-  await finish(ctx, desk, prompt, sessionResult("interrupted", facts), "stop");
-  return outcome(prompt, "interrupted", "interrupted", "user_cancelled", runAttempts, null, true);
-}
-
-/**
- * The run was interrupted before the prompt's next attempt could start (after pre-flight, or after a retry or repair
- * was scheduled): the prompt ends `interrupted` and the run halts.
- */
-async function interruptedBetween(
+async function endInterrupted(
   ctx: RunContext,
   desk: SteerDesk,
   prompt: Prompt,
   runAttempts: number,
+  lastVerifier: VerifyReport | null = null,
 ): Promise<PromptOutcome> {
-  const facts = { attempts: runAttempts, commit: null, failureClass: null, reason: "interrupted", lastVerifier: null };
+  const facts = { attempts: runAttempts, commit: null, failureClass: null, reason: "interrupted", lastVerifier };
   await finish(ctx, desk, prompt, { ...sessionResult("interrupted", facts), session_ran: runAttempts > 0 }, "stop");
-  ctx.slot.endLog();
   return outcome(prompt, "interrupted", "interrupted", "user_cancelled", runAttempts, null, true);
 }
 
