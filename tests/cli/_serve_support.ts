@@ -128,3 +128,27 @@ export async function openStream(
   if (r.status !== 200) throw new Error(`stream ${path}: ${r.status} ${await r.text()}`);
   return frames(r.body!);
 }
+
+/** Send a raw HTTP/1.1 request (any Host header, any path, unnormalised) and return the status and body text. */
+export async function rawHttp(base: string, head: string, body = ""): Promise<{ status: number; text: string }> {
+  const u = new URL(base);
+  const conn = await Deno.connect({ hostname: u.hostname, port: Number(u.port) });
+  try {
+    const enc = new TextEncoder();
+    await conn.write(enc.encode(`${head.replace(/\n/g, "\r\n")}\r\nConnection: close\r\n\r\n${body}`));
+    const chunks: Uint8Array[] = [];
+    const buf = new Uint8Array(65536);
+    for (;;) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+      chunks.push(buf.slice(0, n));
+    }
+    const text = new TextDecoder().decode(new Uint8Array(chunks.flatMap((c) => [...c])));
+    const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? "0");
+    return { status, text: text.slice(text.indexOf("\r\n\r\n") + 4) };
+  } finally {
+    try {
+      conn.close();
+    } catch { /* closed by the server */ }
+  }
+}
