@@ -30,8 +30,8 @@ export class EventHub {
   /** Whether the hub's follower has ended (the run finished, or it failed). */
   done = false;
 
-  /** Start following `ref` from its current end. */
-  constructor(readonly ref: RunRef) {
+  /** Start following `ref` from its current end, keeping at most `limits` of the newest frames. */
+  constructor(readonly ref: RunRef, private readonly limits = { frames: RING_FRAMES, bytes: RING_BYTES }) {
     void this.loop();
   }
 
@@ -53,7 +53,7 @@ export class EventHub {
     const bytes = frameBytes(seq === null ? { data: item } : { id: String(seq), data: item });
     this.ring.push({ seq, bytes, item });
     this.bytes += bytes.length;
-    while (this.ring.length > RING_FRAMES || (this.bytes > RING_BYTES && this.ring.length > 1)) {
+    while (this.ring.length > this.limits.frames || (this.bytes > this.limits.bytes && this.ring.length > 1)) {
       this.bytes -= this.ring.shift()!.bytes.length;
       this.first += 1;
     }
