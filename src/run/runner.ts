@@ -23,10 +23,10 @@ import { closeRunRecord } from "../store/run_record.ts";
 import { lintGate } from "./lint_gate.ts";
 import { vacuousSummaryLine } from "./vacuous.ts";
 import { emptyState, StateStore } from "./state.ts";
-import { buildRunSummary, summaryRunOf } from "./summary.ts";
+import { buildRunSummary, streamRunSummary, summaryRunOf, writeSummaryJson } from "./summary.ts";
 import { readRunRecord } from "../store/run_record_read.ts";
-import { summaryTable } from "../render/summary_table.ts";
-import type { RunSummary } from "../events/mod.ts";
+import { writeSummaryTable } from "../render/summary_table.ts";
+import type { RunSummaryStream } from "../events/mod.ts";
 import type { RecoveryTarget } from "./crash_recovery.ts";
 import { recoverAtStart, recoveryPending } from "./recover_at_start.ts";
 import { runExitCode, runOrder, runVerdict } from "./run_decide.ts";
@@ -204,8 +204,14 @@ async function closeRun(ctx: RunContext, req: RunRequest, opened: RunOpening, ta
   if (opened.record) await closeRunRecord(req.storeRoot, opened.record, status, reason, exitCode);
   // Everything is on the record by now: a summary that cannot be built is a warning, never another exit code.
   try {
+    // Built and written prompt by prompt: a long run's summary is never held whole (docs/bench.md, `scale`).
     const summary = await closedRunSummary(ctx, opened, { status, reason, exitCode }, tally);
-    io.stdout.write(io.json ? JSON.stringify(summary) + "\n" : "\n" + summaryTable(summary, io.color));
+    const write = (text: string) => io.stdout.write(text);
+    if (io.json) writeSummaryJson(summary, write);
+    else {
+      write("\n");
+      writeSummaryTable(summary, io.color, write);
+    }
   } catch (e) {
     io.stderr.write(`warning: no run summary: ${e instanceof Error ? e.message : String(e)}\n`);
   }
@@ -223,7 +229,7 @@ async function closedRunSummary(
   opened: RunOpening,
   closed: { status: string; reason: string | null; exitCode: number },
   tally: RunTally,
-): Promise<RunSummary> {
+): Promise<RunSummaryStream> {
   const record = opened.record ? await readRunRecord(ctx.storeRoot, opened.runId) : null;
   const run = record ? summaryRunOf(record) : {
     runId: ctx.runId,
@@ -233,7 +239,7 @@ async function closedRunSummary(
     startedAt: opened.record?.created_at ?? null,
     finishedAt: null,
   };
-  return buildRunSummary({
+  return streamRunSummary({
     run,
     packet: ctx.packet,
     selected: record?.selection.ids ?? tally.outcomes.map((o) => o.id),
