@@ -19,6 +19,7 @@ import { parseProgress, parseProgressLine } from "../../src/store/progress.ts";
 import { BenchFailure, check, median, round, sized } from "./_harness.ts";
 import { writeScalePacket } from "./_scale_packet.ts";
 import { HelperShell } from "../../src/util/helper_shell.ts";
+import { RUNNER_V8_FLAGS } from "../../src/run/detach.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const BIG = sized(10_000, 300);
@@ -44,14 +45,17 @@ async function vmHwmKb(pid: number): Promise<number | null> {
   return m ? Number(m[1]) : null;
 }
 
-/** `run <dir> --no-commit` with the runner's own permissions; checks exit 0 and every prompt completed. */
+/**
+ * `run <dir> --no-commit` launched as the product launches a runner (`runnerCommand()`: its permissions and
+ * {@link RUNNER_V8_FLAGS}); checks exit 0 and every prompt completed.
+ */
 async function runPacketOnce(dir: string, count: number): Promise<ScaleRun> {
   await Deno.remove(`${dir}/.prompt_runner`, { recursive: true }).catch(() => {});
   await Deno.remove(`${dir}/app/out`, { recursive: true }).catch(() => {});
   const flags = denoFlagsFor(findCommand(["run"])!.entry.permissions);
   const t0 = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...flags, MAIN, "run", dir, "--no-commit"],
+    args: ["run", "--quiet", ...RUNNER_V8_FLAGS, ...flags, MAIN, "run", dir, "--no-commit"],
     cwd: dir,
     env: { NO_COLOR: "1" },
     stdin: "null",
