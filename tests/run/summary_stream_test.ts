@@ -9,6 +9,7 @@ import {
   type PromptEntries,
   streamRunSummary,
   type SummaryInput,
+  summaryStreamOf,
   writeSummaryJson,
 } from "../../src/run/summary.ts";
 import type { AttemptRecord, PromptState } from "../../src/run/state.ts";
@@ -108,6 +109,9 @@ Deno.test("writeSummaryJson: the same text as JSON.stringify of the whole docume
     assert.equal(parts.join(""), whole, `chunk ${chunk}`);
     if (chunk === 500) assert.ok(parts.length > 10, "a long document is written in several pieces");
   }
+  const back: string[] = [];
+  writeSummaryJson(summaryStreamOf(JSON.parse(whole)), (t) => back.push(t));
+  assert.equal(back.join(""), whole, "a whole document written back through summaryStreamOf()");
   const doc = JSON.parse(whole);
   assert.equal(doc.prompts.length, N);
   assert.deepEqual(Object.keys(doc).at(-1), "prompts", "prompts stay the document's last key");
