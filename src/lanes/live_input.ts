@@ -7,7 +7,6 @@
  */
 import type { ProviderEvent } from "../events/mod.ts";
 import type { JsonObject } from "./_json.ts";
-import type { ProviderProcess } from "./process.ts";
 import { type InputAck, InputRefused, type LaneTransport } from "./types.ts";
 
 /** What a stdout line is to the input machinery. */
@@ -26,6 +25,14 @@ export interface InputProtocol {
   echoText(raw: JsonObject): string;
 }
 
+/** Where the input goes: the CLI's stdin (the shared process driver implements it). */
+export interface InputSink {
+  /** Write one line (a newline is added), in call order. */
+  writeInput(line: string): Promise<void>;
+  /** End of input. Idempotent; never throws. */
+  closeInput(): void;
+}
+
 interface Pending {
   readonly text: string;
   resolve(ack: InputAck): void;
@@ -34,7 +41,7 @@ interface Pending {
 
 /** The live input of one CLI session. */
 export class LiveInput {
-  readonly #proc: ProviderProcess;
+  readonly #proc: InputSink;
   readonly #protocol: InputProtocol;
   /** Written and not yet acknowledged, in write order. */
   #pending: Pending[] = [];
@@ -45,7 +52,7 @@ export class LiveInput {
   #interrupts = 0;
 
   /** Start: write the prompt as the first user line. */
-  constructor(proc: ProviderProcess, protocol: InputProtocol, prompt: string) {
+  constructor(proc: InputSink, protocol: InputProtocol, prompt: string) {
     this.#proc = proc;
     this.#protocol = protocol;
     this.#promptEcho = prompt;
