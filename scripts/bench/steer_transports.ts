@@ -21,20 +21,20 @@ const ROUNDS = 5;
 /** Seconds the tool runs: long enough to steer inside it, short enough for an in-turn round. */
 const TOOL_SECONDS = 3;
 
-interface Kind {
+export interface Kind {
   name: string;
   transport: "exec" | "stream_json";
   interrupt: boolean;
   delivery: string;
 }
 
-const KINDS: Kind[] = [
+export const KINDS: Kind[] = [
   { name: "exec_sigint_resume", transport: "exec", interrupt: false, delivery: "interrupt_and_resume" },
   { name: "stream_json_in_turn", transport: "stream_json", interrupt: false, delivery: "in_turn" },
   { name: "stream_json_interrupt", transport: "stream_json", interrupt: true, delivery: "interrupt_in_process" },
 ];
 
-interface Round {
+export interface Round {
   /** Request landed → guided model request. */
   fromRequest: number;
   /** The tool's end → guided model request (negative: the request came before the tool ended). */
@@ -67,7 +67,7 @@ async function until<T>(what: string, f: () => T | undefined, timeoutMs = 60_000
   throw new Error(`timed out waiting for ${what}`);
 }
 
-async function steerOnce(kind: Kind): Promise<Round> {
+export async function steerOnce(kind: Kind): Promise<Round> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "pr-bench-steer-transport-" }));
   const fake = await startFake("claude", root);
   try {
@@ -116,7 +116,12 @@ async function steerOnce(kind: Kind): Promise<Round> {
         20,
       );
       const o = obs = new StoreObserver(store);
-      const pid = await until("the tool's sleep process", () => pidOf(run.pid, `sleep ${sleepArg}`) ?? undefined, 60_000, 5);
+      const pid = await until(
+        "the tool's sleep process",
+        () => pidOf(run.pid, `sleep ${sleepArg}`) ?? undefined,
+        60_000,
+        5,
+      );
       const requests = new AppendedLines(`${root}/requests.jsonl`);
       requests.read(); // what came before the steer
       const args = ["control", "steer", packet, ...(kind.interrupt ? ["--interrupt"] : []), "--", `${mark}: go on.`];
@@ -126,7 +131,7 @@ async function steerOnce(kind: Kind): Promise<Round> {
         if (toolEnd === null && !alive(pid)) toolEnd = performance.now();
         const { at, lines } = requests.read();
         return lines.some((l) => l.includes(mark)) ? at : undefined;
-      });
+      }, 180_000); // a CLI start-up on a loaded machine can take tens of seconds
       const steer = await sent;
       check(steer.code === 0, `control steer exited ${steer.code}: ${steer.stderr}`);
       const status = await run.status;
