@@ -18,8 +18,11 @@ import { startFake, StoreObserver } from "./_steer.ts";
 import { descendantsOf, listProcesses, readProcCmdline, readProcStat } from "../../src/util/proc_tree.ts";
 
 const ROUNDS = 5;
-/** Seconds the tool runs: long enough to steer inside it, short enough for an in-turn round. */
-const TOOL_SECONDS = 3;
+/**
+ * Seconds the tool runs: long enough that the steer (a `control steer` start-up on a loaded machine takes seconds)
+ * lands inside it; an in-turn round waits for it to end.
+ */
+const TOOL_SECONDS = 20;
 
 export interface Kind {
   name: string;
@@ -68,6 +71,14 @@ async function until<T>(what: string, f: () => T | undefined, timeoutMs = 60_000
 }
 
 export async function steerOnce(kind: Kind): Promise<Round> {
+  try {
+    return await steerRound(kind);
+  } catch (e) {
+    throw new Error(`${kind.name}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+async function steerRound(kind: Kind): Promise<Round> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "pr-bench-steer-transport-" }));
   const fake = await startFake("claude", root);
   try {
@@ -142,6 +153,7 @@ export async function steerOnce(kind: Kind): Promise<Round> {
       check(applied?.params?.delivery === kind.delivery, `expected ${kind.delivery}, got ${applied?.params?.delivery}`);
       const requested = o.requestAt;
       check(requested !== null && requested <= guided, "the request landed after the guided model request");
+      check(toolEnd === null || requested < toolEnd, "the steer landed after the tool ended (machine too loaded)");
       return { fromRequest: guided - requested, fromToolEnd: toolEnd === null ? null : guided - toolEnd };
     } finally {
       obs?.close();
