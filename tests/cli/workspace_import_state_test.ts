@@ -190,3 +190,25 @@ Deno.test("import-state refuses unknown ids, malformed or empty sources, a held 
   assert.equal(packet.code, 2, packet.stderr);
   assert.match(packet.stderr, /is a packet, not a workspace/);
 });
+
+Deno.test("import-state MANIFEST PACKET (the sdk guide's form) is import-state MANIFEST --packet PACKET", async () => {
+  await using dir = await tempDir();
+  const f = await workspaceFixture(dir.path, { files: PROMPTS });
+  const legacy = await runCli(["run", `${f.author}/packets/op`, "01"], { env: f.env });
+  assert.equal(legacy.code, 0, legacy.stdout + legacy.stderr);
+  assert.equal((await runCli(["workspace", "prepare", f.manifest], { env: f.env })).code, 0);
+  // From the author's checkout, as the guide runs it: the packet path is relative to the current directory.
+  const r = await runCli(["workspace", "import-state", f.manifest, "packets/op", "--json"], {
+    env: f.env,
+    cwd: f.author,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const receipt = parseJsonOut(r);
+  assert.equal(receipt.source, `${f.author}/packets/op/.prompt_runner/progress.log`);
+  assert.deepEqual((receipt.completed as { id: string }[]).map((c) => c.id), ["01"]);
+  const three = await runCli(["workspace", "import-state", f.manifest, "packets/op", "extra"], {
+    env: f.env,
+    cwd: f.author,
+  });
+  assert.equal(three.code, 2, three.stderr);
+});

@@ -31,12 +31,13 @@ async function defaultSource(
 
 /** The command. */
 export const spec: CommandSpec = {
-  usage: "[TARGET] [--source FILE] [--expect-sha256 HEX] [--json]",
+  usage: "[TARGET [PACKET]] [--source FILE] [--expect-sha256 HEX] [--json]",
   description: "One-time import of a packet-local progress.log into a prepared workspace whose runtime has no " +
     "progress yet: only each prompt's latest `completed` record, every id checked against the packet. Refused while " +
     "a run is active or when the destination already has progress. Writes a receipt with the sha256 of the source " +
     "and of the result under <store>/imports/ and prints it. Default source: the packet's .prompt_runner/progress.log " +
-    "in the repository's source checkout (or in the --packet directory as given). Every refusal is recorded in the " +
+    "in the repository's source checkout (or in the --packet directory as given; PACKET after the target is the " +
+    "same as --packet, the prompt_runner_sdk's form). Every refusal is recorded in the " +
     "workspace's control audit log (control log).",
   flags: {
     source: { type: "string", value: "FILE", description: "the legacy progress.log to import" },
@@ -49,7 +50,11 @@ export const spec: CommandSpec = {
     packet: { type: "string", value: "DIR", description: "a packet inside the workspace's clones or sources" },
   },
   async run(ctx) {
-    const t = await resolveTarget(ctx.positionals, ctx.flags, { idsFollow: false, createStore: true });
+    // `import-state MANIFEST PACKET` (the sdk's form) is `import-state --workspace MANIFEST --packet PACKET`.
+    const sdkForm = ctx.positionals.length === 2 && ctx.flags.packet === undefined && ctx.flags.workspace === undefined;
+    const positionals = sdkForm ? [] : ctx.positionals;
+    const flags = sdkForm ? { ...ctx.flags, workspace: ctx.positionals[0]!, packet: ctx.positionals[1]! } : ctx.flags;
+    const t = await resolveTarget(positionals, flags, { idsFollow: false, createStore: true });
     if (t.kind !== "workspace" || !t.workspace) {
       throw new UsageError("not_a_workspace", `${t.packetDir} is a packet, not a workspace`, {
         hints: ["import-state fills a workspace: prompt_runner workspace import-state <id|manifest>"],
@@ -61,7 +66,7 @@ export const spec: CommandSpec = {
     if (expectSha256 !== undefined && !/^[0-9a-f]{64}$/.test(expectSha256)) {
       throw new UsageError("invalid_value", `--expect-sha256 does not take "${expectText}"; expected 64 hex digits`);
     }
-    const packetFlag = typeof ctx.flags.packet === "string" ? ctx.flags.packet : null;
+    const packetFlag = typeof flags.packet === "string" ? flags.packet : null;
     const source = typeof ctx.flags.source === "string"
       ? (ctx.flags.source.startsWith("/") ? ctx.flags.source : `${Deno.cwd()}/${ctx.flags.source}`)
       : await defaultSource(w.manifest, w.repo, w.packetPath, t.packetDir, packetFlag);
