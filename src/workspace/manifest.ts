@@ -68,6 +68,7 @@ function isSafeRelativePath(p: string): boolean {
 function isRefName(ref: string): boolean {
   if (ref === "" || ref.startsWith("-") || ref.startsWith("/") || ref.endsWith("/") || ref.endsWith(".")) return false;
   if (ref.endsWith(".lock") || ref.includes("..") || ref.includes("@{") || ref.includes("//")) return false;
+  // deno-lint-ignore no-control-regex
   return !/[\x00-\x20\x7f~^:?*[\\]/.test(ref);
 }
 
@@ -116,6 +117,7 @@ export function parseWorkspaceManifest(text: string, path: string, installed = I
     checkKeys(path, key, r, WORKSPACE_KEYS.repository);
     const remote = str(path, `${key}.remote`, r.remote, true)!;
     // Both reach git's argv: a value starting with "-" would be read as an option (`--upload-pack=…`).
+    // deno-lint-ignore no-control-regex
     if (remote.startsWith("-") || /[\x00-\x1f\x7f]/.test(remote)) {
       fail(
         path,
