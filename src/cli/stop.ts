@@ -38,8 +38,7 @@ async function stopRunUnit(unit: string | null): Promise<UnitStop | null> {
 }
 
 function unitNote(r: UnitStop | null): string {
-  if (r === null) return "";
-  return r.ok ? `Stopped systemd unit ${r.detail.replace(/^unit /, "")}.\n` : `${r.detail}\n`;
+  return r === null ? "" : `Systemd ${r.detail}.\n`;
 }
 
 /** The command. */
@@ -96,6 +95,17 @@ export const spec: CommandSpec = {
         // The runner sweeps its own processes when it closes; after --force nobody did, so stop does it here.
         const swept = await sweepRun(runId);
         const unitStop = await stopRunUnit(unit);
+        if (unitStop !== null && !unitStop.ok) {
+          // As the sdk has it: stop succeeds only once the unit is inactive. The run itself closed (on the record).
+          throw new RunFailedError(
+            "unit_stop_failed",
+            `run ${runId} stopped, but its systemd unit ${unit} could not be stopped: ${unitStop.detail}`,
+            {
+              hints: [`check it with: systemctl --user status ${unit}`],
+              details: { run_id: runId, unit, stopped: true, unit_stopped: false },
+            },
+          );
+        }
         const note = sweepNote(runId, swept) + unitNote(unitStop);
         const where = facts.prompt
           ? ` (prompt ${facts.prompt}${facts.attempt ? `, attempt ${facts.attempt}` : ""})`
@@ -110,7 +120,7 @@ export const spec: CommandSpec = {
               forced: !!ctx.flags.force,
               killed_leftovers: swept.killed,
               survivors: swept.survivors,
-              ...(unit !== null ? { unit, unit_stopped: unitStop?.ok ?? false, unit_detail: unitStop?.detail } : {}),
+              ...(unit !== null ? { unit, unit_stopped: true, unit_detail: unitStop?.detail } : {}),
             }) + "\n",
           );
         } else ctx.stdout.write(`Stopped run ${runId}${where}.\n${note}`);

@@ -28,6 +28,7 @@ exit 0
 
 const FAKE_SYSTEMCTL = `#!/bin/sh
 printf '%s\\n' "$*" >> "$FAKE_SYSTEMD_DIR/systemctl.calls"
+if [ -f "$FAKE_SYSTEMD_DIR/systemctl.fail" ]; then echo "Failed to connect to bus: No medium found" >&2; exit 1; fi
 exit 0
 `;
 
@@ -53,9 +54,9 @@ async function managerSocket(path: string): Promise<{ close(): Promise<void> }> 
   };
 }
 
-Deno.test("systemd_user: start records the unit; status and workspace list name it; stop stops the unit by name", async () => {
-  await using dir = await tempDir();
-  const f = await workspaceFixture(dir.path, {
+/** A prepared workspace under systemd_user containment with the stand-in user systemd on PATH. */
+async function unitWorkspace(root: string) {
+  const f = await workspaceFixture(root, {
     manifestExtra: "operator:\n  containment: systemd_user\n",
     files: {
       "packets/op/prompts/01_hello.prompt.md":
@@ -64,21 +65,27 @@ Deno.test("systemd_user: start records the unit; status and workspace list name 
         }\n---\n# Hello\n`,
     },
   });
-  const fake = `${dir.path}/fake`;
+  const fake = `${root}/fake`;
   await writeFiles(fake, { "bin/systemd-run": FAKE_SYSTEMD_RUN, "bin/systemctl": FAKE_SYSTEMCTL });
   await Deno.chmod(`${fake}/bin/systemd-run`, 0o755);
   await Deno.chmod(`${fake}/bin/systemctl`, 0o755);
-  await Deno.mkdir(`${dir.path}/runtime/systemd`, { recursive: true });
-  const socket = await managerSocket(`${dir.path}/runtime/systemd/private`);
+  await Deno.mkdir(`${root}/runtime/systemd`, { recursive: true });
+  const socket = await managerSocket(`${root}/runtime/systemd/private`);
   const env = {
     ...f.env,
     PATH: `${fake}/bin:${Deno.env.get("PATH") ?? ""}`,
-    XDG_RUNTIME_DIR: `${dir.path}/runtime`,
+    XDG_RUNTIME_DIR: `${root}/runtime`,
     FAKE_SYSTEMD_DIR: fake,
   };
+  assert.equal((await runCli(["workspace", "prepare", f.manifest], { env })).code, 0);
+  return { f, fake, env, socket };
+}
+
+Deno.test("systemd_user: start records the unit; status and workspace list name it; stop stops the unit by name", async () => {
+  await using dir = await tempDir();
+  const { f, fake, env, socket } = await unitWorkspace(dir.path);
   let pid = 0;
   try {
-    assert.equal((await runCli(["workspace", "prepare", f.manifest], { env })).code, 0);
     const started = await runCli(["start", "op-ws", "--json"], { env });
     assert.equal(started.code, 0, started.stderr);
     const doc = parseJsonOut(started) as { run_id: string; pid: number; unit: string };
@@ -123,6 +130,38 @@ Deno.test("systemd_user: start records the unit; status and workspace list name 
     assert.equal(await Deno.readTextFile(`${fake}/systemctl.calls`), `--user stop ${doc.unit}\n`);
     const after = parseJsonOut(await runCli(["control", "status", "op-ws", "--json"], { env }));
     assert.equal(after.reason, "interrupted", "the runner closed the run itself before the unit was stopped");
+  } finally {
+    if (pid) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch { /* already stopped */ }
+    }
+    await socket.close();
+  }
+});
+
+Deno.test("systemd_user: stop exits 1 naming the unit when systemctl cannot stop it; the run itself closed", async () => {
+  await using dir = await tempDir();
+  const { fake, env, socket } = await unitWorkspace(dir.path);
+  let pid = 0;
+  try {
+    const started = await runCli(["start", "op-ws", "--json"], { env });
+    assert.equal(started.code, 0, started.stderr);
+    const doc = parseJsonOut(started) as { pid: number; unit: string };
+    pid = doc.pid;
+    await Deno.writeTextFile(`${fake}/systemctl.fail`, "");
+    const stop = await runCli(["stop", "op-ws", "--grace", "60s"], { env });
+    assert.equal(stop.code, 1, stop.stderr);
+    assert.match(
+      stop.stderr,
+      new RegExp(
+        `^error: run \\S+ stopped, but its systemd unit ${doc.unit} could not be stopped: systemctl --user stop ` +
+          `${doc.unit} failed: Failed to connect to bus: No medium found\n`,
+      ),
+    );
+    const after = parseJsonOut(await runCli(["control", "status", "op-ws", "--json"], { env }));
+    assert.equal(after.reason, "interrupted");
+    assert.equal((after.lease as { state: string }).state, "down");
   } finally {
     if (pid) {
       try {
