@@ -107,3 +107,51 @@ Deno.test("an error message never carries a raw control character to the termina
   assert.equal(/[\x00-\x08\x0b-\x1f\x7f]/.test(r.stderr), false, JSON.stringify(r.stderr));
   assert.match(r.stderr, /prompt id "\\x1b\]0;owned\\x07\\x0d1" is not a number/);
 });
+
+Deno.test("prompt new never copies a file outside the packet into a prompt through the packet's templates or manifest", async () => {
+  await using dir = await tempDir();
+  const env = homeEnv(dir.path);
+  await initRepo(`${dir.path}/app`);
+  const made = await runCli(["packet", "new", "demo", "--profile", "simulated-default", "--repo", "app=app"], {
+    env,
+    cwd: dir.path,
+  });
+  assert.equal(made.code, 0, made.stderr);
+  const secret = `${dir.path}/secret.md`;
+  await Deno.writeTextFile(secret, "SECRET-KEY-MATERIAL\n");
+  await Deno.mkdir(`${dir.path}/demo/templates`);
+  // A packet template that is a link to a file outside the packet.
+  await Deno.symlink(secret, `${dir.path}/demo/templates/evil.prompt.md`);
+  const prompt = (extra: string[]) =>
+    runCli(["prompt", "new", "1", "--packet", "demo", "--targets", "app", "--contains", "a=b", ...extra], {
+      env,
+      cwd: dir.path,
+    });
+  const linked = await prompt(["--template", "evil"]);
+  assert.equal(linked.code, 3, linked.stderr);
+  assert.match(
+    linked.stderr,
+    /templates\/evil\.prompt\.md resolves to .*secret\.md, outside the packet .*demo; expected a file inside/,
+  );
+  // A FIFO is refused before it is read (reading it would wait forever).
+  assert.equal(
+    (await new Deno.Command("mkfifo", { args: [`${dir.path}/demo/templates/fifo.prompt.md`] }).output()).code,
+    0,
+  );
+  const fifo = await prompt(["--template", "fifo"]);
+  assert.equal(fifo.code, 3, fifo.stderr);
+  assert.match(fifo.stderr, /fifo\.prompt\.md is not a regular file; expected a \.prompt\.md file/);
+  // The manifest's prompt_template naming a path outside the packet.
+  const manifest = `${dir.path}/demo/prompt_runner_packet.md`;
+  await Deno.writeTextFile(
+    manifest,
+    (await Deno.readTextFile(manifest)).replace("---\n", `---\nprompt_template: ${secret}\n`),
+  );
+  const named = await prompt([]);
+  assert.equal(named.code, 3, named.stderr);
+  assert.match(named.stderr, /secret\.md resolves to .*, outside the packet/);
+  assert.deepEqual(await Array.fromAsync(Deno.readDir(`${dir.path}/demo/prompts`)), [], "no prompt was written");
+  // The person's own --template path is theirs to name.
+  const own = await prompt(["--template", secret]);
+  assert.equal(own.code, 0, own.stderr);
+});
