@@ -30,6 +30,7 @@ import {
 } from "./refusal.ts";
 
 export { ControlError } from "./errors.ts";
+export { recordStoreRefusal, type RefusedCall } from "./refusal.ts";
 export { checkSteerText, MAX_STEER_BYTES, type SteerTextCheck } from "./steer.ts";
 export type { LogEntry, Receipt } from "./log.ts";
 export type { Cursor, StreamItem } from "./follow.ts";
