@@ -20,6 +20,7 @@ export {
   type ProviderEvent,
   type ProviderEventData,
   type RunnerEvent,
+  type SteerDeliveryKind,
   type StreamKind,
   type TokenUsage,
   type View,
