@@ -94,6 +94,7 @@ export const DASHBOARD_VIEWS_JS = String.raw`
     var d = item.data || {};
     var box = $("events");
     if (item.hidden) return box.appendChild(line(item, "ev-hidden", ""));
+    if (item.type !== "message_streamed" && item.type !== "message_received") v.open = {};
     switch (item.type) {
       case "run_opened":
         return box.appendChild(line(item, "ev-note", "run opened · " + (d.packet || "") + " · " + (d.selection || []).length + " prompts · view " + d.view.log_mode));
