@@ -96,7 +96,7 @@ test("the page shows the live prompt and receives new events", async ({ run, ser
   await page.waitForSelector("#events .ev-tool.done .d-add", PAGE_WAIT);
   assert.equal(await text(page, "#events .ev-tool.done .d-add"), "+ BETA");
   assert.equal(await text(page, "#events .ev-tool.done .d-del"), "- beta");
-  assert.equal(await text(page, "#events .ev-tool.done details summary"), "output · 1 lines");
+  assert.equal(await text(page, "#events .ev-tool.done details summary"), "output · 1 line");
   assert.ok((await page.$$("#events .ev-thinking")).length >= 1, "thinking rendered");
   assert.deepEqual(
     await page.$eval("#timeline rect", (r) => [r.getAttribute("data-mode"), r.getAttribute("data-outcome")]),
@@ -132,14 +132,14 @@ test("a view change and a steer made from the page reach the run and show as app
 
   await page.select("#view-log_mode", "verbose");
   await page.click("#view-form button[type=submit]");
-  await waitText(page, "#view-result", /: applied/);
+  await waitText(page, "#view-result", /^set_view .*: applied$/);
   await waitText(page, "#view-now-log_mode", "verbose");
   await page.waitForSelector('#events [data-type="view_changed"]', PAGE_WAIT);
   assert.match(await text(page, '#events [data-type="view_changed"]'), /view changed by ada: log_mode=verbose/);
 
   await page.type("#steer-text", "Please also write a summary.");
   await page.click("#steer-form button[type=submit]");
-  await waitText(page, "#steer-result", /steer .*: applied/);
+  await waitText(page, "#steer-result", /^steer .*: applied$/);
   await page.waitForSelector('#events [data-type="steer_delivered"]', PAGE_WAIT);
   await waitText(page, "#snap-steers", `${left - 1} of ${max}`);
   await page.waitForSelector('#log tr[data-command="steer"][data-outcome="applied"]', PAGE_WAIT);

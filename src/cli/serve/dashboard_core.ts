@@ -211,6 +211,7 @@ export const DASHBOARD_CORE_JS = String.raw`
       if (t !== st.target) return;
       st.snap = snap;
       st.runId = snap && snap.run_id;
+      say("app-result", "");
       R.snapshot(snap);
       syncViewForm(snap && snap.view);
       if (!$("contract-prompt").value && snap && snap.prompt_id) $("contract-prompt").value = snap.prompt_id;
@@ -228,13 +229,13 @@ export const DASHBOARD_CORE_JS = String.raw`
     var mine = entry.request && st.watched[entry.request];
     if (mine) say(mine, entry.command + " " + entry.request + ": " + entry.outcome + (entry.reason ? " (" + entry.reason + ")" : ""), /rejected|refused|expired/.test(entry.outcome) ? "error" : "ok");
   }
-  function outcomeOf(res, resultId) {
+  function outcomeOf(command, res, resultId) {
     var req = res && (res.request || res.request_id);
     var out = res && (res.outcome || (res.receipt && res.receipt.outcome));
     if (req) st.watched[req] = resultId;
     var known = st.log.filter(function (e) { return e.request === req; }).pop();
     if (known) out = known.outcome;
-    say(resultId, (req ? "request " + req + ": " : "") + (out || "sent; waiting for the runner"), "ok");
+    say(resultId, command + " " + (req || "request") + ": " + (out || "sent; waiting for the runner"), /rejected|refused|expired/.test(out || "") ? "error" : "ok");
   }
   function syncViewForm(view) {
     if (!view) return;
@@ -265,7 +266,7 @@ export const DASHBOARD_CORE_JS = String.raw`
       });
       if (!Object.keys(body).length) { say("view-result", "nothing changed", "error"); return; }
       say("view-result", "sending…");
-      api(base() + "/view", "POST", body).then(function (res) { outcomeOf(res, "view-result"); }, function (e) {
+      api(base() + "/view", "POST", body).then(function (res) { outcomeOf("set_view", res, "view-result"); }, function (e) {
         say("view-result", e.message, "error");
       });
     });
@@ -276,7 +277,7 @@ export const DASHBOARD_CORE_JS = String.raw`
       say("steer-result", "sending…");
       api(base() + "/steer", "POST", { text: text }).then(function (res) {
         $("steer-text").value = "";
-        outcomeOf(res, "steer-result");
+        outcomeOf("steer", res, "steer-result");
       }, function (e) { say("steer-result", e.message, "error"); });
     });
     $("thinking-toggle").addEventListener("change", function (ev) {

@@ -20,7 +20,7 @@ aside li.selected { background: var(--bg); outline: 1px solid var(--line); }
 .s-idle, .s-none, .s-unknown { color: var(--muted); }
 main { padding: 10px 14px; display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 12px; align-content: start; }
 section { border: 1px solid var(--line); border-radius: 8px; padding: 8px 10px; background: var(--bg); min-width: 0; }
-section h2 { font-size: 13px; margin: 0 0 6px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
+section h2, aside h2 { font-size: 13px; margin: 0 0 6px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
 #snapshot { grid-column: 1 / -1; display: flex; flex-wrap: wrap; gap: 18px; }
 #snapshot .fact b { display: block; font-size: 11px; color: var(--muted); font-weight: normal; }
 #events-panel { grid-row: span 4; }

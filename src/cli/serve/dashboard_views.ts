@@ -145,7 +145,8 @@ export const DASHBOARD_VIEWS_JS = String.raw`
         var out = String(d.tool_output || "");
         if (out) {
           var det = node("details", "ev-output");
-          det.appendChild(node("summary", null, "output · " + linesOf(out).length + " lines"));
+          var count = linesOf(out).length;
+          det.appendChild(node("summary", null, "output · " + count + (count === 1 ? " line" : " lines")));
           det.appendChild(node("pre", null, out.length > 20000 ? out.slice(0, 20000) + "\n… (truncated)" : out));
           el.appendChild(det);
         }
