@@ -28,6 +28,8 @@ export type Code =
   | "import_progress_exists"
   | "internal_error"
   | "invalid_snapshot"
+  | "listen_failed"
+  | "rate_limited"
   | "not_built"
   | "preflight_failed"
   | "progress_store_invalid"
@@ -51,6 +53,8 @@ export type Code =
   | "empty_steer"
   | "empty_view"
   | "entry_already_required"
+  | "forbidden"
+  | "insecure_listen"
   | "invalid_entry"
   | "invalid_value"
   | "invalid_view_value"
@@ -61,6 +65,7 @@ export type Code =
   | "path_escapes_repo"
   | "reason_required"
   | "steer_too_long"
+  | "tokens_file_invalid"
   | "unexpected_argument"
   | "unknown_clause"
   | "unknown_command"
@@ -100,6 +105,8 @@ export const EXIT = {
   import_progress_exists: Exit.failed,
   internal_error: Exit.failed,
   invalid_snapshot: Exit.failed,
+  listen_failed: Exit.failed,
+  rate_limited: Exit.failed,
   not_built: Exit.failed,
   preflight_failed: Exit.failed,
   progress_store_invalid: Exit.failed,
@@ -122,6 +129,8 @@ export const EXIT = {
   empty_steer: Exit.usage,
   empty_view: Exit.usage,
   entry_already_required: Exit.usage,
+  forbidden: Exit.usage,
+  insecure_listen: Exit.usage,
   invalid_entry: Exit.usage,
   invalid_value: Exit.usage,
   invalid_view_value: Exit.usage,
@@ -132,6 +141,7 @@ export const EXIT = {
   path_escapes_repo: Exit.usage,
   reason_required: Exit.usage,
   steer_too_long: Exit.usage,
+  tokens_file_invalid: Exit.usage,
   unexpected_argument: Exit.usage,
   unknown_clause: Exit.usage,
   unknown_command: Exit.usage,
