@@ -124,11 +124,16 @@ export async function textOf(page: Page, sel: string): Promise<string | null> {
 
 /** Wait until the text of `sel` equals `want` (a string) or matches it (a RegExp); returns the text. */
 export async function waitText(page: Page, sel: string, want: string | RegExp): Promise<string> {
-  const hit = await waitFor(async () => {
-    const t = await textOf(page, sel);
-    return t !== null && (typeof want === "string" ? t === want : want.test(t)) ? { t } : null;
-  }, { what: `${sel} to read ${want}`, timeoutMs: PAGE_WAIT_MS, intervalMs: 100 });
-  return hit.t;
+  let last: string | null = null;
+  try {
+    const hit = await waitFor(async () => {
+      const t = last = await textOf(page, sel);
+      return t !== null && (typeof want === "string" ? t === want : want.test(t)) ? { t } : null;
+    }, { what: `${sel} to read ${want}`, timeoutMs: PAGE_WAIT_MS, intervalMs: 100 });
+    return hit.t;
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; it reads ${JSON.stringify(last)}`);
+  }
 }
 
 /** An attribute of the page's body (the page publishes its connection state, last seq, prompt, status there). */

@@ -241,7 +241,8 @@ export const DASHBOARD_CORE_JS = String.raw`
     if (!view) return;
     ["log_mode", "tool_output", "thinking", "diff"].forEach(function (k) {
       var s = $("view-" + k);
-      if (s && view[k] && document.activeElement !== s) s.value = view[k];
+      // A choice the user made and has not applied yet is theirs: the periodic refresh never resets it.
+      if (s && view[k] && !s.hasAttribute("data-dirty")) s.value = view[k];
       var c = $("view-now-" + k);
       if (c) c.textContent = view[k] || "";
     });
@@ -257,6 +258,9 @@ export const DASHBOARD_CORE_JS = String.raw`
       start();
     });
     $("forget-token").addEventListener("click", function () { needToken(""); });
+    ["log_mode", "tool_output", "thinking", "diff"].forEach(function (k) {
+      $("view-" + k).addEventListener("change", function (ev) { ev.target.setAttribute("data-dirty", "1"); });
+    });
     $("view-form").addEventListener("submit", function (ev) {
       ev.preventDefault();
       var body = {};
@@ -266,7 +270,10 @@ export const DASHBOARD_CORE_JS = String.raw`
       });
       if (!Object.keys(body).length) { say("view-result", "nothing changed", "error"); return; }
       say("view-result", "sending…");
-      api(base() + "/view", "POST", body).then(function (res) { outcomeOf("set_view", res, "view-result"); }, function (e) {
+      api(base() + "/view", "POST", body).then(function (res) {
+        ["log_mode", "tool_output", "thinking", "diff"].forEach(function (k) { $("view-" + k).removeAttribute("data-dirty"); });
+        outcomeOf("set_view", res, "view-result");
+      }, function (e) {
         say("view-result", e.message, "error");
       });
     });
