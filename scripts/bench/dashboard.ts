@@ -41,7 +41,7 @@ export async function bench(): Promise<Record<string, number | string>> {
   await Deno.writeTextFile(`${packetDir}/prompt_runner_packet.md`, "---\nname: bench\nprovider: simulated\n---\n");
   await Deno.writeTextFile(`${packetDir}/prompts/01_first.prompt.md`, "---\nname: First\n---\n# First\n");
   const storeRoot = storeRootForPacket(packetDir);
-  await Deno.mkdir(storeRoot, { recursive: true });
+  await Deno.mkdir(storeRoot, { recursive: true, mode: 0o700 });
   const lease = await acquireLease(storeRoot, { runId: RUN_ID, packetDir, argv: [] });
   const hooks: PlaneHooks = {
     applyView() {},

@@ -196,3 +196,45 @@ test("after the server restarts the page reconnects and resumes without gaps", a
   assert.ok(await page.$eval("#token-gate", (e) => e.classList.contains("hidden")), "the token was not asked again");
   await screenshot(page, "after_restart");
 });
+
+test("the contract panel: diff, amend and relax from the page, a reason required and relax confirmed", async (s) => {
+  const { run, server, browser, tokens } = s;
+  const records = async () =>
+    (await Deno.readTextFile(`${run.packet}/.prompt_runner/amendments/01.jsonl`).catch(() => "")).split("\n").filter(
+      (l) => l.trim() !== "",
+    ).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const page = await openDashboard(browser, server, tokens.amend);
+  await waitText(page, "#snap-prompt", "01 (1/1)");
+  await page.click("#contract-form button[type=submit]");
+  await waitText(page, "#contract-view", /files_exist.*done\.txt/);
+
+  // Amend: refused in the page without a reason (nothing recorded), recorded with one, and the diff shows it.
+  await page.type("#amend-clause", "files_exist");
+  await page.type("#amend-entries", "notes.txt");
+  await page.click("#amend-form button[type=submit]");
+  await waitText(page, "#amend-result", "a reason is required");
+  assert.deepEqual(await records(), []);
+  await page.type("#amend-reason", "notes.txt is part of the work");
+  await page.click("#amend-form button[type=submit]");
+  await waitText(page, "#amend-result", /^amend recorded/);
+  await waitText(page, "#contract-view", /\+ files_exist.*notes\.txt/);
+
+  // Relax: without the confirmation box nothing is sent; with it, the relaxation is recorded.
+  await page.type("#relax-clause", "files_exist");
+  await page.select("#relax-operation", "remove");
+  await page.type("#relax-entries", "notes.txt");
+  await page.type("#relax-reason", "notes.txt is optional after all");
+  await page.click("#relax-form button[type=submit]");
+  await waitText(page, "#relax-result", /tick the confirmation/);
+  assert.equal((await records()).length, 1, "an unconfirmed relax records nothing");
+  await page.click("#relax-confirm");
+  await page.click("#relax-form button[type=submit]");
+  await waitText(page, "#relax-result", /^relax recorded/);
+  await screenshot(page, "contract_amended_and_relaxed");
+  const recs = await records();
+  assert.deepEqual(recs.map((r) => [r.direction, r.clause, r.operation, r.author]), [
+    ["add", "files_exist", "add", "ada"],
+    ["relax", "files_exist", "remove", "ada"],
+  ]);
+  assert.deepEqual(recs.map((r) => r.reason), ["notes.txt is part of the work", "notes.txt is optional after all"]);
+});

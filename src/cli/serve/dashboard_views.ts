@@ -182,7 +182,7 @@ export const DASHBOARD_VIEWS_JS = String.raw`
         outcome(item, "fail");
         return box.appendChild(line(item, "ev-bad", "✗ " + (d.error_code || "") + ": " + (d.error_message || "")));
       case "run_cancelled":
-        outcome(item, "other");
+        if (d.reason !== "interrupted_for_steer") outcome(item, "other");
         return box.appendChild(line(item, "ev-note", "◼ stream cancelled (" + d.reason + ")"));
       case "run_completed":
         return box.appendChild(line(item, "ev-note", "● session ended (" + d.stop_reason + ")"));
@@ -204,7 +204,8 @@ export const DASHBOARD_VIEWS_JS = String.raw`
   }
   function outcome(item, result) {
     var base = attemptKey(item);
-    v.attempts.forEach(function (a) { if (a.base === base && a.outcome === "run") a.outcome = result; });
+    // The latest verdict wins: an error the runner then resumes from is overridden by the verification after it.
+    v.attempts.forEach(function (a) { if (a.base === base) a.outcome = result; });
     drawTimeline();
   }
   function drawTimeline() {
