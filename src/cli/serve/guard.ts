@@ -47,7 +47,10 @@ export function allowedHosts(listenHost: string, port: number, extra: readonly s
 
 /** Refuse a request whose Host header is not allowed (421, `host_not_allowed`). */
 export function checkHost(req: Request, allowed: ReadonlySet<string>): void {
-  const host = (req.headers.get("host") ?? "").toLowerCase();
+  // HTTP/2 has no Host header: its `:authority` is the URL's host. A host without a port has the scheme's default.
+  const url = new URL(req.url);
+  let host = (req.headers.get("host") ?? url.host).toLowerCase();
+  if (!/:\d+$/.test(host.replace(/^\[[^\]]*\]/, ""))) host += url.protocol === "https:" ? ":443" : ":80";
   if (!allowed.has(host)) {
     throw new HttpError(
       421,
