@@ -4,9 +4,9 @@
  * browser is tests/e2e/dashboard_test.ts.
  */
 import assert from "node:assert/strict";
-import { DASHBOARD_PATHS, dashboardResponse } from "../../../src/cli/serve/dashboard.ts";
-import { DASHBOARD_CORE_JS } from "../../../src/cli/serve/dashboard_core.ts";
-import { DASHBOARD_VIEWS_JS } from "../../../src/cli/serve/dashboard_views.ts";
+import { DASHBOARD_PATHS, dashboardResponse } from "../../src/cli/serve/dashboard.ts";
+import { DASHBOARD_CORE_JS } from "../../src/cli/serve/dashboard_core.ts";
+import { DASHBOARD_VIEWS_JS } from "../../src/cli/serve/dashboard_views.ts";
 
 const get = (path: string, method = "GET") =>
   dashboardResponse(new Request(`http://127.0.0.1:1${path}`, { method }), path);
