@@ -54,7 +54,7 @@ function lines(text: string): Record<string, unknown>[] {
  * Start `prompt_runner run` on a packet in `root` whose prompt `01` thinks, edits a file, reports usage, then streams
  * `messages` messages `delayMs` apart (so it stays live for the test); a steer resumes it with messages of its own.
  */
-export async function startSlowRun(root: string, messages = 600, delayMs = 150): Promise<LiveRun> {
+export async function startSlowRun(root: string, messages = 1200, delayMs = 150): Promise<LiveRun> {
   const packet = `${root}/dash`;
   await initRepo(`${packet}/app`, { "README.md": "# scratch\n", "notes.txt": "alpha\nbeta\n" });
   const many = JSON.stringify(Array.from({ length: messages }, (_, i) => `working ${i}`));

@@ -151,9 +151,13 @@ test("a view change and a steer made from the page reach the run and show as app
   assert.equal(applied("set_view")?.author, "ada");
   assert.deepEqual(applied("set_view")?.params, { log_mode: "verbose" });
   assert.equal(applied("steer")?.author, "ada");
-  const events = await run.events();
-  assert.ok(events.some((e) => e.type === "steer_delivered"), "the run delivered the steer");
-  assert.ok(events.some((e) => e.type === "message_streamed" && /steered \d+/.test(JSON.stringify(e.data))), "resumed");
+  assert.ok((await run.events()).some((e) => e.type === "steer_delivered"), "the run delivered the steer");
+  // The resumed session plays the packet's steer step: its messages follow (each after its delay).
+  await waitFor(
+    async () =>
+      (await run.events()).some((e) => e.type === "message_streamed" && /steered \d+/.test(JSON.stringify(e.data))),
+    WAIT("the resumed session's first message"),
+  );
 });
 
 test("a read-only token's steer is refused (403) and audited", async ({ run, server, browser, tokens }) => {

@@ -209,6 +209,8 @@ export const DASHBOARD_CORE_JS = String.raw`
     var t = st.target;
     return api(base() + "/snapshot").then(function (snap) {
       if (t !== st.target) return;
+      // A new run of the selected target: follow it from its start (fresh streams, fresh views).
+      if (st.runId && snap && snap.run_id && snap.run_id !== st.runId) return select(t);
       st.snap = snap;
       st.runId = snap && snap.run_id;
       say("app-result", "");
