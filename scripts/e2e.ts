@@ -23,7 +23,10 @@ export function e2eTestArgs(extra: readonly string[], paths: readonly string[] =
 }
 
 /** The cases that need no provider CLI (the dashboard in a browser): they still run when the CLIs cannot be installed. */
-export const BROWSER_ONLY_PATHS: readonly string[] = ["tests/e2e/dashboard_test.ts"];
+export const BROWSER_ONLY_PATHS: readonly string[] = [
+  "tests/e2e/dashboard_test.ts",
+  "tests/e2e/dashboard_render_test.ts",
+];
 
 /** Counts parsed from Deno's test summary line (`ok | 3 passed | 0 failed (2s)`), or null when absent. */
 export function parseTestSummary(output: string): { passed: number; failed: number } | null {

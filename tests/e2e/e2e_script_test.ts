@@ -42,6 +42,7 @@ Deno.test("e2eTestArgs() passes extra deno test flags before the suite's path, d
     "--filter",
     "x",
     "tests/e2e/dashboard_test.ts",
+    "tests/e2e/dashboard_render_test.ts",
   ]);
   for (const path of BROWSER_ONLY_PATHS) {
     assert.ok(Deno.statSync(new URL(`../../${path}`, import.meta.url)).isFile, path);
