@@ -163,6 +163,7 @@ test("a view change and a steer made from the page reach the run and show as app
 test("a read-only token's steer is refused (403) and audited", async ({ run, server, browser, tokens }) => {
   const page = await openDashboard(browser, server, tokens.read);
   await waitText(page, "#snap-prompt", "01 (1/1)");
+  await waitText(page, "#who", "rita · read");
   await page.type("#steer-text", "I may only read.");
   const response = page.waitForResponse((r) => r.url().endsWith("/steer") && r.request().method() === "POST");
   await page.click("#steer-form button[type=submit]");

@@ -102,7 +102,7 @@ export function dashboardHtml(nonce: string): string {
 <title>prompt_runner dashboard</title><link rel="icon" href="data:,">
 <style nonce="${nonce}">${DASHBOARD_STYLE}</style></head>
 <body>
-<header><h1>prompt_runner</h1><span id="conn">idle</span><button id="forget-token" type="button">Forget token</button></header>
+<header><h1>prompt_runner</h1><span id="who"></span><span id="conn">idle</span><button id="forget-token" type="button">Forget token</button></header>
 ${BODY}
 <script nonce="${nonce}">${DASHBOARD_VIEWS_JS}</script>
 <script nonce="${nonce}">${DASHBOARD_CORE_JS}</script>

@@ -353,6 +353,8 @@ export const DASHBOARD_CORE_JS = String.raw`
   function start() {
     $("token-gate").classList.add("hidden");
     $("app").classList.remove("hidden");
+    // Who the server takes this token for: the author of every record it causes, and what it may do.
+    api("whoami").then(function (w) { $("who").textContent = w && w.name ? w.name + " · " + w.role : ""; }, function () {});
     refreshTargets();
   }
 

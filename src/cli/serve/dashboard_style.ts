@@ -8,6 +8,7 @@ export const DASHBOARD_STYLE = String.raw`
 body { margin: 0; font: 14px/1.4 system-ui, sans-serif; background: var(--bg); color: var(--fg); }
 header { display: flex; gap: 12px; align-items: center; padding: 8px 14px; border-bottom: 1px solid var(--line); }
 header h1 { font-size: 16px; margin: 0; flex: 1; }
+#who { font-size: 12px; color: var(--muted); }
 #conn { font-size: 12px; padding: 2px 8px; border-radius: 10px; border: 1px solid var(--line); }
 #conn.live { color: var(--ok); } #conn.reconnecting { color: var(--warn); } #conn.ended { color: var(--muted); }
 #layout { display: grid; grid-template-columns: 240px 1fr; min-height: calc(100vh - 45px); }
