@@ -61,7 +61,17 @@ const EVENTS = [
   ev(13, "prompt_started", "02", 2, { prompt_name: "Second", mode: "retry", attempt: 2, provider: "simulated" }),
   ev(14, "token_usage_updated", "02", 2, { input_tokens: 100, output_tokens: 50 }),
   ev(15, "prompt_finished", "02", 2, { status: "completed", attempts: 2, steered: false, amended: false }),
-  ev(16, "run_finished", null, null, { status: "completed", reason: null }),
+  ev(16, "tool_call_completed", "02", 2, { tool_call_id: "gone", tool_name: "Bash", tool_output: "ok" }),
+  ev(17, "run_finished", null, null, { status: "completed", reason: null }),
+];
+
+/** A long run: more lines than the page keeps (5,000), then its end. */
+const LONG = [
+  ...Array.from(
+    { length: 5200 },
+    (_, i) => ev(i + 1, "notice", "01", 1, { level: "info", code: "n", message: `n${i + 1}` }),
+  ),
+  ev(5201, "run_finished", null, null, { status: "completed", reason: null }),
 ];
 
 function sse(frames: string[]): Response {
@@ -80,7 +90,16 @@ function handler(req: Request): Response {
     });
   }
   const path = url.pathname.replace("/api/v1/", "");
-  if (path === "targets") return Response.json({ targets: [{ id: "demo", status: "completed", packet_name: "demo" }] });
+  if (path === "targets") {
+    return Response.json({
+      targets: [{ id: "demo", status: "completed", packet_name: "demo" }, { id: "long", status: "completed" }],
+    });
+  }
+  if (path === "targets/long/snapshot") return Response.json({ run_id: RUN, status: "completed", prompt_id: "01" });
+  if (path === "targets/long/events") {
+    return sse([...LONG.map((e) => `id: ${e.seq}\ndata: ${JSON.stringify(e)}\n\n`), `event: end\ndata: {}\n\n`]);
+  }
+  if (path === "targets/long/log/stream") return sse([`event: end\ndata: {}\n\n`]);
   if (path === "targets/demo/snapshot") {
     return Response.json({
       run_id: RUN,
@@ -161,8 +180,17 @@ Deno.test({
       );
       assert.equal(await textOf(page, "#snap-prompt"), "02 (2/2)");
       assert.equal(await textOf(page, "#snap-elapsed"), "1m 1s");
-      assert.equal(await bodyAttr(page, "data-last-seq"), "16");
+      assert.equal(await bodyAttr(page, "data-last-seq"), "17");
+      // A completion whose start is not on the page stands alone, named.
+      assert.equal(await textOf(page, '#events [data-seq="16"] .name'), "Bash");
       await screenshot(page, "scripted_render");
+
+      // A long run keeps at most 5,000 lines: the oldest go, and the page says how many.
+      await page.click('#targets li[data-target="long"]');
+      await waitAttr(page, "data-last-seq", (v) => v === "5201", "the long run's last event");
+      assert.equal(await page.$eval("#events", (e) => e.childElementCount), 5000);
+      assert.equal(await bodyAttr(page, "data-trimmed"), "201");
+      assert.equal(await textOf(page, "#events > :first-child"), "! n202");
     } finally {
       await browser.close();
       ac.abort();

@@ -66,7 +66,7 @@ export const DASHBOARD_CORE_JS = String.raw`
     var ctl = { lastId: null, closed: false, ended: false, failures: 0, abort: null };
     function again() {
       if (ctl.closed || ctl.ended) return;
-      setConn("reconnecting");
+      if (handlers.badge) setConn("reconnecting");
       ctl.failures++;
       setTimeout(connect, Math.min(5000, 200 * Math.pow(2, Math.min(ctl.failures, 5))));
     }
@@ -100,7 +100,7 @@ export const DASHBOARD_CORE_JS = String.raw`
         if (res.status === 401) { ctl.closed = true; needToken("the token was not accepted (401)"); return; }
         if (!res.ok || !res.body) throw new Error("HTTP " + res.status);
         ctl.failures = 0;
-        setConn("live");
+        if (handlers.badge) setConn("live");
         var reader = res.body.getReader(), dec = new TextDecoder(), buf = "";
         function pump() {
           return reader.read().then(function (r) {
@@ -186,6 +186,7 @@ export const DASHBOARD_CORE_JS = String.raw`
     document.body.setAttribute("data-target", id);
     refreshSnapshot().then(function () {
       st.events = sse(base() + "/events", {
+        badge: true, // the header's connection badge follows the event stream
         onEvent: function (name, item) {
           if (!item || typeof item !== "object") return;
           if (name === "error") { say("app-result", errorText(item, 0), "error"); return; }

@@ -3,7 +3,8 @@ export const DASHBOARD_VIEWS_JS = String.raw`
 (function () {
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
-  var v = { seen: {}, lastSeq: 0, tools: {}, open: {}, attempts: [], byKey: {}, tokens: [], tokenByKey: {} };
+  var MAX_LINES = 5000;
+  var v = { trimmed: 0, lastSeq: 0, tools: {}, open: {}, attempts: [], byKey: {}, tokens: [], tokenByKey: {} };
   function $(id) { return document.getElementById(id); }
   function node(tag, cls, text) {
     var n = document.createElement(tag);
@@ -138,8 +139,15 @@ export const DASHBOARD_VIEWS_JS = String.raw`
       case "tool_call_completed":
       case "tool_call_failed": {
         var tool = v.tools[d.tool_call_id];
-        var el = tool ? tool.el : box.appendChild(line(item, "ev-tool", d.tool_name));
-        if (tool) el.setAttribute("data-seq", el.getAttribute("data-seq") + " " + item.seq);
+        delete v.tools[d.tool_call_id];
+        var el = tool ? tool.el : null;
+        if (el) el.setAttribute("data-seq", el.getAttribute("data-seq") + " " + item.seq);
+        else {
+          // Its start is not on the page (trimmed, or before the page's first event): the completion stands alone.
+          el = box.appendChild(line(item, "ev-tool", ""));
+          el.appendChild(node("span", "state", ""));
+          el.appendChild(node("span", "name", d.tool_name));
+        }
         el.classList.add(item.type === "tool_call_failed" ? "failed" : "done");
         el.firstChild.textContent = item.type === "tool_call_failed" ? "✗ " : "✓ ";
         var out = String(d.tool_output || "");
@@ -266,27 +274,48 @@ export const DASHBOARD_VIEWS_JS = String.raw`
     host.appendChild(s);
   }
 
+  // Keep the list scrolled to its end when it was there: measured once per frame, not per event (a burst of thousands
+  // of events would otherwise force a layout each).
+  var tail = { pending: false, stick: true };
+  function followTail() {
+    if (tail.pending) return;
+    var box = $("events");
+    tail.stick = box.scrollHeight - box.scrollTop - box.clientHeight < 80;
+    tail.pending = true;
+    requestAnimationFrame(function () {
+      tail.pending = false;
+      if (tail.stick) box.scrollTop = box.scrollHeight;
+    });
+  }
+
   window.PR_VIEWS = {
     reset: function () {
-      v = { seen: {}, lastSeq: 0, tools: {}, open: {}, attempts: [], byKey: {}, tokens: [], tokenByKey: {} };
+      v = { trimmed: 0, lastSeq: 0, tools: {}, open: {}, attempts: [], byKey: {}, tokens: [], tokenByKey: {} };
       $("events").textContent = "";
       $("log").textContent = "";
       $("timeline").textContent = "";
       $("token-chart").textContent = "";
       $("contract-view").textContent = "";
       document.body.removeAttribute("data-last-seq");
+      document.body.removeAttribute("data-trimmed");
     },
     event: function (item) {
+      // Seqs arrive in order (a resume starts after Last-Event-ID): one already shown is dropped, never drawn twice.
       if (typeof item.seq === "number") {
-        if (v.seen[item.seq]) return;
-        v.seen[item.seq] = true;
-        v.lastSeq = Math.max(v.lastSeq, item.seq);
+        if (item.seq <= v.lastSeq) return;
+        v.lastSeq = item.seq;
       }
       render(item);
+      // Memory stays bounded on long runs: past MAX_LINES lines the oldest go (the count is shown).
+      var lines = $("events");
+      while (lines.childElementCount > MAX_LINES) {
+        lines.removeChild(lines.firstElementChild);
+        v.trimmed++;
+      }
+      if (v.trimmed) document.body.setAttribute("data-trimmed", String(v.trimmed));
       if (typeof item.seq === "number") document.body.setAttribute("data-last-seq", String(v.lastSeq));
       if (item.type === "run_finished") document.body.setAttribute("data-run-finished", String((item.data || {}).status));
-      var box = $("events");
-      if (box.scrollHeight - box.scrollTop - box.clientHeight < 80) box.scrollTop = box.scrollHeight;
+      followTail();
     },
     finished: function (status) { document.body.setAttribute("data-run-finished", String(status)); },
     snapshot: function (snap) {
