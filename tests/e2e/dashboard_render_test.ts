@@ -190,6 +190,7 @@ Deno.test({
       await waitAttr(page, "data-last-seq", (v) => v === "5201", "the long run's last event");
       assert.equal(await page.$eval("#events", (e) => e.childElementCount), 5000);
       assert.equal(await bodyAttr(page, "data-trimmed"), "201");
+      assert.match(await textOf(page, "#events-trimmed") ?? "", /^201 earlier lines are no longer shown/);
       assert.equal(await textOf(page, "#events > :first-child"), "! n202");
     } finally {
       await browser.close();

@@ -56,6 +56,7 @@ const BODY = `
 }</section>
   <section id="events-panel"><h2>Events</h2>
     <label><input id="thinking-toggle" type="checkbox" checked> show thinking</label>
+    <div id="events-trimmed" class="ev-note hidden"></div>
     <div id="events" aria-live="polite"></div>
   </section>
   <section id="view-panel"><h2>View</h2>

@@ -151,22 +151,26 @@ export const DASHBOARD_CORE_JS = String.raw`
   function refreshTargets() {
     return api("targets").then(function (data) {
       st.targets = Array.isArray(data) ? data : (data && data.targets) || [];
-      var ul = $("targets");
-      ul.textContent = "";
+      // Updated in place (never rebuilt), so a row under the pointer is the same element across refreshes.
+      var ul = $("targets"), rows = {};
+      Array.prototype.forEach.call(ul.children, function (li) { rows[li.getAttribute("data-target")] = li; });
       st.targets.forEach(function (t) {
-        var li = document.createElement("li");
-        li.setAttribute("data-target", targetId(t));
-        if (targetId(t) === st.target) li.className = "selected";
-        var name = document.createElement("span");
-        name.textContent = t.packet_name || t.name || t.packet || targetId(t);
-        var badge = document.createElement("span");
-        badge.className = "badge s-" + targetStatus(t);
-        badge.textContent = targetStatus(t);
-        li.appendChild(name);
-        li.appendChild(badge);
-        li.addEventListener("click", function () { select(targetId(t)); });
-        ul.appendChild(li);
+        var id = targetId(t), li = rows[id];
+        delete rows[id];
+        if (!li) {
+          li = document.createElement("li");
+          li.setAttribute("data-target", id);
+          li.appendChild(document.createElement("span"));
+          li.appendChild(document.createElement("span"));
+          li.addEventListener("click", function () { select(id); });
+        }
+        ul.appendChild(li); // in the server's order
+        li.className = id === st.target ? "selected" : "";
+        li.firstChild.textContent = t.packet_name || t.name || t.packet || id;
+        li.lastChild.className = "badge s-" + targetStatus(t);
+        li.lastChild.textContent = targetStatus(t);
       });
+      Object.keys(rows).forEach(function (id) { ul.removeChild(rows[id]); });
       if (st.target === null && st.targets.length) {
         var running = st.targets.filter(function (t) { return targetStatus(t) === "running"; })[0];
         select(targetId(running || st.targets[0]));

@@ -298,6 +298,7 @@ export const DASHBOARD_VIEWS_JS = String.raw`
       $("contract-view").textContent = "";
       document.body.removeAttribute("data-last-seq");
       document.body.removeAttribute("data-trimmed");
+      $("events-trimmed").classList.add("hidden");
     },
     event: function (item) {
       // Seqs arrive in order (a resume starts after Last-Event-ID): one already shown is dropped, never drawn twice.
@@ -312,7 +313,11 @@ export const DASHBOARD_VIEWS_JS = String.raw`
         lines.removeChild(lines.firstElementChild);
         v.trimmed++;
       }
-      if (v.trimmed) document.body.setAttribute("data-trimmed", String(v.trimmed));
+      if (v.trimmed) {
+        document.body.setAttribute("data-trimmed", String(v.trimmed));
+        $("events-trimmed").textContent = v.trimmed + " earlier lines are no longer shown (control events has them all)";
+        $("events-trimmed").classList.remove("hidden");
+      }
       if (typeof item.seq === "number") document.body.setAttribute("data-last-seq", String(v.lastSeq));
       if (item.type === "run_finished") document.body.setAttribute("data-run-finished", String((item.data || {}).status));
       followTail();
