@@ -88,3 +88,48 @@ Deno.test("control serve --cert/--key serves HTTPS; a plain client is refused th
     await srv.stop();
   }
 });
+
+Deno.test("control serve: clients of one live run (shared follower) each get every seq once, in order, whenever they join", async () => {
+  await using tmp = await tempDir();
+  const packet = await slowPacket(tmp.path, 80, 25);
+  const run = spawnCli(["run", packet]);
+  const srv = await startServe([packet]);
+  try {
+    await waitFor(async () => {
+      const s = await runCli(["control", "status", packet, "--json"]);
+      return s.code === 0 && (parseJsonOut(s) as { session_live?: boolean }).session_live === true;
+    }, { timeoutMs: 60_000, what: "a live session" });
+    const collect = async (frames: AsyncGenerator<Frame>, onFrame?: (n: number) => void) => {
+      const ids: number[] = [];
+      let end: Record<string, unknown> | null = null;
+      for await (const f of frames) {
+        if (f.event === "end") end = f.data;
+        else if (f.id !== null) {
+          ids.push(Number(f.id));
+          onFrame?.(ids.length);
+        }
+      }
+      return { ids, end };
+    };
+    let tenSeen: () => void = () => {};
+    const ten = new Promise<void>((r) => tenSeen = r);
+    const path = "/api/v1/targets/slow/events";
+    const a = collect(await openStream(srv.url, path, srv.token!), (n) => n === 10 && tenSeen());
+    await ten;
+    const b = collect(await openStream(srv.url, path, srv.token!));
+    const c = collect(await openStream(srv.url, `${path}?from=current`, srv.token!));
+    const [ra, rb, rc] = await Promise.all([a, b, c]);
+    const whole = (ids: number[], from: number) => ids.every((s, i) => s === from + i);
+    assert.ok(ra.ids.length > 20 && whole(ra.ids, 1), `client a: ${ra.ids.join(",")}`);
+    assert.deepEqual(rb.ids, ra.ids, "a client joining from the start later gets the same stream");
+    assert.ok(rc.ids.length > 0 && whole(rc.ids, rc.ids[0]!) && rc.ids.at(-1) === ra.ids.at(-1), "from=current");
+    for (const r of [ra, rb, rc]) assert.equal(r.end?.status, "completed");
+    assert.equal((await run.status).code, 0);
+  } finally {
+    try {
+      run.kill("SIGTERM");
+    } catch { /* ended */ }
+    await run.status;
+    await srv.stop();
+  }
+});

@@ -4,11 +4,12 @@
  * No CORS header is ever sent, so a page of another origin can neither read an answer nor send a token.
  */
 import { Exit, PromptRunnerError } from "../../errors.ts";
-import { recordRefusal } from "../../control/mod.ts";
+import { recordRefusal, type RunRef, snapshot } from "../../control/mod.ts";
 import { performRead, performWrite, type ServeTarget, targetRow, WRITES } from "./api.ts";
 import { dashboardResponse } from "./dashboard.ts";
 import { allowedHosts, checkHost, HttpError, pathId, readJsonBody, TARGET_ID, WriteLimiter } from "./guard.ts";
-import { eventFrames, eventsCursor, logFrames, runOf, sseResponse } from "./sse.ts";
+import { endFrame, eventFrames, eventsCursor, logFrames, runOf, sseResponse } from "./sse.ts";
+import { EventHub, hubFrames } from "./hub.ts";
 import { roleAllows, type TokenEntry, type TokenTable } from "./tokens.ts";
 
 /** Options of {@link startServer}. */
@@ -79,12 +80,38 @@ function bearer(req: Request): string | null {
   return m ? m[1]! : null;
 }
 
+/** The hubs of live runs, shared by their clients and closed with the last one. */
+class HubTable {
+  private readonly byRun = new Map<string, EventHub>();
+
+  acquire(ref: RunRef): EventHub {
+    const key = `${ref.storeRoot}\n${ref.runId}`;
+    let hub = this.byRun.get(key);
+    if (!hub) this.byRun.set(key, hub = new EventHub(ref));
+    hub.clients += 1;
+    return hub;
+  }
+
+  release(hub: EventHub): void {
+    hub.clients -= 1;
+    if (hub.clients > 0) return;
+    hub.close();
+    this.byRun.delete(`${hub.ref.storeRoot}\n${hub.ref.runId}`);
+  }
+
+  /** Hubs open. */
+  get size(): number {
+    return this.byRun.size;
+  }
+}
+
 /** Start serving; resolves once listening. */
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const byId = new Map(opts.targets.map((t) => [t.id, t]));
   const perMinute = opts.writesPerMinute ?? 60;
   const limiter = new WriteLimiter(perMinute, opts.writeBurst ?? Math.max(1, Math.min(10, perMinute)));
   const streams = new Set<AbortController>();
+  const hubs = new HubTable();
   let allowed = new Set<string>();
 
   const authenticate = async (req: Request): Promise<TokenEntry> => {
@@ -173,7 +200,18 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       if (tail.length === 1 && tail[0] === "events") {
         const ref = await runOf(t.storeRoot, url.searchParams.get("run"));
         const from = eventsCursor(req.headers.get("last-event-id"), url.searchParams.get("from"));
-        return stream(req, (signal) => sseResponse((s) => eventFrames(ref, from, s), signal, BASE_HEADERS));
+        const live = (await snapshot(ref).catch(() => null))?.status === "running";
+        if (!live) return stream(req, (signal) => sseResponse((s) => eventFrames(ref, from, s), signal, BASE_HEADERS));
+        return stream(req, (signal) =>
+          sseResponse(
+            (s) => {
+              const hub = hubs.acquire(ref);
+              s.addEventListener("abort", () => hubs.release(hub), { once: true });
+              return hubFrames(hub, from, s, () => endFrame(ref));
+            },
+            signal,
+            BASE_HEADERS,
+          ));
       }
       if (tail.length === 2 && tail[0] === "log" && tail[1] === "stream") {
         const ref = await runOf(t.storeRoot, url.searchParams.get("run"));

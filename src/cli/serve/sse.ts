@@ -31,14 +31,14 @@ const KEEPALIVE_MS = 15_000;
  * follower). The stream ends when the frames end, the client goes away (`signal`), or the server closes.
  */
 export function sseResponse(
-  frames: (signal: AbortSignal) => AsyncIterable<SseFrame>,
+  frames: (signal: AbortSignal) => AsyncIterable<SseFrame | Uint8Array>,
   signal: AbortSignal,
   headers: Record<string, string>,
 ): Response {
   const ac = new AbortController();
   const stop = () => ac.abort();
   signal.addEventListener("abort", stop, { once: true });
-  let it: AsyncIterator<SseFrame> | null = null;
+  let it: AsyncIterator<SseFrame | Uint8Array> | null = null;
   let timer: ReturnType<typeof setInterval> | undefined;
   const close = () => {
     clearInterval(timer);
@@ -63,7 +63,7 @@ export function sseResponse(
           controller.close();
           return;
         }
-        controller.enqueue(frameBytes(next.value));
+        controller.enqueue(next.value instanceof Uint8Array ? next.value : frameBytes(next.value));
       } catch (e) {
         close();
         if (ac.signal.aborted) {
@@ -99,6 +99,11 @@ export function eventsCursor(lastEventId: string | null, from: string | null): C
   if (from === "current") return "current";
   if (/^\d+$/.test(from)) return Number(from);
   return "start";
+}
+
+/** The `end` frame of a run, from its snapshot (a stream that ended without a `run_finished` of its own). */
+export async function endFrame(ref: RunRef): Promise<SseFrame> {
+  return { event: "end", data: { run_id: ref.runId, ...await finalStatus(ref) } };
 }
 
 async function finalStatus(ref: RunRef): Promise<{ status: string; reason: string | null }> {
