@@ -60,3 +60,19 @@ Deno.test("dashboard: both scripts parse, and the views register before the core
   assert.match(DASHBOARD_CORE_JS, /headers\["Last-Event-ID"\] = ctl\.lastId/);
   assert.match(DASHBOARD_CORE_JS, /sessionStorage\.setItem\(TOKEN_KEY/);
 });
+
+Deno.test("dashboard: the page is code, not files — the bundle and the binary carry it (no read at run time)", async () => {
+  const dir = new URL("../../src/cli/serve/", import.meta.url);
+  for (const name of ["dashboard.ts", "dashboard_core.ts", "dashboard_views.ts", "dashboard_style.ts"]) {
+    const text = await Deno.readTextFile(new URL(name, dir));
+    assert.doesNotMatch(
+      text,
+      /Deno\.(read|open|stat)|import\.meta|fetch\(new URL/,
+      `${name} reads nothing at run time`,
+    );
+    const imports = [...text.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]);
+    for (const i of imports) {
+      assert.match(i!, /^\.\/dashboard_(core|views|style)\.ts$/, `${name} imports only its parts`);
+    }
+  }
+});
