@@ -88,7 +88,11 @@ async function serve(dir: string): Promise<Server> {
 
 /** One SSE client: counts frames; resolves with the seqs seen and the end frame. */
 async function client(srv: Server, path: string, onFrame?: (seq: number) => void) {
-  const r = await fetch(new URL(path, srv.url), { headers: { authorization: `Bearer ${srv.token}` } });
+  // A stream that never ends fails the case instead of hanging it.
+  const r = await fetch(new URL(path, srv.url), {
+    headers: { authorization: `Bearer ${srv.token}` },
+    signal: AbortSignal.timeout(300_000),
+  });
   check(r.status === 200, `stream answered ${r.status}`);
   const reader = r.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buf = "", count = 0, last = 0, inOrder = true;

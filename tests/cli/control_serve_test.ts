@@ -126,3 +126,21 @@ Deno.test("control serve: the events stream carries seq as id, resumes after Las
     await srv.stop();
   }
 });
+
+Deno.test("control serve: SIGTERM with a client following a live run closes the stream and exits 0", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  const live = await startLivePlane(dir);
+  const srv = await startServe([dir]);
+  try {
+    const frames = await openStream(srv.url, "/api/v1/targets/demo/events", srv.token!);
+    assert.equal((await frames.next()).value?.id, "1");
+    const stopped = await srv.stop();
+    assert.equal(stopped.code, 0, stopped.stderr);
+    // The stream ends (or breaks off): it never hangs on a stopped server.
+    await Array.fromAsync(frames).catch(() => []);
+  } finally {
+    await live.stop();
+    await srv.stop();
+  }
+});

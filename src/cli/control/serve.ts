@@ -150,12 +150,15 @@ export const spec: CommandSpec = {
       else ctx.stdout.write(`Tokens: ${tokensFile}\n`);
     }
     await untilInterrupted(async (signal) => {
-      const term = () => void server.shutdown();
+      let stopped: () => void = () => {};
+      const stop = new Promise<void>((r) => stopped = r);
+      const shut = () => void server.shutdown().then(stopped);
+      const term = () => shut();
       try {
         Deno.addSignalListener("SIGTERM", term);
       } catch { /* no signal support */ }
-      signal.addEventListener("abort", () => void server.shutdown(), { once: true });
-      await server.finished;
+      signal.addEventListener("abort", shut, { once: true });
+      await Promise.race([server.finished, stop]);
       try {
         Deno.removeSignalListener("SIGTERM", term);
       } catch { /* none installed */ }

@@ -253,7 +253,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     finished: server.finished,
     async shutdown() {
       for (const s of [...streams]) s.abort();
-      await server.shutdown();
+      // A connection that does not let go within 2 s does not hold the process: stop waiting for it.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([server.shutdown(), new Promise((r) => timer = setTimeout(r, 2000))]);
+      clearTimeout(timer);
     },
   };
 }

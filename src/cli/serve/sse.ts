@@ -36,10 +36,18 @@ export function sseResponse(
   headers: Record<string, string>,
 ): Response {
   const ac = new AbortController();
-  const stop = () => ac.abort();
-  signal.addEventListener("abort", stop, { once: true });
   let it: AsyncIterator<SseFrame | Uint8Array> | null = null;
   let timer: ReturnType<typeof setInterval> | undefined;
+  let ctl: ReadableStreamDefaultController<Uint8Array> | null = null;
+  // The server stopping (or the client leaving) ends the stream at once, even between two pulls.
+  const stop = () => {
+    close();
+    try {
+      ctl?.close();
+    } catch { /* already closed */ }
+    void it?.return?.();
+  };
+  signal.addEventListener("abort", stop, { once: true });
   const close = () => {
     clearInterval(timer);
     signal.removeEventListener("abort", stop);
@@ -47,6 +55,7 @@ export function sseResponse(
   };
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
+      ctl = controller;
       controller.enqueue(encoder.encode("retry: 1000\n\n"));
       timer = setInterval(() => {
         try {
