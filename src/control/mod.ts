@@ -35,7 +35,6 @@ export { recordStoreRefusal, type RefusedCall } from "./refusal.ts";
 export { checkSteerText, MAX_STEER_BYTES, type SteerTextCheck } from "./steer.ts";
 export type { LogEntry, Receipt } from "./log.ts";
 export type { Cursor, StreamItem } from "./follow.ts";
-export type { RefusedCall } from "./refusal.ts";
 export { isRequestName } from "./request.ts";
 export type { AmendOptions, ContractView, RelaxOptions, Target } from "./amend.ts";
 export type { RollupState, StatusRollup } from "./rollup.ts";
