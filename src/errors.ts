@@ -30,6 +30,8 @@ export type Code =
   | "import_source_invalid"
   | "internal_error"
   | "invalid_snapshot"
+  | "listen_failed"
+  | "rate_limited"
   | "not_built"
   | "preflight_failed"
   | "progress_store_invalid"
@@ -54,6 +56,8 @@ export type Code =
   | "empty_steer"
   | "empty_view"
   | "entry_already_required"
+  | "forbidden"
+  | "insecure_listen"
   | "invalid_entry"
   | "invalid_value"
   | "invalid_view_value"
@@ -64,6 +68,7 @@ export type Code =
   | "path_escapes_repo"
   | "reason_required"
   | "steer_too_long"
+  | "tokens_file_invalid"
   | "unexpected_argument"
   | "unknown_clause"
   | "unknown_command"
@@ -105,6 +110,8 @@ export const EXIT = {
   import_source_invalid: Exit.failed,
   internal_error: Exit.failed,
   invalid_snapshot: Exit.failed,
+  listen_failed: Exit.failed,
+  rate_limited: Exit.failed,
   not_built: Exit.failed,
   preflight_failed: Exit.failed,
   progress_store_invalid: Exit.failed,
@@ -128,6 +135,8 @@ export const EXIT = {
   empty_steer: Exit.usage,
   empty_view: Exit.usage,
   entry_already_required: Exit.usage,
+  forbidden: Exit.usage,
+  insecure_listen: Exit.usage,
   invalid_entry: Exit.usage,
   invalid_value: Exit.usage,
   invalid_view_value: Exit.usage,
@@ -138,6 +147,7 @@ export const EXIT = {
   path_escapes_repo: Exit.usage,
   reason_required: Exit.usage,
   steer_too_long: Exit.usage,
+  tokens_file_invalid: Exit.usage,
   unexpected_argument: Exit.usage,
   unknown_clause: Exit.usage,
   unknown_command: Exit.usage,
