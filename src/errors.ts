@@ -24,8 +24,10 @@ export type Code =
   // exit 1: the command ran and failed
   | "control_dir_failed"
   | "detach_timeout"
+  | "import_digest_mismatch"
   | "import_nothing_completed"
   | "import_progress_exists"
+  | "import_source_invalid"
   | "internal_error"
   | "invalid_snapshot"
   | "listen_failed"
@@ -36,6 +38,7 @@ export type Code =
   | "state_store_invalid"
   | "stop_timeout"
   | "store_integrity"
+  | "unit_stop_failed"
   | "workspace_artifact_build_failed"
   | "workspace_artifact_invalid"
   | "workspace_artifact_no_toolchain"
@@ -101,8 +104,10 @@ export type Code =
 export const EXIT = {
   control_dir_failed: Exit.failed,
   detach_timeout: Exit.failed,
+  import_digest_mismatch: Exit.failed,
   import_nothing_completed: Exit.failed,
   import_progress_exists: Exit.failed,
+  import_source_invalid: Exit.failed,
   internal_error: Exit.failed,
   invalid_snapshot: Exit.failed,
   listen_failed: Exit.failed,
@@ -113,6 +118,7 @@ export const EXIT = {
   state_store_invalid: Exit.failed,
   stop_timeout: Exit.failed,
   store_integrity: Exit.failed,
+  unit_stop_failed: Exit.failed,
   workspace_artifact_build_failed: Exit.failed,
   workspace_artifact_invalid: Exit.failed,
   workspace_artifact_no_toolchain: Exit.failed,
