@@ -1,0 +1,224 @@
+/**
+ * One `codex app-server` conversation (docs/reference/providers.md §3.1): the handshake, one thread, the prompt's
+ * turn, in-turn steers (`turn/steer`), in-process interrupts (`turn/interrupt` + `turn/start` on the same thread),
+ * and the end of the session (stdin closed once the last turn ended). Everything the server says becomes exec lines
+ * (src/lanes/codex_app_server.ts) for the codex parser. No process here: the session gives it a writer.
+ */
+import type { JsonObject } from "./_json.ts";
+import { obj, str } from "./_json.ts";
+import {
+  APP_SERVER_INVALID_REQUEST,
+  classify,
+  ExecLineTranslator,
+  METHOD_NOT_FOUND,
+  rpcLine,
+  textInput,
+  threadParams,
+} from "./codex_app_server.ts";
+import type { SessionSpec } from "./types.ts";
+
+/** The version string we announce in `initialize`. */
+const CLIENT_INFO = { name: "prompt_runner", title: "prompt_runner", version: "1" };
+
+/** How the channel talks to the process. */
+export interface ChannelIo {
+  /** Write one line to the server's stdin (the newline is added). */
+  write(line: string): void;
+  /** Close the server's stdin: the app-server exits once it read everything. */
+  closeInput(): void;
+}
+
+/** The answer to a steer: delivered (the server accepted it), or refused with the server's reason. */
+export type SteerAck = { delivered: true; turnId: string } | { delivered: false; code: number; message: string };
+
+type Pending = { method: string; resolve(msg: JsonObject | { error: { code: number; message: string } }): void };
+
+/** A running app-server conversation. Feed every stdout object to {@link receive}. */
+export class AppServerChannel {
+  readonly #spec: SessionSpec;
+  readonly #io: ChannelIo;
+  readonly #translate = new ExecLineTranslator();
+  readonly #pending = new Map<number, Pending>();
+  #nextId = 0;
+  #threadId: string | null = null;
+  #turnId: string | null = null;
+  #turnActive = false;
+  #closed = false;
+  /** A `turn/start` queued behind an interrupt: sent once the interrupted turn reports its end. */
+  #afterInterrupt: string | null = null;
+  #turnEndWaiters: (() => void)[] = [];
+
+  constructor(spec: SessionSpec, io: ChannelIo) {
+    this.#spec = spec;
+    this.#io = io;
+  }
+
+  /** The thread id once `thread/start` (or `thread/resume`) answered. */
+  get threadId(): string | null {
+    return this.#threadId;
+  }
+
+  /** The running turn's id, or null between turns. */
+  get activeTurnId(): string | null {
+    return this.#turnActive ? this.#turnId : null;
+  }
+
+  /** Send `initialize`; the rest of the handshake follows the responses. */
+  open(): void {
+    this.#request("initialize", { clientInfo: CLIENT_INFO, capabilities: { experimentalApi: false } }, (res) => {
+      if (this.#failed(res, "initialize")) return;
+      this.#send({ method: "initialized" });
+      const resume = this.#spec.resumeSessionId !== null;
+      this.#request(resume ? "thread/resume" : "thread/start", threadParams(this.#spec), (r) => {
+        if (this.#failed(r, resume ? "thread/resume" : "thread/start")) return;
+        const id = str(obj(obj(r, "result"), "thread"), "id");
+        if (id === null) return this.#fail("thread/start answered without a thread id");
+        this.#threadId = id;
+        this.#out.push(...this.#translate.threadStarted(id));
+        this.#startTurn(this.#spec.prompt);
+      });
+    });
+  }
+
+  /** Exec lines produced since the last call (the session drains them after every {@link receive}). */
+  #out: JsonObject[] = [];
+
+  /** Handle one decoded stdout object; returns the exec lines it produced (possibly none). */
+  receive(raw: JsonObject): JsonObject[] {
+    const msg = classify(raw);
+    switch (msg.kind) {
+      case "response":
+      case "error": {
+        const p = this.#pending.get(msg.id);
+        this.#pending.delete(msg.id);
+        p?.resolve(msg.kind === "response" ? raw : { error: { code: msg.code, message: msg.message } });
+        break;
+      }
+      case "request":
+        // Approvals cannot arise (approvalPolicy never); anything else the server asks is refused, never left hanging.
+        this.#send({
+          id: msg.id,
+          error: { code: METHOD_NOT_FOUND, message: `prompt_runner does not serve ${msg.method}` },
+        });
+        break;
+      case "notification":
+        this.#notification(msg.method, msg.params);
+        break;
+      case "invalid":
+        this.#out.push({ type: "unparsed_app_server_message", message: msg.why });
+        break;
+    }
+    return this.#out.splice(0);
+  }
+
+  /** Add guidance to the running turn (`turn/steer`); refused with -32600 when no turn is running. */
+  steer(text: string): Promise<SteerAck> {
+    const turnId = this.activeTurnId;
+    if (this.#threadId === null || turnId === null || this.#closed) {
+      return Promise.resolve({ delivered: false, code: APP_SERVER_INVALID_REQUEST, message: "no active turn" });
+    }
+    return new Promise((resolve) => {
+      this.#request(
+        "turn/steer",
+        { threadId: this.#threadId, expectedTurnId: turnId, input: textInput(text) },
+        (res) => {
+          const err = obj(res, "error");
+          if (err !== null) {
+            resolve({ delivered: false, code: Number(err["code"] ?? 0), message: String(err["message"] ?? "") });
+          } else resolve({ delivered: true, turnId: str(obj(res, "result"), "turnId") ?? turnId });
+        },
+      );
+    });
+  }
+
+  /**
+   * Stop the running turn (`turn/interrupt`) and continue the thread with `text` (`turn/start`) once the server
+   * reports the interrupted turn's end. Resolves when that end arrived (the caller then terminates what the turn
+   * left running). False when no turn runs.
+   */
+  interruptAndContinue(text: string): Promise<boolean> {
+    const turnId = this.activeTurnId;
+    if (this.#threadId === null || turnId === null || this.#closed) return Promise.resolve(false);
+    this.#afterInterrupt = text;
+    const ended = new Promise<void>((resolve) => this.#turnEndWaiters.push(resolve));
+    this.#request("turn/interrupt", { threadId: this.#threadId, turnId }, (res) => {
+      if (obj(res, "error") !== null) {
+        // The turn ended on its own meanwhile: its end already started the guidance's turn or will.
+        return;
+      }
+    });
+    return ended.then(() => true);
+  }
+
+  /** End the conversation: close stdin (idempotent). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#io.closeInput();
+  }
+
+  #notification(method: string, params: JsonObject): void {
+    if (method === "turn/started") {
+      this.#turnId = str(obj(params, "turn"), "id") ?? this.#turnId;
+      this.#turnActive = true;
+    }
+    const lines = this.#translate.notification(method, params);
+    if (method !== "turn/completed") {
+      this.#out.push(...lines);
+      return;
+    }
+    this.#turnActive = false;
+    const next = this.#afterInterrupt;
+    this.#afterInterrupt = null;
+    for (const w of this.#turnEndWaiters.splice(0)) w();
+    if (next !== null && str(obj(params, "turn"), "status") === "interrupted") {
+      // The same thread goes on: the interrupted turn has no closing line of its own.
+      this.#startTurn(next);
+      return;
+    }
+    if (next !== null) {
+      // The turn ended by itself before the interrupt took: the guidance still gets its turn.
+      this.#startTurn(next);
+      return;
+    }
+    this.#out.push(...lines);
+    this.close();
+  }
+
+  #startTurn(text: string): void {
+    this.#turnActive = true;
+    this.#request("turn/start", { threadId: this.#threadId, input: textInput(text) }, (res) => {
+      if (this.#failed(res, "turn/start")) return;
+      this.#turnId = str(obj(obj(res, "result"), "turn"), "id") ?? this.#turnId;
+    });
+  }
+
+  /** True (after ending the conversation as a provider error) when a response is a JSON-RPC error. */
+  #failed(res: JsonObject, method: string): boolean {
+    const err = obj(res, "error");
+    if (err === null) return false;
+    this.#fail(`${method} failed: ${String(err["message"] ?? "JSON-RPC error")}`);
+    return true;
+  }
+
+  #fail(message: string): void {
+    this.#out.push({ type: "error", message }, { type: "turn.failed", error: { message } });
+    this.#turnActive = false;
+    this.close();
+  }
+
+  #request(method: string, params: JsonObject, onAnswer: (res: JsonObject) => void): void {
+    const id = ++this.#nextId;
+    this.#pending.set(id, { method, resolve: (m) => onAnswer(m as JsonObject) });
+    this.#send({ id, method, params });
+  }
+
+  #send(msg: JsonObject): void {
+    if (this.#closed) return;
+    try {
+      this.#io.write(rpcLine(msg));
+    } catch {
+      // The server is gone: its exit ends the stream.
+    }
+  }
+}
