@@ -5,7 +5,7 @@
  */
 import type { ProviderErrorInfo, ProviderEvent, ProviderEventData } from "../events/mod.ts";
 import { classifyHint } from "./hints.ts";
-import { parseJsonObject } from "./_json.ts";
+import { type JsonObject, parseJsonObject } from "./_json.ts";
 import { type DriverExit, idleTimeoutFor, MAX_LINE_BYTES, ProviderProcess } from "./process.ts";
 import {
   type CliProfile,
@@ -45,6 +45,33 @@ export function meaningfulLine(text: string): string {
   return plain[plain.length - 1] ?? lines[lines.length - 1] ?? "";
 }
 
+/** The input side of a conversation: lines written to the CLI's stdin, kept open. */
+export interface ConversationIo {
+  /** Write one line (the newline is added); never throws (a CLI that stopped reading ends by itself). */
+  write(line: string): void;
+  /** Close stdin once the pending lines are written. */
+  closeInput(): void;
+}
+
+/**
+ * A session whose CLI keeps stdin open and speaks a protocol on stdout (codex `app-server`): the conversation
+ * decides what to write and turns each decoded stdout object into the lines the profile's parser reads.
+ */
+export interface SessionConversation {
+  /** Start talking (called once, right after the process spawned). */
+  open(): void;
+  /** One decoded stdout object → the parser's lines (possibly none). */
+  receive(raw: JsonObject): JsonObject[];
+  /** A stdout line that is not a JSON object → the parser's lines (the protocol is broken: end the turn). */
+  garbage(line: string): JsonObject[];
+}
+
+/** How to run a conversation session: its arguments, and the conversation over the process's stdin. */
+export interface ConversationSpec {
+  args: string[];
+  create(io: ConversationIo): SessionConversation;
+}
+
 /** A live CLI stream. Construct through {@link startCliSession}. */
 class CliSession implements LaneSession {
   readonly events: AsyncIterable<ProviderEvent>;
@@ -65,13 +92,16 @@ class CliSession implements LaneSession {
   #firstError: ErrorData | null = null;
   #end: StreamEnd | null = null;
   #exit: DriverExit | null = null;
+  readonly #conversation: SessionConversation | null;
 
-  constructor(profile: CliProfile, spec: SessionSpec) {
+  constructor(profile: CliProfile, spec: SessionSpec, conversation: ConversationSpec | null = null) {
     this.#profile = profile;
     this.#spec = spec;
     this.#sessionId = spec.resumeSessionId;
     this.#exe = resolveExecutable(profile, spec.options, spec.env);
-    this.#args = spec.resumeSessionId !== null
+    this.#args = conversation !== null
+      ? conversation.args
+      : spec.resumeSessionId !== null
       ? profile.buildResume(spec.resumeSessionId, spec)
       : profile.buildCommand(spec);
     this.#parser = profile.createParser({ spec, interruptReason: () => this.#interruptReason });
@@ -83,7 +113,14 @@ class CliSession implements LaneSession {
       env: providerEnv(spec),
       sessionTimeoutMs: spec.options.timeout_ms,
       idleTimeoutMs: idleTimeoutFor(spec.options.timeout_ms),
+      stdinOpen: conversation !== null,
     });
+    const proc = this.#proc;
+    this.#conversation = conversation?.create({
+      write: (line) => void proc.writeLine(line).catch(() => {}),
+      closeInput: () => void proc.closeStdin(),
+    }) ?? null;
+    this.#conversation?.open();
     this.events = this.#run();
   }
 
@@ -210,6 +247,7 @@ class CliSession implements LaneSession {
   }
 
   #parse(line: string): ParsedLine {
+    if (this.#conversation !== null) return this.#converse(line);
     const raw = parseJsonObject(line);
     if (raw !== null) {
       this.#observeReadiness(raw);
@@ -224,6 +262,21 @@ class CliSession implements LaneSession {
         data: { level: "warning", code: "unparsed_output", message: line.slice(0, 2000) },
       }],
     };
+  }
+
+  /** A conversation's stdout line: the conversation's lines through the readiness rule and the parser. */
+  #converse(line: string): ParsedLine {
+    if (line.trim() === "") return { events: [] };
+    const raw = parseJsonObject(line);
+    const lines = raw !== null ? this.#conversation!.receive(raw) : this.#conversation!.garbage(line);
+    const out: ParsedLine = { events: [] };
+    for (const l of lines) {
+      this.#observeReadiness(l);
+      const p = this.#parser.json(l);
+      out.events.push(...p.events);
+      if (p.sessionId) out.sessionId = p.sessionId;
+    }
+    return out;
   }
 
   async *#run(): AsyncGenerator<ProviderEvent, void, undefined> {
@@ -334,7 +387,14 @@ class CliSession implements LaneSession {
   }
 }
 
-/** Start one stream of a CLI lane. Throws LaunchError when the executable cannot be launched. */
-export function startCliSession(profile: CliProfile, spec: SessionSpec): LaneSession {
-  return new CliSession(profile, spec);
+/**
+ * Start one stream of a CLI lane; with a conversation, stdin stays open and the conversation talks to the CLI.
+ * Throws LaunchError when the executable cannot be launched.
+ */
+export function startCliSession(
+  profile: CliProfile,
+  spec: SessionSpec,
+  conversation: ConversationSpec | null = null,
+): LaneSession {
+  return new CliSession(profile, spec, conversation);
 }

@@ -83,6 +83,21 @@ function buildResume(sessionId: string, spec: SessionSpec): string[] {
   return [...args, sessionId, ...promptArgs(spec.prompt)];
 }
 
+/**
+ * The `codex app-server` command line (the `app_server` transport, docs/reference/providers.md §3.1): the exec
+ * lane's `-c` overrides; model, sandbox, approval policy and cwd travel in `thread/start` (src/lanes/codex_app_server.ts).
+ */
+export function buildAppServerCommand(spec: SessionSpec): string[] {
+  const args = ["app-server", ...commonConfig({ ...spec, options: { ...spec.options, model: "" } })];
+  if (spec.extraDirs.length) {
+    args.push(
+      "-c",
+      `sandbox_workspace_write.writable_roots=[${spec.extraDirs.map((d) => JSON.stringify(d)).join(",")}]`,
+    );
+  }
+  return args;
+}
+
 /** The codex profile. */
 export const codexProfile: CliProfile = {
   lane: CODEX_PROFILE,

@@ -7,7 +7,6 @@
  */
 import { arr, isObject, type JsonObject, num, obj, str } from "./_json.ts";
 import type { SessionSpec } from "./types.ts";
-import { AGENT_ENV } from "../store/mod.ts";
 
 /** JSON-RPC error code the app-server answers a `turn/steer` with when the turn id is wrong or no turn is active. */
 export const APP_SERVER_INVALID_REQUEST = -32600;
@@ -22,21 +21,13 @@ const SANDBOX: Readonly<Record<string, string>> = {
   plan: "read-only",
 };
 
-/** The `config` overrides the exec lane passes as `-c key=value` (src/lanes/codex.ts), as one object. */
-export function threadConfig(spec: SessionSpec): Record<string, unknown> {
-  const o = spec.options;
-  const config: Record<string, unknown> = {};
-  if (o.reasoning_effort !== null) config["model_reasoning_effort"] = o.reasoning_effort;
-  // A login shell's profile resets PATH (see commonConfig in src/lanes/codex.ts).
-  if (spec.env[AGENT_ENV.dir]) config["allow_login_shell"] = false;
-  if (spec.extraDirs.length > 0) config["sandbox_workspace_write"] = { writable_roots: [...spec.extraDirs] };
-  return config;
-}
-
-/** Params of `thread/start` (fresh session) or `thread/resume` (resumeSessionId set) for a session spec. */
+/**
+ * Params of `thread/start` (fresh session) or `thread/resume` (resumeSessionId set) for a session spec. The `-c`
+ * overrides of the exec lane (reasoning effort, login shell, writable roots) go on the `app-server` command line.
+ */
 export function threadParams(spec: SessionSpec): JsonObject {
   const o = spec.options;
-  const params: JsonObject = { cwd: spec.cwd, approvalPolicy: "never", config: threadConfig(spec) };
+  const params: JsonObject = { cwd: spec.cwd, approvalPolicy: "never" };
   if (o.model) params["model"] = o.model;
   if (o.permission_mode !== null) params["sandbox"] = SANDBOX[o.permission_mode] ?? "read-only";
   if (spec.resumeSessionId !== null) params["threadId"] = spec.resumeSessionId;

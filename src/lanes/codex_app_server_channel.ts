@@ -45,8 +45,8 @@ export class AppServerChannel {
   #turnActive = false;
   #closed = false;
   /** A `turn/start` queued behind an interrupt: sent once the interrupted turn reports its end. */
-  #afterInterrupt: string | null = null;
-  #turnEndWaiters: (() => void)[] = [];
+  #afterInterrupt: { text: string; beforeContinue(): Promise<void>; started(ok: boolean): void } | null = null;
+  #threadWaiters: (() => void)[] = [];
 
   constructor(spec: SessionSpec, io: ChannelIo) {
     this.#spec = spec;
@@ -63,6 +63,12 @@ export class AppServerChannel {
     return this.#turnActive ? this.#turnId : null;
   }
 
+  /** Resolves once the thread exists (before its first turn is requested). */
+  whenThread(): Promise<void> {
+    if (this.#threadId !== null) return Promise.resolve();
+    return new Promise((resolve) => this.#threadWaiters.push(resolve));
+  }
+
   /** Send `initialize`; the rest of the handshake follows the responses. */
   open(): void {
     this.#request("initialize", { clientInfo: CLIENT_INFO, capabilities: { experimentalApi: false } }, (res) => {
@@ -74,6 +80,7 @@ export class AppServerChannel {
         const id = str(obj(obj(r, "result"), "thread"), "id");
         if (id === null) return this.#fail("thread/start answered without a thread id");
         this.#threadId = id;
+        for (const w of this.#threadWaiters.splice(0)) w();
         this.#out.push(...this.#translate.threadStarted(id));
         this.#startTurn(this.#spec.prompt);
       });
@@ -111,6 +118,12 @@ export class AppServerChannel {
     return this.#out.splice(0);
   }
 
+  /** A stdout line that is not JSON: the protocol is broken, the turn ends as a provider error. */
+  garbage(line: string): JsonObject[] {
+    this.#fail(`protocol error: the app-server wrote a line that is not JSON: ${line.slice(0, 200)}`, "protocol_error");
+    return this.#out.splice(0);
+  }
+
   /** Add guidance to the running turn (`turn/steer`); refused with -32600 when no turn is running. */
   steer(text: string): Promise<SteerAck> {
     const turnId = this.activeTurnId;
@@ -133,21 +146,17 @@ export class AppServerChannel {
 
   /**
    * Stop the running turn (`turn/interrupt`) and continue the thread with `text` (`turn/start`) once the server
-   * reports the interrupted turn's end. Resolves when that end arrived (the caller then terminates what the turn
-   * left running). False when no turn runs.
+   * reported the interrupted turn's end and `beforeContinue` (which terminates what that turn left running) settled.
+   * Resolves on the server's answer to that `turn/start`: true when it accepted it; false when no turn runs.
    */
-  interruptAndContinue(text: string): Promise<boolean> {
+  interruptAndContinue(text: string, beforeContinue: () => Promise<void> = () => Promise.resolve()): Promise<boolean> {
     const turnId = this.activeTurnId;
     if (this.#threadId === null || turnId === null || this.#closed) return Promise.resolve(false);
-    this.#afterInterrupt = text;
-    const ended = new Promise<void>((resolve) => this.#turnEndWaiters.push(resolve));
-    this.#request("turn/interrupt", { threadId: this.#threadId, turnId }, (res) => {
-      if (obj(res, "error") !== null) {
-        // The turn ended on its own meanwhile: its end already started the guidance's turn or will.
-        return;
-      }
+    return new Promise((resolve) => {
+      this.#afterInterrupt = { text, beforeContinue, started: resolve };
+      // An error answer means the turn already ended by itself: its end starts the guidance's turn all the same.
+      this.#request("turn/interrupt", { threadId: this.#threadId, turnId }, () => {});
     });
-    return ended.then(() => true);
   }
 
   /** End the conversation: close stdin (idempotent). */
@@ -170,26 +179,24 @@ export class AppServerChannel {
     this.#turnActive = false;
     const next = this.#afterInterrupt;
     this.#afterInterrupt = null;
-    for (const w of this.#turnEndWaiters.splice(0)) w();
-    if (next !== null && str(obj(params, "turn"), "status") === "interrupted") {
-      // The same thread goes on: the interrupted turn has no closing line of its own.
-      this.#startTurn(next);
+    if (next === null) {
+      this.#out.push(...lines);
+      this.close();
       return;
     }
-    if (next !== null) {
-      // The turn ended by itself before the interrupt took: the guidance still gets its turn.
-      this.#startTurn(next);
-      return;
-    }
-    this.#out.push(...lines);
-    this.close();
+    // The same thread goes on (whether the interrupt took or the turn ended by itself first): the ended turn has no
+    // closing line of its own; the guidance's turn ends the stream. A turn is "active" again at once, so a steer
+    // arriving meanwhile waits for the next turn's id instead of being refused.
+    this.#turnActive = true;
+    void next.beforeContinue().catch(() => {}).then(() => this.#startTurn(next.text, next.started));
   }
 
-  #startTurn(text: string): void {
+  #startTurn(text: string, started: (ok: boolean) => void = () => {}): void {
     this.#turnActive = true;
     this.#request("turn/start", { threadId: this.#threadId, input: textInput(text) }, (res) => {
-      if (this.#failed(res, "turn/start")) return;
+      if (this.#failed(res, "turn/start")) return started(false);
       this.#turnId = str(obj(obj(res, "result"), "turn"), "id") ?? this.#turnId;
+      started(true);
     });
   }
 
@@ -201,8 +208,11 @@ export class AppServerChannel {
     return true;
   }
 
-  #fail(message: string): void {
-    this.#out.push({ type: "error", message }, { type: "turn.failed", error: { message } });
+  /** End the turn as a provider error; a `code` travels as an embedded error document (unwrapCodexError). */
+  #fail(message: string, code: string | null = null): void {
+    if (this.#closed) return;
+    const text = code === null ? message : JSON.stringify({ error: { code, message } });
+    this.#out.push({ type: "error", message: text }, { type: "turn.failed", error: { message: text } });
     this.#turnActive = false;
     this.close();
   }

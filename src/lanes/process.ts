@@ -49,6 +49,8 @@ export interface DriverOptions {
   scanIntervalMs?: number;
   /** How long to wait for stdout/stderr to close after the process exited. Default 2000 ms. */
   drainMs?: number;
+  /** Keep stdin open for {@link ProviderProcess.writeLine} (transports that take input after start). Default closed. */
+  stdinOpen?: boolean;
 }
 
 /** Why the driver's process ended. */
@@ -119,6 +121,8 @@ export class ProviderProcess {
   #stderrReader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   readonly #exitStatus: Promise<Deno.CommandStatus>;
   readonly #done: Promise<DriverExit>;
+  #stdinWriter: WritableStreamDefaultWriter<Uint8Array> | null = null;
+  #stdinChain: Promise<void> = Promise.resolve();
 
   private constructor(child: Deno.ChildProcess, opts: Required<DriverOptions>, token: string) {
     this.#child = child;
@@ -152,6 +156,7 @@ export class ProviderProcess {
       killAfterTermMs: KILL_AFTER_TERM_MS,
       scanIntervalMs: 2000,
       drainMs: 2000,
+      stdinOpen: false,
       ...options,
     };
     let child: Deno.ChildProcess;
@@ -162,7 +167,7 @@ export class ProviderProcess {
         args: opts.args,
         cwd: opts.cwd,
         env: { ...opts.env, [SESSION_TOKEN_ENV]: token },
-        stdin: "null",
+        stdin: opts.stdinOpen ? "piped" : "null",
         stdout: "piped",
         stderr: "piped",
         detached: true,
@@ -202,6 +207,30 @@ export class ProviderProcess {
       if (this.#linesDone) return;
       await new Promise<void>((resolve) => (this.#wake = resolve));
     }
+  }
+
+  /**
+   * Write one line (a newline is added) to stdin, in order with earlier writes (only with `stdinOpen`). Rejects when
+   * the process no longer reads its input.
+   */
+  writeLine(line: string): Promise<void> {
+    const write = async () => {
+      this.#stdinWriter ??= this.#child.stdin.getWriter();
+      await this.#stdinWriter.write(new TextEncoder().encode(`${line}\n`));
+    };
+    const next = this.#stdinChain.then(write);
+    this.#stdinChain = next.catch(() => {});
+    return next;
+  }
+
+  /** Close stdin after the pending writes (only with `stdinOpen`; idempotent, never throws). */
+  closeStdin(): Promise<void> {
+    const close = async () => {
+      this.#stdinWriter ??= this.#child.stdin.getWriter();
+      await this.#stdinWriter.close();
+    };
+    this.#stdinChain = this.#stdinChain.then(close).catch(() => {});
+    return this.#stdinChain;
   }
 
   /** Resolves once the process exited, its output was drained and leftover processes were killed. */
@@ -402,6 +431,7 @@ export class ProviderProcess {
 
   async #finish(stdoutDone: Promise<void>, stderrDone: Promise<void>): Promise<DriverExit> {
     const status = await this.#exitStatus;
+    if (this.#opts.stdinOpen) await this.closeStdin();
     await this.#stopProcedure?.catch(() => {});
     // Leftovers: anything still in the provider's group, and recorded descendants that left it (setsid tools).
     await this.#recordAsync();

@@ -22,7 +22,10 @@ interface Replay {
  * Feed a capture to a fresh channel as the server's stdout; `onCommand` acts the way the recorder did once the
  * first command started.
  */
-function replay(name: string, onCommand?: (c: AppServerChannel) => Promise<SteerAck | boolean>): Replay {
+async function replay(
+  name: string,
+  onCommand?: (c: AppServerChannel) => Promise<SteerAck | boolean>,
+): Promise<Replay> {
   const meta = fixtureMeta("codex_app_server", name);
   const r: Replay = { execLines: [], sent: [], closed: false, acks: [] };
   const channel = new AppServerChannel(
@@ -35,6 +38,8 @@ function replay(name: string, onCommand?: (c: AppServerChannel) => Promise<Steer
     r.execLines.push(...exec.map((e) => JSON.stringify(e)));
     const started = exec.some((e) => e["type"] === "item.started");
     if (onCommand && started && r.acks.length === 0) r.acks.push(onCommand(channel));
+    // The server answered after reading what the channel wrote: let the channel's pending work run first.
+    await new Promise((resolve) => setTimeout(resolve, 0));
   }
   return r;
 }
@@ -50,8 +55,8 @@ function canonical(lines: string[]): ProviderEvent[] {
 }
 
 for (const name of ["text", "write", "edit", "bash", "thinking", "error_400", "error_500"]) {
-  Deno.test(`codex app-server: the ${name} turn yields the canonical events of codex exec`, () => {
-    const r = replay(name);
+  Deno.test(`codex app-server: the ${name} turn yields the canonical events of codex exec`, async () => {
+    const r = await replay(name);
     const viaAppServer = canonical(r.execLines);
     const viaExec = canonical(fixtureLines("codex", name));
     assert.ok(viaExec.length > 2, "the exec capture has events");
@@ -60,8 +65,8 @@ for (const name of ["text", "write", "edit", "bash", "thinking", "error_400", "e
   });
 }
 
-Deno.test("codex app-server: the handshake is initialize, initialized, thread/start, turn/start with the prompt", () => {
-  const r = replay("text");
+Deno.test("codex app-server: the handshake is initialize, initialized, thread/start, turn/start with the prompt", async () => {
+  const r = await replay("text");
   assert.deepEqual(r.sent.map((m) => m["method"]), ["initialize", "initialized", "thread/start", "turn/start"]);
   const meta = fixtureMeta("codex_app_server", "text");
   assert.deepEqual(r.sent, (meta["sent"] as string[]).map((l) => JSON.parse(l)), "the recorder sent the same");
@@ -75,7 +80,7 @@ Deno.test("codex app-server: the handshake is initialize, initialized, thread/st
 
 Deno.test("codex app-server: a steer during a tool call is acknowledged and the tool runs to its end", async () => {
   const text = "Operator steer: also mention the tokenizer.";
-  const r = replay("steer_tool", (c) => c.steer(text));
+  const r = await replay("steer_tool", (c) => c.steer(text));
   const ack = await r.acks[0];
   assert.ok(ack && typeof ack === "object" && ack.delivered, `delivered: ${JSON.stringify(ack)}`);
   const steer = r.sent.find((m) => m["method"] === "turn/steer")!;
@@ -92,7 +97,7 @@ Deno.test("codex app-server: a steer during a tool call is acknowledged and the 
 
 Deno.test("codex app-server: an interrupt continues the same thread with the guidance, one terminal event", async () => {
   const text = "Operator steer: skip the slow command. [[e2e:text Steered.]]";
-  const r = replay("interrupt_tool", (c) => c.interruptAndContinue(text));
+  const r = await replay("interrupt_tool", (c) => c.interruptAndContinue(text));
   assert.equal(await r.acks[0], true);
   const methods = r.sent.map((m) => m["method"]);
   assert.deepEqual(methods.slice(-2), ["turn/interrupt", "turn/start"]);
@@ -179,7 +184,6 @@ Deno.test("codex app-server: thread options carry the exec lane's settings", () 
   assert.deepEqual(threadParams(spec), {
     cwd: "/w",
     approvalPolicy: "never",
-    config: { model_reasoning_effort: "high", sandbox_workspace_write: { writable_roots: ["/other"] } },
     model: "m",
     sandbox: "danger-full-access",
     threadId: "T1",
