@@ -2,6 +2,7 @@
  * Intervention records `interventions/<prompt>.jsonl` (docs/reference/control-plane.md §5.3): the record shape and the rebuild of
  * per-prompt steer counts for one run, so a resumed run continues its budgets.
  */
+import type { SteerDeliveryKind } from "../events/mod.ts";
 import { parseJsonLines } from "../util/fs.ts";
 import { readStoreTextOrNull, readStoreTextOrNullSync } from "../util/safe_fs.ts";
 import { storePaths } from "../store/paths.ts";
@@ -15,7 +16,10 @@ export interface InterventionRecord {
   author: string;
   text: string;
   lane: string;
-  delivery: "interrupt_and_resume" | "restart_with_steer" | "send_input";
+  /** How it reached the agent; `send_input` is an older name of `in_turn` kept readable. */
+  delivery: SteerDeliveryKind | "send_input";
+  /** The operator asked to stop the running turn (`control steer --interrupt`). */
+  interrupt?: boolean;
   interrupted: boolean;
   batch: number;
   request: string;

@@ -388,7 +388,9 @@ export async function setView(
 }
 
 /**
- * Send guidance to the live agent (docs/reference/control-plane.md §8). The text is trimmed; `empty_steer` and `steer_too_long` (over 8192 UTF-8
+ * Send guidance to the live agent (docs/reference/control-plane.md §8): by default into the running turn where the
+ * session's transport takes input (else by interrupting and resuming); `interrupt: true` stops the running turn first
+ * (in the process where the transport can, else by interrupting it). The text is trimmed; `empty_steer` and `steer_too_long` (over 8192 UTF-8
  * bytes) are refused with no request written, as is a run that is not running (`run_not_running`). Refusals are
  * recorded like {@link setView}'s.
  *
@@ -402,14 +404,20 @@ export async function setView(
  * );
  * ```
  */
-export async function steer(ref: RunRef, text: string, opts: { author?: string } = {}): Promise<RequestHandle> {
+export async function steer(
+  ref: RunRef,
+  text: string,
+  opts: { author?: string; interrupt?: boolean } = {},
+): Promise<RequestHandle> {
   const trimmed = text.trim();
-  const call: RefusedCall = { command: "steer", params: steerParams(trimmed), runId: ref.runId, author: opts.author };
+  const kind = opts.interrupt === true ? { interrupt: true } : {};
+  const params = { ...steerParams(trimmed), ...kind };
+  const call: RefusedCall = { command: "steer", params, runId: ref.runId, author: opts.author };
   return await orRecordRefusal(ref.storeRoot, call, async () => {
     const checked = checkSteerText(trimmed);
     if (!checked.ok) throw new ControlError(checked.code, checked.message);
     await requireRunning(ref);
-    return await dropRequest(ref, "steer", { text: trimmed }, opts.author);
+    return await dropRequest(ref, "steer", { text: trimmed, ...kind }, opts.author);
   });
 }
 

@@ -522,6 +522,7 @@ class FilePlane implements RunnerPlane {
       reason: null,
       apply: () => {
         const steer: AcceptedSteer = { request: name, author, text: acc.text, accepted_at: nowIso() };
+        if (params.interrupt === true) steer.interrupt = true;
         this.#steers.reserve(steer);
         this.#snap.steers_pending = this.#steers.pending;
         this.#hooks.steerAccepted(steer);
@@ -557,6 +558,7 @@ class FilePlane implements RunnerPlane {
         lane: info.lane,
         delivery: info.delivery,
         interrupted: info.interrupted,
+        ...(steer.interrupt ? { interrupt: true } : {}),
         batch: steers.length,
         request: steer.request,
         accepted_at: steer.accepted_at,

@@ -13,6 +13,8 @@ export interface AcceptedSteer {
   author: string;
   text: string;
   accepted_at: string;
+  /** `control steer --interrupt`: stop the running turn rather than add to it (docs/reference/control-plane.md §8.2). */
+  interrupt?: boolean;
 }
 
 /** Steer counts, reservations, budgets and the delivery queue of one run. */
@@ -80,6 +82,15 @@ export class SteerLedger {
     const batch = this.#queued;
     this.#queued = [];
     return batch;
+  }
+
+  /**
+   * Put steers taken for a delivery that did not reach the session back at the head of the queue, in their order
+   * (an in-turn write the session refused: the attempt loop then delivers them by resuming the session).
+   */
+  requeue(steers: readonly AcceptedSteer[]): void {
+    const back = steers.filter((s) => this.#reserved.has(s.request) && !this.#queued.includes(s));
+    this.#queued = [...back, ...this.#queued];
   }
 
   /** One steer was delivered to `promptId`: count it and release its reservation. Returns the prompt's new count. */

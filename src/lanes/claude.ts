@@ -4,7 +4,7 @@ import { createClaudeStreamParser } from "./claude_stream.ts";
 import { cliLane } from "./cli_lane.ts";
 import type { FailureHint } from "./hints.ts";
 import { CLAUDE_PROFILE } from "./profiles.ts";
-import type { CliProfile } from "./profile.ts";
+import { type CliProfile, laneOpts, transportOption } from "./profile.ts";
 import type { Lane, PermissionMode, SessionSpec } from "./types.ts";
 
 /** `permission_mode` → `--permission-mode` value (docs/reference/providers.md §1). */
@@ -71,6 +71,7 @@ export const claudeProfile: CliProfile = {
   sessionNotFound: /No conversation found with session ID/i,
   failureHints: CLAUDE_FAILURE_HINTS,
   enforcesAllowedTools: true,
+  transportFor: (o) => transportOption(CLAUDE_PROFILE, "claude_opts.transport", laneOpts(o, "claude_opts").transport),
   transport: {
     patchInEvent: ["Edit", "MultiEdit", "NotebookEdit", "Write"],
     usage: "result.usage (cumulative for the stream) and total_cost_usd; assistant usage is partial and ignored",

@@ -15,7 +15,13 @@ import {
   providerEnv,
   resolveExecutable,
 } from "./profile.ts";
-import type { LaneSession, ProcessIdentity, SessionSpec, StreamEnd } from "./types.ts";
+import {
+  type LaneSession,
+  type ProcessIdentity,
+  type SessionSpec,
+  type StreamEnd,
+  TRANSPORT_CAPABILITIES,
+} from "./types.ts";
 
 type CancelReason = "interrupted_for_steer" | "operator_stop";
 type ErrorData = ProviderEventData["error_occurred"];
@@ -75,6 +81,8 @@ export interface ConversationSpec {
 /** A live CLI stream. Construct through {@link startCliSession}. */
 class CliSession implements LaneSession {
   readonly events: AsyncIterable<ProviderEvent>;
+  /** One process per turn, stdin closed: a steer interrupts the process and resumes the session. */
+  readonly transport = TRANSPORT_CAPABILITIES.exec;
   readonly #profile: CliProfile;
   readonly #spec: SessionSpec;
   readonly #proc: ProviderProcess;
