@@ -136,6 +136,7 @@ export class ExecLineTranslator {
   #next = 0;
   #usage: JsonObject | null = null;
   #threadAnnounced = false;
+  #userMessages = 0;
 
   /** The `thread.started` line for a `thread/start` or `thread/resume` response (once per connection). */
   threadStarted(threadId: string): JsonObject[] {
@@ -156,6 +157,12 @@ export class ExecLineTranslator {
   #item(kind: "item.started" | "item.completed", params: JsonObject): JsonObject[] {
     const item = obj(params, "item");
     if (item === null) return [];
+    if (str(item, "type") === "userMessage") {
+      // The first is the prompt (the session reports it itself); later ones are steers entering the thread.
+      if (kind !== "item.completed" || this.#userMessages++ === 0) return [];
+      const text = arr(item, "content").filter(isObject).map((c) => str(c, "text") ?? "").join("");
+      return [{ type: "user_message", text }];
+    }
     const mapped = execItem(item);
     if (mapped === null) return [];
     // Exec prints only tool items when they start; messages and reasoning when they complete.

@@ -5,7 +5,7 @@
  * (src/lanes/codex_app_server.ts) for the codex parser. No process here: the session gives it a writer.
  */
 import type { JsonObject } from "./_json.ts";
-import { obj, str } from "./_json.ts";
+import { arr, isObject, obj, str } from "./_json.ts";
 import {
   APP_SERVER_INVALID_REQUEST,
   classify,
@@ -47,6 +47,8 @@ export class AppServerChannel {
   /** A `turn/start` queued behind an interrupt: sent once the interrupted turn reports its end. */
   #afterInterrupt: { text: string; beforeContinue(): Promise<void>; started(ok: boolean): void } | null = null;
   #threadWaiters: (() => void)[] = [];
+  /** Texts of acknowledged steers whose user message the server has not yet put into the thread. */
+  #unconsumed: string[] = [];
 
   constructor(spec: SessionSpec, io: ChannelIo) {
     this.#spec = spec;
@@ -138,7 +140,10 @@ export class AppServerChannel {
           const err = obj(res, "error");
           if (err !== null) {
             resolve({ delivered: false, code: Number(err["code"] ?? 0), message: String(err["message"] ?? "") });
-          } else resolve({ delivered: true, turnId: str(obj(res, "result"), "turnId") ?? turnId });
+          } else {
+            this.#unconsumed.push(text);
+            resolve({ delivered: true, turnId: str(obj(res, "result"), "turnId") ?? turnId });
+          }
         },
       );
     });
@@ -171,6 +176,7 @@ export class AppServerChannel {
       this.#turnId = str(obj(params, "turn"), "id") ?? this.#turnId;
       this.#turnActive = true;
     }
+    if (method === "item/started" || method === "item/completed") this.#consumed(obj(params, "item"));
     const lines = this.#translate.notification(method, params);
     if (method !== "turn/completed") {
       this.#out.push(...lines);
@@ -179,16 +185,40 @@ export class AppServerChannel {
     this.#turnActive = false;
     const next = this.#afterInterrupt;
     this.#afterInterrupt = null;
+    if (next === null && this.#unconsumed.length > 0 && str(obj(params, "turn"), "status") === "completed") {
+      // Acknowledged guidance the turn ended without reading gets a turn of its own: an acknowledged steer always
+      // reaches the model before the stream ends.
+      this.#startTurn(this.#unconsumed.splice(0).join("\n\n"));
+      return;
+    }
     if (next === null) {
       this.#out.push(...lines);
       this.close();
       return;
     }
     // The same thread goes on (whether the interrupt took or the turn ended by itself first): the ended turn has no
-    // closing line of its own; the guidance's turn ends the stream. A turn is "active" again at once, so a steer
-    // arriving meanwhile waits for the next turn's id instead of being refused.
-    this.#turnActive = true;
+    // closing line of its own; the guidance's turn ends the stream. Until the server names that turn, a steer is
+    // refused (the runner delivers it after the stream, nothing is lost).
     void next.beforeContinue().catch(() => {}).then(() => this.#startTurn(next.text, next.started));
+  }
+
+  /** Settle every request still waiting for an answer (the server is gone): steers are refused, never left hanging. */
+  abandon(): void {
+    this.#closed = true;
+    const gone = { error: { code: APP_SERVER_INVALID_REQUEST, message: "the app-server session ended" } };
+    for (const p of [...this.#pending.values()]) p.resolve(gone);
+    this.#pending.clear();
+    const next = this.#afterInterrupt;
+    this.#afterInterrupt = null;
+    next?.started(false);
+  }
+
+  /** A user message item entered the thread: the steer with that text has reached the model. */
+  #consumed(item: JsonObject | null): void {
+    if (str(item, "type") !== "userMessage" || this.#unconsumed.length === 0) return;
+    const text = arr(item, "content").filter(isObject).map((c) => str(c, "text") ?? "").join("");
+    const i = this.#unconsumed.indexOf(text);
+    if (i >= 0) this.#unconsumed.splice(i, 1);
   }
 
   #startTurn(text: string, started: (ok: boolean) => void = () => {}): void {

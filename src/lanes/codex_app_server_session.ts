@@ -9,7 +9,15 @@ import type { ProviderEvent } from "../events/mod.ts";
 import { AppServerChannel } from "./codex_app_server_channel.ts";
 import { startCliSession } from "./cli_session.ts";
 import type { CliProfile } from "./profile.ts";
-import type { LaneSession, ProcessIdentity, SessionSpec, StreamEnd } from "./types.ts";
+import {
+  type InputAck,
+  InputRefused,
+  type LaneSession,
+  type ProcessIdentity,
+  type SessionSpec,
+  type StreamEnd,
+  TRANSPORT_CAPABILITIES,
+} from "./types.ts";
 import { descendantsOf, killRecorded, listProcessesAsync, type RecordedProcess, trySignal } from "../util/mod.ts";
 
 /** How long an app-server may take to exit after its stdin closed before it is killed. */
@@ -17,24 +25,13 @@ export const APP_SERVER_EXIT_GRACE_MS = 10_000;
 /** How long the commands an interrupted turn left running get between SIGTERM and SIGKILL. */
 const LEFTOVER_TERM_GRACE_MS = 500;
 
-/** An acknowledgement of input written into the live session. */
-export interface AppServerAck {
-  readonly at: string;
-}
-
-/** Input the app-server did not take (no running turn, the server refused it, the session ended). */
-export class AppServerInputRefused extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "AppServerInputRefused";
-  }
-}
-
 const key = (p: RecordedProcess) => `${p.pid}:${p.startTicks}`;
 
 /** A live app-server stream. */
 class AppServerSession implements LaneSession {
   readonly events: AsyncIterable<ProviderEvent>;
+  /** Stdin kept open: steers go into the running turn, `--interrupt` steers stop it in the process. */
+  readonly transport = TRANSPORT_CAPABILITIES.app_server;
   readonly #inner: LaneSession;
   readonly #channel: AppServerChannel;
   #exitTimer: ReturnType<typeof setTimeout> | undefined;
@@ -70,6 +67,8 @@ class AppServerSession implements LaneSession {
     } finally {
       this.#ended = true;
       clearTimeout(this.#exitTimer);
+      // Every steer still waiting for the server is refused now (the runner delivers it by resuming).
+      this.#channel.abandon();
     }
   }
 
@@ -102,11 +101,11 @@ class AppServerSession implements LaneSession {
   }
 
   /** Add `text` to the running turn; resolves on the server's `turn/steer` answer. */
-  async sendInTurn(text: string): Promise<AppServerAck> {
-    if (this.#ended) throw new AppServerInputRefused("the app-server session has ended");
+  async sendInTurn(text: string): Promise<InputAck> {
+    if (this.#ended) throw new InputRefused("the app-server session has ended");
     const ack = await this.#channel.steer(text);
     if (!ack.delivered) {
-      throw new AppServerInputRefused(`codex app-server refused turn/steer (${ack.code}): ${ack.message}`);
+      throw new InputRefused(`codex app-server refused turn/steer (${ack.code}): ${ack.message}`);
     }
     return { at: new Date().toISOString() };
   }
@@ -115,10 +114,10 @@ class AppServerSession implements LaneSession {
    * Stop the running turn, terminate the commands it left running, and continue the thread with `text`; resolves
    * on the server's answer to the new `turn/start`.
    */
-  async interruptInProcess(text: string): Promise<AppServerAck> {
-    if (this.#ended) throw new AppServerInputRefused("the app-server session has ended");
+  async interruptInProcess(text: string): Promise<InputAck> {
+    if (this.#ended) throw new InputRefused("the app-server session has ended");
     const ok = await this.#channel.interruptAndContinue(text, () => this.#terminateLeftovers());
-    if (!ok) throw new AppServerInputRefused("codex app-server has no running turn to interrupt");
+    if (!ok) throw new InputRefused("codex app-server has no running turn to interrupt");
     return { at: new Date().toISOString() };
   }
 

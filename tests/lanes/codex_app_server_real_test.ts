@@ -6,8 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { ProviderEvent } from "../../src/events/types.ts";
-import { buildAppServerCommand, codexProfile } from "../../src/lanes/codex.ts";
-import { startAppServerSession } from "../../src/lanes/codex_app_server_session.ts";
+import { codexLane } from "../../src/lanes/codex.ts";
 import { listProcesses, readProcCmdline } from "../../src/util/proc_tree.ts";
 import type { LaneSession, SessionSpec } from "../../src/lanes/types.ts";
 import { codexEnv, e2eBinary } from "../support/e2e_env.ts";
@@ -47,8 +46,11 @@ async function rig(bin: string): Promise<Rig> {
   };
 }
 
+/** Start through the lane, as the runner does: `codex_opts.app_server: true` selects the transport. */
 function start(spec: SessionSpec): LaneSession {
-  return startAppServerSession(codexProfile, spec, buildAppServerCommand(spec));
+  const s = codexLane.start(spec);
+  assert.equal(s.transport.name, "app_server");
+  return s;
 }
 
 async function collect(s: LaneSession, onEvent?: (e: ProviderEvent) => void): Promise<ProviderEvent[]> {
@@ -73,11 +75,6 @@ function requestHas(body: unknown, text: string): boolean {
   const input = body !== null && typeof body === "object" ? (body as Record<string, unknown>)["input"] : null;
   return Array.isArray(input) && (input as InputItem[]).some((i) => openaiItemText(i).includes(text));
 }
-
-interface SteerSession {
-  from(s: LaneSession): { sendInTurn(t: string): Promise<unknown>; interruptInProcess(t: string): Promise<unknown> };
-}
-const live: SteerSession = { from: (s) => s as unknown as ReturnType<SteerSession["from"]> };
 
 const bin = e2eBinary("codex");
 if (bin === null) {
@@ -113,7 +110,7 @@ test("an in-turn steer during a long command: the command ends by itself, the ne
   const toolSeen = new Promise<void>((res) => (toolStarted = res));
   const drained = collect(s, (e) => e.type === "tool_call_started" && toolStarted());
   await toolSeen;
-  await live.from(s).sendInTurn(`Operator: ${guide}`);
+  await s.sendInTurn!(`Operator: ${guide}`);
   const events = await drained;
   assert.deepEqual(s.end(), { kind: "ok" }, JSON.stringify(events.slice(-3)));
   const done = events.find((e) => e.type === "tool_call_completed");
@@ -139,7 +136,7 @@ test("an in-process interrupt stops the command (no process of it left) and cont
     what: "the command's sleep",
     intervalMs: 50,
   });
-  await live.from(s).interruptInProcess(`Operator: ${guide} [[e2e:text Steered.]]`);
+  await s.interruptInProcess!(`Operator: ${guide} [[e2e:text Steered.]]`);
   assert.deepEqual(processesMatching(`sleep ${arg}`), [], "the command is gone once the guidance is accepted");
   const events = await drained;
   assert.deepEqual(s.end(), { kind: "ok" }, JSON.stringify(events.slice(-3)));
@@ -157,7 +154,7 @@ test("a server that writes garbage ends the stream as a protocol error, never ha
   await Deno.writeTextFile(fake, "#!/bin/sh\nread line\necho 'this is not json'\nsleep 30\n");
   await Deno.chmod(fake, 0o755);
   const spec = r.spec("Hello.");
-  spec.options = { ...spec.options, provider_opts: { codex_opts: { cli_path: fake } } };
+  spec.options = { ...spec.options, provider_opts: { codex_opts: { cli_path: fake, app_server: true } } };
   const s = start(spec);
   const events = await collect(s);
   const end = s.end();
@@ -172,7 +169,7 @@ test("a server that dies mid-handshake ends the stream as a provider error", asy
   await Deno.writeTextFile(fake, '#!/bin/sh\nread line\nprintf \'{"id":1,"res\'\nexit 3\n');
   await Deno.chmod(fake, 0o755);
   const spec = r.spec("Hello.");
-  spec.options = { ...spec.options, provider_opts: { codex_opts: { cli_path: fake } } };
+  spec.options = { ...spec.options, provider_opts: { codex_opts: { cli_path: fake, app_server: true } } };
   const s = start(spec);
   const events = await collect(s);
   const end = s.end();

@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import type { ProviderEvent } from "../../src/events/types.ts";
-import { codexProfile } from "../../src/lanes/codex.ts";
+import { codexLane, codexProfile, codexTransport } from "../../src/lanes/codex.ts";
+import { LaunchError } from "../../src/lanes/types.ts";
 import { AppServerChannel, type SteerAck } from "../../src/lanes/codex_app_server_channel.ts";
 import { classify, execItem, threadParams } from "../../src/lanes/codex_app_server.ts";
 import { type JsonObject, parseJsonObject } from "../../src/lanes/_json.ts";
@@ -90,6 +91,9 @@ Deno.test("codex app-server: a steer during a tool call is acknowledged and the 
   const events = canonical(r.execLines);
   const done = events.find((e) => e.type === "tool_call_completed");
   assert.ok(done, "the command completed (not cancelled)");
+  const sent = events.filter((e) => e.type === "message_sent");
+  assert.deepEqual(sent.map((e) => [e.data.content, e.hidden ?? false]), [[text, false]], "the steer, visibly");
+  assert.ok(events.indexOf(sent[0]!) > events.indexOf(done), "entering the thread after the command's result");
   assert.equal(typesOf(events).at(-1), "run_completed");
   assert.equal(events.filter((e) => e.type === "run_completed").length, 1);
   assert.equal(fixtureMeta("codex_app_server", "steer_tool")["requests"], 2, "the guidance went to a second request");
@@ -107,6 +111,7 @@ Deno.test("codex app-server: an interrupt continues the same thread with the gui
   assert.deepEqual(next["input"], [{ type: "text", text, text_elements: [] }]);
   const events = canonical(r.execLines);
   assert.ok(events.some((e) => e.type === "message_received" && e.data.content === "Steered."));
+  assert.ok(events.some((e) => e.type === "message_sent" && e.data.content === text && !e.hidden));
   assert.deepEqual(events.filter((e) => e.type.startsWith("run_") && e.type !== "run_started").map((e) => e.type), [
     "run_completed",
   ]);
@@ -188,4 +193,18 @@ Deno.test("codex app-server: thread options carry the exec lane's settings", () 
     sandbox: "danger-full-access",
     threadId: "T1",
   });
+});
+
+Deno.test("codex transport: codex_opts.app_server selects app_server; exec is the default; a bad value is named", () => {
+  const opts = (v: unknown) => testOptions({ provider: "codex", provider_opts: { codex_opts: { app_server: v } } });
+  assert.equal(codexTransport(testOptions({ provider: "codex" })), "exec");
+  assert.equal(codexTransport(opts(false)), "exec");
+  assert.equal(codexTransport(opts(true)), "app_server");
+  assert.equal(codexLane.transportFor(opts(true)), "app_server");
+  assert.deepEqual(codexLane.profile.transports, ["exec", "app_server"]);
+  assert.throws(
+    () => codexTransport(opts("yes")),
+    (e: unknown) =>
+      e instanceof LaunchError && /codex_opts\.app_server: expected true or false; got "yes"/.test(e.message),
+  );
 });
