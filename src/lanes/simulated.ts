@@ -364,6 +364,13 @@ class SimulatedSession implements LaneSession {
     return this.#cancel === null && !this.#inbox.interruptRequested;
   }
 
+  /** The script's `steer:` step (else `resume:`), played inside the running session after input reached it. */
+  async *#steerStep(writer: ScriptWriter, delay: number): AsyncGenerator<ProviderEvent, "done" | "stopped"> {
+    const step = simulatedStep({ ...this.spec, simulatedStep: "steer" });
+    await applyWrites(step.writes, this.spec, writer);
+    return yield* this.#act(stepActions(step), writer, delay);
+  }
+
   /** A user message that reached the simulated model inside the running session. */
   #userMessage(text: string): ProviderEvent {
     return { type: "message_sent", data: { content: text, role: "user" } };
@@ -504,7 +511,7 @@ class SimulatedSession implements LaneSession {
         yield this.#userMessage(stop.text);
         stop.resolve({ at: new Date().toISOString() });
         steerPlayed = true;
-        result = yield* this.#act(stepActions(simulatedStep({ ...spec, simulatedStep: "steer" })), writer, delay);
+        result = yield* this.#steerStep(writer, delay);
         continue;
       }
       if (result === "done" && !(await this.#pause(delay))) continue;
@@ -516,7 +523,7 @@ class SimulatedSession implements LaneSession {
       }
       if (steerPlayed) continue;
       steerPlayed = true;
-      result = yield* this.#act(stepActions(simulatedStep({ ...spec, simulatedStep: "steer" })), writer, delay);
+      result = yield* this.#steerStep(writer, delay);
     }
     this.#inbox.close("the simulated turn ended before the input was read");
     if (this.#cancel) {

@@ -65,6 +65,7 @@ export class SteerDesk {
   kick(): void {
     const live = this.ctx.live;
     if (!live || this.#delivering || this.queue.length === 0) return;
+    let again = false;
     this.#delivering = (async () => {
       await live.session.whenReady();
       if (this.ctx.live !== live || !live.session.isReady() || this.queue.length === 0) return;
@@ -109,12 +110,13 @@ export class SteerDesk {
       });
       const count = this.count(live.promptId);
       this.ctx.marker(`STEER action=${how} provider=${live.provider} count=${count}`);
+      again = true;
     })().catch((e) => {
       this.ctx.say(`↳ steer delivery failed: ${e instanceof Error ? e.message : String(e)}`, "red");
     }).finally(() => {
       this.#delivering = null;
-      // Steers accepted while this delivery was in flight go next (same stream, if it is still live).
-      if (this.ctx.live === live && this.queue.length > 0) this.kick();
+      // Steers accepted while an in-session delivery was in flight go next (same stream, if it is still live).
+      if (again && this.ctx.live === live && this.queue.length > 0) this.kick();
     });
   }
 
