@@ -137,6 +137,8 @@ export class ExecLineTranslator {
   #usage: JsonObject | null = null;
   #threadAnnounced = false;
   #userMessages = 0;
+  /** Tool items started and not completed, by exec id (an interrupted turn reports them failed). */
+  #open = new Map<string, JsonObject>();
 
   /** The `thread.started` line for a `thread/start` or `thread/resume` response (once per connection). */
   threadStarted(threadId: string): JsonObject[] {
@@ -168,7 +170,10 @@ export class ExecLineTranslator {
     // Exec prints only tool items when they start; messages and reasoning when they complete.
     const isTool = ["command_execution", "file_change", "mcp_tool_call", "web_search"].includes(String(mapped.type));
     if (kind === "item.started" && !isTool) return [];
-    return [{ type: kind, item: { id: this.#id(str(item, "id") ?? `anon_${this.#next}`), ...mapped } }];
+    const id = this.#id(str(item, "id") ?? `anon_${this.#next}`);
+    if (isTool && kind === "item.started") this.#open.set(id, mapped);
+    else this.#open.delete(id);
+    return [{ type: kind, item: { id, ...mapped } }];
   }
 
   /** The turn's closing line (`turn.completed` with usage, or `turn.failed`); none for an interrupted turn. */
@@ -191,7 +196,13 @@ export class ExecLineTranslator {
     if (st === "failed") {
       return [{ type: "turn.failed", error: { message: str(obj(turn, "error"), "message") ?? "turn failed" } }];
     }
-    return [];
+    // Interrupted: the server never completes the tools it stopped; the record says they failed.
+    const stopped = [...this.#open].map(([id, it]) => ({
+      type: "item.completed",
+      item: { ...it, id, status: "failed" },
+    }));
+    this.#open.clear();
+    return stopped;
   }
 
   /** Exec lines for one notification; most notifications (deltas, status, rate limits) have none. */

@@ -196,6 +196,8 @@ export class AppServerChannel {
       this.close();
       return;
     }
+    // The stopped tools' closing lines; the ended turn's own end is not a stream end.
+    this.#out.push(...lines.filter((l) => l["type"] !== "turn.completed" && l["type"] !== "turn.failed"));
     // The same thread goes on (whether the interrupt took or the turn ended by itself first): the ended turn has no
     // closing line of its own; the guidance's turn ends the stream. Until the server names that turn, a steer is
     // refused (the runner delivers it after the stream, nothing is lost).

@@ -112,6 +112,12 @@ Deno.test("codex app-server: an interrupt continues the same thread with the gui
   const events = canonical(r.execLines);
   assert.ok(events.some((e) => e.type === "message_received" && e.data.content === "Steered."));
   assert.ok(events.some((e) => e.type === "message_sent" && e.data.content === text && !e.hidden));
+  const stopped = events.find((e) => e.type === "tool_call_failed");
+  assert.ok(
+    stopped?.type === "tool_call_failed" && stopped.data.tool_name === "shell",
+    "the stopped command failed",
+  );
+  assert.ok(events.indexOf(stopped) < events.findIndex((e) => e.type === "message_sent" && !e.hidden));
   assert.deepEqual(events.filter((e) => e.type.startsWith("run_") && e.type !== "run_started").map((e) => e.type), [
     "run_completed",
   ]);
