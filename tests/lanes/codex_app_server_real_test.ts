@@ -176,3 +176,24 @@ test("a server that dies mid-handshake ends the stream as a provider error", asy
   assert.equal(end.kind, "error", JSON.stringify(events));
   assert.equal(events.at(-1)!.type, "run_failed");
 });
+
+test("thread/resume continues a finished thread; an unknown thread is 'session not found'", async () => {
+  await using r = await rig(bin!);
+  const first = start(r.spec("First turn. [[e2e:text First answer.]]"));
+  await collect(first);
+  assert.deepEqual(first.end(), { kind: "ok" });
+  const id = first.sessionId!;
+  const resumed = start(
+    r.spec("Second turn. [[e2e:text Second answer.]]", { resumeSessionId: id, streamKind: "steer" }),
+  );
+  const events = await collect(resumed);
+  assert.deepEqual(resumed.end(), { kind: "ok" }, JSON.stringify(events.slice(-3)));
+  assert.equal(resumed.sessionId, id);
+  assert.ok(requestHas(r.server.requests.at(-1)!.body, "First turn."), "the history is kept");
+  const gone = start(
+    r.spec("Third.", { resumeSessionId: "01a22b0b-0000-7000-8000-000000000000", streamKind: "steer" }),
+  );
+  await collect(gone);
+  const end = gone.end();
+  assert.ok(end.kind === "error" && end.sessionNotFound, JSON.stringify(end));
+});
