@@ -121,12 +121,12 @@ class CliSession implements LaneSession {
       env: providerEnv(spec),
       sessionTimeoutMs: spec.options.timeout_ms,
       idleTimeoutMs: idleTimeoutFor(spec.options.timeout_ms),
-      stdinOpen: conversation !== null,
+      input: conversation !== null,
     });
     const proc = this.#proc;
     this.#conversation = conversation?.create({
-      write: (line) => void proc.writeLine(line).catch(() => {}),
-      closeInput: () => void proc.closeStdin(),
+      write: (line) => void proc.writeInput(line).catch(() => {}),
+      closeInput: () => proc.closeInput(),
     }) ?? null;
     this.#conversation?.open();
     this.events = this.#run();

@@ -49,8 +49,8 @@ export interface DriverOptions {
   scanIntervalMs?: number;
   /** How long to wait for stdout/stderr to close after the process exited. Default 2000 ms. */
   drainMs?: number;
-  /** Keep stdin open for {@link ProviderProcess.writeLine} (transports that take input after start). Default closed. */
-  stdinOpen?: boolean;
+  /** Keep stdin open for {@link ProviderProcess.writeInput} (input transports); default: stdin is closed at start. */
+  input?: boolean;
 }
 
 /** Why the driver's process ended. */
@@ -121,8 +121,9 @@ export class ProviderProcess {
   #stderrReader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   readonly #exitStatus: Promise<Deno.CommandStatus>;
   readonly #done: Promise<DriverExit>;
-  #stdinWriter: WritableStreamDefaultWriter<Uint8Array> | null = null;
-  #stdinChain: Promise<void> = Promise.resolve();
+  #writer: WritableStreamDefaultWriter<Uint8Array> | null = null;
+  #inputClosed = false;
+  #inputChain: Promise<void> = Promise.resolve();
 
   private constructor(child: Deno.ChildProcess, opts: Required<DriverOptions>, token: string) {
     this.#child = child;
@@ -156,7 +157,7 @@ export class ProviderProcess {
       killAfterTermMs: KILL_AFTER_TERM_MS,
       scanIntervalMs: 2000,
       drainMs: 2000,
-      stdinOpen: false,
+      input: false,
       ...options,
     };
     let child: Deno.ChildProcess;
@@ -167,7 +168,7 @@ export class ProviderProcess {
         args: opts.args,
         cwd: opts.cwd,
         env: { ...opts.env, [SESSION_TOKEN_ENV]: token },
-        stdin: opts.stdinOpen ? "piped" : "null",
+        stdin: opts.input ? "piped" : "null",
         stdout: "piped",
         stderr: "piped",
         detached: true,
@@ -210,27 +211,30 @@ export class ProviderProcess {
   }
 
   /**
-   * Write one line (a newline is added) to stdin, in order with earlier writes (only with `stdinOpen`). Rejects when
-   * the process no longer reads its input.
+   * Write one line (a newline is added) to the process's stdin, in call order. Rejects when stdin was not kept open
+   * ({@link DriverOptions.input}), is closed, or the process can no longer read it.
    */
-  writeLine(line: string): Promise<void> {
-    const write = async () => {
-      this.#stdinWriter ??= this.#child.stdin.getWriter();
-      await this.#stdinWriter.write(new TextEncoder().encode(`${line}\n`));
-    };
-    const next = this.#stdinChain.then(write);
-    this.#stdinChain = next.catch(() => {});
-    return next;
+  writeInput(line: string): Promise<void> {
+    const w = this.#stdinWriter();
+    if (w === null) return Promise.reject(new Error("the provider's stdin is closed"));
+    const bytes = new TextEncoder().encode(`${line}\n`);
+    const write = this.#inputChain.then(() => w.write(bytes));
+    this.#inputChain = write.catch(() => {});
+    return write;
   }
 
-  /** Close stdin after the pending writes (only with `stdinOpen`; idempotent, never throws). */
-  closeStdin(): Promise<void> {
-    const close = async () => {
-      this.#stdinWriter ??= this.#child.stdin.getWriter();
-      await this.#stdinWriter.close();
-    };
-    this.#stdinChain = this.#stdinChain.then(close).catch(() => {});
-    return this.#stdinChain;
+  /** Close stdin (end of input: the CLI finishes its last turn and exits). Idempotent; never throws. */
+  closeInput(): void {
+    const w = this.#stdinWriter();
+    this.#inputClosed = true;
+    if (w === null) return;
+    this.#inputChain = this.#inputChain.then(() => w.close()).catch(() => {});
+  }
+
+  #stdinWriter(): WritableStreamDefaultWriter<Uint8Array> | null {
+    if (!this.#opts.input || this.#inputClosed || this.#exited) return null;
+    this.#writer ??= this.#child.stdin.getWriter();
+    return this.#writer;
   }
 
   /** Resolves once the process exited, its output was drained and leftover processes were killed. */
@@ -431,7 +435,12 @@ export class ProviderProcess {
 
   async #finish(stdoutDone: Promise<void>, stderrDone: Promise<void>): Promise<DriverExit> {
     const status = await this.#exitStatus;
-    if (this.#opts.stdinOpen) await this.closeStdin();
+    if (this.#opts.input && !this.#inputClosed) {
+      // The process is gone: release its stdin (the pipe's write end) so no resource outlives it.
+      this.#inputClosed = true;
+      const w = this.#writer ?? this.#child.stdin.getWriter();
+      await this.#inputChain.then(() => w.close()).catch(() => {});
+    } else await this.#inputChain;
     await this.#stopProcedure?.catch(() => {});
     // Leftovers: anything still in the provider's group, and recorded descendants that left it (setsid tools).
     await this.#recordAsync();
