@@ -53,7 +53,7 @@ function spec(root: string, prompt: string): SessionSpec {
     runId: "rec",
     promptId: "01",
     attempt: 1,
-    streamKind: "attempt",
+    streamKind: "initial",
     prompt,
     cwd: `${root}/repo`,
     options: {

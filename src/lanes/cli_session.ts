@@ -5,7 +5,8 @@
  */
 import type { ProviderErrorInfo, ProviderEvent, ProviderEventData } from "../events/mod.ts";
 import { classifyHint } from "./hints.ts";
-import { type JsonObject, parseJsonObject } from "./_json.ts";
+import { parseJsonObject } from "./_json.ts";
+import type { ConversationSpec, SessionConversation } from "./conversation.ts";
 import { type DriverExit, idleTimeoutFor, MAX_LINE_BYTES, ProviderProcess } from "./process.ts";
 import {
   type CliProfile,
@@ -16,12 +17,16 @@ import {
   resolveExecutable,
 } from "./profile.ts";
 import {
+  type InputAck,
+  InputRefused,
   type LaneSession,
   type ProcessIdentity,
   type SessionSpec,
   type StreamEnd,
   TRANSPORT_CAPABILITIES,
+  type TransportCapabilities,
 } from "./types.ts";
+import { type InputProtocol, LiveInput } from "./live_input.ts";
 
 type CancelReason = "interrupted_for_steer" | "operator_stop";
 type ErrorData = ProviderEventData["error_occurred"];
@@ -51,38 +56,12 @@ export function meaningfulLine(text: string): string {
   return plain[plain.length - 1] ?? lines[lines.length - 1] ?? "";
 }
 
-/** The input side of a conversation: lines written to the CLI's stdin, kept open. */
-export interface ConversationIo {
-  /** Write one line (the newline is added); never throws (a CLI that stopped reading ends by itself). */
-  write(line: string): void;
-  /** Close stdin once the pending lines are written. */
-  closeInput(): void;
-}
-
-/**
- * A session whose CLI keeps stdin open and speaks a protocol on stdout (codex `app-server`): the conversation
- * decides what to write and turns each decoded stdout object into the lines the profile's parser reads.
- */
-export interface SessionConversation {
-  /** Start talking (called once, right after the process spawned). */
-  open(): void;
-  /** One decoded stdout object → the parser's lines (possibly none). */
-  receive(raw: JsonObject): JsonObject[];
-  /** A stdout line that is not a JSON object → the parser's lines (the protocol is broken: end the turn). */
-  garbage(line: string): JsonObject[];
-}
-
-/** How to run a conversation session: its arguments, and the conversation over the process's stdin. */
-export interface ConversationSpec {
-  args: string[];
-  create(io: ConversationIo): SessionConversation;
-}
-
 /** A live CLI stream. Construct through {@link startCliSession}. */
 class CliSession implements LaneSession {
   readonly events: AsyncIterable<ProviderEvent>;
-  /** One process per turn, stdin closed: a steer interrupts the process and resumes the session. */
-  readonly transport = TRANSPORT_CAPABILITIES.exec;
+  /** `exec`: one process per turn, stdin closed; an input protocol keeps stdin open (docs/lanes.md, "Transports"). */
+  readonly transport: TransportCapabilities;
+  readonly #input: LiveInput | null;
   readonly #profile: CliProfile;
   readonly #spec: SessionSpec;
   readonly #proc: ProviderProcess;
@@ -102,7 +81,12 @@ class CliSession implements LaneSession {
   #exit: DriverExit | null = null;
   readonly #conversation: SessionConversation | null;
 
-  constructor(profile: CliProfile, spec: SessionSpec, conversation: ConversationSpec | null = null) {
+  constructor(
+    profile: CliProfile,
+    spec: SessionSpec,
+    input: InputProtocol | null,
+    conversation: ConversationSpec | null = null,
+  ) {
     this.#profile = profile;
     this.#spec = spec;
     this.#sessionId = spec.resumeSessionId;
@@ -121,8 +105,11 @@ class CliSession implements LaneSession {
       env: providerEnv(spec),
       sessionTimeoutMs: spec.options.timeout_ms,
       idleTimeoutMs: idleTimeoutFor(spec.options.timeout_ms),
-      input: conversation !== null,
+      input: input !== null || conversation !== null,
     });
+    this.transport = TRANSPORT_CAPABILITIES[input?.transport ?? "exec"];
+    // The prompt is the first user line on stdin (it is not among the arguments).
+    this.#input = input === null ? null : new LiveInput(this.#proc, input, spec.prompt);
     const proc = this.#proc;
     this.#conversation = conversation?.create({
       write: (line) => void proc.writeInput(line).catch(() => {}),
@@ -130,6 +117,22 @@ class CliSession implements LaneSession {
     }) ?? null;
     this.#conversation?.open();
     this.events = this.#run();
+  }
+
+  sendInTurn(text: string): Promise<InputAck> {
+    if (this.#input === null) return Promise.reject(new InputRefused("the exec transport takes no input after start"));
+    if (this.#terminal !== null || this.#interruptReason !== null) {
+      return Promise.reject(new InputRefused("the session is ending"));
+    }
+    return this.#input.send(text);
+  }
+
+  interruptInProcess(text: string): Promise<InputAck> {
+    if (this.#input === null) return Promise.reject(new InputRefused("the exec transport has no in-process interrupt"));
+    if (this.#terminal !== null || this.#interruptReason !== null) {
+      return Promise.reject(new InputRefused("the session is ending"));
+    }
+    return this.#input.interrupt(text);
   }
 
   get sessionId(): string | null {
@@ -151,11 +154,13 @@ class CliSession implements LaneSession {
 
   async interrupt(reason: CancelReason, graceMs: number): Promise<void> {
     if (this.#terminal === null && !this.#proc.exited) this.#interruptReason ??= reason;
+    this.#input?.close("the session was interrupted");
     await this.#proc.interrupt(graceMs);
   }
 
   kill(): void {
     if (this.#terminal === null) this.#interruptReason ??= "operator_stop";
+    this.#input?.close("the session was killed");
     this.#proc.kill();
   }
 
@@ -259,6 +264,8 @@ class CliSession implements LaneSession {
     const raw = parseJsonObject(line);
     if (raw !== null) {
       this.#observeReadiness(raw);
+      const owned = this.#input?.observe(raw) ?? null;
+      if (owned !== null) return { events: owned };
       return this.#parser.json(raw);
     }
     if (this.#parser.text) return this.#parser.text(line);
@@ -295,6 +302,7 @@ class CliSession implements LaneSession {
         if (parsed.sessionId) this.#sessionId = parsed.sessionId;
         for (const ev of parsed.events) yield* this.#admit(ev);
       }
+      this.#input?.close("the CLI exited before the input was read");
       this.#exit = await this.#proc.wait();
       this.#ended = true;
       clearTimeout(this.#readyTimer);
@@ -305,6 +313,7 @@ class CliSession implements LaneSession {
       if (this.#end === null) {
         // The consumer stopped early: never leave the provider behind.
         if (this.#terminal === null) this.#interruptReason ??= "operator_stop";
+        this.#input?.close("the session was stopped");
         this.#proc.kill();
         this.#exit ??= await this.#proc.wait();
         this.#ended = true;
@@ -396,13 +405,15 @@ class CliSession implements LaneSession {
 }
 
 /**
- * Start one stream of a CLI lane; with a conversation, stdin stays open and the conversation talks to the CLI.
- * Throws LaunchError when the executable cannot be launched.
+ * Start one stream of a CLI lane: over `exec` (stdin closed), or, given the lane's input protocol, with stdin kept
+ * open for in-turn input and in-process interrupts; or, given a conversation (codex `app-server`), with stdin kept
+ * open for the conversation to talk to the CLI. Throws LaunchError when the executable cannot be launched.
  */
 export function startCliSession(
   profile: CliProfile,
   spec: SessionSpec,
+  input: InputProtocol | null = null,
   conversation: ConversationSpec | null = null,
 ): LaneSession {
-  return new CliSession(profile, spec, conversation);
+  return new CliSession(profile, spec, input, conversation);
 }

@@ -16,17 +16,10 @@ import {
   threadParams,
 } from "./codex_app_server.ts";
 import type { SessionSpec } from "./types.ts";
+import type { ConversationIo, SessionConversation } from "./conversation.ts";
 
 /** The version string we announce in `initialize`. */
 const CLIENT_INFO = { name: "prompt_runner", title: "prompt_runner", version: "1" };
-
-/** How the channel talks to the process. */
-export interface ChannelIo {
-  /** Write one line to the server's stdin (the newline is added). */
-  write(line: string): void;
-  /** Close the server's stdin: the app-server exits once it read everything. */
-  closeInput(): void;
-}
 
 /** The answer to a steer: delivered (the server accepted it), or refused with the server's reason. */
 export type SteerAck = { delivered: true; turnId: string } | { delivered: false; code: number; message: string };
@@ -34,9 +27,9 @@ export type SteerAck = { delivered: true; turnId: string } | { delivered: false;
 type Pending = { method: string; resolve(msg: JsonObject | { error: { code: number; message: string } }): void };
 
 /** A running app-server conversation. Feed every stdout object to {@link receive}. */
-export class AppServerChannel {
+export class AppServerChannel implements SessionConversation {
   readonly #spec: SessionSpec;
-  readonly #io: ChannelIo;
+  readonly #io: ConversationIo;
   readonly #translate = new ExecLineTranslator();
   readonly #pending = new Map<number, Pending>();
   #nextId = 0;
@@ -46,13 +39,16 @@ export class AppServerChannel {
   #closed = false;
   /** A `turn/start` queued behind an interrupt: sent once the interrupted turn reports its end. */
   #afterInterrupt: { text: string; beforeContinue(): Promise<void>; started(ok: boolean): void } | null = null;
-  #threadWaiters: (() => void)[] = [];
   /** Texts of acknowledged steers whose user message the server has not yet put into the thread. */
   #unconsumed: string[] = [];
 
-  constructor(spec: SessionSpec, io: ChannelIo) {
+  readonly #beforeFirstTurn: () => Promise<void>;
+
+  /** `beforeFirstTurn` runs once the thread exists, before its first `turn/start` is sent. */
+  constructor(spec: SessionSpec, io: ConversationIo, beforeFirstTurn: () => Promise<void> = () => Promise.resolve()) {
     this.#spec = spec;
     this.#io = io;
+    this.#beforeFirstTurn = beforeFirstTurn;
   }
 
   /** The thread id once `thread/start` (or `thread/resume`) answered. */
@@ -63,12 +59,6 @@ export class AppServerChannel {
   /** The running turn's id, or null between turns. */
   get activeTurnId(): string | null {
     return this.#turnActive ? this.#turnId : null;
-  }
-
-  /** Resolves once the thread exists (before its first turn is requested). */
-  whenThread(): Promise<void> {
-    if (this.#threadId !== null) return Promise.resolve();
-    return new Promise((resolve) => this.#threadWaiters.push(resolve));
   }
 
   /** Send `initialize`; the rest of the handshake follows the responses. */
@@ -82,9 +72,9 @@ export class AppServerChannel {
         const id = str(obj(obj(r, "result"), "thread"), "id");
         if (id === null) return this.#fail("thread/start answered without a thread id");
         this.#threadId = id;
-        for (const w of this.#threadWaiters.splice(0)) w();
         this.#out.push(...this.#translate.threadStarted(id));
-        this.#startTurn(this.#spec.prompt);
+        // The first turn waits for `beforeFirstTurn` (the session's record of what runs before any command).
+        void this.#beforeFirstTurn().catch(() => {}).then(() => this.#startTurn(this.#spec.prompt));
       });
     });
   }

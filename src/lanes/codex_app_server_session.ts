@@ -18,12 +18,21 @@ import {
   type StreamEnd,
   TRANSPORT_CAPABILITIES,
 } from "./types.ts";
-import { descendantsOf, killRecorded, listProcessesAsync, type RecordedProcess, trySignal } from "../util/mod.ts";
+import {
+  aliveRecordedAsync,
+  descendantsOf,
+  killRecorded,
+  listProcessesAsync,
+  type RecordedProcess,
+  trySignal,
+} from "../util/mod.ts";
 
 /** How long an app-server may take to exit after its stdin closed before it is killed. */
 export const APP_SERVER_EXIT_GRACE_MS = 10_000;
-/** How long the commands an interrupted turn left running get between SIGTERM and SIGKILL. */
-const LEFTOVER_TERM_GRACE_MS = 500;
+/** Scans that freeze an interrupted turn's processes before they are killed (a round finding none ends it). */
+const FREEZE_ROUNDS = 20;
+/** How long to wait for killed leftovers to be gone. */
+const LEFTOVER_KILL_WAIT_MS = 2000;
 
 const key = (p: RecordedProcess) => `${p.pid}:${p.startTicks}`;
 
@@ -37,11 +46,11 @@ class AppServerSession implements LaneSession {
   #exitTimer: ReturnType<typeof setTimeout> | undefined;
   #ended = false;
   /** Processes below the app-server before its first turn (helpers of its own, never a turn's command). */
-  #baseline: Promise<Set<string>>;
+  #baseline = new Set<string>();
 
   constructor(profile: CliProfile, spec: SessionSpec, args: string[]) {
     let channel: AppServerChannel | null = null;
-    this.#inner = startCliSession(profile, spec, {
+    this.#inner = startCliSession(profile, spec, null, {
       args,
       create: (io) => {
         channel = new AppServerChannel(spec, {
@@ -52,12 +61,14 @@ class AppServerSession implements LaneSession {
               if (!this.#ended) this.#inner.kill();
             }, APP_SERVER_EXIT_GRACE_MS);
           },
+        }, async () => {
+          // Taken before the first turn is even requested, so no command of any turn can be in it.
+          this.#baseline = new Set((await this.#descendants()).map(key));
         });
         return channel;
       },
     });
     this.#channel = channel!;
-    this.#baseline = this.#channel.whenThread().then(() => this.#descendants()).then((ps) => new Set(ps.map(key)));
     this.events = this.#run();
   }
 
@@ -131,19 +142,30 @@ class AppServerSession implements LaneSession {
     }));
   }
 
-  /** SIGTERM, then SIGKILL, every process below the app-server that was not there before its first turn. */
+  /**
+   * Stop every process below the app-server that was not there before its first turn. A tool may be forking while
+   * this runs (a sandbox's launcher starting the shell): killing a parent first would orphan a child born a moment
+   * later, reparented out of reach. So the new processes are first frozen (SIGSTOP) round after round until a scan
+   * finds none not yet frozen — a frozen parent cannot fork, and a child it was already forking stays in the tree —
+   * and only then killed (SIGKILL; liveness checked per recorded process, pid and start time).
+   */
   async #terminateLeftovers(): Promise<void> {
-    const baseline = await this.#baseline;
-    const left = (await this.#descendants()).filter((p) => !baseline.has(key(p)));
-    if (left.length === 0) return;
-    for (const p of left) trySignal(p.pid, "SIGTERM");
-    const until = Date.now() + LEFTOVER_TERM_GRACE_MS;
-    while (Date.now() < until) {
-      const alive = new Set((await this.#descendants()).map(key));
-      if (!left.some((p) => alive.has(key(p)))) return;
-      await new Promise((r) => setTimeout(r, 25));
+    const frozen = new Map<string, RecordedProcess>();
+    for (let round = 0; round < FREEZE_ROUNDS; round++) {
+      const fresh = (await this.#descendants()).filter((p) => !this.#baseline.has(key(p)) && !frozen.has(key(p)));
+      if (fresh.length === 0) break;
+      for (const p of fresh) {
+        frozen.set(key(p), p);
+        trySignal(p.pid, "SIGSTOP");
+      }
     }
+    const left = [...frozen.values()];
+    if (left.length === 0) return;
     killRecorded(left);
+    const deadline = Date.now() + LEFTOVER_KILL_WAIT_MS;
+    while ((await aliveRecordedAsync(left)).length > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
   }
 }
 
