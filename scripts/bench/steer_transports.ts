@@ -1,145 +1,229 @@
 /**
- * Steer → the model request that carries it, per lane × transport × kind (docs/lanes.md "Transports"), with the real
- * CLI against an in-process loopback fake model server. Each sample starts a session whose model reply streams slowly
- * (`[[e2e:slow 20]]`), waits until the reply is streaming and the session is ready, then delivers a uniquely marked
- * steer and measures until the fake receives a request containing the mark (one clock: this process):
- * - `exec` `interrupt_and_resume`: SIGINT the process, wait for the stream's end, start `exec resume` with the text;
- * - `app_server` `in_turn`: `turn/steer` into the running turn;
- * - `app_server` `interrupt_in_process`: `turn/interrupt`, then `turn/start` on the same thread.
- * Median of 5 samples each (the kinds alternate within a round). Rows per lane: codex here; a lane's rows are skipped
- * (never recorded) when its CLI is not installed.
+ * Steer → the model request containing it, with the real `claude` and `codex` CLIs against a standalone fake model
+ * server, per lane, transport and kind of steer (docs/lanes.md, "Transports"), the same run of this case: claude
+ * `exec` (SIGINT + `--resume`, `interrupt_and_resume`), `stream_json` default (`in_turn`) and `stream_json --interrupt`
+ * (`interrupt_in_process`); codex `exec` (SIGINT + `exec resume`), `app_server` default (`turn/steer`) and
+ * `app_server --interrupt` (`turn/interrupt` + `turn/start`).
+ * Each round runs `prompt_runner run` on a one-prompt packet whose turn runs `sleep` (Bash); once the sleep process
+ * exists the steer is sent with `control steer`. On this process's clock: when the request file landed in
+ * `control/requests/`, when the sleep process ended (a 2 ms `/proc` poll), and when the fake's request log first
+ * holds a request carrying the steer's marker. An in-turn steer waits for the tool by design, so its figure is also
+ * given from the tool's end. Checked per round: the run exits 0, the guided request exists, the control log records
+ * the expected delivery. A lane's rows are skipped when its CLI is not installed (the case, when neither is).
  */
-import { codexLane } from "../../src/lanes/codex.ts";
-import type { Lane, LaneSession, SessionSpec } from "../../src/lanes/types.ts";
-import type { ProviderEvent } from "../../src/events/types.ts";
-import { codexEnv, e2eBinary, removeScratch } from "../../tests/support/e2e_env.ts";
-import { type InputItem, openaiItemText, startFakeOpenAI } from "../../tests/support/fake_openai.ts";
-import type { FakeServer, LoggedRequest } from "../../tests/support/fake_server_common.ts";
-import { initRepo } from "../../tests/support/fs.ts";
-import { BenchSkip, check, median, MIN_REPEATS } from "./_harness.ts";
+import { runCli, spawnCli } from "../../tests/support/cli.ts";
+import { GIT_ENV, initRepo } from "../../tests/support/fs.ts";
+import { claudeEnv, codexEnv, e2eBinary, removeScratch } from "../../tests/support/e2e_env.ts";
+import { BenchSkip, check, median } from "./_harness.ts";
+import { AppendedLines } from "./_lines.ts";
+import { startFake, StoreObserver } from "./_steer.ts";
+import { descendantsOf, listProcesses, readProcCmdline, readProcStat } from "../../src/util/proc_tree.ts";
 
-type Kind = "interrupt_and_resume" | "in_turn" | "interrupt_in_process";
+const ROUNDS = 5;
+/** Seconds the tool runs: long enough to steer inside it, short enough for an in-turn round. */
+const TOOL_SECONDS = 3;
 
-/** One lane × transport × kind row. */
-interface Row {
-  key: string;
-  transport: "exec" | "app_server";
-  kind: Kind;
+type LaneName = "claude" | "codex";
+
+interface Kind {
+  lane: LaneName;
+  name: string;
+  /** The manifest keys selecting the transport (none: `exec`). */
+  select: Record<string, unknown>;
+  interrupt: boolean;
+  delivery: string;
 }
 
-const CODEX_ROWS: Row[] = [
-  { key: "codex_exec_interrupt_and_resume", transport: "exec", kind: "interrupt_and_resume" },
-  { key: "codex_app_server_in_turn", transport: "app_server", kind: "in_turn" },
-  { key: "codex_app_server_interrupt_in_process", transport: "app_server", kind: "interrupt_in_process" },
+const KINDS: Kind[] = [
+  { lane: "claude", name: "exec_sigint_resume", select: {}, interrupt: false, delivery: "interrupt_and_resume" },
+  {
+    lane: "claude",
+    name: "stream_json_in_turn",
+    select: { claude_opts: { transport: "stream_json" } },
+    interrupt: false,
+    delivery: "in_turn",
+  },
+  {
+    lane: "claude",
+    name: "stream_json_interrupt",
+    select: { claude_opts: { transport: "stream_json" } },
+    interrupt: true,
+    delivery: "interrupt_in_process",
+  },
+  { lane: "codex", name: "exec_sigint_resume", select: {}, interrupt: false, delivery: "interrupt_and_resume" },
+  {
+    lane: "codex",
+    name: "app_server_in_turn",
+    select: { codex_opts: { app_server: true } },
+    interrupt: false,
+    delivery: "in_turn",
+  },
+  {
+    lane: "codex",
+    name: "app_server_interrupt",
+    select: { codex_opts: { app_server: true } },
+    interrupt: true,
+    delivery: "interrupt_in_process",
+  },
 ];
 
-function inputHas(r: LoggedRequest, text: string): boolean {
-  const body = r.body !== null && typeof r.body === "object" ? r.body as Record<string, unknown> : {};
-  const input = body["input"];
-  return Array.isArray(input) && (input as InputItem[]).some((i) => openaiItemText(i).includes(text));
+/** What differs between the lanes' packets and environments. */
+const LANE_SETUP: Record<LaneName, { model: string; cliEnv: string; manifest: Record<string, unknown> }> = {
+  claude: {
+    model: "claude-sonnet-4-5",
+    cliEnv: "PROMPT_RUNNER_CLAUDE_CLI",
+    manifest: { allowed_tools: ["Bash", "Read", "Edit", "Write"] },
+  },
+  codex: { model: "gpt-5.5", cliEnv: "PROMPT_RUNNER_CODEX_CLI", manifest: {} },
+};
+
+interface Round {
+  /** Request landed → guided model request. */
+  fromRequest: number;
+  /** The tool's end → guided model request (negative: the request came before the tool ended). */
+  fromToolEnd: number | null;
 }
 
-async function drain(s: LaneSession): Promise<ProviderEvent[]> {
-  const out: ProviderEvent[] = [];
-  for await (const e of s.events) out.push(e);
-  return out;
+/**
+ * The pid of the runner's descendant whose command line carries `needle` (through the driver's /proc readers: no
+ * -A needed).
+ */
+function pidOf(runner: number, needle: string): number | null {
+  for (const p of descendantsOf(runner, null, listProcesses())) {
+    if ((readProcCmdline(p.pid) ?? "").startsWith(needle)) return p.pid;
+  }
+  return null;
 }
 
-/** Everything one codex sample needs: a scratch repo and CODEX_HOME, options selecting the transport. */
-async function codexSpec(root: string, port: number, bin: string, row: Row, prompt: string): Promise<SessionSpec> {
-  const repo = `${root}/repo`;
-  await initRepo(repo, { "notes.txt": "alpha\n" });
-  const env = await codexEnv(root, port);
-  return {
-    runId: "bench",
-    promptId: "01",
-    attempt: 1,
-    streamKind: "initial",
-    prompt,
-    cwd: repo,
-    options: {
-      provider: "codex",
-      model: "gpt-5.5",
-      reasoning_effort: null,
-      permission_mode: "auto",
-      allowed_tools: null,
-      timeout_ms: 120_000,
-      system_prompt: null,
-      append_system_prompt: null,
-      max_turns: null,
-      provider_opts: { codex_opts: { cli_path: bin, app_server: row.transport === "app_server" } },
-    },
-    resumeSessionId: null,
-    extraDirs: [],
-    repos: {},
-    env: env.env,
-    simulate: null,
-    simulatedStep: "attempt",
-  };
+function alive(pid: number): boolean {
+  const st = readProcStat(pid);
+  return st !== null && st.state !== "Z";
 }
 
-/** One sample: ms from the steer's delivery call to the model request carrying it. */
-async function sample(lane: Lane, server: FakeServer, bin: string, row: Row): Promise<number> {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "pr-bench-steer-" }));
+async function until<T>(what: string, f: () => T | undefined, timeoutMs = 60_000, stepMs = 2): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    const v = f();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function steerOnce(kind: Kind): Promise<Round> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "pr-bench-steer-transport-" }));
+  const fake = await startFake(kind.lane, root);
   try {
-    const mark = `BENCH-${crypto.randomUUID().slice(0, 8)}`;
-    const spec = await codexSpec(root, server.port, bin, row, `Work slowly ${mark}. [[e2e:slow 20]]`);
-    const s = lane.start(spec);
-    check(s.transport.name === row.transport, `${row.key}: the session runs over ${s.transport.name}`);
-    const drained = drain(s);
-    await server.waitForRequest((r) => inputHas(r, mark), 60_000);
-    await s.whenReady();
-    check(s.isReady(), `${row.key}: the session became ready`);
-    const steer = `Operator ${mark}-STEER: finish now. [[e2e:text Steered.]]`;
-    const t0 = performance.now();
-    let resumed: Promise<ProviderEvent[]> | null = null;
-    let next: LaneSession | null = null;
-    if (row.kind === "interrupt_and_resume") {
-      await s.interrupt("interrupted_for_steer", 5000);
-      await drained;
-      check(s.sessionId !== null, `${row.key}: the interrupted session has an id`);
-      next = lane.start({ ...spec, prompt: steer, resumeSessionId: s.sessionId, streamKind: "steer" });
-      resumed = drain(next);
-    } else if (row.kind === "in_turn") {
-      void s.sendInTurn!(steer);
-    } else {
-      void s.interruptInProcess!(steer);
-    }
-    const hit = await server.waitForRequest((r) => inputHas(r, `${mark}-STEER`), 60_000);
-    const ms = performance.now() - t0;
-    check(inputHas(hit, `Work slowly ${mark}`), `${row.key}: the steered request continues the same history`);
-    const events = resumed ? await resumed : await drained;
-    const end = (next ?? s).end();
-    check(end.kind === "ok", `${row.key}: the session ended ${JSON.stringify(end)}`);
-    check(
-      events.some((e) => e.type === "message_received" && e.data.content === "Steered."),
-      `${row.key}: the model answered the steer`,
+    const repo = `${root}/repo`;
+    const packet = `${root}/packet`;
+    await initRepo(repo);
+    const setup = LANE_SETUP[kind.lane];
+    const cli = kind.lane === "claude" ? await claudeEnv(root, fake.port) : await codexEnv(root, fake.port);
+    const manifest = {
+      provider: kind.lane,
+      model: setup.model,
+      permission_mode: "auto",
+      ...setup.manifest,
+      repos: { app: { path: repo, default: true } },
+      ...kind.select,
+    };
+    const sleepArg = `${TOOL_SECONDS}.${Math.floor(Math.random() * 1e6)}`;
+    const mark = `STEER-${crypto.randomUUID().slice(0, 8)}`;
+    await Deno.mkdir(`${packet}/prompts`, { recursive: true });
+    await Deno.writeTextFile(`${packet}/prompt_runner_packet.md`, `---\n${JSON.stringify(manifest)}\n---\n`);
+    await Deno.writeTextFile(
+      `${packet}/prompts/01_task.prompt.md`,
+      `# Task\n\nRun it. [[e2e:bash sleep ${sleepArg}]]\n`,
     );
-    return ms;
+    const env = {
+      ...cli.env,
+      ...GIT_ENV,
+      [setup.cliEnv]: e2eBinary(kind.lane)!,
+      PROMPT_RUNNER_CONFIG_HOME: `${root}/config`,
+      USER: "bench",
+    };
+    const store = `${packet}/.prompt_runner`;
+    const run = spawnCli(["run", packet], { cwd: root, env });
+    const drain = Promise.all([run.stdout.pipeTo(new WritableStream()), run.stderr.pipeTo(new WritableStream())]);
+    let obs: StoreObserver | null = null;
+    try {
+      await until(
+        "the run's control directory",
+        () => {
+          try {
+            return Deno.statSync(`${store}/control/requests`).isDirectory ? true : undefined;
+          } catch {
+            return undefined;
+          }
+        },
+        60_000,
+        20,
+      );
+      const o = obs = new StoreObserver(store);
+      const pid = await until(
+        "the tool's sleep process",
+        () => pidOf(run.pid, `sleep ${sleepArg}`) ?? undefined,
+        60_000,
+        5,
+      );
+      const requests = new AppendedLines(`${root}/requests.jsonl`);
+      requests.read(); // what came before the steer
+      const args = ["control", "steer", packet, ...(kind.interrupt ? ["--interrupt"] : []), "--", `${mark}: go on.`];
+      const sent = runCli(args, { cwd: root, env });
+      let toolEnd: number | null = null;
+      const guided = await until("the model request carrying the steer", () => {
+        if (toolEnd === null && !alive(pid)) toolEnd = performance.now();
+        const { at, lines } = requests.read();
+        return lines.some((l) => l.includes(mark)) ? at : undefined;
+      });
+      const steer = await sent;
+      check(steer.code === 0, `control steer exited ${steer.code}: ${steer.stderr}`);
+      const status = await run.status;
+      await drain;
+      check(status.code === 0, `the steered run exited ${status.code}`);
+      const log = (await Deno.readTextFile(`${store}/control/log.jsonl`)).trim().split("\n").map((l) => JSON.parse(l));
+      const applied = log.find((e) => e.command === "steer" && e.outcome === "applied");
+      check(applied?.params?.delivery === kind.delivery, `expected ${kind.delivery}, got ${applied?.params?.delivery}`);
+      const requested = o.requestAt;
+      check(requested !== null && requested <= guided, "the request landed after the guided model request");
+      return { fromRequest: guided - requested, fromToolEnd: toolEnd === null ? null : guided - toolEnd };
+    } finally {
+      obs?.close();
+      try {
+        run.kill("SIGKILL");
+      } catch { /* exited */ }
+    }
   } finally {
+    await fake.stop();
     await removeScratch(root);
   }
 }
 
-/** Run the rows of the codex lane. */
-async function codexRows(out: Record<string, number | string>): Promise<void> {
-  const bin = e2eBinary("codex");
-  if (bin === null) throw new BenchSkip("codex is not installed (scripts/install_e2e_tools.ts)");
-  await using server = await startFakeOpenAI({ slowTickMs: 100 });
-  const samples = new Map<string, number[]>(CODEX_ROWS.map((r) => [r.key, []]));
-  for (let round = 0; round < MIN_REPEATS; round++) {
-    for (const row of CODEX_ROWS) samples.get(row.key)!.push(await sample(codexLane, server, bin, row));
-  }
-  for (const row of CODEX_ROWS) out[`${row.key}_ms`] = median(samples.get(row.key)!);
-  const base = out["codex_exec_interrupt_and_resume_ms"] as number;
-  out["codex_app_server_in_turn_vs_exec_ratio"] = (out["codex_app_server_in_turn_ms"] as number) / base;
-  out["codex_app_server_interrupt_vs_exec_ratio"] = (out["codex_app_server_interrupt_in_process_ms"] as number) / base;
-  out["repeats"] = MIN_REPEATS;
-}
-
-/** Run the steer-transport benchmark. */
+/** Run the case: per installed lane, rounds of its three kinds alternated, medians per kind. */
 export async function bench(): Promise<Record<string, number | string>> {
-  const out: Record<string, number | string> = {};
-  await codexRows(out);
+  const lanes = (["claude", "codex"] as const).filter((l) => e2eBinary(l) !== null);
+  if (lanes.length === 0) throw new BenchSkip("neither claude nor codex is installed (scripts/install_e2e_tools.ts)");
+  const kinds = KINDS.filter((k) => lanes.includes(k.lane));
+  const id = (k: Kind) => `${k.lane}_${k.name}`;
+  const rounds = new Map<string, Round[]>(kinds.map((k) => [id(k), []]));
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const k of kinds) rounds.get(id(k))!.push(await steerOnce(k));
+  }
+  const out: Record<string, number | string> = { rounds: ROUNDS, tool_seconds: TOOL_SECONDS };
+  const med = (name: string) => median(rounds.get(name)!.map((r) => r.fromRequest));
+  for (const k of kinds) out[`${id(k)}_request_to_guided_model_request_ms`] = Math.round(med(id(k)));
+  for (const lane of lanes) {
+    const inTurnKind = kinds.find((k) => k.lane === lane && k.delivery === "in_turn")!;
+    const interruptKind = kinds.find((k) => k.lane === lane && k.delivery === "interrupt_in_process")!;
+    const inTurn = rounds.get(id(inTurnKind))!.map((r) => r.fromToolEnd);
+    check(inTurn.every((x) => x !== null), `a ${lane} in-turn round never saw its tool end`);
+    out[`${id(inTurnKind)}_tool_end_to_guided_model_request_ms`] = Math.round(median(inTurn as number[]));
+    out[`${lane}_exec_over_${interruptKind.name}_ratio`] = Number(
+      (med(`${lane}_exec_sigint_resume`) / med(id(interruptKind))).toFixed(1),
+    );
+  }
+  if (lanes.length < 2) {
+    out["skipped_lanes"] = ["claude", "codex"].filter((l) => !lanes.includes(l as LaneName)).join(",");
+  }
   return out;
 }

@@ -544,7 +544,7 @@ class FilePlane implements RunnerPlane {
 
   steersDelivered(steers: AcceptedSteer[], info: SteerDelivery): void {
     // The ledger counts even after close (a second Ctrl-C closes the plane mid-delivery); nothing is written then.
-    const counts = steers.map((steer) => this.#steers.delivered(info.prompt_id, steer));
+    const counts = steers.map((steer) => this.#steers.delivered(info.prompt_id, steer, info.delivery));
     if (this.#closed) return;
     for (const [i, steer] of steers.entries()) {
       const count = counts[i] ?? this.#steers.count(info.prompt_id);

@@ -46,6 +46,11 @@ export class SteerDesk {
     return this.steers.count(promptId);
   }
 
+  /** Delivered steers of a prompt in this run by delivery kind (the ledger's). */
+  deliveries(promptId: string): Record<string, number> {
+    return this.steers.deliveries(promptId);
+  }
+
   /** Accepted steers not yet taken for a delivery, in acceptance order (the ledger's queue). */
   get queue(): readonly AcceptedSteer[] {
     return this.steers.queued;

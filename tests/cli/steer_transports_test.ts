@@ -74,6 +74,7 @@ Deno.test("stream_json: a default steer goes into the running turn; the tool is 
   assert.equal(p.status, "completed");
   assert.deepEqual(p.attempts[0]!.streams.map((s) => s.kind), ["initial"], "no resume stream");
   assert.equal(p.result?.steer_count, 1);
+  assert.deepEqual(p.result?.steer_deliveries, { in_turn: 1 }, "the result says how the steer was delivered");
   const iv = await lines(`${pkt}/.prompt_runner/interventions/01.jsonl`);
   assert.deepEqual(iv.map((r) => [r.delivery, r.interrupted, r.text]), [["in_turn", false, "use tabs"]]);
   const log = (await lines(`${pkt}/.prompt_runner/control/log.jsonl`)).filter((e) => e.command === "steer");
@@ -117,6 +118,7 @@ Deno.test("exec: an --interrupt steer interrupts the process and resumes the ses
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
   const p = (await readPrompts(pkt))["01"]!;
   assert.deepEqual(p.attempts[0]!.streams.map((s) => s.kind), ["initial", "steer"]);
+  assert.deepEqual(p.result?.steer_deliveries, { interrupt_and_resume: 1 });
   const iv = await lines(`${pkt}/.prompt_runner/interventions/01.jsonl`);
   assert.deepEqual(iv.map((r) => [r.delivery, r.interrupted, r.interrupt]), [["interrupt_and_resume", true, true]]);
 });
