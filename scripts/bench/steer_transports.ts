@@ -25,7 +25,7 @@ const TOOL_SECONDS = 3;
 
 type LaneName = "claude" | "codex";
 
-interface Kind {
+export interface Kind {
   lane: LaneName;
   name: string;
   /** The manifest keys selecting the transport (none: `exec`). */
@@ -34,7 +34,7 @@ interface Kind {
   delivery: string;
 }
 
-const KINDS: Kind[] = [
+export const KINDS: Kind[] = [
   { lane: "claude", name: "exec_sigint_resume", select: {}, interrupt: false, delivery: "interrupt_and_resume" },
   {
     lane: "claude",
@@ -77,7 +77,7 @@ const LANE_SETUP: Record<LaneName, { model: string; cliEnv: string; manifest: Re
   codex: { model: "gpt-5.5", cliEnv: "PROMPT_RUNNER_CODEX_CLI", manifest: {} },
 };
 
-interface Round {
+export interface Round {
   /** Request landed → guided model request. */
   fromRequest: number;
   /** The tool's end → guided model request (negative: the request came before the tool ended). */
@@ -110,7 +110,7 @@ async function until<T>(what: string, f: () => T | undefined, timeoutMs = 60_000
   throw new Error(`timed out waiting for ${what}`);
 }
 
-async function steerOnce(kind: Kind): Promise<Round> {
+export async function steerOnce(kind: Kind): Promise<Round> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "pr-bench-steer-transport-" }));
   const fake = await startFake(kind.lane, root);
   try {
@@ -175,7 +175,7 @@ async function steerOnce(kind: Kind): Promise<Round> {
         if (toolEnd === null && !alive(pid)) toolEnd = performance.now();
         const { at, lines } = requests.read();
         return lines.some((l) => l.includes(mark)) ? at : undefined;
-      });
+      }, 180_000); // a CLI start-up on a loaded machine can take tens of seconds
       const steer = await sent;
       check(steer.code === 0, `control steer exited ${steer.code}: ${steer.stderr}`);
       const status = await run.status;
