@@ -20,8 +20,13 @@ import { startFake, StoreObserver } from "./_steer.ts";
 import { descendantsOf, listProcesses, readProcCmdline, readProcStat } from "../../src/util/proc_tree.ts";
 
 const ROUNDS = 5;
-/** Seconds the tool runs: long enough to steer inside it, short enough for an in-turn round. */
-const TOOL_SECONDS = 3;
+/**
+ * Seconds the tool of an in-turn round runs: long enough for `control steer` to land inside it on a loaded machine
+ * (a steer arriving after the turn ended is delivered by resuming, which is not what the round measures), short
+ * enough to wait for. Interrupting rounds end the tool themselves: their tool would run {@link STOPPED_TOOL_SECONDS}.
+ */
+const TOOL_SECONDS = 8;
+const STOPPED_TOOL_SECONDS = 120;
 
 type LaneName = "claude" | "codex";
 
@@ -127,7 +132,8 @@ export async function steerOnce(kind: Kind): Promise<Round> {
       repos: { app: { path: repo, default: true } },
       ...kind.select,
     };
-    const sleepArg = `${TOOL_SECONDS}.${Math.floor(Math.random() * 1e6)}`;
+    const seconds = kind.delivery === "in_turn" ? TOOL_SECONDS : STOPPED_TOOL_SECONDS;
+    const sleepArg = `${seconds}.${Math.floor(Math.random() * 1e6)}`;
     const mark = `STEER-${crypto.randomUUID().slice(0, 8)}`;
     await Deno.mkdir(`${packet}/prompts`, { recursive: true });
     await Deno.writeTextFile(`${packet}/prompt_runner_packet.md`, `---\n${JSON.stringify(manifest)}\n---\n`);
@@ -183,7 +189,10 @@ export async function steerOnce(kind: Kind): Promise<Round> {
       check(status.code === 0, `the steered run exited ${status.code}`);
       const log = (await Deno.readTextFile(`${store}/control/log.jsonl`)).trim().split("\n").map((l) => JSON.parse(l));
       const applied = log.find((e) => e.command === "steer" && e.outcome === "applied");
-      check(applied?.params?.delivery === kind.delivery, `expected ${kind.delivery}, got ${applied?.params?.delivery}`);
+      check(
+        applied?.params?.delivery === kind.delivery,
+        `${kind.lane} ${kind.name}: expected ${kind.delivery}, got ${applied?.params?.delivery}`,
+      );
       const requested = o.requestAt;
       check(requested !== null && requested <= guided, "the request landed after the guided model request");
       return { fromRequest: guided - requested, fromToolEnd: toolEnd === null ? null : guided - toolEnd };
