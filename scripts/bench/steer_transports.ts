@@ -25,7 +25,7 @@ const ROUNDS = 5;
  * (a steer arriving after the turn ended is delivered by resuming, which is not what the round measures), short
  * enough to wait for. Interrupting rounds end the tool themselves: their tool would run {@link STOPPED_TOOL_SECONDS}.
  */
-const TOOL_SECONDS = 8;
+const TOOL_SECONDS = 20;
 const STOPPED_TOOL_SECONDS = 120;
 
 type LaneName = "claude" | "codex";
@@ -116,6 +116,14 @@ async function until<T>(what: string, f: () => T | undefined, timeoutMs = 60_000
 }
 
 export async function steerOnce(kind: Kind): Promise<Round> {
+  try {
+    return await steerRound(kind);
+  } catch (e) {
+    throw new Error(`${kind.lane} ${kind.name}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+async function steerRound(kind: Kind): Promise<Round> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "pr-bench-steer-transport-" }));
   const fake = await startFake(kind.lane, root);
   try {
@@ -189,12 +197,10 @@ export async function steerOnce(kind: Kind): Promise<Round> {
       check(status.code === 0, `the steered run exited ${status.code}`);
       const log = (await Deno.readTextFile(`${store}/control/log.jsonl`)).trim().split("\n").map((l) => JSON.parse(l));
       const applied = log.find((e) => e.command === "steer" && e.outcome === "applied");
-      check(
-        applied?.params?.delivery === kind.delivery,
-        `${kind.lane} ${kind.name}: expected ${kind.delivery}, got ${applied?.params?.delivery}`,
-      );
+      check(applied?.params?.delivery === kind.delivery, `expected ${kind.delivery}, got ${applied?.params?.delivery}`);
       const requested = o.requestAt;
       check(requested !== null && requested <= guided, "the request landed after the guided model request");
+      check(toolEnd === null || requested < toolEnd, "the steer landed after the tool ended (machine too loaded)");
       return { fromRequest: guided - requested, fromToolEnd: toolEnd === null ? null : guided - toolEnd };
     } finally {
       obs?.close();

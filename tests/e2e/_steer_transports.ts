@@ -47,7 +47,8 @@ export function defineSteerTransportSuite(lane: LaneName, transport: string, man
     });
 
   test("a default steer during a long tool call keeps the tool and reaches the next model request", async () => {
-    const sleepArg = uniqueSleep(6);
+    // Long enough that the steer lands inside the tool even when `control steer` starts slowly on a loaded machine.
+    const sleepArg = uniqueSleep(20);
     const steerMark = marker("STEER");
     await using s = await scenario(lane, { body: `Run the long command. [[e2e:bash sleep ${sleepArg}]]`, manifest });
     const run = spawnRun(s);
