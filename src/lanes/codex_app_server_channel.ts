@@ -240,6 +240,11 @@ export class AppServerChannel implements SessionConversation {
   }
 
   #request(method: string, params: JsonObject, onAnswer: (res: JsonObject) => void): void {
+    if (this.#closed) {
+      // Nothing will answer any more (the conversation ended): answer now, so no caller waits forever.
+      onAnswer({ error: { code: APP_SERVER_INVALID_REQUEST, message: "the app-server session ended" } });
+      return;
+    }
     const id = ++this.#nextId;
     this.#pending.set(id, { method, resolve: (m) => onAnswer(m as JsonObject) });
     this.#send({ id, method, params });

@@ -214,3 +214,25 @@ Deno.test("codex transport: codex_opts.app_server selects app_server; exec is th
       e instanceof LaunchError && /codex_opts\.app_server: expected true or false; got "yes"/.test(e.message),
   );
 });
+
+Deno.test("codex app-server: an interrupt whose session ends before the next turn starts is refused, not left pending", async () => {
+  const c = new AppServerChannel(testSpec(), { write: () => {}, closeInput: () => {} });
+  c.open();
+  c.receive({ id: 1, result: {} });
+  c.receive({ id: 2, result: { thread: { id: "T" } } });
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  c.receive({ method: "turn/started", params: { threadId: "T", turn: { id: "U", items: [], status: "inProgress" } } });
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const started = c.interruptAndContinue("guide", () => held);
+  c.receive({
+    method: "turn/completed",
+    params: { threadId: "T", turn: { id: "U", items: [], status: "interrupted" } },
+  });
+  // The stream ends while the leftovers are still being stopped.
+  c.abandon();
+  release();
+  assert.equal(await started, false);
+  const late = await c.steer("later");
+  assert.equal(late.delivered, false);
+});
