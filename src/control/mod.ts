@@ -9,6 +9,7 @@
 import { DEFAULT_VIEW, type View } from "../events/types.ts";
 import { readTextOrNull } from "../util/fs.ts";
 import { nowIso } from "../util/time.ts";
+import type { PromptRunnerError } from "../errors.ts";
 import { storePaths, storeRootForPacket } from "../store/paths.ts";
 import { ControlError } from "./errors.ts";
 import { readLease } from "../store/lease.ts";
@@ -30,9 +31,11 @@ import {
 } from "./refusal.ts";
 
 export { ControlError } from "./errors.ts";
+export { recordStoreRefusal, type RefusedCall } from "./refusal.ts";
 export { checkSteerText, MAX_STEER_BYTES, type SteerTextCheck } from "./steer.ts";
 export type { LogEntry, Receipt } from "./log.ts";
 export type { Cursor, StreamItem } from "./follow.ts";
+export { isRequestName } from "./request.ts";
 export type { AmendOptions, ContractView, RelaxOptions, Target } from "./amend.ts";
 export type { RollupState, StatusRollup } from "./rollup.ts";
 export type { TimelineAttempt, TimelinePrompt } from "./timeline.ts";
@@ -308,6 +311,15 @@ export async function* followLog(
     const entry = normalizeEntry(line);
     if (opts.allRuns || entry.run_id === ref.runId || entry.run_id === null) yield entry;
   }
+}
+
+/**
+ * Record a refusal made in front of the Control API — a dashboard's role check or write rate limit — in the audit log
+ * exactly like a refusal of the API itself (`rejected`, the error's message as reason, `request: null`), so a refused
+ * request is on the record whoever refused it. Nothing is written for a store root without a control directory.
+ */
+export async function recordRefusal(storeRoot: string, call: RefusedCall, error: PromptRunnerError): Promise<void> {
+  await orRecordRefusal(storeRoot, call, () => Promise.reject(error)).catch(() => {});
 }
 
 /** Give stale requests their outcome (stale.ts); a failure here never fails the caller's own command. */

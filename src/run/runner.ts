@@ -2,7 +2,7 @@
  * The run pipeline (docs/reference/runner.md §1): plan, dry-run, preflight, select, lease, run record, control plane, the prompt
  * loop with dependency blocking, fail-fast or keep-going, signals, and closing. Returns the exit code.
  */
-import { acquireLease, type Lease } from "../store/lease.ts";
+import { acquireLease, type Lease, type ServiceMode } from "../store/lease.ts";
 import { ensureStoreRoot } from "../store/layout.ts";
 import { assertStoreIntact } from "../store/guard.ts";
 import { RunFailedError, UsageError } from "../errors.ts";
@@ -23,10 +23,10 @@ import { closeRunRecord } from "../store/run_record.ts";
 import { lintGate } from "./lint_gate.ts";
 import { vacuousSummaryLine } from "./vacuous.ts";
 import { emptyState, StateStore } from "./state.ts";
-import { buildRunSummary, summaryRunOf } from "./summary.ts";
+import { buildRunSummary, streamRunSummary, summaryRunOf, writeSummaryJson } from "./summary.ts";
 import { readRunRecord } from "../store/run_record_read.ts";
-import { summaryTable } from "../render/summary_table.ts";
-import type { RunSummary } from "../events/mod.ts";
+import { writeSummaryTable } from "../render/summary_table.ts";
+import type { RunSummaryStream } from "../events/mod.ts";
 import type { RecoveryTarget } from "./crash_recovery.ts";
 import { recoverAtStart, recoveryPending } from "./recover_at_start.ts";
 import { runExitCode, runOrder, runVerdict } from "./run_decide.ts";
@@ -120,7 +120,7 @@ async function runWithLease(req: RunRequest, packet: Packet, prompts: Prompt[]):
     packetDir: packet.dir,
     argv: req.argv,
     label: req.label, // the target as every command names it (docs/status.md)
-    service: serviceMode(),
+    ...serviceMode(),
   });
   try {
     await state.reload(); // read under the lease: nobody else writes it from here on
@@ -204,8 +204,14 @@ async function closeRun(ctx: RunContext, req: RunRequest, opened: RunOpening, ta
   if (opened.record) await closeRunRecord(req.storeRoot, opened.record, status, reason, exitCode);
   // Everything is on the record by now: a summary that cannot be built is a warning, never another exit code.
   try {
+    // Built and written prompt by prompt: a long run's summary is never held whole (docs/bench.md, `scale`).
     const summary = await closedRunSummary(ctx, opened, { status, reason, exitCode }, tally);
-    io.stdout.write(io.json ? JSON.stringify(summary) + "\n" : "\n" + summaryTable(summary, io.color));
+    const write = (text: string) => io.stdout.write(text);
+    if (io.json) writeSummaryJson(summary, write);
+    else {
+      write("\n");
+      writeSummaryTable(summary, io.color, write);
+    }
   } catch (e) {
     io.stderr.write(`warning: no run summary: ${e instanceof Error ? e.message : String(e)}\n`);
   }
@@ -223,7 +229,7 @@ async function closedRunSummary(
   opened: RunOpening,
   closed: { status: string; reason: string | null; exitCode: number },
   tally: RunTally,
-): Promise<RunSummary> {
+): Promise<RunSummaryStream> {
   const record = opened.record ? await readRunRecord(ctx.storeRoot, opened.runId) : null;
   const run = record ? summaryRunOf(record) : {
     runId: ctx.runId,
@@ -233,7 +239,7 @@ async function closedRunSummary(
     startedAt: opened.record?.created_at ?? null,
     finishedAt: null,
   };
-  return buildRunSummary({
+  return streamRunSummary({
     run,
     packet: ctx.packet,
     selected: record?.selection.ids ?? tally.outcomes.map((o) => o.id),
@@ -242,11 +248,17 @@ async function closedRunSummary(
   });
 }
 
-/** `detached` when `start`/`run --detach` launched this runner (src/run/detach.ts sets the variable), else `attached`. */
-function serviceMode(): "attached" | "detached" {
+/**
+ * `detached` when `start`/`run --detach` launched this runner, `systemd` with its unit when it launched it as a
+ * systemd user unit (src/run/detach.ts sets the variables), else `attached`.
+ */
+function serviceMode(): { service: ServiceMode; unit?: string } {
   try {
-    return Deno.env.get("PROMPT_RUNNER_SERVICE_MODE") === "detached" ? "detached" : "attached";
+    const mode = Deno.env.get("PROMPT_RUNNER_SERVICE_MODE");
+    const unit = Deno.env.get("PROMPT_RUNNER_SYSTEMD_UNIT");
+    if (mode === "systemd" && unit) return { service: "systemd", unit };
+    return { service: mode === "detached" || mode === "systemd" ? "detached" : "attached" };
   } catch {
-    return "attached";
+    return { service: "attached" };
   }
 }
