@@ -25,6 +25,15 @@ export interface FollowOptions {
   follow?: boolean;
   /** Wake on `Deno.watchFs` as well as the poll (default true; false is the polling baseline of benchmarks). */
   watch?: boolean;
+  /** Remember each envelope's line as written (`rawLineOf`), for callers that forward it as is. */
+  rawLines?: boolean;
+  /**
+   * At most one read per this many ms while the stream is busy (default 0): wakes in between are coalesced into the
+   * next read, so a follower of a run writing at full speed reads big chunks instead of competing per event.
+   */
+  coalesceMs?: number;
+  /** Called each time the follower has delivered everything available and is about to wait (batch boundary). */
+  onIdle?: () => void;
 }
 
 /** An item of a subscription: an envelope as written, or a synthetic `resync` / `run_finished`. */
@@ -62,8 +71,10 @@ export async function* followRun(
   // read twice (matched by inode); an earlier run has no live file, only its archived files.
   const path = p.events;
   const from = opts.from ?? "start";
+  const raw = opts.rawLines ?? false;
+  const coalesceMs = opts.coalesceMs ?? 0;
   const start: "start" | "end" = from === "current" ? "end" : "start";
-  let reader: LineReader | null = live ? LineReader.open(path, start) : null;
+  let reader: LineReader | null = live ? LineReader.open(path, start, raw) : null;
   const files = live
     ? sealedSegments(storeRoot, runId).map((s) => s.path).filter((f) => reader === null || !reader.isFile(f))
     : runStreamFiles(storeRoot, runId, false);
@@ -88,7 +99,7 @@ export async function* followRun(
   // Open the file now at the live path, then queue every sealed segment holding lines not delivered yet that is not
   // that same file: segments sealed while the follower was busy (more than one rotation) are read in order first.
   const reopenLive = (): LineReader | null => {
-    const next = LineReader.open(path, "start");
+    const next = LineReader.open(path, "start", raw);
     const done = seqs.last ?? floor;
     for (const s of sealedSegments(storeRoot, runId)) {
       if (prefix.includes(s.path) || (next !== null && next.isFile(s.path))) continue;
@@ -98,6 +109,9 @@ export async function* followRun(
   };
   const wake = live && follow ? new Wakeup(opts.watch === false ? null : p.control) : null;
   let lastLease = 0;
+  let lastSnap = 0;
+  let lastRead = 0;
+  let delivered = 0;
   try {
     // Deliver one chunk's items; true when the run's run_finished line was delivered.
     const deliver = function* (items: StreamItem[]): Generator<StreamItem, boolean> {
@@ -106,6 +120,7 @@ export async function* followRun(
         const gap = seqs.admit(item);
         if (gap === false) continue; // already delivered (read again after a reopen)
         if (gap !== null) yield gap;
+        delivered += 1;
         yield item;
         if (item.type === "run_finished" && item.run_id === runId) return true;
       }
@@ -118,7 +133,7 @@ export async function* followRun(
       while (prefix.length > 0) {
         const next = prefix.shift()!;
         if (minSeq > 1 && lastCompleteSeq(next).seq < minSeq) continue;
-        const seg = LineReader.open(next, "start");
+        const seg = LineReader.open(next, "start", raw);
         if (seg === null) continue; // removed under us: a gap item names what is missing
         try {
           for (;;) {
@@ -139,8 +154,11 @@ export async function* followRun(
     };
     for (;;) {
       if (opts.signal?.aborted) return;
+      lastRead = Date.now();
+      const before = delivered;
       if (yield* drain()) return;
       if (!follow) return;
+      const busy = delivered > before;
       if (!live) {
         yield synthetic(runId, "abandoned", null);
         return;
@@ -153,7 +171,7 @@ export async function* followRun(
       // Idle: decide whether the run is over, or whether the file under us was truncated or replaced.
       if (reader !== null && reader.truncated()) {
         seqs.reason = "truncated";
-        const fresh = LineReader.open(path, "start");
+        const fresh = LineReader.open(path, "start", raw);
         if (fresh !== null) {
           reader.close();
           reader = fresh;
@@ -179,7 +197,11 @@ export async function* followRun(
           continue;
         }
       }
-      const now = await readSnapshotOrNull(storeRoot);
+      // A read that delivered lines shows the run writing: the snapshot is read when the stream goes quiet (or at
+      // most every 250 ms while it streams), not at every wake.
+      const check = !busy || Date.now() - lastSnap >= 250;
+      const now = check ? await readSnapshotOrNull(storeRoot) : null;
+      if (check) lastSnap = Date.now();
       if (now && now.run_id === runId && (now.status === "completed" || now.status === "failed")) {
         if (yield* drain()) return;
         yield synthetic(runId, now.status, now.reason);
@@ -193,12 +215,29 @@ export async function* followRun(
           return;
         }
       }
+      opts.onIdle?.();
       await wake!.wait(pollMs, opts.signal);
+      const since = Date.now() - lastRead;
+      if (busy && coalesceMs > 0 && since < coalesceMs) await pause(coalesceMs - since, opts.signal);
     }
   } finally {
     reader?.close();
     await wake?.close();
   }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
 }
 
 /**

@@ -250,7 +250,15 @@ export async function log(ref: RunRef, opts: { allRuns?: boolean } = {}): Promis
  */
 export function subscribe(
   ref: RunRef,
-  opts: { from?: Cursor; signal?: AbortSignal; pollMs?: number; follow?: boolean } = {},
+  opts: {
+    from?: Cursor;
+    signal?: AbortSignal;
+    pollMs?: number;
+    follow?: boolean;
+    rawLines?: boolean;
+    coalesceMs?: number;
+    onIdle?: () => void;
+  } = {},
 ): AsyncIterable<StreamItem> {
   // The follower itself once loaded, not a generator around it: one async layer per item fewer.
   return {
@@ -486,6 +494,7 @@ export async function* readEventFiles(files: readonly string[]): AsyncGenerator<
 /** The default view, for callers that render one. */
 export const defaultView: Readonly<View> = DEFAULT_VIEW;
 export { describeLeftovers } from "./leftovers.ts";
+export { rawLineOf } from "./tail.ts";
 export { effectiveStatus, readSnapshotFile, readSnapshotOrNull, type ReadStatus } from "./snapshot.ts";
 export type { SteerLedger } from "./steer_ledger.ts";
 export type { AgentControlSnap, AgentProgressSnap } from "./plane_types.ts";

@@ -79,6 +79,14 @@ export class Wakeup {
 const NL = 0x0a;
 const CHUNK = 1 << 16;
 
+/** The line each item of a raw-keeping reader was decoded from, exactly as written (never enumerated or copied). */
+const rawLines = new WeakMap<object, string>();
+
+/** The line `item` was decoded from by a reader opened with `keepRaw`, exactly as written; else undefined. */
+export function rawLineOf(item: object): string | undefined {
+  return rawLines.get(item);
+}
+
 /** Reads complete JSON-object lines from an open file, starting at a byte offset. */
 export class LineReader {
   readonly #file: Deno.FsFile;
@@ -87,11 +95,13 @@ export class LineReader {
   #buf = new Uint8Array(CHUNK);
   #fatal = new TextDecoder("utf-8", { fatal: true });
   #skipFirst: boolean;
+  readonly #keepRaw: boolean;
   /** Bytes consumed so far (offset of the next unread byte). */
   offset: number;
 
-  private constructor(file: Deno.FsFile, ino: number | null, offset: number, skipFirst: boolean) {
+  private constructor(file: Deno.FsFile, ino: number | null, offset: number, skipFirst: boolean, keepRaw: boolean) {
     this.#file = file;
+    this.#keepRaw = keepRaw;
     this.#ino = ino;
     this.offset = offset;
     this.#skipFirst = skipFirst;
@@ -99,9 +109,10 @@ export class LineReader {
 
   /**
    * Open a file at the start, or at its end (`"end"`: only lines appended later; a line being written at that
-   * moment is skipped whole). Null when the file does not exist.
+   * moment is skipped whole). Null when the file does not exist. `keepRaw`: remember each item's line
+   * ({@link rawLineOf}).
    */
-  static open(path: string, from: "start" | "end" | number = "start"): LineReader | null {
+  static open(path: string, from: "start" | "end" | number = "start", keepRaw = false): LineReader | null {
     let file: Deno.FsFile | null;
     try {
       file = openStoreReaderSync(path);
@@ -123,7 +134,7 @@ export class LineReader {
       }
     } else if (typeof from === "number") offset = from;
     file.seekSync(offset, Deno.SeekMode.Start);
-    return new LineReader(file, st.ino, offset, skipFirst);
+    return new LineReader(file, st.ino, offset, skipFirst, keepRaw);
   }
 
   /** Whether the open file is now shorter than what was read from it (truncated in place). */
@@ -194,7 +205,7 @@ export class LineReader {
       text = null;
     }
     if (text !== null) {
-      for (const line of text.split("\n")) pushLine(line, out);
+      for (const line of text.split("\n")) pushLine(line, out, this.#keepRaw);
       return;
     }
     // Some line is not valid UTF-8: decode line by line and skip the bad ones.
@@ -203,7 +214,7 @@ export class LineReader {
       let j = complete.indexOf(NL, i);
       if (j < 0) j = complete.length;
       try {
-        pushLine(this.#fatal.decode(complete.subarray(i, j)), out);
+        pushLine(this.#fatal.decode(complete.subarray(i, j)), out, this.#keepRaw);
       } catch { /* undecodable line */ }
       i = j + 1;
     }
@@ -217,10 +228,12 @@ export class LineReader {
   }
 }
 
-function pushLine(line: string, out: Record<string, unknown>[]): void {
+function pushLine(line: string, out: Record<string, unknown>[], keepRaw: boolean): void {
   if (line.length === 0 || line.trim() === "") return;
   try {
     const v: unknown = JSON.parse(line);
-    if (isRecord(v)) out.push(v);
+    if (!isRecord(v)) return;
+    if (keepRaw) rawLines.set(v, line);
+    out.push(v);
   } catch { /* not JSON */ }
 }

@@ -4,12 +4,41 @@
  * memory); a client that starts earlier, or falls behind the ring, reads with a follower of its own until it reaches
  * what the ring holds, then hands over. Either way a client gets every seq once, in order.
  */
-import { type Cursor, type RunRef, type StreamItem, subscribe } from "../../control/mod.ts";
-import { frameBytes, type SseFrame } from "./sse.ts";
+import { type Cursor, rawLineOf, type RunRef, type StreamItem, subscribe } from "../../control/mod.ts";
+import type { SseFrame } from "./sse.ts";
 
 /** How many frames, and bytes, a hub keeps. */
 const RING_FRAMES = 4096;
 const RING_BYTES = 8 * 1024 * 1024;
+/** At most one read of the run's stream per this many ms while it streams (wakes in between are coalesced). */
+const COALESCE_MS = 5;
+/** The most bytes of frames sent to a client in one write. */
+const BATCH_BYTES = 65536;
+
+const encoder = new TextEncoder();
+
+/**
+ * The SSE frame of one envelope: its line exactly as written as the `data:` (no parse and re-serialise), its seq as
+ * the `id:`. Items without a line (synthetic ones) are serialised.
+ */
+export function itemFrame(item: StreamItem): Uint8Array {
+  const raw = rawLineOf(item);
+  const text = raw !== undefined && !raw.includes("\r") ? raw : JSON.stringify(item);
+  return encoder.encode(typeof item.seq === "number" ? `id: ${item.seq}\ndata: ${text}\n\n` : `data: ${text}\n\n`);
+}
+
+/** Frames from `start` (absolute index) up to `end`, as one byte array shared by every client asking for them. */
+export interface Batch {
+  start: number;
+  end: number;
+  bytes: Uint8Array;
+  /** The seq after the last one in the batch (null: none had one). */
+  next: number | null;
+  /** The run's `run_finished` when the batch ends with it. */
+  finished: StreamItem | null;
+  /** No more frames will join it (size cap or `run_finished`). */
+  sealed: boolean;
+}
 
 interface Entry {
   seq: number | null;
@@ -24,6 +53,8 @@ export class EventHub {
   /** Absolute index of ring[0]. */
   private first = 0;
   private waiters: (() => void)[] = [];
+  private unwoken = 0;
+  private memo: Batch | null = null;
   private readonly ac = new AbortController();
   /** Clients attached. */
   clients = 0;
@@ -37,9 +68,16 @@ export class EventHub {
 
   private async loop(): Promise<void> {
     try {
-      for await (const item of subscribe(this.ref, { from: "current", signal: this.ac.signal, pollMs: 500 })) {
-        this.push(item);
-      }
+      const opts = {
+        from: "current" as const,
+        signal: this.ac.signal,
+        pollMs: 500,
+        rawLines: true,
+        coalesceMs: COALESCE_MS,
+        // Clients wake once per read (the follower has drained what is there), not once per event.
+        onIdle: () => this.wake(),
+      };
+      for await (const item of subscribe(this.ref, opts)) this.push(item);
     } catch {
       /* clients fall back to followers of their own */
     } finally {
@@ -50,18 +88,57 @@ export class EventHub {
 
   private push(item: StreamItem): void {
     const seq = typeof item.seq === "number" ? item.seq : null;
-    const bytes = frameBytes(seq === null ? { data: item } : { id: String(seq), data: item });
+    const bytes = itemFrame(item);
     this.ring.push({ seq, bytes, item });
     this.bytes += bytes.length;
     while (this.ring.length > this.limits.frames || (this.bytes > this.limits.bytes && this.ring.length > 1)) {
       this.bytes -= this.ring.shift()!.bytes.length;
       this.first += 1;
     }
-    this.wake();
+    // A long read wakes its clients every batch's worth, and at its end (onIdle); run_finished at once.
+    this.unwoken += bytes.length;
+    if (this.unwoken >= BATCH_BYTES || item.type === "run_finished") this.wake();
   }
 
   private wake(): void {
+    this.unwoken = 0;
     for (const w of this.waiters.splice(0)) w();
+  }
+
+  /** Clients waiting for frames (an aborted client waits no more); for tests. */
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  /**
+   * The frames from `idx` on, up to {@link BATCH_BYTES} or `run_finished`, as one byte array: built once and shared by
+   * every client asking for the same range (one frame is its own bytes, never copied).
+   */
+  batch(idx: number): Batch | "behind" | "pending" {
+    const m = this.memo;
+    if (m !== null && m.start === idx && (m.sealed || m.end === this.edge())) return m;
+    const first = this.at(idx);
+    if (typeof first === "string") return first;
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    let next: number | null = null;
+    let finished: StreamItem | null = null;
+    let end = idx;
+    for (let cur: Entry | "behind" | "pending" = first; typeof cur !== "string"; cur = this.at(end)) {
+      parts.push(cur.bytes);
+      size += cur.bytes.length;
+      end += 1;
+      if (cur.seq !== null) next = cur.seq + 1;
+      if (cur.item.type === "run_finished") {
+        finished = cur.item;
+        break;
+      }
+      if (size >= BATCH_BYTES) break;
+    }
+    const bytes = parts.length === 1 ? parts[0]! : concat(parts, size);
+    const b: Batch = { start: idx, end, bytes, next, finished, sealed: finished !== null || size >= BATCH_BYTES };
+    if (parts.length > 1) this.memo = b;
+    return b;
   }
 
   /** The absolute index just past the newest frame. */
@@ -107,6 +184,8 @@ export class EventHub {
     return new Promise((r) => {
       const done = () => {
         signal.removeEventListener("abort", done);
+        const i = this.waiters.indexOf(done);
+        if (i >= 0) this.waiters.splice(i, 1);
         r();
       };
       this.waiters.push(done);
@@ -158,7 +237,7 @@ export async function* hubFrames(
   while (!signal.aborted) {
     if (idx === null && next !== null) idx = hub.indexFor(next);
     if (idx !== null) {
-      const e = hub.at(idx);
+      const e = hub.batch(idx);
       if (e === "behind") {
         idx = null;
         continue;
@@ -177,33 +256,21 @@ export async function* hubFrames(
         await hub.changed(signal);
         continue;
       }
-      // Every frame already there goes out in one write (up to 64 KiB): one chunk, not one per event.
-      const batch: Uint8Array[] = [];
-      let size = 0;
-      let finished: StreamItem | null = null;
-      for (let cur: Entry | "behind" | "pending" = e; typeof cur !== "string"; cur = hub.at(idx)) {
-        batch.push(cur.bytes);
-        size += cur.bytes.length;
-        idx += 1;
-        if (cur.seq !== null) next = cur.seq + 1;
-        if (cur.item.type === "run_finished") {
-          finished = cur.item;
-          break;
-        }
-        if (size >= 65536) break;
-      }
-      yield batch.length === 1 ? batch[0]! : concat(batch, size);
-      if (finished !== null) {
-        yield endOf(finished, runId);
+      // Every frame already there goes out in one write (up to 64 KiB), the same bytes for every client in step.
+      idx = e.end;
+      if (e.next !== null) next = e.next;
+      yield e.bytes;
+      if (e.finished !== null) {
+        yield endOf(e.finished, runId);
         return;
       }
       continue;
     }
     // Not in the hub's ring: follow privately until the hub holds the next seq.
     let ended = false;
-    for await (const item of subscribe(hub.ref, { from: next ?? "start", signal, pollMs: 500 })) {
+    for await (const item of subscribe(hub.ref, { from: next ?? "start", signal, pollMs: 500, rawLines: true })) {
       const seq = typeof item.seq === "number" ? item.seq : null;
-      yield seq === null ? { data: item } : { id: String(seq), data: item };
+      yield itemFrame(item);
       if (seq !== null) next = seq + 1;
       if (item.type === "run_finished") {
         yield endOf(item, runId);
@@ -216,10 +283,9 @@ export async function* hubFrames(
   }
   if (!signal.aborted) yield await fallbackEnd();
 
-  async function* own(start: number): AsyncGenerator<SseFrame> {
-    for await (const item of subscribe(hub.ref, { from: start, signal, pollMs: 500 })) {
-      const seq = typeof item.seq === "number" ? item.seq : null;
-      yield seq === null ? { data: item } : { id: String(seq), data: item };
+  async function* own(start: number): AsyncGenerator<SseFrame | Uint8Array> {
+    for await (const item of subscribe(hub.ref, { from: start, signal, pollMs: 500, rawLines: true })) {
+      yield itemFrame(item);
       if (item.type === "run_finished") {
         yield endOf(item, runId);
         return;

@@ -1,0 +1,113 @@
+/**
+ * The streaming mechanisms of `control serve`'s hub (src/cli/serve/hub.ts) and the follower under it
+ * (src/control/follow.ts): a frame is the event's line exactly as written, a coalesced follower still delivers every
+ * seq once in order, clients in step share one byte array, and a client that leaves stops waiting on the hub.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { tempDir } from "../support/fs.ts";
+import { waitFor } from "../support/wait.ts";
+import { RUN_ID, testPlane } from "../control/_harness.ts";
+import { acquireLease } from "../../src/store/lease.ts";
+import { LineReader } from "../../src/control/tail.ts";
+import { followRun } from "../../src/control/follow.ts";
+import { EventHub, hubFrames, itemFrame } from "../../src/cli/serve/hub.ts";
+import type { SseFrame } from "../../src/cli/serve/sse.ts";
+
+Deno.test("hub frame: the data is the line exactly as written, not a re-serialisation; a synthetic item is serialised", async () => {
+  await using tmp = await tempDir();
+  const path = join(tmp.path, "events.jsonl");
+  const line = `{"seq": 3,  "type":"message_streamed" , "data":{"b":1,"a":"\\u00e9"}}`;
+  await Deno.writeTextFile(path, `${line}\n`);
+  const raw = LineReader.open(path, "start", true)!;
+  const plain = LineReader.open(path, "start")!;
+  try {
+    const [item] = raw.readChunk().items;
+    assert.equal(new TextDecoder().decode(itemFrame(item!)), `id: 3\ndata: ${line}\n\n`);
+    const [copy] = plain.readChunk().items;
+    assert.equal(new TextDecoder().decode(itemFrame(copy!)), `id: 3\ndata: ${JSON.stringify(copy)}\n\n`);
+    const gap = { type: "gap", seq: null, data: { from_seq: 1 } };
+    assert.equal(new TextDecoder().decode(itemFrame(gap)), `data: ${JSON.stringify(gap)}\n\n`);
+  } finally {
+    raw.close();
+    plain.close();
+  }
+});
+
+Deno.test("follow: a coalescing follower (one read per 40 ms at most) delivers every seq once, in order, through run_finished", async () => {
+  await using tmp = await tempDir();
+  const storeRoot = tmp.path;
+  const lease = await acquireLease(storeRoot, { runId: RUN_ID, packetDir: storeRoot, argv: ["test"] });
+  const { plane } = await testPlane(storeRoot);
+  const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: "s" };
+  try {
+    let idles = 0;
+    const seqs: number[] = [];
+    const follower = (async () => {
+      const opts = { from: "start" as const, pollMs: 200, coalesceMs: 40, rawLines: true, onIdle: () => idles++ };
+      for await (const item of followRun(storeRoot, RUN_ID, opts)) {
+        if (typeof item.seq === "number") seqs.push(item.seq);
+      }
+    })();
+    for (let b = 0; b < 20; b++) {
+      for (let i = 0; i < 50; i++) plane.record({ type: "message_streamed", data: { delta: `m${b}.${i} ` } }, ctx);
+      plane.boundary();
+      await plane.sync();
+    }
+    await plane.close("completed", null);
+    await follower;
+    assert.ok(seqs.length > 1000, `every message and the run's own events (${seqs.length})`);
+    assert.deepEqual(seqs, seqs.map((_, i) => i + 1), "every seq once, in order");
+    assert.ok(idles < seqs.length / 10, `reads are batched (${idles} idles for ${seqs.length} events)`);
+  } finally {
+    await lease.release();
+  }
+});
+
+Deno.test("hub: clients in step share one byte array per batch, and a client that leaves stops waiting on the hub", async () => {
+  await using tmp = await tempDir();
+  const storeRoot = tmp.path;
+  const lease = await acquireLease(storeRoot, { runId: RUN_ID, packetDir: storeRoot, argv: ["test"] });
+  const { plane } = await testPlane(storeRoot);
+  const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: "s" };
+  const record = async (n: number) => {
+    for (let i = 0; i < n; i++) plane.record({ type: "message_streamed", data: { delta: `m${i} ` } }, ctx);
+    plane.boundary();
+    await plane.sync();
+  };
+  const hub = new EventHub({ storeRoot, runId: RUN_ID });
+  const fallback = () => Promise.resolve<SseFrame>({ event: "end", data: { status: "fallback" } });
+  const acs = [new AbortController(), new AbortController(), new AbortController()];
+  try {
+    // The hub follows from the end of the stream once it is open: record until it has taken something.
+    await waitFor(async () => {
+      await record(1);
+      return hub.edge() >= 1;
+    }, { what: "the hub to follow the stream" });
+    const [a, b, c] = acs.map((ac) => hubFrames(hub, "current", ac.signal, fallback)[Symbol.asyncIterator]());
+    const pa = a!.next();
+    const pb = b!.next();
+    const pc = c!.next();
+    await waitFor(() => hub.waiting === 3, { what: "three clients waiting" });
+    acs[2]!.abort();
+    await waitFor(() => hub.waiting === 2, { what: "the aborted client to stop waiting" });
+    await pc;
+    const at = hub.edge();
+    await record(10);
+    const [va, vb] = [(await pa).value, (await pb).value];
+    assert.ok(va instanceof Uint8Array && vb instanceof Uint8Array);
+    assert.strictEqual(va, vb, "the same bytes, not a copy per client");
+    // Several frames already there: one byte array holding them all, built once for every client asking.
+    await waitFor(() => hub.edge() >= at + 10, { what: "the hub to take the ten events" });
+    const one = hub.batch(at);
+    const two = hub.batch(at);
+    assert.ok(typeof one !== "string" && one.end - one.start >= 10);
+    assert.strictEqual(one, two);
+    assert.equal((new TextDecoder().decode(one.bytes).match(/^id: /gm) ?? []).length, one.end - one.start);
+  } finally {
+    for (const ac of acs) ac.abort();
+    hub.close();
+    await plane.close("completed", null);
+    await lease.release();
+  }
+});
