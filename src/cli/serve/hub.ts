@@ -162,6 +162,15 @@ export class EventHub {
     return null;
   }
 
+  /**
+   * Whether `seq` is still to come through the hub: it follows the stream without a break from a seq at or before
+   * `seq` and has not passed it yet (so a client that caught up past the hub can wait for it instead of reading).
+   */
+  ahead(seq: number): boolean {
+    const first = this.firstSeq, last = this.lastSeq;
+    return !this.done && first !== null && last !== null && first <= seq && last < seq;
+  }
+
   private get lastSeq(): number | null {
     for (let i = this.ring.length - 1; i >= 0; i--) if (this.ring[i]!.seq !== null) return this.ring[i]!.seq;
     return null;
@@ -235,7 +244,15 @@ export async function* hubFrames(
   let next: number | null = typeof from === "number" ? from : from === "start" ? 1 : null;
   let idx: number | null = from === "current" ? hub.edge() : null;
   while (!signal.aborted) {
-    if (idx === null && next !== null) idx = hub.indexFor(next);
+    if (idx === null && next !== null) {
+      idx = hub.indexFor(next);
+      if (idx === null && hub.ahead(next)) {
+        // A client that caught up past the hub (it reads at most once per few ms) waits for it: one follower, not one
+        // per client.
+        await hub.changed(signal);
+        continue;
+      }
+    }
     if (idx !== null) {
       const e = hub.batch(idx);
       if (e === "behind") {
@@ -267,7 +284,9 @@ export async function* hubFrames(
       continue;
     }
     // Not in the hub's ring: follow privately until the hub holds the next seq.
-    let ended = false;
+    // Decided where the hub's state is read: by the time the private follower has closed, the hub may have moved on
+    // (the next seq may have left its ring), which the next turn of the loop handles.
+    let handover = false;
     for await (const item of subscribe(hub.ref, { from: next ?? "start", signal, pollMs: 500, rawLines: true })) {
       const seq = typeof item.seq === "number" ? item.seq : null;
       yield itemFrame(item);
@@ -276,10 +295,12 @@ export async function* hubFrames(
         yield endOf(item, runId);
         return;
       }
-      if (next !== null && !hub.done && hub.indexFor(next) !== null) break;
+      if (next !== null && !hub.done && (hub.indexFor(next) !== null || hub.ahead(next))) {
+        handover = true;
+        break;
+      }
     }
-    ended = next === null || hub.done || hub.indexFor(next) === null;
-    if (ended) break;
+    if (!handover) break;
   }
   if (!signal.aborted) yield await fallbackEnd();
 
