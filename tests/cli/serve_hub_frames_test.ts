@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { tempDir } from "../support/fs.ts";
-import { waitFor } from "../support/wait.ts";
+import { waitFor, within } from "../support/wait.ts";
 import { RUN_ID, testPlane } from "../control/_harness.ts";
 import { acquireLease } from "../../src/store/lease.ts";
 import { LineReader } from "../../src/control/tail.ts";
@@ -108,6 +108,57 @@ Deno.test("hub: clients in step share one byte array per batch, and a client tha
     for (const ac of acs) ac.abort();
     hub.close();
     await plane.close("completed", null);
+    await lease.release();
+  }
+});
+
+Deno.test("hub: a client that caught up from the start waits on the hub (no follower of its own), and gets every seq once through end", async () => {
+  await using tmp = await tempDir();
+  const storeRoot = tmp.path;
+  const lease = await acquireLease(storeRoot, { runId: RUN_ID, packetDir: storeRoot, argv: ["test"] });
+  const { plane } = await testPlane(storeRoot);
+  const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: "s" };
+  const record = async (n: number) => {
+    for (let i = 0; i < n; i++) plane.record({ type: "message_streamed", data: { delta: `m${i} ` } }, ctx);
+    plane.boundary();
+    await plane.sync();
+  };
+  const hub = new EventHub({ storeRoot, runId: RUN_ID });
+  const fallback = () => Promise.resolve<SseFrame>({ event: "end", data: { status: "fallback" } });
+  const ac = new AbortController();
+  try {
+    await record(3);
+    await waitFor(async () => {
+      await record(1);
+      return hub.edge() >= 1;
+    }, { what: "the hub to follow the stream" });
+    const client = hubFrames(hub, "start", ac.signal, fallback)[Symbol.asyncIterator]();
+    const ids: number[] = [];
+    let last = "";
+    const take = (v: SseFrame | Uint8Array) => {
+      const text = v instanceof Uint8Array ? new TextDecoder().decode(v) : `event: ${v.event}\n`;
+      for (const m of text.matchAll(/^id: (\d+)$/gm)) ids.push(Number(m[1]));
+      last = text;
+    };
+    // The client reads what is there from seq 1 (before the hub's first frame) on its own, then waits on the hub.
+    let pending = client.next();
+    await waitFor(async () => {
+      const r = await within(pending, 50, null);
+      if (r === null) return hub.waiting === 1;
+      take(r.value!);
+      pending = client.next();
+      return false;
+    }, { what: "the caught-up client to wait on the hub" });
+    await record(5);
+    await plane.close("completed", null);
+    for (let r = await pending; !r.done; r = await client.next()) take(r.value);
+    assert.deepEqual(ids, ids.map((_, i) => i + 1), "every seq once, in order");
+    assert.ok(ids.length >= 10);
+    assert.match(last, /^event: end/);
+    assert.doesNotMatch(last, /fallback/);
+  } finally {
+    ac.abort();
+    hub.close();
     await lease.release();
   }
 });
