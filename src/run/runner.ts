@@ -36,6 +36,8 @@ import { type RunRequest, writesStoreRoot } from "./run_request.ts";
 import { ProgressDisplay } from "./progress_display.ts";
 import { trackPlane } from "./run_progress.ts";
 import type { RunnerPlane } from "../control/runner_api.ts";
+import { CiLog } from "./ci.ts";
+import { abortedSummary, writeReports } from "./reports.ts";
 
 export { type RunRequest, type RuntimeStore, writesStoreRoot } from "./run_request.ts";
 
@@ -100,6 +102,7 @@ export async function runPacket(req: RunRequest): Promise<number> {
       const empty = buildRunSummary({ run, packet, selected: [], state: emptyState(), storeRoot: null });
       io.stdout.write(JSON.stringify({ ...empty, run_id: null }) + "\n");
     }
+    await quietReports(req, packet);
     return 0;
   }
   if (!writesStoreRoot(req.runtimeStore)) {
@@ -159,13 +162,18 @@ async function runLeased(
   // The live status line or the heartbeat (docs/status.md) sits around every line the run writes from here on.
   const display = new ProgressDisplay(req.io, req.display, prompts.length);
   const shown: RunRequest = { ...req, io: display.io };
+  // Under a CI service each prompt's output is a group or section (docs/ci.md); under --json on stderr.
+  const ciEnv = req.ci?.env ?? null;
+  const dirs = new Map(prompts.map((p) => [p.id, { name: p.name, cwd: p.cwd }]));
+  const ciLog = ciEnv ? new CiLog(ciEnv, req.io.json ? display.io.stderr : display.io.stdout, dirs) : null;
   // The run's read-only git queries go through one long-lived shell instead of a spawn of this process each.
   const shell = openHelperShell();
   try {
     const opened = await openRun(shown, packet, prompts.map((p) => p.id), lease);
-    const track = (plane: RunnerPlane) => trackPlane(plane, display.progress);
+    const track = (plane: RunnerPlane) => trackPlane(plane, display.progress, ...(ciLog ? [ciLog] : []));
     const { ctx, desk } = await openContext(shown, packet, prompts, state, lease, opened, track);
     display.attach(() => ctx.breakStream());
+    ciLog?.attach(() => ctx.breakStream());
     const stopListening = listenForSignals(ctx, opened);
     let tally: RunTally;
     try {
@@ -180,7 +188,7 @@ async function runLeased(
       stopListening();
     }
     failpoint("run.before_close");
-    return await closeRun(ctx, shown, opened, tally);
+    return await closeRun(ctx, shown, opened, tally, ciLog);
   } finally {
     display.stop();
     await closeHelperShell(shell);
@@ -188,8 +196,15 @@ async function runLeased(
 }
 
 /** Close the plane and the run record, print the summaries, and return the exit code. */
-async function closeRun(ctx: RunContext, req: RunRequest, opened: RunOpening, tally: RunTally): Promise<number> {
+async function closeRun(
+  ctx: RunContext,
+  req: RunRequest,
+  opened: RunOpening,
+  tally: RunTally,
+  ciLog: CiLog | null,
+): Promise<number> {
   const { io } = req;
+  ciLog?.end();
   const { ok, reason, keepGoingSummary: summarize } = runVerdict(tally.failed.length, tally.haltReason, req.keepGoing);
   if (summarize) {
     for (const l of keepGoingSummary(tally.failed)) io.stderr.write(l + "\n");
@@ -205,9 +220,19 @@ async function closeRun(ctx: RunContext, req: RunRequest, opened: RunOpening, ta
   // Everything is on the record by now: a summary that cannot be built is a warning, never another exit code.
   try {
     const summary = await closedRunSummary(ctx, opened, { status, reason, exitCode }, tally);
+    // The --report files first (docs/ci.md): a CI job reads them even when printing the table fails.
+    for (const w of await writeReports(req.ci?.reports ?? [], summary)) io.stderr.write(w + "\n");
     io.stdout.write(io.json ? JSON.stringify(summary) + "\n" : "\n" + summaryTable(summary, io.color));
+    // The annotations and the step summary of a CI service: a write that fails is a warning too.
+    for (const w of await ciLog?.finish(summary) ?? []) io.stderr.write(w + "\n");
   } catch (e) {
-    io.stderr.write(`warning: no run summary: ${e instanceof Error ? e.message : String(e)}\n`);
+    const why = `no run summary: ${e instanceof Error ? e.message : String(e)}`;
+    io.stderr.write(`warning: ${why}\n`);
+    // A report is still written, so a CI job never reads a stale one: the run's verdict without its prompts.
+    const bare = { ...abortedSummary(ctx.packet.name, `${reason ?? status} (${why})`, exitCode), status };
+    for (const w of await writeReports(req.ci?.reports ?? [], { ...bare, run_id: ctx.runId })) {
+      io.stderr.write(w + "\n");
+    }
   }
   if (ctx.vacuous.size > 0) io.stderr.write(vacuousSummaryLine([...ctx.vacuous]) + "\n");
   if (!ok) io.stderr.write(`error: run failed: ${reason}\n`);
@@ -240,6 +265,15 @@ async function closedRunSummary(
     state: ctx.state, // read entry by entry: never the whole document decoded at once
     storeRoot: ctx.persist ? ctx.storeRoot : null,
   });
+}
+
+/** `--report` files of a run that had nothing left to run: the empty summary (docs/ci.md). */
+async function quietReports(req: RunRequest, packet: Packet): Promise<void> {
+  const reports = req.ci?.reports ?? [];
+  if (reports.length === 0) return;
+  const run = { runId: "", status: "completed", reason: null, exitCode: 0, startedAt: null, finishedAt: null };
+  const empty = buildRunSummary({ run, packet, selected: [], state: emptyState(), storeRoot: null });
+  for (const w of await writeReports(reports, { ...empty, run_id: null })) req.io.stderr.write(w + "\n");
 }
 
 /** `detached` when `start`/`run --detach` launched this runner (src/run/detach.ts sets the variable), else `attached`. */

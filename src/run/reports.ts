@@ -1,0 +1,108 @@
+/**
+ * `--report FORMAT=PATH` (docs/ci.md): the reports a run writes when it ends — `junit` (src/render/junit.ts),
+ * `summary` (GitHub-flavoured Markdown, src/render/summary_markdown.ts) and `json` (the run-summary document,
+ * docs/run-summary.md). Each is written whole (temp file, fsync, rename) when the run ends: completed, failed,
+ * interrupted, or aborted before any prompt was judged.
+ */
+import type { RunSummary } from "../events/mod.ts";
+import { RUN_SUMMARY_SCHEMA } from "../events/mod.ts";
+import { junitReport, summaryMarkdown } from "../render/mod.ts";
+import { UsageError } from "../errors.ts";
+import { atomicWriteText } from "../util/fs.ts";
+import { dirname, resolve } from "../util/path.ts";
+
+/** The report formats. */
+export const REPORT_FORMATS = ["junit", "summary", "json"] as const;
+
+/** A report format. */
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+/** One `--report` value: a format and the absolute path it is written to. */
+export interface ReportRequest {
+  format: ReportFormat;
+  path: string;
+}
+
+/** Parse the `--report` values (relative paths against `cwd`); a bad value is a usage error naming it. */
+export function parseReports(values: readonly string[], cwd: string): ReportRequest[] {
+  const out: ReportRequest[] = [];
+  for (const v of values) {
+    const eq = v.indexOf("=");
+    const format = eq < 0 ? v : v.slice(0, eq);
+    const path = eq < 0 ? "" : v.slice(eq + 1);
+    if (!(REPORT_FORMATS as readonly string[]).includes(format)) {
+      throw new UsageError(
+        "invalid_value",
+        `--report "${v}": the format must be one of ${REPORT_FORMATS.join(", ")} (FORMAT=PATH)`,
+      );
+    }
+    if (path === "") {
+      throw new UsageError("invalid_value", `--report "${v}": expected FORMAT=PATH, the path is missing`);
+    }
+    const abs = resolve(cwd, path);
+    if (out.some((r) => r.path === abs)) {
+      throw new UsageError("invalid_value", `--report "${v}": ${abs} is named by another --report`);
+    }
+    out.push({ format: format as ReportFormat, path: abs });
+  }
+  return out;
+}
+
+/** The text of one report. */
+export function reportText(format: ReportFormat, summary: RunSummary): string {
+  if (format === "junit") return junitReport(summary);
+  if (format === "summary") return summaryMarkdown(summary);
+  return JSON.stringify(summary, null, 2) + "\n";
+}
+
+/** Write each report whole; returns one warning line per report that could not be written (nothing else changes). */
+export async function writeReports(reports: readonly ReportRequest[], summary: RunSummary): Promise<string[]> {
+  const warnings: string[] = [];
+  for (const r of reports) {
+    try {
+      await Deno.mkdir(dirname(r.path), { recursive: true });
+      await atomicWriteText(r.path, reportText(r.format, summary), { fsync: true });
+    } catch (e) {
+      warnings.push(`warning: --report ${r.format}: could not write ${r.path}: ${e instanceof Error ? e.message : e}`);
+    }
+  }
+  return warnings;
+}
+
+/**
+ * The summary of a run that ended before the runner could judge any prompt (a refusal, a failed preflight, a held
+ * lease, a crash of the runner itself): no prompts, the error as its reason, the exit code the process ends with.
+ */
+export function abortedSummary(packet: string, reason: string, exitCode: number): RunSummary {
+  return {
+    type: "run_summary",
+    schema: RUN_SUMMARY_SCHEMA,
+    run_id: null,
+    packet,
+    status: "aborted",
+    reason,
+    exit_code: exitCode,
+    store_root: null,
+    started_at: null,
+    finished_at: null,
+    duration_ms: null,
+    counts: {
+      prompts: 0,
+      completed: 0,
+      failed: 0,
+      blocked: 0,
+      interrupted: 0,
+      not_run: 0,
+      running: 0,
+      attempts: 0,
+      run: 0,
+      retry: 0,
+      repair: 0,
+      steered: 0,
+      amended: 0,
+      vacuous: 0,
+    },
+    vacuous: [],
+    prompts: [],
+  };
+}
