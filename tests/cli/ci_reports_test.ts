@@ -59,7 +59,12 @@ Deno.test("a passing run of a partial selection: one testcase per selected promp
   assert.equal(r.code, 0, r.stderr);
   const { suite, cases } = await readJunit(`${out}/junit.xml`);
   assert.equal(suite["@_name"], "scenario");
-  assert.deepEqual([suite["@_tests"], suite["@_failures"], suite["@_errors"], suite["@_skipped"]], ["2", "0", "0", "0"]);
+  assert.deepEqual([suite["@_tests"], suite["@_failures"], suite["@_errors"], suite["@_skipped"]], [
+    "2",
+    "0",
+    "0",
+    "0",
+  ]);
   assert.deepEqual(cases.map((c) => c["@_name"]), ["01 Prompt 1", "02 Prompt 2"], "prompt 3 was not selected");
   assert.ok(cases.every((c) => c["@_classname"] === "scenario"));
   assert.ok(cases.every((c) => !("failure" in c) && !("error" in c) && !("skipped" in c)));
@@ -95,7 +100,12 @@ Deno.test("a failing and faulted run: a verification failure is <failure> with i
   const r = await runCli(["run", pkt, "--keep-going", "--report", `junit=${report}`]);
   assert.equal(r.code, 1, r.stderr);
   const { suite, cases } = await readJunit(report);
-  assert.deepEqual([suite["@_tests"], suite["@_failures"], suite["@_errors"], suite["@_skipped"]], ["3", "1", "1", "1"]);
+  assert.deepEqual([suite["@_tests"], suite["@_failures"], suite["@_errors"], suite["@_skipped"]], [
+    "3",
+    "1",
+    "1",
+    "1",
+  ]);
   const failure = cases[0]!.failure as Node;
   assert.equal(failure["@_type"], "verification_failed");
   assert.match(String(failure["#text"]), /files_exist never\.txt: missing/);
@@ -112,7 +122,10 @@ const SLOW = "verify:\n  files_exist: [slow.txt]\nsimulate:\n  attempts:\n    - 
 
 Deno.test("an interrupted run: the running prompt is <error>, the prompt not reached is <skipped>", async () => {
   await using dir = await tempDir();
-  const pkt = await makePacket(dir.path, { "01_a.prompt.md": promptFile("1", SLOW), "02_b.prompt.md": WRITES("2", "b") });
+  const pkt = await makePacket(dir.path, {
+    "01_a.prompt.md": promptFile("1", SLOW),
+    "02_b.prompt.md": WRITES("2", "b"),
+  });
   const report = `${dir.path}/junit.xml`;
   const child = spawnCli(["run", pkt, "--report", `junit=${report}`]);
   await waitFor(async () => (await readSnapshot(pkt))?.session_live === true, { timeoutMs: 60_000 });
@@ -132,7 +145,14 @@ Deno.test("a run refused before it starts still writes its reports: one errored 
   const md = `${dir.path}/summary.md`;
   // A stale report from an earlier run is replaced, never left for the CI job to read.
   await Deno.writeTextFile(report, "stale");
-  const r = await runCli(["run", `${dir.path}/no-such-packet`, "--report", `junit=${report}`, "--report", `summary=${md}`]);
+  const r = await runCli([
+    "run",
+    `${dir.path}/no-such-packet`,
+    "--report",
+    `junit=${report}`,
+    "--report",
+    `summary=${md}`,
+  ]);
   assert.notEqual(r.code, 0);
   const { suite, cases } = await readJunit(report);
   assert.deepEqual([suite["@_tests"], suite["@_errors"]], ["1", "1"]);

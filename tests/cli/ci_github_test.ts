@@ -1,0 +1,84 @@
+/**
+ * A run under GitHub Actions (docs/ci.md), black-box on the simulated provider: `GITHUB_ACTIONS=true` with a temp
+ * `GITHUB_STEP_SUMMARY` — each prompt's output inside `::group::`/`::endgroup::`, the failing checks as `::error`
+ * annotations (with `file=` relative to `GITHUB_WORKSPACE` when the clause names a path), the Markdown summary appended
+ * to the step summary file, no colour; and under GitLab CI each prompt is a collapsible section.
+ */
+import assert from "node:assert/strict";
+import { runCli } from "../support/cli.ts";
+import { tempDir } from "../support/fs.ts";
+import { makePacket, promptFile } from "../run/support.ts";
+
+async function packet(root: string): Promise<string> {
+  return await makePacket(root, {
+    "01_a.prompt.md": promptFile(
+      "1",
+      "verify:\n  files_exist: [a.txt]\nsimulate:\n  attempts:\n    - writes: [{path: a.txt}]\n      messages: [hello]",
+    ),
+    "02_b.prompt.md": promptFile(
+      "2",
+      'verify:\n  files_exist: [never.txt]\n  commands: ["echo out; exit 3"]\nrecovery: {repair: {enabled: false}}',
+    ),
+  });
+}
+
+Deno.test("under GitHub Actions: groups per prompt, ::error annotations, the summary appended to GITHUB_STEP_SUMMARY", async () => {
+  await using dir = await tempDir();
+  const pkt = await packet(dir.path);
+  const stepSummary = `${dir.path}/step_summary.md`;
+  await Deno.writeTextFile(stepSummary, "earlier step\n");
+  const r = await runCli(["run", pkt, "--keep-going"], {
+    env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: stepSummary, GITHUB_WORKSPACE: dir.path, NO_COLOR: "" },
+  });
+  assert.equal(r.code, 1, r.stderr);
+  // deno-lint-ignore no-control-regex
+  assert.doesNotMatch(r.stdout, /\x1b\[/, "no colour under CI");
+  const lines = r.stdout.split("\n");
+  const at = (l: string) => lines.indexOf(l);
+  // Each prompt's output sits inside its group; the groups are closed before the summary table.
+  assert.ok(at("::group::01 Prompt 1") >= 0, r.stdout);
+  assert.ok(at("::group::01 Prompt 1") < lines.indexOf("✓ Prompt 01 completed"));
+  const ends = lines.flatMap((l, i) => (l === "::endgroup::" ? [i] : []));
+  assert.equal(ends.length, 2);
+  assert.ok(ends[0]! < at("::group::02 Prompt 2"));
+  assert.ok(at("::group::02 Prompt 2") < lines.indexOf("Verification failed for prompt 02"));
+  assert.ok(lines.indexOf("Verification failed for prompt 02") < ends[1]!);
+  assert.ok(ends[1]! < lines.findIndex((l) => l.startsWith("Run ")));
+  // A path clause points at the file, relative to the checkout; a command's output tail is in the message.
+  assert.ok(
+    lines.includes(
+      "::error file=pkt/app/never.txt,title=prompt 02 Prompt 2%3A verification failed::files_exist never.txt: missing",
+    ),
+    r.stdout,
+  );
+  assert.ok(lines.includes(
+    "::error title=prompt 02 Prompt 2%3A verification failed::commands echo out; exit 3: exit 3 (expected 0)%0Aout",
+  ));
+  const md = await Deno.readTextFile(stepSummary);
+  assert.ok(md.startsWith("earlier step\n## prompt_runner: scenario — ❌ failed"), "appended, never replaced");
+  assert.match(md, /\| 02 Prompt 2 \| 1 \(run\) \| ❌ verification failed \| — \|/);
+  assert.match(md, /<details><summary>02 Prompt 2 — verification failed: 2 checks<\/summary>/);
+});
+
+Deno.test("under GitLab CI: each prompt is a collapsible section", async () => {
+  await using dir = await tempDir();
+  const pkt = await packet(dir.path);
+  const r = await runCli(["run", pkt, "--keep-going"], { env: { GITLAB_CI: "true" } });
+  assert.equal(r.code, 1, r.stderr);
+  // deno-lint-ignore no-control-regex
+  const starts = [...r.stdout.matchAll(/\x1b\[0Ksection_start:\d+:prompt_(\d+)\[collapsed=true\]\r\x1b\[0K(.*)\n/g)];
+  assert.deepEqual(starts.map((m) => [m[1], m[2]]), [["01", "01 Prompt 1"], ["02", "02 Prompt 2"]]);
+  // deno-lint-ignore no-control-regex
+  const ends = [...r.stdout.matchAll(/\x1b\[0Ksection_end:\d+:prompt_(\d+)\r\x1b\[0K\n/g)];
+  assert.deepEqual(ends.map((m) => m[1]), ["01", "02"]);
+  assert.doesNotMatch(r.stdout, /::group::/);
+});
+
+Deno.test("under CI=true alone: no group or section markers", async () => {
+  await using dir = await tempDir();
+  const pkt = await packet(dir.path);
+  const r = await runCli(["run", pkt, "--keep-going"], { env: { CI: "true", NO_COLOR: "" } });
+  assert.equal(r.code, 1, r.stderr);
+  assert.doesNotMatch(r.stdout, /::group::|section_start/);
+  assert.match(r.stdout, /Verification failed for prompt 02/);
+});

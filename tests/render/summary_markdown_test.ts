@@ -1,0 +1,26 @@
+/**
+ * The `summary` report (src/render/summary_markdown.ts) against golden files: a passing run, and a run with every
+ * outcome — the failing checks in `<details>`, steers and amendments in the audit table, table cells escaped.
+ */
+import { assertGolden } from "../support/golden.ts";
+import { summaryMarkdown } from "../../src/render/summary_markdown.ts";
+import { mixedSummary, prompt, summary } from "./_ci_summaries.ts";
+
+Deno.test("summary markdown: a passing run", () => {
+  assertGolden("ci/summary_passing.md", summaryMarkdown(summary([prompt("01", "One"), prompt("02", "Two")])));
+});
+
+Deno.test("summary markdown: every outcome, failing checks, steering and amendments", () => {
+  assertGolden("ci/summary_mixed.md", summaryMarkdown(mixedSummary()));
+});
+
+Deno.test("summary markdown: a run refused before it started", () => {
+  const s = summary([], {
+    status: "aborted",
+    reason: "no packet at ./x",
+    exit_code: 4,
+    run_id: null,
+    duration_ms: null,
+  });
+  assertGolden("ci/summary_aborted.md", summaryMarkdown(s));
+});
