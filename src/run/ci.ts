@@ -17,7 +17,7 @@ import {
   runNotices,
   summaryMarkdown,
 } from "../render/mod.ts";
-import type { CiEnvironment } from "../util/ci_env.ts";
+import type { CiEnvironment } from "../util/mod.ts";
 import { isAbsolute, join, relative } from "../util/path.ts";
 import type { TextOut } from "../util/mod.ts";
 

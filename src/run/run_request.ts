@@ -3,7 +3,7 @@ import type { OptionOverrides, Selection } from "../packet/mod.ts";
 import type { CommitPolicy, RunIo } from "./context.ts";
 import type { DisplayRequest } from "./progress_display.ts";
 import type { ReportRequest } from "./reports.ts";
-import type { CiEnvironment } from "../util/ci_env.ts";
+import type { CiEnvironment } from "../util/mod.ts";
 
 /** Everything `run` (and `repair`) decide from the command line. */
 export interface RunRequest {
