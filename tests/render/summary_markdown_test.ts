@@ -7,11 +7,11 @@ import { summaryMarkdown } from "../../src/render/summary_markdown.ts";
 import { mixedSummary, prompt, summary } from "./_ci_summaries.ts";
 
 Deno.test("summary markdown: a passing run", () => {
-  assertGolden("ci/summary_passing.md", summaryMarkdown(summary([prompt("01", "One"), prompt("02", "Two")])));
+  assertGolden("ci/summary_passing.md.txt", summaryMarkdown(summary([prompt("01", "One"), prompt("02", "Two")])));
 });
 
 Deno.test("summary markdown: every outcome, failing checks, steering and amendments", () => {
-  assertGolden("ci/summary_mixed.md", summaryMarkdown(mixedSummary()));
+  assertGolden("ci/summary_mixed.md.txt", summaryMarkdown(mixedSummary()));
 });
 
 Deno.test("summary markdown: a run refused before it started", () => {
@@ -22,5 +22,5 @@ Deno.test("summary markdown: a run refused before it started", () => {
     run_id: null,
     duration_ms: null,
   });
-  assertGolden("ci/summary_aborted.md", summaryMarkdown(s));
+  assertGolden("ci/summary_aborted.md.txt", summaryMarkdown(s));
 });
