@@ -14,7 +14,7 @@ export { loadFullWidth, needsFullWidth, needsFullWidthIn } from "./text_width.ts
 export { attemptPhrase, plural, type ProgressFacts, progressLine, timelineLine, tokenPhrase } from "./status_words.ts";
 export { StatusLine } from "./status_line.ts";
 export { junitOutcome, junitReport } from "./junit.ts";
-export { summaryMarkdown } from "./summary_markdown.ts";
+export { type AuditEntry, summaryMarkdown } from "./summary_markdown.ts";
 export {
   type CiKind,
   GH_END_GROUP,

@@ -8,6 +8,19 @@ import type { RunSummary, SummaryPrompt } from "../events/mod.ts";
 import { formatDuration } from "../util/time.ts";
 import { caseName, checksText, junitOutcome } from "./junit.ts";
 
+/** One steer or contract amendment of the run, from the audit records (src/run/reports.ts `runAudit()`). */
+export interface AuditEntry {
+  prompt: string;
+  kind: "steer" | "amendment";
+  at: string;
+  author: string;
+  /** The steer's text (its first line), or the amendment's `relax commands drop: <reason>`. */
+  what: string;
+}
+
+/** Longest audit text shown in a cell. */
+const AUDIT_TEXT_MAX = 100;
+
 /** A table cell: pipes escaped, line breaks folded, so a name cannot break the table. */
 function cell(text: string): string {
   return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
@@ -83,8 +96,30 @@ function failureDetails(p: SummaryPrompt): string[] {
   return [`<details><summary>${html(title)}</summary>`, "", fence + "text", body, fence, "", "</details>", ""];
 }
 
-/** The Markdown, ending with a newline. */
-export function summaryMarkdown(s: RunSummary): string {
+/** The steering and amendment audit: each record when the run's records were read, else the counts per prompt. */
+function auditSection(s: RunSummary, audit: readonly AuditEntry[] | null): string[] {
+  const out = ["### Steering and amendments", ""];
+  const touched = s.prompts.filter((p) => p.steered || p.amended);
+  if (touched.length === 0 && (audit === null || audit.length === 0)) {
+    return [...out, "No steers and no contract amendments in this run.", ""];
+  }
+  if (audit !== null && audit.length > 0) {
+    out.push("| Prompt | When | Who | What |", "| --- | --- | --- | --- |");
+    for (const a of audit) {
+      const line = a.what.split(/\r?\n/)[0] ?? "";
+      const text = line.length > AUDIT_TEXT_MAX ? `${line.slice(0, AUDIT_TEXT_MAX - 1)}…` : line;
+      out.push(`| ${cell(a.prompt)} | ${cell(a.at)} | ${cell(a.author)} | ${a.kind}: ${cell(text)} |`);
+    }
+  } else {
+    out.push("| Prompt | Steers delivered | Contract amendments |", "| --- | --- | --- |");
+    for (const p of touched) out.push(`| ${cell(caseName(p))} | ${p.steer_count} | ${p.amendment_count} |`);
+  }
+  out.push("", "Each steer and amendment is on the run's audit log (`prompt_runner control log`).", "");
+  return out;
+}
+
+/** The Markdown, ending with a newline; `audit` lists the run's steers and amendments (null: counts only). */
+export function summaryMarkdown(s: RunSummary, audit: readonly AuditEntry[] | null = null): string {
   const time = s.duration_ms === null ? "" : ` · ${formatDuration(s.duration_ms)}`;
   const exit = s.exit_code === null ? "" : ` · exit ${s.exit_code}`;
   const out = [
@@ -98,7 +133,7 @@ export function summaryMarkdown(s: RunSummary): string {
     out.push("| --- | --- | --- | --- | --- | --- |");
     for (const p of s.prompts) {
       const time = p.duration_ms === null ? "—" : formatDuration(p.duration_ms);
-      const attempts = `${p.attempts}${p.path === "" ? "" : ` (${p.path})`}`;
+      const attempts = p.path === "" ? "—" : p.path; // the modes of the attempts, as the summary table shows them
       out.push(
         `| ${cell(caseName(p))} | ${cell(attempts)} | ${resultOf(p)} | ${commitOf(p)} | ${time} | ${marksOf(p)} |`,
       );
@@ -110,13 +145,6 @@ export function summaryMarkdown(s: RunSummary): string {
     out.push("### Failing checks", "");
     for (const p of failing) out.push(...failureDetails(p));
   }
-  const touched = s.prompts.filter((p) => p.steered || p.amended);
-  out.push("### Steering and amendments", "");
-  if (touched.length === 0) out.push("No steers and no contract amendments in this run.", "");
-  else {
-    out.push("| Prompt | Steers delivered | Contract amendments |", "| --- | --- | --- |");
-    for (const p of touched) out.push(`| ${cell(caseName(p))} | ${p.steer_count} | ${p.amendment_count} |`);
-    out.push("", "Each steer and amendment is on the run's audit log (`prompt_runner control log`).", "");
-  }
+  out.push(...auditSection(s, audit));
   return out.join("\n");
 }

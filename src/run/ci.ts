@@ -8,6 +8,7 @@
 import type { Envelope, RunSummary } from "../events/mod.ts";
 import type { SnapshotPatch } from "../control/runner_api.ts";
 import {
+  type AuditEntry,
   GH_END_GROUP,
   ghGroup,
   ghNotice,
@@ -101,12 +102,14 @@ export class CiLog {
    * The run ended with `summary`: close the open group, write the annotations and notices, append the Markdown to
    * the step summary. Returns a warning line per thing that could not be written.
    */
-  async finish(summary: RunSummary): Promise<string[]> {
+  async finish(summary: RunSummary, audit: readonly AuditEntry[] | null = null): Promise<string[]> {
     this.end();
     if (this.#ci.kind !== "github") return [];
     for (const l of runAnnotations(summary, (id, path) => this.#where(id, path))) this.#line(l);
     for (const l of runNotices(summary)) this.#line(l);
-    return this.#ci.stepSummary === null ? [] : await appendStepSummary(this.#ci.stepSummary, summaryMarkdown(summary));
+    return this.#ci.stepSummary === null
+      ? []
+      : await appendStepSummary(this.#ci.stepSummary, summaryMarkdown(summary, audit));
   }
 }
 

@@ -6,7 +6,9 @@
  */
 import type { RunSummary } from "../events/mod.ts";
 import { RUN_SUMMARY_SCHEMA } from "../events/mod.ts";
-import { junitReport, summaryMarkdown } from "../render/mod.ts";
+import { type AuditEntry, junitReport, summaryMarkdown } from "../render/mod.ts";
+import { readInterventions } from "../control/runner_api.ts";
+import { readAmendments } from "../contract/mod.ts";
 import { UsageError } from "../errors.ts";
 import { atomicWriteText } from "../util/fs.ts";
 import { dirname, resolve } from "../util/path.ts";
@@ -48,20 +50,51 @@ export function parseReports(values: readonly string[], cwd: string): ReportRequ
   return out;
 }
 
-/** The text of one report. */
-export function reportText(format: ReportFormat, summary: RunSummary): string {
+/**
+ * The steers delivered in the run and the contract amendments of its amended prompts, from the audit records
+ * (`interventions/`, `amendments/`), in time order. Only steered or amended prompts are read.
+ */
+export async function runAudit(storeRoot: string, summary: RunSummary): Promise<AuditEntry[]> {
+  const out: AuditEntry[] = [];
+  for (const p of summary.prompts) {
+    if (p.steered) {
+      for (const r of await readInterventions(storeRoot, p.id)) {
+        if (r.run_id !== summary.run_id) continue;
+        out.push({ prompt: p.id, kind: "steer", at: r.at, author: r.author, what: r.text });
+      }
+    }
+    if (p.amended) {
+      for (const r of await readAmendments(storeRoot, p.id)) {
+        const what = `${r.direction} ${r.clause} ${r.operation}${r.reason ? `: ${r.reason}` : ""}`;
+        out.push({ prompt: p.id, kind: "amendment", at: r.at, author: r.author, what });
+      }
+    }
+  }
+  return out.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+}
+
+/** The text of one report (`audit`: the run's steers and amendments for the Markdown, null for counts only). */
+export function reportText(
+  format: ReportFormat,
+  summary: RunSummary,
+  audit: readonly AuditEntry[] | null = null,
+): string {
   if (format === "junit") return junitReport(summary);
-  if (format === "summary") return summaryMarkdown(summary);
+  if (format === "summary") return summaryMarkdown(summary, audit);
   return JSON.stringify(summary, null, 2) + "\n";
 }
 
 /** Write each report whole; returns one warning line per report that could not be written (nothing else changes). */
-export async function writeReports(reports: readonly ReportRequest[], summary: RunSummary): Promise<string[]> {
+export async function writeReports(
+  reports: readonly ReportRequest[],
+  summary: RunSummary,
+  audit: readonly AuditEntry[] | null = null,
+): Promise<string[]> {
   const warnings: string[] = [];
   for (const r of reports) {
     try {
       await Deno.mkdir(dirname(r.path), { recursive: true });
-      await atomicWriteText(r.path, reportText(r.format, summary), { fsync: true });
+      await atomicWriteText(r.path, reportText(r.format, summary, audit), { fsync: true });
     } catch (e) {
       warnings.push(`warning: --report ${r.format}: could not write ${r.path}: ${e instanceof Error ? e.message : e}`);
     }

@@ -37,7 +37,7 @@ import { ProgressDisplay } from "./progress_display.ts";
 import { trackPlane } from "./run_progress.ts";
 import type { RunnerPlane } from "../control/runner_api.ts";
 import { CiLog } from "./ci.ts";
-import { abortedSummary, writeReports } from "./reports.ts";
+import { abortedSummary, runAudit, writeReports } from "./reports.ts";
 
 export { type RunRequest, type RuntimeStore, writesStoreRoot } from "./run_request.ts";
 
@@ -221,10 +221,12 @@ async function closeRun(
   try {
     const summary = await closedRunSummary(ctx, opened, { status, reason, exitCode }, tally);
     // The --report files first (docs/ci.md): a CI job reads them even when printing the table fails.
-    for (const w of await writeReports(req.ci?.reports ?? [], summary)) io.stderr.write(w + "\n");
+    const wantsAudit = ctx.persist && (req.ci?.reports.length || req.ci?.env?.kind === "github");
+    const audit = wantsAudit ? await runAudit(ctx.storeRoot, summary).catch(() => null) : null;
+    for (const w of await writeReports(req.ci?.reports ?? [], summary, audit)) io.stderr.write(w + "\n");
     io.stdout.write(io.json ? JSON.stringify(summary) + "\n" : "\n" + summaryTable(summary, io.color));
     // The annotations and the step summary of a CI service: a write that fails is a warning too.
-    for (const w of await ciLog?.finish(summary) ?? []) io.stderr.write(w + "\n");
+    for (const w of await ciLog?.finish(summary, audit) ?? []) io.stderr.write(w + "\n");
   } catch (e) {
     const why = `no run summary: ${e instanceof Error ? e.message : String(e)}`;
     io.stderr.write(`warning: ${why}\n`);

@@ -56,7 +56,7 @@ Deno.test("under GitHub Actions: groups per prompt, ::error annotations, the sum
   ));
   const md = await Deno.readTextFile(stepSummary);
   assert.ok(md.startsWith("earlier step\n## prompt_runner: scenario — ❌ failed"), "appended, never replaced");
-  assert.match(md, /\| 02 Prompt 2 \| 1 \(run\) \| ❌ verification failed \| — \|/);
+  assert.match(md, /\| 02 Prompt 2 \| run \| ❌ verification failed \| — \|/);
   assert.match(md, /<details><summary>02 Prompt 2 — verification failed: 2 checks<\/summary>/);
 });
 
@@ -81,4 +81,41 @@ Deno.test("under CI=true alone: no group or section markers", async () => {
   assert.equal(r.code, 1, r.stderr);
   assert.doesNotMatch(r.stdout, /::group::|section_start/);
   assert.match(r.stdout, /Verification failed for prompt 02/);
+});
+
+Deno.test("an amended prompt: the summary report lists the amendment from the audit records; ::notice under GitHub", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, {
+    "01_a.prompt.md": promptFile(
+      "1",
+      'verify:\n  files_exist: [a.txt]\n  commands: ["exit 4"]\nrecovery: {repair: {enabled: false}}\n' +
+        "simulate:\n  attempts:\n    - writes: [{path: a.txt}]",
+    ),
+  });
+  const first = await runCli(["run", pkt]);
+  assert.equal(first.code, 1, first.stderr);
+  const relax = await runCli([
+    "control",
+    "relax",
+    pkt,
+    "01",
+    "--drop",
+    "commands",
+    "--reason",
+    "the check | is broken",
+    "--confirm",
+    "--author",
+    "ana",
+  ]);
+  assert.equal(relax.code, 0, relax.stderr);
+  const md = `${dir.path}/summary.md`;
+  const r = await runCli(["run", pkt, "--remaining", "--report", `summary=${md}`], {
+    env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: `${dir.path}/step.md` },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const text = await Deno.readTextFile(md);
+  assert.match(text, /\| 01 Prompt 1 \| run( → \w+)* \| ✅ completed \| `[0-9a-f]{8}` \| [^|]+ \| amended ×1 \|/);
+  assert.match(text, /\| 01 \| [0-9T:.Z-]+ \| ana \| amendment: relax commands drop: the check \\\| is broken \|/);
+  assert.equal(await Deno.readTextFile(`${dir.path}/step.md`), text + "\n", "the step summary is the same Markdown");
+  assert.match(r.stdout, /^::notice title=contract amended::prompt 01 Prompt 1 ran under 1 contract amendment/m);
 });

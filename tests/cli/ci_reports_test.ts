@@ -82,7 +82,7 @@ Deno.test("a passing run of a partial selection: one testcase per selected promp
   assert.deepEqual(JSON.parse(status.stdout), json);
   const md = await Deno.readTextFile(`${out}/summary.md`);
   assert.match(md, /^## prompt_runner: scenario — ✅ completed/);
-  assert.match(md, /\| 01 Prompt 1 \| 1 \(run\) \| ✅ completed \| `[0-9a-f]{8}` \|/);
+  assert.match(md, /\| 01 Prompt 1 \| run \| ✅ completed \| `[0-9a-f]{8}` \|/);
   assert.doesNotMatch(md, /Prompt 3/);
 });
 
