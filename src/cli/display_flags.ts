@@ -23,7 +23,7 @@ export const DISPLAY_FLAGS: Record<string, FlagSpec> = {
   },
 };
 
-function env(name: string): string | undefined {
+function readEnv(name: string): string | undefined {
   try {
     return Deno.env.get(name);
   } catch {
@@ -32,7 +32,10 @@ function env(name: string): string | undefined {
 }
 
 /** What the flags, the environment and the output decide. Throws a usage error for a bad `--heartbeat`. */
-export function displayRequest(ctx: CommandContext): DisplayRequest {
+export function displayRequest(
+  ctx: Pick<CommandContext, "flags" | "json" | "stdout">,
+  env: (name: string) => string | undefined = readEnv,
+): DisplayRequest {
   const flag = typeof ctx.flags.heartbeat === "string" ? ctx.flags.heartbeat : undefined;
   const heartbeatMs = heartbeatInterval(flag, env(HEARTBEAT_ENV));
   const statusLine = ctx.stdout.isTerminal && !ctx.json && ctx.flags["no-status-line"] !== true &&

@@ -119,3 +119,16 @@ Deno.test("an amended prompt: the summary report lists the amendment from the au
   assert.equal(await Deno.readTextFile(`${dir.path}/step.md`), text + "\n", "the step summary is the same Markdown");
   assert.match(r.stdout, /^::notice title=contract amended::prompt 01 Prompt 1 ran under 1 contract amendment/m);
 });
+
+Deno.test("under GitHub Actions with --json: the markers go to stderr, stdout stays JSON lines", async () => {
+  await using dir = await tempDir();
+  const pkt = await packet(dir.path);
+  const r = await runCli(["run", pkt, "--keep-going", "--json"], { env: { GITHUB_ACTIONS: "true" } });
+  assert.equal(r.code, 1, r.stderr);
+  const lines = r.stdout.trimEnd().split("\n");
+  for (const l of lines) JSON.parse(l);
+  assert.equal(JSON.parse(lines.at(-1)!).type, "run_summary");
+  assert.match(r.stderr, /^::group::01 Prompt 1$/m);
+  assert.match(r.stderr, /^::endgroup::$/m);
+  assert.match(r.stderr, /^::error file=.*never\.txt,title=prompt 02 Prompt 2%3A verification failed::/m);
+});
