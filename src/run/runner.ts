@@ -31,6 +31,7 @@ import type { RecoveryTarget } from "./crash_recovery.ts";
 import { recoverAtStart, recoveryPending } from "./recover_at_start.ts";
 import { runExitCode, runOrder, runVerdict } from "./run_decide.ts";
 import { listenForSignals, NO_CONTEXT, openContext, openRun, type RunOpening } from "./run_open.ts";
+import { INTERRUPTED_EXIT } from "./interrupts.ts";
 import { runPrompts, type RunTally } from "./run_loop.ts";
 import { type RunRequest, writesStoreRoot } from "./run_request.ts";
 import { ProgressDisplay } from "./progress_display.ts";
@@ -174,7 +175,8 @@ async function runLeased(
     const { ctx, desk } = await openContext(shown, packet, prompts, state, lease, opened, track);
     display.attach(() => ctx.breakStream());
     ciLog?.attach(() => ctx.breakStream());
-    const stopListening = listenForSignals(ctx, opened);
+    // A second Ctrl-C exits from the signal handler: the reports are its last words (docs/ci.md).
+    const stopListening = listenForSignals(ctx, opened, () => hardStopReports(ctx, shown, opened, prompts, ciLog));
     let tally: RunTally;
     try {
       tally = await runPrompts(ctx, desk, prompts, {
@@ -267,6 +269,30 @@ async function closedRunSummary(
     state: ctx.state, // read entry by entry: never the whole document decoded at once
     storeRoot: ctx.persist ? ctx.storeRoot : null,
   });
+}
+
+/** The reports of a run ended by a second Ctrl-C: its state as it stands, closed `failed`/`interrupted`, exit 130. */
+async function hardStopReports(
+  ctx: RunContext,
+  req: RunRequest,
+  opened: RunOpening,
+  prompts: Prompt[],
+  ciLog: CiLog | null,
+): Promise<void> {
+  if ((req.ci?.reports.length ?? 0) === 0 && ciLog === null) return;
+  const run = {
+    runId: ctx.runId,
+    status: "failed",
+    reason: "interrupted",
+    exitCode: INTERRUPTED_EXIT,
+    startedAt: opened.record?.created_at ?? null,
+    finishedAt: new Date().toISOString(),
+  };
+  const selected = prompts.map((p) => p.id);
+  const storeRoot = ctx.persist ? ctx.storeRoot : null;
+  const summary = buildRunSummary({ run, packet: ctx.packet, selected, state: ctx.state, storeRoot });
+  const warnings = [...await writeReports(req.ci?.reports ?? [], summary), ...await ciLog?.finish(summary) ?? []];
+  for (const w of warnings) req.io.stderr.write(w + "\n");
 }
 
 /** `--report` files of a run that had nothing left to run: the empty summary (docs/ci.md). */

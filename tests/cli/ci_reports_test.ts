@@ -169,3 +169,36 @@ Deno.test("--report refuses a bad value with a usage error naming it", async () 
   assert.equal(b.code, 2);
   assert.match(b.stderr, /--report "junit": expected FORMAT=PATH/);
 });
+
+Deno.test("a second signal (a CI cancel: SIGINT, then SIGTERM) still writes the reports before exiting 130", async () => {
+  await using dir = await tempDir();
+  const cli = `${dir.path}/fake-claude`;
+  const init = JSON.stringify({ type: "system", subtype: "init", session_id: "s-1", model: "m", cwd: "/x" });
+  // A provider that ignores both signals: only the second one can end this run (the hard stop).
+  await Deno.writeTextFile(
+    cli,
+    `#!/bin/bash\n[ "$1" = "--version" ] && { echo "2.1.0 (Claude Code)"; exit 0; }\n` +
+      `trap '' INT TERM; echo '${init}'; while :; do sleep 0.2; done\n`,
+  );
+  await Deno.chmod(cli, 0o755);
+  const yaml = `provider: claude\nmodel: m\nclaude_opts: {cli_path: ${cli}}\ntimeout: 600000\n` +
+    "recovery: {interrupt_grace_ms: 60000}\nverify:\n  files_exist: [hello.txt]";
+  const pkt = await makePacket(dir.path, {
+    "01_a.prompt.md": promptFile("1", yaml),
+    "02_b.prompt.md": WRITES("2", "b"),
+  });
+  const report = `${dir.path}/junit.xml`;
+  const child = spawnCli(["run", pkt, "--report", `junit=${report}`]);
+  await waitFor(async () => (await readSnapshot(pkt))?.session_live === true, { timeoutMs: 60_000 });
+  child.kill("SIGINT");
+  child.kill("SIGTERM"); // a different signal: never coalesced with the first
+  const out = await child.output();
+  assert.equal(out.code, 130);
+  const { suite, cases } = await readJunit(report);
+  assert.deepEqual([suite["@_tests"], suite["@_errors"], suite["@_skipped"]], ["2", "1", "1"]);
+  const runProps = Object.fromEntries(
+    ((suite.properties as Node).property as Node[]).map((p) => [p["@_name"], p["@_value"]]),
+  );
+  assert.deepEqual([runProps.status, runProps.reason, runProps.exit_code], ["failed", "interrupted", "130"]);
+  assert.ok("error" in cases[0]!, "the prompt the signals stopped is an error");
+});
