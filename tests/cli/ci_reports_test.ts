@@ -202,3 +202,15 @@ Deno.test("a second signal (a CI cancel: SIGINT, then SIGTERM) still writes the 
   assert.deepEqual([runProps.status, runProps.reason, runProps.exit_code], ["failed", "interrupted", "130"]);
   assert.ok("error" in cases[0]!, "the prompt the signals stopped is an error");
 });
+
+Deno.test("a run with nothing left to run replaces the report with an empty suite", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, { "01_a.prompt.md": WRITES("1", "a.txt") });
+  const report = `${dir.path}/junit.xml`;
+  assert.equal((await runCli(["run", pkt, "--report", `junit=${report}`])).code, 0);
+  assert.equal((await readJunit(report)).cases.length, 1);
+  const again = await runCli(["run", pkt, "--remaining", "--report", `junit=${report}`]);
+  assert.equal(again.code, 0, again.stderr);
+  const { suite, cases } = await readJunit(report);
+  assert.deepEqual([suite["@_tests"], cases.length], ["0", 0]);
+});
