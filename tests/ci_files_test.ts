@@ -2,11 +2,14 @@
  * The CI files (docs/ci.md) agree with the program: the Action and the GitLab template run `run` with exactly its
  * declared permissions and `--report` values the program accepts, the GitLab template hands its JUnit report to
  * `artifacts:reports:junit`, and the release workflow builds both linux targets with checksums. (.ci/run validates the
- * GitHub files against their schemas with @action-validator/cli.)
+ * GitHub files against their schemas with @action-validator/cli.) The Action's run step is run by bash as GitHub runs
+ * it, on a packet of the simulated provider.
  */
 import assert from "node:assert/strict";
 import yaml from "js-yaml";
-import { ROOT } from "./support/cli.ts";
+import { childEnv, ROOT } from "./support/cli.ts";
+import { tempDir } from "./support/fs.ts";
+import { makePacket, promptFile } from "./run/support.ts";
 import { denoFlagsFor } from "../src/cli/frame.ts";
 import { RUNNER } from "../src/cli/permissions.ts";
 import { parseReports } from "../src/run/reports.ts";
@@ -72,4 +75,46 @@ Deno.test("the release workflow compiles linux x64 and arm64 with checksums", as
   const { perms } = runLine(compile);
   assert.deepEqual(perms, denoFlagsFor(RUNNER));
   assert.match(compile, /sha256sum/);
+});
+
+Deno.test("the Action's run step, run by bash as GitHub runs it: the reports, and the run's exit code as its output", async () => {
+  const action = await load("action.yml");
+  const step = (action.runs as { steps: Doc[] }).steps.find((s) => s.id === "run")!;
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, {
+    "01_a.prompt.md": promptFile(
+      "1",
+      "verify:\n  files_exist: [a.txt]\nsimulate:\n  attempts:\n    - writes: [{path: a.txt}]",
+    ),
+    "02_b.prompt.md": promptFile("2", "verify:\n  files_exist: [never.txt]\nrecovery: {repair: {enabled: false}}"),
+  });
+  const output = `${dir.path}/github_output`;
+  const denoDir = Deno.execPath().slice(0, Deno.execPath().lastIndexOf("/"));
+  const env = childEnv({
+    PATH: `${denoDir}:${Deno.env.get("PATH") ?? ""}`,
+    GITHUB_ACTION_PATH: ROOT,
+    GITHUB_OUTPUT: output,
+    PACKET: pkt,
+    ARGS: "--keep-going  --through 02",
+    REPORTS: `${dir.path}/reports`,
+  });
+  // GitHub runs a composite step's script as `bash --noprofile --norc -eo pipefail {0}`.
+  const script = `${dir.path}/step.sh`;
+  await Deno.writeTextFile(script, String(step.run));
+  const r = await new Deno.Command("bash", {
+    args: ["--noprofile", "--norc", "-eo", "pipefail", script],
+    cwd: dir.path,
+    env,
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(r.code, 0, "the step records the exit code; a later step fails with it");
+  const outputs = await Deno.readTextFile(output);
+  assert.match(outputs, /^exit-code=1$/m, new TextDecoder().decode(r.stderr));
+  assert.match(outputs, new RegExp(`^junit=${dir.path}/reports/junit.xml$`, "m"));
+  const junit = await Deno.readTextFile(`${dir.path}/reports/junit.xml`);
+  assert.match(junit, /<testsuite name="scenario" tests="2" failures="1"/);
+  assert.match(await Deno.readTextFile(`${dir.path}/reports/summary.md`), /❌ failed/);
+  assert.equal(JSON.parse(await Deno.readTextFile(`${dir.path}/reports/summary.json`)).exit_code, 1);
 });
