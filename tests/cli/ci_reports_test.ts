@@ -117,7 +117,8 @@ Deno.test("a failing and faulted run: a verification failure is <failure> with i
   assert.match(String((cases[2]!.skipped as Node)["@_message"]), /not reached/);
 });
 
-const SLOW = "verify:\n  files_exist: [slow.txt]\nsimulate:\n  attempts:\n    - delay_ms: 400\n" +
+// Thirty seconds of session: the SIGINT lands while it runs however loaded the machine is.
+const SLOW = "verify:\n  files_exist: [slow.txt]\nsimulate:\n  attempts:\n    - delay_ms: 3000\n" +
   "      messages: [one, two, three, four, five, six, seven, eight, nine, ten]\n      writes: [{path: slow.txt}]";
 
 Deno.test("an interrupted run: the running prompt is <error>, the prompt not reached is <skipped>", async () => {
