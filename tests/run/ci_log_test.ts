@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { CiLog } from "../../src/run/ci.ts";
 import type { Envelope } from "../../src/events/mod.ts";
-import { ghData, ghError, ghProperty } from "../../src/render/ci_commands.ts";
+import { ghData, ghError, ghProperty, runAnnotations } from "../../src/render/ci_commands.ts";
 import { mixedSummary } from "../render/_ci_summaries.ts";
 
 function sink() {
@@ -94,4 +94,23 @@ Deno.test("workflow commands escape %, CR, LF in messages and : , in properties"
   assert.equal(ghProperty("a:b,c"), "a%3Ab%2Cc");
   assert.equal(ghError("m", { file: "a,b.ts", line: 3, title: "t" }), "::error file=a%2Cb.ts,line=3,title=t::m");
   assert.equal(ghError("m"), "::error::m");
+});
+
+Deno.test("runAnnotations: a subject written path:line gives the annotation its line", () => {
+  const s = mixedSummary();
+  const p = s.prompts.find((q) => q.id === "03")!;
+  p.history.at(-1)!.checks = [{
+    id: "source_absent#1",
+    clause: "source_absent",
+    subject: "src/a.ts:12",
+    status: "fail",
+    detail: "1 forbidden source match(es)",
+    tail: [],
+    omitted: 0,
+  }];
+  const lines = runAnnotations(s, (_id, path) => `repo/${path}`).filter((l) => l.includes("source_absent"));
+  assert.deepEqual(lines, [
+    "::error file=repo/src/a.ts,line=12,title=prompt 03 Write the guide | docs%3A verification failed::" +
+    "source_absent src/a.ts:12: 1 forbidden source match(es)",
+  ]);
 });
