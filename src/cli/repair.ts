@@ -9,7 +9,7 @@ import { OVERRIDE_FLAGS, parseOverrides, TARGET_FLAGS } from "./selection_flags.
 import { commitPolicy, targetCommitPolicy } from "./run.ts";
 import { DISPLAY_FLAGS, displayRequest } from "./display_flags.ts";
 import { runPacket } from "../run/runner.ts";
-import { ciRequest, REPORT_FLAGS, withAbortReports } from "./report_flags.ts";
+import { REPORT_FLAGS, withAbortReports } from "./report_flags.ts";
 
 /** The `repair` command. */
 export const spec: CommandSpec = {
@@ -31,7 +31,7 @@ export const spec: CommandSpec = {
     ...OVERRIDE_FLAGS,
     ...TARGET_FLAGS,
   },
-  run: withAbortReports(async (ctx: CommandContext): Promise<number> => {
+  run: withAbortReports(async (ctx: CommandContext, ci): Promise<number> => {
     const f = ctx.flags;
     const overrides = parseOverrides(f);
     commitPolicy(f);
@@ -60,7 +60,7 @@ export const spec: CommandSpec = {
       argv: ctx.argv,
       strict: f.strict === true,
       display,
-      ci: ciRequest(ctx),
+      ci,
     });
   }),
 };

@@ -33,14 +33,15 @@ export function ciRequest(ctx: CommandContext): CiRequest {
  * it throws — a run that ended before any prompt was judged — then rethrows. A bad `--report` is refused first.
  */
 export function withAbortReports(
-  run: (ctx: CommandContext) => Promise<number>,
+  run: (ctx: CommandContext, ci: CiRequest) => Promise<number>,
 ): (ctx: CommandContext) => Promise<number> {
   return async (ctx) => {
     const ci = ciRequest(ctx);
     try {
-      return await run(ctx);
+      return await run(ctx, ci);
     } catch (e) {
-      if (ci.reports.length === 0 && ci.env?.kind !== "github") throw e;
+      // The runner wrote them already (an error after the run closed): they hold the run's verdict, keep them.
+      if (ci.written === true || (ci.reports.length === 0 && ci.env?.kind !== "github")) throw e;
       const message = e instanceof Error ? e.message : String(e);
       const exit = e instanceof PromptRunnerError ? e.exit : 1;
       const summary = abortedSummary(ctx.positionals[0] ?? ".", message, exit);

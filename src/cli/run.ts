@@ -126,7 +126,7 @@ export const spec: CommandSpec = {
     ...OVERRIDE_FLAGS,
     ...TARGET_FLAGS,
   },
-  run: withAbortReports(async (ctx: CommandContext): Promise<number> => {
+  run: withAbortReports(async (ctx: CommandContext, ci): Promise<number> => {
     const f = ctx.flags;
     if (f["verify-first"] === true && f["no-verify-first"] === true) {
       throw new UsageError("conflicting_flags", "--verify-first conflicts with --no-verify-first");
@@ -161,7 +161,7 @@ export const spec: CommandSpec = {
       strict: f.strict === true,
       events,
       display,
-      ci: ciRequest(ctx),
+      ci,
     });
   }),
 };

@@ -49,6 +49,8 @@ export interface CiRequest {
   reports: ReportRequest[];
   /** The CI service the run is under (src/util/ci_env.ts), null for none. */
   env: CiEnvironment | null;
+  /** Set by the runner once it wrote the reports, so a later error does not replace them. */
+  written?: boolean;
 }
 
 /** `--events-segment-size`, `--keep-runs`, `--keep-archives-size` (or their environment variables). */

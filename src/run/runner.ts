@@ -226,6 +226,7 @@ async function closeRun(
     const wantsAudit = ctx.persist && (req.ci?.reports.length || req.ci?.env?.kind === "github");
     const audit = wantsAudit ? await runAudit(ctx.storeRoot, summary).catch(() => null) : null;
     for (const w of await writeReports(req.ci?.reports ?? [], summary, audit)) io.stderr.write(w + "\n");
+    if (req.ci) req.ci.written = true;
     io.stdout.write(io.json ? JSON.stringify(summary) + "\n" : "\n" + summaryTable(summary, io.color));
     // The annotations and the step summary of a CI service: a write that fails is a warning too.
     for (const w of await ciLog?.finish(summary, audit) ?? []) io.stderr.write(w + "\n");
@@ -234,8 +235,9 @@ async function closeRun(
     io.stderr.write(`warning: ${why}\n`);
     // A report is still written, so a CI job never reads a stale one: the run's verdict without its prompts.
     const bare = { ...abortedSummary(ctx.packet.name, `${reason ?? status} (${why})`, exitCode), status };
-    for (const w of await writeReports(req.ci?.reports ?? [], { ...bare, run_id: ctx.runId })) {
-      io.stderr.write(w + "\n");
+    if (req.ci && !req.ci.written) {
+      for (const w of await writeReports(req.ci.reports, { ...bare, run_id: ctx.runId })) io.stderr.write(w + "\n");
+      req.ci.written = true;
     }
   }
   if (ctx.vacuous.size > 0) io.stderr.write(vacuousSummaryLine([...ctx.vacuous]) + "\n");
@@ -302,6 +304,7 @@ async function quietReports(req: RunRequest, packet: Packet): Promise<void> {
   const run = { runId: "", status: "completed", reason: null, exitCode: 0, startedAt: null, finishedAt: null };
   const empty = buildRunSummary({ run, packet, selected: [], state: emptyState(), storeRoot: null });
   for (const w of await writeReports(reports, { ...empty, run_id: null })) req.io.stderr.write(w + "\n");
+  if (req.ci) req.ci.written = true;
 }
 
 /** `detached` when `start`/`run --detach` launched this runner (src/run/detach.ts sets the variable), else `attached`. */
