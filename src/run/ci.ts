@@ -14,6 +14,7 @@ import {
   ghNotice,
   gitlabSectionEnd,
   gitlabSectionStart,
+  junitOutcome,
   runAnnotations,
   runNotices,
   summaryMarkdown,
@@ -109,8 +110,35 @@ export class CiLog {
     for (const l of runNotices(summary)) this.#line(l);
     return this.#ci.stepSummary === null
       ? []
-      : await appendStepSummary(this.#ci.stepSummary, summaryMarkdown(summary, audit));
+      : await appendStepSummary(this.#ci.stepSummary, stepSummaryMarkdown(summary, audit));
   }
+}
+
+/** GitHub refuses a job summary over 1 MiB; the Markdown stays under this many bytes. */
+export const STEP_SUMMARY_MAX_BYTES = 1000 * 1000;
+
+/**
+ * The Markdown for `$GITHUB_STEP_SUMMARY`: the whole summary when it fits {@link STEP_SUMMARY_MAX_BYTES}, else only the
+ * prompts that did not pass in its table (a 10,000-prompt run), else cut at the bound — each time saying so and naming
+ * the `summary` report, which always has everything.
+ */
+export function stepSummaryMarkdown(
+  summary: RunSummary,
+  audit: readonly AuditEntry[] | null,
+  maxBytes = STEP_SUMMARY_MAX_BYTES,
+): string {
+  const size = (t: string) => new TextEncoder().encode(t).length;
+  const full = summaryMarkdown(summary, audit);
+  if (size(full) <= maxBytes) return full;
+  const failing = summary.prompts.filter((p) => junitOutcome(p) !== "passed");
+  const passed = summary.prompts.length - failing.length;
+  const note = `_${passed} passing prompts are left out of this table (GitHub's job summary is limited to 1 MiB); ` +
+    "the `summary` and `junit` reports have every prompt._\n";
+  const short = summaryMarkdown({ ...summary, prompts: failing }, audit) + "\n" + note;
+  if (size(short) <= maxBytes) return short;
+  const cut = "\n\n_…cut at GitHub's 1 MiB job-summary limit; the `summary` report has all of it._\n";
+  const bytes = new TextEncoder().encode(short).slice(0, maxBytes - size(cut));
+  return new TextDecoder().decode(bytes).replace(/\uFFFD+$/, "") + cut;
 }
 
 /** Append to `$GITHUB_STEP_SUMMARY` (GitHub's file: appended to, never replaced). */

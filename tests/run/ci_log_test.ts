@@ -4,7 +4,7 @@
  * command escaping (src/render/ci_commands.ts).
  */
 import assert from "node:assert/strict";
-import { CiLog } from "../../src/run/ci.ts";
+import { CiLog, stepSummaryMarkdown } from "../../src/run/ci.ts";
 import type { Envelope } from "../../src/events/mod.ts";
 import { ghData, ghError, ghProperty, runAnnotations } from "../../src/render/ci_commands.ts";
 import { mixedSummary } from "../render/_ci_summaries.ts";
@@ -113,4 +113,18 @@ Deno.test("runAnnotations: a subject written path:line gives the annotation its 
     "::error file=repo/src/a.ts,line=12,title=prompt 03 Write the guide | docs%3A verification failed::" +
     "source_absent src/a.ts:12: 1 forbidden source match(es)",
   ]);
+});
+
+Deno.test("stepSummaryMarkdown: whole when it fits; over the bound only the prompts that did not pass; else cut", () => {
+  const s = mixedSummary();
+  const full = stepSummaryMarkdown(s, null);
+  assert.ok(full.includes("| 01 Set up the project |"), "a small run is whole");
+  const fullBytes = new TextEncoder().encode(full).length;
+  const short = stepSummaryMarkdown(s, null, fullBytes - 1);
+  assert.ok(!short.includes("| 01 Set up the project |"), "a passing prompt is left out");
+  assert.ok(short.includes("| 03 Write the guide \\| docs |"), "a failing prompt stays");
+  assert.match(short, /_2 passing prompts are left out of this table/);
+  const cut = stepSummaryMarkdown(s, null, 300);
+  assert.ok(new TextEncoder().encode(cut).length <= 300);
+  assert.match(cut, /cut at GitHub's 1 MiB job-summary limit/);
 });
