@@ -1,8 +1,9 @@
 /**
- * `deno task e2e`: the offline end-to-end suite with the real `claude` and `codex` CLIs (docs/reference/providers.md §7).
+ * `deno task e2e`: the offline end-to-end suite with the real `claude` and `codex` CLIs (docs/reference/providers.md §7)
+ * and the dashboard in a headless browser (docs/dashboard.md).
  *
- * Installs the CLIs when missing (a visible SKIPPED notice and exit 0 when that is impossible), runs
- * `deno test -A tests/e2e/`, prints `N passed, N failed` parsed from Deno's summary, and fails when any process the
+ * Installs the CLIs when missing (when that is impossible, a visible SKIPPED notice and only the browser cases run),
+ * runs `deno test -A tests/e2e/`, prints `N passed, N failed` parsed from Deno's summary, and fails when any process the
  * suite started (tagged through the `PROMPT_RUNNER_E2E_RUN_TAG` environment variable) is still alive afterwards.
  *
  * Usage: deno task e2e [-- <extra deno test args, e.g. --filter codex>]
@@ -16,10 +17,16 @@ const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
  * The `deno test` arguments for the suite: the extra ones given (a leading `--`, as `deno task e2e -- --filter codex`
  * passes it, is dropped — after `--` deno test would take `tests/e2e/` as a script argument and run every test).
  */
-export function e2eTestArgs(extra: readonly string[]): string[] {
+export function e2eTestArgs(extra: readonly string[], paths: readonly string[] = ["tests/e2e/"]): string[] {
   const given = extra[0] === "--" ? extra.slice(1) : extra;
-  return ["test", "-A", "--no-check=remote", ...given, "tests/e2e/"];
+  return ["test", "-A", "--no-check=remote", ...given, ...paths];
 }
+
+/** The cases that need no provider CLI (the dashboard in a browser): they still run when the CLIs cannot be installed. */
+export const BROWSER_ONLY_PATHS: readonly string[] = [
+  "tests/e2e/dashboard_test.ts",
+  "tests/e2e/dashboard_render_test.ts",
+];
 
 /** Counts parsed from Deno's test summary line (`ok | 3 passed | 0 failed (2s)`), or null when absent. */
 export function parseTestSummary(output: string): { passed: number; failed: number } | null {
@@ -68,19 +75,20 @@ async function main(): Promise<number> {
     console.log("SKIPPED: the e2e suite needs Linux (/proc) — 0 passed, 0 failed");
     return 0;
   }
+  let paths: readonly string[] = ["tests/e2e/"];
   if (!(await ensureE2eTools())) {
     console.log("");
     console.log("==================================================================");
-    console.log(" SKIPPED: end-to-end suite — claude/codex CLIs could not be installed");
+    console.log(" SKIPPED: the provider cases — claude/codex CLIs could not be installed");
     console.log(" (npm install into tests/.tools failed; set PROMPT_RUNNER_E2E_TOOLS");
-    console.log("  to a directory that holds node_modules/.bin/{claude,codex})");
+    console.log("  to a directory that holds node_modules/.bin/{claude,codex});");
+    console.log(" the dashboard's browser cases still run");
     console.log("==================================================================");
-    console.log("0 passed, 0 failed");
-    return 0;
+    paths = BROWSER_ONLY_PATHS;
   }
   const tag = `e2e-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   const child = new Deno.Command(Deno.execPath(), {
-    args: e2eTestArgs(Deno.args),
+    args: e2eTestArgs(Deno.args, paths),
     cwd: ROOT,
     env: { [E2E_TAG_VAR]: tag, NO_COLOR: "1" },
     stdin: "null",

@@ -24,16 +24,21 @@ export type Code =
   // exit 1: the command ran and failed
   | "control_dir_failed"
   | "detach_timeout"
+  | "import_digest_mismatch"
   | "import_nothing_completed"
   | "import_progress_exists"
+  | "import_source_invalid"
   | "internal_error"
   | "invalid_snapshot"
+  | "listen_failed"
+  | "rate_limited"
   | "not_built"
   | "preflight_failed"
   | "progress_store_invalid"
   | "state_store_invalid"
   | "stop_timeout"
   | "store_integrity"
+  | "unit_stop_failed"
   | "workspace_artifact_build_failed"
   | "workspace_artifact_invalid"
   | "workspace_artifact_no_toolchain"
@@ -51,6 +56,8 @@ export type Code =
   | "empty_steer"
   | "empty_view"
   | "entry_already_required"
+  | "forbidden"
+  | "insecure_listen"
   | "invalid_entry"
   | "invalid_value"
   | "invalid_view_value"
@@ -61,6 +68,7 @@ export type Code =
   | "path_escapes_repo"
   | "reason_required"
   | "steer_too_long"
+  | "tokens_file_invalid"
   | "unexpected_argument"
   | "unknown_clause"
   | "unknown_command"
@@ -96,16 +104,21 @@ export type Code =
 export const EXIT = {
   control_dir_failed: Exit.failed,
   detach_timeout: Exit.failed,
+  import_digest_mismatch: Exit.failed,
   import_nothing_completed: Exit.failed,
   import_progress_exists: Exit.failed,
+  import_source_invalid: Exit.failed,
   internal_error: Exit.failed,
   invalid_snapshot: Exit.failed,
+  listen_failed: Exit.failed,
+  rate_limited: Exit.failed,
   not_built: Exit.failed,
   preflight_failed: Exit.failed,
   progress_store_invalid: Exit.failed,
   state_store_invalid: Exit.failed,
   stop_timeout: Exit.failed,
   store_integrity: Exit.failed,
+  unit_stop_failed: Exit.failed,
   workspace_artifact_build_failed: Exit.failed,
   workspace_artifact_invalid: Exit.failed,
   workspace_artifact_no_toolchain: Exit.failed,
@@ -122,6 +135,8 @@ export const EXIT = {
   empty_steer: Exit.usage,
   empty_view: Exit.usage,
   entry_already_required: Exit.usage,
+  forbidden: Exit.usage,
+  insecure_listen: Exit.usage,
   invalid_entry: Exit.usage,
   invalid_value: Exit.usage,
   invalid_view_value: Exit.usage,
@@ -132,6 +147,7 @@ export const EXIT = {
   path_escapes_repo: Exit.usage,
   reason_required: Exit.usage,
   steer_too_long: Exit.usage,
+  tokens_file_invalid: Exit.usage,
   unexpected_argument: Exit.usage,
   unknown_clause: Exit.usage,
   unknown_command: Exit.usage,

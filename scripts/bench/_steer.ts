@@ -28,13 +28,14 @@ const ROUNDS = 5;
 const STEER_TEXT = "Change course. [[e2e:text Steered.]]";
 const SUPPORT = new URL("../../tests/support/", import.meta.url).pathname;
 
-interface Standalone {
+/** A fake model server running as its own process. */
+export interface Standalone {
   port: number;
   stop(): Promise<void>;
 }
 
-/** The fake runs as its own process so this bench needs no net permission. */
-async function startFake(lane: Lane, dir: string): Promise<Standalone> {
+/** The fake runs as its own process so this bench needs no net permission (also used by steer_transports.ts). */
+export async function startFake(lane: Lane, dir: string): Promise<Standalone> {
   const file = lane === "claude" ? "fake_anthropic.ts" : "fake_openai.ts";
   const child = new Deno.Command(Deno.execPath(), {
     args: [

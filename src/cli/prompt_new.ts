@@ -20,6 +20,7 @@ import {
 import { normalizePromptId } from "../util/ids.ts";
 import { resolve } from "../util/path.ts";
 import { createNew } from "../util/create_new.ts";
+import { flagValues, refuseControlChars } from "./one_line.ts";
 
 /** The timeout written on each `--command` entry (lint warns about a command without one). */
 const COMMAND_TIMEOUT_MS = 300_000;
@@ -127,12 +128,18 @@ export const spec: CommandSpec = {
     if (!/^\d+$/.test(phaseText.trim())) {
       throw new UsageError("invalid_value", `--phase takes an integer, got "${phaseText}"`);
     }
+    refuseControlChars(flagValues(ctx.flags, ["name", "targets", "depends-on", "template", "file"]));
     const name = str(ctx.flags, "name") ?? `Prompt ${id}`;
     const profileTemplate = (await resolveProfileOptions(packet, env)).prompt_template;
-    const ref = str(ctx.flags, "template") ??
-      (typeof packet.manifest.prompt_template === "string" ? packet.manifest.prompt_template : null) ??
+    const flagTemplate = str(ctx.flags, "template");
+    const manifestTemplate = typeof packet.manifest.prompt_template === "string"
+      ? packet.manifest.prompt_template
+      : null;
+    const ref = flagTemplate ?? manifestTemplate ??
       (typeof profileTemplate === "string" ? profileTemplate : null) ?? "default";
-    const template = await loadTemplate(ref, env, packet.dir);
+    // A template path the packet's own manifest names must stay inside the packet (src/packet/templates.ts).
+    const confine = flagTemplate === null && manifestTemplate !== null ? { confineTo: packet.dir } : {};
+    const template = await loadTemplate(ref, env, packet.dir, confine);
     const { text, verify } = promptFileText(template, {
       id,
       phase: Number(phaseText.trim()),

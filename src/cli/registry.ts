@@ -79,6 +79,13 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import("./control/relax.ts"),
   },
   {
+    path: ["control", "serve"],
+    summary: "serve the control plane over HTTP (API, events, dashboard)",
+    // net: listens (loopback by default); write: request files and the audit log, like control steer.
+    permissions: ["read", "write", "env", "sys", "net"],
+    load: () => import("./control/serve.ts"),
+  },
+  {
     path: ["packet", "lint"],
     summary: "static checks",
     permissions: READ_ONLY,

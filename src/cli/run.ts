@@ -83,7 +83,10 @@ export async function startDetached(ctx: CommandContext): Promise<number> {
     ...(systemd ? { systemdUnit: unitName(target.workspace!.id, fileStamp()) } : {}),
   });
   if (ctx.json) {
-    ctx.stdout.write(JSON.stringify({ run_id: r.run_id, pid: r.pid, store_root: r.store_root, log: r.log }) + "\n");
+    const unit = r.unit ? { unit: r.unit } : {};
+    ctx.stdout.write(
+      JSON.stringify({ run_id: r.run_id, pid: r.pid, store_root: r.store_root, log: r.log, ...unit }) + "\n",
+    );
   } else ctx.stdout.write(detachedLine(r) + "\n");
   return 0;
 }

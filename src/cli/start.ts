@@ -11,7 +11,8 @@ import { withAbortReports } from "./report_flags.ts";
 export const spec: CommandSpec = {
   usage: "[TARGET] [IDS…] [run flags]",
   description: "Start a run in the background (its own session; output appended to <store>/logs/runner-<ts>.log), " +
-    "wait until it holds the lease, print {run_id, pid, store_root} and exit 0. Takes every flag of run.",
+    "wait until it holds the lease, print {run_id, pid, store_root} and exit 0. Takes every flag of run. Under " +
+    "operator.containment: systemd_user the runner runs in a transient systemd user unit, which the output names (unit).",
   flags: runSpec.flags,
   // A refusal before the runner starts still writes the --report files (docs/ci.md); the runner writes them after.
   run: withAbortReports(startDetached),

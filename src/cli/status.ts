@@ -91,7 +91,8 @@ export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()):
   if (p.error) row("error", p.error);
   const l = r.lease;
   const who = l.pid !== null && l.state !== "down" ? ` (pid ${l.pid}${l.hostname ? ` on ${l.hostname}` : ""})` : "";
-  row("service", `${r.service.mode} · process ${l.state}${who}`);
+  const mode = r.service.unit ? `systemd unit ${r.service.unit}` : r.service.mode;
+  row("service", `${mode} · process ${l.state}${who}`);
   if (r.leftovers) row("leftovers", wrap(describeLeftovers(r.leftovers), 88, indent));
   return lines.join("\n") + "\n";
 }

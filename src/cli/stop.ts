@@ -1,7 +1,8 @@
 /** `stop [TARGET] [--grace DUR] [--force] [--json]` (docs/reference/cli.md §3.6): stop the live run gracefully. */
 import type { CommandSpec } from "./frame.ts";
 import { LeaseHeldError, NotFoundError, RunFailedError, UsageError } from "../errors.ts";
-import { readLease } from "../store/lease.ts";
+import { leaseUnit, readLease } from "../store/lease.ts";
+import { stopUnit, type UnitStop } from "../run/systemd_user.ts";
 import { readSnapshotOrNull } from "../control/snapshot.ts";
 import { parseDuration } from "../util/time.ts";
 import { resolveTarget } from "./target.ts";
@@ -28,11 +29,25 @@ async function snapshotFacts(storeRoot: string): Promise<{ prompt: string | null
   return { prompt: snap?.prompt_id ?? null, attempt: snap?.attempt ?? null };
 }
 
+/**
+ * A run started under `operator.containment: systemd_user` is addressed by its unit once its runner closed the run
+ * (or could not be signalled): `systemctl --user stop <unit>` ends whatever is left in the unit's control group.
+ */
+async function stopRunUnit(unit: string | null): Promise<UnitStop | null> {
+  return unit === null ? null : await stopUnit(unit);
+}
+
+function unitNote(r: UnitStop | null): string {
+  return r === null ? "" : `Systemd ${r.detail}.\n`;
+}
+
 /** The command. */
 export const spec: CommandSpec = {
   usage: "[TARGET] [--grace DUR] [--force] [--json]",
   description: "Send the live runner SIGINT (it interrupts its provider and closes the run as failed, reason " +
-    "interrupted) and wait for its lease to drop. --force sends SIGKILL to the runner and its provider group.",
+    "interrupted) and wait for its lease to drop. --force sends SIGKILL to the runner and its provider group. A run " +
+    "started in a systemd user unit (operator.containment: systemd_user) is then stopped by its unit too " +
+    "(systemctl --user stop <unit>).",
   flags: {
     grace: { type: "string", value: "DUR", description: "how long to wait for the lease to drop (default 30s)" },
     force: { type: "boolean", description: "SIGKILL the runner and the provider process group" },
@@ -60,20 +75,38 @@ export const spec: CommandSpec = {
       });
     }
     const runId = typeof lease.info?.run_id === "string" ? lease.info.run_id : "?";
+    const unit = leaseUnit(lease.info);
     const facts = await snapshotFacts(target.storeRoot);
     const provider = lease.info?.provider as { pgid?: unknown } | null | undefined;
     if (ctx.flags.force) {
       signal(lease.pid, "SIGKILL");
       if (provider && typeof provider.pgid === "number") signal(-provider.pgid, "SIGKILL");
     } else if (!signal(lease.pid, "SIGINT")) {
-      throw new NotFoundError("run_not_running", `runner pid ${lease.pid} is gone`);
+      // A unit's runner that cannot be signalled from here is stopped through systemd, which owns it.
+      if (unit === null) throw new NotFoundError("run_not_running", `runner pid ${lease.pid} is gone`);
+      const r = await stopUnit(unit);
+      if (!r.ok) {
+        throw new RunFailedError("unit_stop_failed", `runner pid ${lease.pid} could not be signalled; ${r.detail}`);
+      }
     }
     const deadline = Date.now() + grace;
     while (Date.now() < deadline) {
       if ((await readLease(target.storeRoot)).state !== "up") {
         // The runner sweeps its own processes when it closes; after --force nobody did, so stop does it here.
         const swept = await sweepRun(runId);
-        const note = sweepNote(runId, swept);
+        const unitStop = await stopRunUnit(unit);
+        if (unitStop !== null && !unitStop.ok) {
+          // As the sdk has it: stop succeeds only once the unit is inactive. The run itself closed (on the record).
+          throw new RunFailedError(
+            "unit_stop_failed",
+            `run ${runId} stopped, but its systemd unit ${unit} could not be stopped: ${unitStop.detail}`,
+            {
+              hints: [`check it with: systemctl --user status ${unit}`],
+              details: { run_id: runId, unit, stopped: true, unit_stopped: false },
+            },
+          );
+        }
+        const note = sweepNote(runId, swept) + unitNote(unitStop);
         const where = facts.prompt
           ? ` (prompt ${facts.prompt}${facts.attempt ? `, attempt ${facts.attempt}` : ""})`
           : "";
@@ -87,6 +120,7 @@ export const spec: CommandSpec = {
               forced: !!ctx.flags.force,
               killed_leftovers: swept.killed,
               survivors: swept.survivors,
+              ...(unit !== null ? { unit, unit_stopped: true, unit_detail: unitStop?.detail } : {}),
             }) + "\n",
           );
         } else ctx.stdout.write(`Stopped run ${runId}${where}.\n${note}`);

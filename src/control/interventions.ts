@@ -2,6 +2,7 @@
  * Intervention records `interventions/<prompt>.jsonl` (docs/reference/control-plane.md §5.3): the record shape and the rebuild of
  * per-prompt steer counts for one run, so a resumed run continues its budgets.
  */
+import type { SteerDeliveryKind } from "../events/mod.ts";
 import { parseJsonLines } from "../util/fs.ts";
 import { readStoreTextOrNull, readStoreTextOrNullSync } from "../util/safe_fs.ts";
 import { storePaths } from "../store/paths.ts";
@@ -15,7 +16,10 @@ export interface InterventionRecord {
   author: string;
   text: string;
   lane: string;
-  delivery: "interrupt_and_resume" | "restart_with_steer" | "send_input";
+  /** How it reached the agent; `send_input` is an older name of `in_turn` kept readable. */
+  delivery: SteerDeliveryKind | "send_input";
+  /** The operator asked to stop the running turn (`control steer --interrupt`). */
+  interrupt?: boolean;
   interrupted: boolean;
   batch: number;
   request: string;
@@ -34,13 +38,35 @@ export async function readInterventions(storeRoot: string, promptId: string): Pr
  * counts from here). Synchronous: the plane calls it while opening.
  */
 export function steerCountsForRun(storeRoot: string, runId: string): Map<string, number> {
-  const dir = storePaths(storeRoot).interventions;
   const counts = new Map<string, number>();
+  for (const r of recordsOfRun(storeRoot, runId)) counts.set(r.prompt, (counts.get(r.prompt) ?? 0) + 1);
+  return counts;
+}
+
+/**
+ * Steers delivered per prompt and delivery kind in one run (`{in_turn: 1, interrupt_and_resume: 2}`), from the same
+ * records as {@link steerCountsForRun}: what a prompt's result reports as `steer_deliveries`.
+ */
+export function steerDeliveriesForRun(storeRoot: string, runId: string): Map<string, Record<string, number>> {
+  const out = new Map<string, Record<string, number>>();
+  for (const r of recordsOfRun(storeRoot, runId)) {
+    const kinds = out.get(r.prompt) ?? {};
+    const kind = typeof r.delivery === "string" ? r.delivery : "interrupt_and_resume";
+    kinds[kind] = (kinds[kind] ?? 0) + 1;
+    out.set(r.prompt, kinds);
+  }
+  return out;
+}
+
+/** Every intervention record of `runId` (read synchronously; missing directory → none; unreadable → throws). */
+function recordsOfRun(storeRoot: string, runId: string): { prompt: string; delivery: unknown }[] {
+  const dir = storePaths(storeRoot).interventions;
+  const out: { prompt: string; delivery: unknown }[] = [];
   let entries: Deno.DirEntry[];
   try {
     entries = [...Deno.readDirSync(dir)];
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return counts; // no steer recorded yet
+    if (e instanceof Deno.errors.NotFound) return out; // no steer recorded yet
     throw e; // an unreadable directory would undercount steers (and allow more than max_steers)
   }
   for (const entry of entries) {
@@ -49,8 +75,8 @@ export function steerCountsForRun(storeRoot: string, runId: string): Map<string,
     if (text === null) continue; // removed since the listing
     for (const r of parseJsonLines(text)) {
       if (r.run_id !== runId || typeof r.prompt !== "string") continue;
-      counts.set(r.prompt, (counts.get(r.prompt) ?? 0) + 1);
+      out.push({ prompt: r.prompt, delivery: r.delivery });
     }
   }
-  return counts;
+  return out;
 }

@@ -9,6 +9,7 @@
 import { DEFAULT_VIEW, type View } from "../events/types.ts";
 import { readTextOrNull } from "../util/fs.ts";
 import { nowIso } from "../util/time.ts";
+import type { PromptRunnerError } from "../errors.ts";
 import { storePaths, storeRootForPacket } from "../store/paths.ts";
 import { ControlError } from "./errors.ts";
 import { readLease } from "../store/lease.ts";
@@ -30,9 +31,11 @@ import {
 } from "./refusal.ts";
 
 export { ControlError } from "./errors.ts";
+export { recordStoreRefusal, type RefusedCall } from "./refusal.ts";
 export { checkSteerText, MAX_STEER_BYTES, type SteerTextCheck } from "./steer.ts";
 export type { LogEntry, Receipt } from "./log.ts";
 export type { Cursor, StreamItem } from "./follow.ts";
+export { isRequestName } from "./request.ts";
 export type { AmendOptions, ContractView, RelaxOptions, Target } from "./amend.ts";
 export type { RollupState, StatusRollup } from "./rollup.ts";
 export type { TimelineAttempt, TimelinePrompt } from "./timeline.ts";
@@ -310,6 +313,15 @@ export async function* followLog(
   }
 }
 
+/**
+ * Record a refusal made in front of the Control API — a dashboard's role check or write rate limit — in the audit log
+ * exactly like a refusal of the API itself (`rejected`, the error's message as reason, `request: null`), so a refused
+ * request is on the record whoever refused it. Nothing is written for a store root without a control directory.
+ */
+export async function recordRefusal(storeRoot: string, call: RefusedCall, error: PromptRunnerError): Promise<void> {
+  await orRecordRefusal(storeRoot, call, () => Promise.reject(error)).catch(() => {});
+}
+
 /** Give stale requests their outcome (stale.ts); a failure here never fails the caller's own command. */
 async function sweepAfterRun(storeRoot: string): Promise<void> {
   try {
@@ -388,7 +400,9 @@ export async function setView(
 }
 
 /**
- * Send guidance to the live agent (docs/reference/control-plane.md §8). The text is trimmed; `empty_steer` and `steer_too_long` (over 8192 UTF-8
+ * Send guidance to the live agent (docs/reference/control-plane.md §8): by default into the running turn where the
+ * session's transport takes input (else by interrupting and resuming); `interrupt: true` stops the running turn first
+ * (in the process where the transport can, else by interrupting it). The text is trimmed; `empty_steer` and `steer_too_long` (over 8192 UTF-8
  * bytes) are refused with no request written, as is a run that is not running (`run_not_running`). Refusals are
  * recorded like {@link setView}'s.
  *
@@ -402,14 +416,20 @@ export async function setView(
  * );
  * ```
  */
-export async function steer(ref: RunRef, text: string, opts: { author?: string } = {}): Promise<RequestHandle> {
+export async function steer(
+  ref: RunRef,
+  text: string,
+  opts: { author?: string; interrupt?: boolean } = {},
+): Promise<RequestHandle> {
   const trimmed = text.trim();
-  const call: RefusedCall = { command: "steer", params: steerParams(trimmed), runId: ref.runId, author: opts.author };
+  const kind = opts.interrupt === true ? { interrupt: true } : {};
+  const params = { ...steerParams(trimmed), ...kind };
+  const call: RefusedCall = { command: "steer", params, runId: ref.runId, author: opts.author };
   return await orRecordRefusal(ref.storeRoot, call, async () => {
     const checked = checkSteerText(trimmed);
     if (!checked.ok) throw new ControlError(checked.code, checked.message);
     await requireRunning(ref);
-    return await dropRequest(ref, "steer", { text: trimmed }, opts.author);
+    return await dropRequest(ref, "steer", { text: trimmed, ...kind }, opts.author);
   });
 }
 

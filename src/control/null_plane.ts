@@ -45,7 +45,7 @@ export function nullPlane(
     boundary() {},
     wake: () => new Promise<void>(() => {}),
     steersDelivered(batch, info) {
-      for (const steer of batch) steers.delivered(info.prompt_id, steer);
+      for (const steer of batch) steers.delivered(info.prompt_id, steer, info.delivery);
     },
     steerRejected(steer) {
       steers.rejected(steer);

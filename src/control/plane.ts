@@ -522,6 +522,7 @@ class FilePlane implements RunnerPlane {
       reason: null,
       apply: () => {
         const steer: AcceptedSteer = { request: name, author, text: acc.text, accepted_at: nowIso() };
+        if (params.interrupt === true) steer.interrupt = true;
         this.#steers.reserve(steer);
         this.#snap.steers_pending = this.#steers.pending;
         this.#hooks.steerAccepted(steer);
@@ -543,7 +544,7 @@ class FilePlane implements RunnerPlane {
 
   steersDelivered(steers: AcceptedSteer[], info: SteerDelivery): void {
     // The ledger counts even after close (a second Ctrl-C closes the plane mid-delivery); nothing is written then.
-    const counts = steers.map((steer) => this.#steers.delivered(info.prompt_id, steer));
+    const counts = steers.map((steer) => this.#steers.delivered(info.prompt_id, steer, info.delivery));
     if (this.#closed) return;
     for (const [i, steer] of steers.entries()) {
       const count = counts[i] ?? this.#steers.count(info.prompt_id);
@@ -557,6 +558,7 @@ class FilePlane implements RunnerPlane {
         lane: info.lane,
         delivery: info.delivery,
         interrupted: info.interrupted,
+        ...(steer.interrupt ? { interrupt: true } : {}),
         batch: steers.length,
         request: steer.request,
         accepted_at: steer.accepted_at,

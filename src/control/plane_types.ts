@@ -3,7 +3,15 @@
  * boundary, and the hooks through which the plane applies views and hands over accepted steers. Implemented by
  * src/control/plane.ts (files) and a null plane for runs without a store root.
  */
-import type { AttemptMode, Envelope, ProviderEvent, RunnerEvent, StreamKind, View } from "../events/mod.ts";
+import type {
+  AttemptMode,
+  Envelope,
+  ProviderEvent,
+  RunnerEvent,
+  SteerDeliveryKind,
+  StreamKind,
+  View,
+} from "../events/mod.ts";
 import type { AcceptedSteer, SteerLedger } from "./steer_ledger.ts";
 
 /** Context stamped onto each envelope. */
@@ -109,7 +117,7 @@ export interface AgentControlEntry {
 
 /** Delivery facts recorded per delivered steer (docs/reference/control-plane.md §5.3). */
 export interface SteerDelivery {
-  delivery: "interrupt_and_resume" | "restart_with_steer";
+  delivery: SteerDeliveryKind;
   prompt_id: string;
   attempt: number;
   lane: string;

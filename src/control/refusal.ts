@@ -9,7 +9,7 @@
 import { PromptRunnerError } from "../errors.ts";
 import { ControlError } from "./errors.ts";
 import { FILE_MODE, prettyJson } from "../util/fs.ts";
-import { appendStoreLine, lstatStore } from "../util/safe_fs.ts";
+import { appendStoreLine, ensureStoreDir, lstatStore } from "../util/safe_fs.ts";
 import { normalizePromptId } from "../util/ids.ts";
 import { nowIso } from "../util/time.ts";
 import type { LogEntry, Receipt } from "./log.ts";
@@ -21,7 +21,7 @@ import type { Target } from "./amend.ts";
 
 /** What was asked, for the refusal's log entry. */
 export interface RefusedCall {
-  command: "set_view" | "steer" | "amend" | "relax";
+  command: "set_view" | "steer" | "amend" | "relax" | "import_state";
   params: Record<string, unknown>;
   /** The addressed run; `undefined` = the store root's current run (null when none). */
   runId?: string | null;
@@ -66,9 +66,22 @@ function refusalEntry(call: RefusedCall, runId: string | null, reason: string): 
  * write on an O_APPEND descriptor, fsynced. When the entry cannot be written the refusal still reaches the caller,
  * with a hint saying it is not on the record.
  */
-async function recordRefusal(storeRoot: string, call: RefusedCall, error: PromptRunnerError): Promise<void> {
+async function recordRefusal(
+  storeRoot: string,
+  call: RefusedCall,
+  error: PromptRunnerError,
+  opts: { createControl?: boolean } = {},
+): Promise<void> {
   const p = storePaths(storeRoot);
-  if (!(await isControlDir(p.control))) return;
+  if (opts.createControl && (await isControlDir(p.root))) {
+    try {
+      await ensureStoreDir(p.root, p.control);
+    } catch { /* reported below: the entry cannot be written */ }
+  }
+  if (!(await isControlDir(p.control))) {
+    if (opts.createControl) error.hints.push(`this refusal could not be recorded: ${p.control} is not a directory`);
+    return;
+  }
   try {
     await lstatStore(p.control, "dir"); // never written through a link (docs/store.md)
     const runId = call.runId !== undefined ? call.runId : (await readSnapshotOrNull(storeRoot))?.run_id ?? null;
@@ -81,6 +94,19 @@ async function recordRefusal(storeRoot: string, call: RefusedCall, error: Prompt
   } catch (e) {
     error.hints.push(`this refusal could not be recorded in ${p.log}: ${errorMessage(e)}`);
   }
+}
+
+/**
+ * Record the refusal of a command that fills an existing store root itself (`workspace import-state`) in its audit
+ * log, creating the control directory when the store root has none yet: that store root is the workspace's own, so a
+ * refused import is on the record even before the first run. A store root that does not exist gets nothing.
+ */
+export async function recordStoreRefusal(
+  storeRoot: string,
+  call: RefusedCall,
+  error: PromptRunnerError,
+): Promise<void> {
+  await recordRefusal(storeRoot, call, error, { createControl: true });
 }
 
 /** The receipt of a taken-back request (docs/reference/control-plane.md §3.2), so `outcome()` answers it too; never overwrites one. */

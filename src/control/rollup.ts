@@ -12,7 +12,7 @@ import { type LenientProgress, parseProgressLenient } from "../store/progress.ts
 import { readCurrentRunRecord, type RunRecord } from "../store/run_record_read.ts";
 import { storePaths } from "../store/paths.ts";
 import { mergeStatePending } from "../store/state_pending.ts";
-import { type LeaseState, readLease } from "../store/lease.ts";
+import { type LeaseState, leaseUnit, readLease } from "../store/lease.ts";
 import { type Leftovers, readLeftovers } from "./leftovers.ts";
 import { effectiveStatus, readSnapshotOrNull, type SnapshotRead } from "./snapshot.ts";
 import { steerCountsForRun } from "./interventions.ts";
@@ -84,7 +84,8 @@ export interface StatusRollup {
   /** Selected prompts whose result in this run is flagged `vacuous` (docs/lint.md), in selection order. */
   vacuous: string[];
   lease: { state: "up" | "down" | "unknown"; pid: number | null; hostname: string | null };
-  service: { mode: "attached" | "detached" | "systemd" | "none" };
+  /** How the live runner was started; `unit` names the systemd user unit of a `systemd` one. */
+  service: { mode: "attached" | "detached" | "systemd" | "none"; unit?: string };
   control: (SnapshotRead & { status: string }) | null;
   /** Processes of a run that may have outlived it (docs/processes.md), or null. */
   leftovers: Leftovers | null;
@@ -412,11 +413,19 @@ export function summarizeRollup(
     timeline: timelineOf(ids, prompts, runId),
     vacuous,
     lease: { state: lease.state, pid: lease.pid, hostname: lease.hostname },
-    service: { mode: lease.state === "up" ? (lease.info?.service === "detached" ? "detached" : "attached") : "none" },
+    service: serviceOf(lease),
     control: snap ? { ...snap, status: effectiveStatus(snap.status, lease.state) } : null,
     leftovers: inp.leftovers,
     last_progress_at: maxIso(record?.updated_at, snap?.updated_at, ...[...prog.latest.values()].map((v) => v.at)),
   };
+}
+
+/** The service part of the rollup: how the runner holding the lease was started (docs/reference/workspace.md §8.1). */
+function serviceOf(lease: LeaseState): StatusRollup["service"] {
+  if (lease.state !== "up") return { mode: "none" };
+  const unit = leaseUnit(lease.info);
+  if (unit !== null) return { mode: "systemd", unit };
+  return { mode: lease.info?.service === "detached" ? "detached" : "attached" };
 }
 
 /** Build the rollup of a packet store root. */

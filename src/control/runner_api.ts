@@ -12,6 +12,6 @@ export type {
   SnapshotPatch,
 } from "./plane_types.ts";
 export { nullPlane, openPlane } from "./plane.ts";
-export { restartWithSteerPrompt, steerResumePrompt } from "./steer.ts";
+export { restartWithSteerPrompt, steerInTurnPrompt, steerResumePrompt } from "./steer.ts";
 export { DEFAULT_RETENTION, type RetentionPolicy } from "./retention.ts";
 export { type TokenPair, TokenTally } from "./tokens.ts";

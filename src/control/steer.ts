@@ -81,6 +81,20 @@ export function steerResumePrompt(texts: string[]): string {
   ].join("\n");
 }
 
+/**
+ * The user message that delivers steers into a running turn (docs/reference/control-plane.md §8.6, exact): the agent
+ * reads it at its next model request, with its tool calls intact.
+ */
+export function steerInTurnPrompt(texts: string[]): string {
+  return [
+    "Guidance from the operator, received while you were working:",
+    "",
+    ...texts.flatMap((t) => [t, ""]),
+    "Take this guidance into account as you continue the same task. The task and its completion criteria are",
+    "unchanged: do not start over, and do not stop to acknowledge this message.",
+  ].join("\n");
+}
+
 /** The prompt of a fresh session when the old one is gone: original prompt plus the steer block (docs/reference/control-plane.md §8.6, exact). */
 export function restartWithSteerPrompt(original: string, texts: string[]): string {
   return [

@@ -5,7 +5,7 @@
  * `interventions/` records of the same run id. The runner's steer desk (src/run/steering.ts) only reads it and takes
  * batches from its queue; every count changes through the plane (`steersDelivered`, `steerRejected`).
  */
-import { steerCountsForRun } from "./interventions.ts";
+import { steerDeliveriesForRun } from "./interventions.ts";
 
 /** A steer that passed acceptance (docs/reference/control-plane.md §8.4). */
 export interface AcceptedSteer {
@@ -13,11 +13,15 @@ export interface AcceptedSteer {
   author: string;
   text: string;
   accepted_at: string;
+  /** `control steer --interrupt`: stop the running turn rather than add to it (docs/reference/control-plane.md §8.2). */
+  interrupt?: boolean;
 }
 
 /** Steer counts, reservations, budgets and the delivery queue of one run. */
 export class SteerLedger {
   readonly #delivered = new Map<string, number>();
+  /** Delivered steers per prompt by delivery kind (`in_turn`, `interrupt_and_resume`, …). */
+  readonly #kinds = new Map<string, Record<string, number>>();
   /** Accepted and neither delivered nor rejected, by request name, in acceptance order: each holds a slot. */
   readonly #reserved = new Map<string, AcceptedSteer>();
   /** Accepted and not yet taken for a delivery, in acceptance order (a subset of the reservations). */
@@ -35,13 +39,21 @@ export class SteerLedger {
    */
   static rebuilt(storeRoot: string, runId: string, maxFor: (promptId: string) => number): SteerLedger {
     const ledger = new SteerLedger(maxFor);
-    for (const [id, n] of steerCountsForRun(storeRoot, runId)) ledger.#delivered.set(id, n);
+    for (const [id, kinds] of steerDeliveriesForRun(storeRoot, runId)) {
+      ledger.#kinds.set(id, kinds);
+      ledger.#delivered.set(id, Object.values(kinds).reduce((a, b) => a + b, 0));
+    }
     return ledger;
   }
 
   /** Steers delivered to a prompt in this run. */
   count(promptId: string): number {
     return this.#delivered.get(promptId) ?? 0;
+  }
+
+  /** Steers delivered to a prompt in this run, by how they were delivered (a copy). */
+  deliveries(promptId: string): Record<string, number> {
+    return { ...this.#kinds.get(promptId) };
   }
 
   /** The steer budget of a prompt. */
@@ -82,10 +94,22 @@ export class SteerLedger {
     return batch;
   }
 
+  /**
+   * Put steers taken for a delivery that did not reach the session back at the head of the queue, in their order
+   * (an in-turn write the session refused: the attempt loop then delivers them by resuming the session).
+   */
+  requeue(steers: readonly AcceptedSteer[]): void {
+    const back = steers.filter((s) => this.#reserved.has(s.request) && !this.#queued.includes(s));
+    this.#queued = [...back, ...this.#queued];
+  }
+
   /** One steer was delivered to `promptId`: count it and release its reservation. Returns the prompt's new count. */
-  delivered(promptId: string, steer: AcceptedSteer): number {
+  delivered(promptId: string, steer: AcceptedSteer, delivery = "interrupt_and_resume"): number {
     const count = this.count(promptId) + 1;
     this.#delivered.set(promptId, count);
+    const kinds = this.#kinds.get(promptId) ?? {};
+    kinds[delivery] = (kinds[delivery] ?? 0) + 1;
+    this.#kinds.set(promptId, kinds);
     this.#release(steer);
     return count;
   }

@@ -19,6 +19,7 @@ export {
   type ProviderEvent,
   type ProviderEventData,
   type RunnerEvent,
+  type SteerDeliveryKind,
   type StreamKind,
   type TokenUsage,
   type View,

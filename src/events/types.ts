@@ -4,6 +4,13 @@
  */
 import type { CheckNote } from "./check_lines.ts";
 
+/**
+ * How a delivered steer reached the agent (docs/reference/control-plane.md §8.2): written into the running turn, after
+ * stopping the turn inside the process, by interrupting the process and resuming the session, or in a fresh session
+ * when the old one was gone.
+ */
+export type SteerDeliveryKind = "in_turn" | "interrupt_in_process" | "interrupt_and_resume" | "restart_with_steer";
+
 /** Which stream of an attempt an event belongs to. */
 export type StreamKind = "initial" | "resume" | "steer" | "restart_with_steer";
 
@@ -115,7 +122,7 @@ export interface RunnerEventData {
   steer_delivered: {
     request: string;
     author: string;
-    delivery: "interrupt_and_resume" | "restart_with_steer";
+    delivery: SteerDeliveryKind;
     count: number;
   };
   steer_refused: { request: string; author: string; reason: string };

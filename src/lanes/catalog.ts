@@ -1,7 +1,7 @@
 /** The catalog of lane names, aliases, option bags and model patterns that packets read, built from the profiles alone. */
 import { LANE_PROFILES } from "./profiles.ts";
 import { resolveExecutable } from "./profile.ts";
-import type { LaneExecutables, LaneProfile, SessionOptions } from "./types.ts";
+import type { LaneExecutables, LaneProfile, LaneTransport, SessionOptions } from "./types.ts";
 import { DRIVER_EXECUTABLES } from "../util/proc_tree.ts";
 
 /** What packets know about lanes, derived from lane profiles only. */
@@ -14,6 +14,8 @@ export interface LaneCatalog {
   optionKeys: readonly string[];
   /** Bag → keys whose relative paths resolve against the packet directory. */
   packetRelativePaths: Readonly<Record<string, readonly string[]>>;
+  /** Lane name → the transports it can run a session over, the default first (docs/lanes.md). */
+  transports: Readonly<Record<string, readonly LaneTransport[]>>;
   /** A lane name or alias (any case, trimmed) → lane name, or null. */
   normalize(value: string): string | null;
   /** The lane a model name implies (docs/reference/packet.md §3): the first lane whose patterns match, else the default lane. */
@@ -55,6 +57,7 @@ export function laneCatalog(profiles: readonly LaneProfile[]): LaneCatalog {
     aliases,
     optionKeys,
     packetRelativePaths,
+    transports: Object.fromEntries(profiles.map((p) => [p.name, p.transports])),
     normalize(value) {
       const v = value.trim().toLowerCase();
       return names.includes(v) ? v : aliases[v] ?? null;

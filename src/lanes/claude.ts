@@ -1,10 +1,12 @@
 /** The claude lane (docs/reference/providers.md §2): `claude -p --output-format stream-json --verbose --include-partial-messages`. */
-import { str } from "./_json.ts";
+import { obj, str, textOf } from "./_json.ts";
+import { startCliSession } from "./cli_session.ts";
+import type { InputProtocol } from "./live_input.ts";
 import { createClaudeStreamParser } from "./claude_stream.ts";
 import { cliLane } from "./cli_lane.ts";
 import type { FailureHint } from "./hints.ts";
 import { CLAUDE_PROFILE } from "./profiles.ts";
-import type { CliProfile } from "./profile.ts";
+import { type CliProfile, laneOpts, transportOption } from "./profile.ts";
 import type { Lane, PermissionMode, SessionSpec } from "./types.ts";
 
 /** `permission_mode` → `--permission-mode` value (docs/reference/providers.md §1). */
@@ -48,6 +50,31 @@ function sharedArgs(spec: SessionSpec): string[] {
   return args;
 }
 
+/**
+ * claude's stream-json input (docs/lanes.md, "Transports"): one `{"type":"user",…}` line per user message, the
+ * `interrupt` control request, `--replay-user-messages` echoes as acknowledgements, `system/init` per turn and one
+ * `result` per turn.
+ */
+export const CLAUDE_STREAM_INPUT: InputProtocol = {
+  transport: "stream_json",
+  userLine: (text) => JSON.stringify({ type: "user", message: { role: "user", content: text } }),
+  interruptLine: (id) => JSON.stringify({ type: "control_request", request_id: id, request: { subtype: "interrupt" } }),
+  kind(raw) {
+    const type = str(raw, "type");
+    if (type === "user" && raw["isReplay"] === true) return "echo";
+    if (type === "control_response") return "control";
+    if (type === "system" && str(raw, "subtype") === "init") return "session_start";
+    if (type === "result") return "turn_end";
+    return "other";
+  },
+  echoText: (raw) => textOf(obj(raw, "message")?.["content"]),
+};
+
+/** The arguments of the stream-json transport: no prompt argument (it is the first stdin line). */
+function streamArgs(spec: SessionSpec): string[] {
+  return ["--input-format", "stream-json", "--replay-user-messages", ...sharedArgs(spec)];
+}
+
 /** The claude profile. */
 export const claudeProfile: CliProfile = {
   lane: CLAUDE_PROFILE,
@@ -71,10 +98,21 @@ export const claudeProfile: CliProfile = {
   sessionNotFound: /No conversation found with session ID/i,
   failureHints: CLAUDE_FAILURE_HINTS,
   enforcesAllowedTools: true,
+  transportFor: (o) => transportOption(CLAUDE_PROFILE, "claude_opts.transport", laneOpts(o, "claude_opts").transport),
+  transportSessions: {
+    stream_json: (spec) => startCliSession(claudeStreamProfile, spec, CLAUDE_STREAM_INPUT),
+  },
   transport: {
     patchInEvent: ["Edit", "MultiEdit", "NotebookEdit", "Write"],
     usage: "result.usage (cumulative for the stream) and total_cost_usd; assistant usage is partial and ignored",
   },
+};
+
+/** The claude profile over the stream-json transport: the same parser, readiness and hints, other arguments. */
+const claudeStreamProfile: CliProfile = {
+  ...claudeProfile,
+  buildCommand: (spec) => ["-p", ...streamArgs(spec)],
+  buildResume: (sessionId, spec) => ["-p", "--resume", sessionId, ...streamArgs(spec)],
 };
 
 /** The claude lane. */

@@ -2,7 +2,7 @@
 import type { SessionOptions } from "./types.ts";
 import { startCliSession } from "./cli_session.ts";
 import { type CliProfile, resolveExecutable } from "./profile.ts";
-import type { Lane, ProbeResult } from "./types.ts";
+import { type Lane, LaunchError, type ProbeResult } from "./types.ts";
 import { DRIVER_EXECUTABLES } from "../util/proc_tree.ts";
 import { runHelper } from "../util/helper.ts";
 import { SESSION_TOKEN_ENV, sweepByEnv } from "../util/containment.ts";
@@ -103,9 +103,17 @@ export async function probeCli(
 
 /** A Lane over a CLI profile. */
 export function cliLane(profile: CliProfile): Lane {
+  const transportFor = (options: SessionOptions) => profile.transportFor?.(options) ?? "exec";
   return {
     profile: profile.lane,
-    start: (spec) => startCliSession(profile, spec),
+    transportFor,
+    start: (spec) => {
+      const transport = transportFor(spec.options);
+      if (transport === "exec") return startCliSession(profile, spec);
+      const start = profile.transportSessions?.[transport];
+      if (!start) throw new LaunchError(`the ${profile.lane.name} lane has no ${transport} transport`);
+      return start(spec);
+    },
     probe: (options) => probeCli(profile, options),
     executables: (options) => ({ executable: resolveExecutable(profile, options, {}), helpers: DRIVER_EXECUTABLES }),
   };

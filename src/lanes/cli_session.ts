@@ -15,7 +15,17 @@ import {
   providerEnv,
   resolveExecutable,
 } from "./profile.ts";
-import type { LaneSession, ProcessIdentity, SessionSpec, StreamEnd } from "./types.ts";
+import {
+  type InputAck,
+  InputRefused,
+  type LaneSession,
+  type ProcessIdentity,
+  type SessionSpec,
+  type StreamEnd,
+  TRANSPORT_CAPABILITIES,
+  type TransportCapabilities,
+} from "./types.ts";
+import { type InputProtocol, LiveInput } from "./live_input.ts";
 
 type CancelReason = "interrupted_for_steer" | "operator_stop";
 type ErrorData = ProviderEventData["error_occurred"];
@@ -48,6 +58,9 @@ export function meaningfulLine(text: string): string {
 /** A live CLI stream. Construct through {@link startCliSession}. */
 class CliSession implements LaneSession {
   readonly events: AsyncIterable<ProviderEvent>;
+  /** `exec`: one process per turn, stdin closed; an input protocol keeps stdin open (docs/lanes.md, "Transports"). */
+  readonly transport: TransportCapabilities;
+  readonly #input: LiveInput | null;
   readonly #profile: CliProfile;
   readonly #spec: SessionSpec;
   readonly #proc: ProviderProcess;
@@ -66,7 +79,7 @@ class CliSession implements LaneSession {
   #end: StreamEnd | null = null;
   #exit: DriverExit | null = null;
 
-  constructor(profile: CliProfile, spec: SessionSpec) {
+  constructor(profile: CliProfile, spec: SessionSpec, input: InputProtocol | null) {
     this.#profile = profile;
     this.#spec = spec;
     this.#sessionId = spec.resumeSessionId;
@@ -83,8 +96,28 @@ class CliSession implements LaneSession {
       env: providerEnv(spec),
       sessionTimeoutMs: spec.options.timeout_ms,
       idleTimeoutMs: idleTimeoutFor(spec.options.timeout_ms),
+      input: input !== null,
     });
+    this.transport = TRANSPORT_CAPABILITIES[input?.transport ?? "exec"];
+    // The prompt is the first user line on stdin (it is not among the arguments).
+    this.#input = input === null ? null : new LiveInput(this.#proc, input, spec.prompt);
     this.events = this.#run();
+  }
+
+  sendInTurn(text: string): Promise<InputAck> {
+    if (this.#input === null) return Promise.reject(new InputRefused("the exec transport takes no input after start"));
+    if (this.#terminal !== null || this.#interruptReason !== null) {
+      return Promise.reject(new InputRefused("the session is ending"));
+    }
+    return this.#input.send(text);
+  }
+
+  interruptInProcess(text: string): Promise<InputAck> {
+    if (this.#input === null) return Promise.reject(new InputRefused("the exec transport has no in-process interrupt"));
+    if (this.#terminal !== null || this.#interruptReason !== null) {
+      return Promise.reject(new InputRefused("the session is ending"));
+    }
+    return this.#input.interrupt(text);
   }
 
   get sessionId(): string | null {
@@ -106,11 +139,13 @@ class CliSession implements LaneSession {
 
   async interrupt(reason: CancelReason, graceMs: number): Promise<void> {
     if (this.#terminal === null && !this.#proc.exited) this.#interruptReason ??= reason;
+    this.#input?.close("the session was interrupted");
     await this.#proc.interrupt(graceMs);
   }
 
   kill(): void {
     if (this.#terminal === null) this.#interruptReason ??= "operator_stop";
+    this.#input?.close("the session was killed");
     this.#proc.kill();
   }
 
@@ -213,6 +248,8 @@ class CliSession implements LaneSession {
     const raw = parseJsonObject(line);
     if (raw !== null) {
       this.#observeReadiness(raw);
+      const owned = this.#input?.observe(raw) ?? null;
+      if (owned !== null) return { events: owned };
       return this.#parser.json(raw);
     }
     if (this.#parser.text) return this.#parser.text(line);
@@ -234,6 +271,7 @@ class CliSession implements LaneSession {
         if (parsed.sessionId) this.#sessionId = parsed.sessionId;
         for (const ev of parsed.events) yield* this.#admit(ev);
       }
+      this.#input?.close("the CLI exited before the input was read");
       this.#exit = await this.#proc.wait();
       this.#ended = true;
       clearTimeout(this.#readyTimer);
@@ -244,6 +282,7 @@ class CliSession implements LaneSession {
       if (this.#end === null) {
         // The consumer stopped early: never leave the provider behind.
         if (this.#terminal === null) this.#interruptReason ??= "operator_stop";
+        this.#input?.close("the session was stopped");
         this.#proc.kill();
         this.#exit ??= await this.#proc.wait();
         this.#ended = true;
@@ -334,7 +373,14 @@ class CliSession implements LaneSession {
   }
 }
 
-/** Start one stream of a CLI lane. Throws LaunchError when the executable cannot be launched. */
-export function startCliSession(profile: CliProfile, spec: SessionSpec): LaneSession {
-  return new CliSession(profile, spec);
+/**
+ * Start one stream of a CLI lane: over `exec` (stdin closed), or, given the lane's input protocol, with stdin kept
+ * open for in-turn input and in-process interrupts. Throws LaunchError when the executable cannot be launched.
+ */
+export function startCliSession(
+  profile: CliProfile,
+  spec: SessionSpec,
+  input: InputProtocol | null = null,
+): LaneSession {
+  return new CliSession(profile, spec, input);
 }

@@ -37,4 +37,17 @@ export function allLanes(): Lane[] {
   return [...LANES];
 }
 export { whichExecutable } from "./cli_lane.ts";
-export { type LaneSession, LaunchError, type SimulatedCursor, type SimulatedStep, type StreamEnd } from "./types.ts";
+export {
+  acceptsInputAfterStart,
+  type InputAck,
+  InputRefused,
+  LANE_TRANSPORTS,
+  type LaneSession,
+  type LaneTransport,
+  LaunchError,
+  type SimulatedCursor,
+  type SimulatedStep,
+  type StreamEnd,
+  TRANSPORT_CAPABILITIES,
+  type TransportCapabilities,
+} from "./types.ts";

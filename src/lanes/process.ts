@@ -49,6 +49,8 @@ export interface DriverOptions {
   scanIntervalMs?: number;
   /** How long to wait for stdout/stderr to close after the process exited. Default 2000 ms. */
   drainMs?: number;
+  /** Keep stdin open for {@link ProviderProcess.writeInput} (input transports); default: stdin is closed at start. */
+  input?: boolean;
 }
 
 /** Why the driver's process ended. */
@@ -119,6 +121,9 @@ export class ProviderProcess {
   #stderrReader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   readonly #exitStatus: Promise<Deno.CommandStatus>;
   readonly #done: Promise<DriverExit>;
+  #writer: WritableStreamDefaultWriter<Uint8Array> | null = null;
+  #inputClosed = false;
+  #inputChain: Promise<void> = Promise.resolve();
 
   private constructor(child: Deno.ChildProcess, opts: Required<DriverOptions>, token: string) {
     this.#child = child;
@@ -152,6 +157,7 @@ export class ProviderProcess {
       killAfterTermMs: KILL_AFTER_TERM_MS,
       scanIntervalMs: 2000,
       drainMs: 2000,
+      input: false,
       ...options,
     };
     let child: Deno.ChildProcess;
@@ -162,7 +168,7 @@ export class ProviderProcess {
         args: opts.args,
         cwd: opts.cwd,
         env: { ...opts.env, [SESSION_TOKEN_ENV]: token },
-        stdin: "null",
+        stdin: opts.input ? "piped" : "null",
         stdout: "piped",
         stderr: "piped",
         detached: true,
@@ -202,6 +208,33 @@ export class ProviderProcess {
       if (this.#linesDone) return;
       await new Promise<void>((resolve) => (this.#wake = resolve));
     }
+  }
+
+  /**
+   * Write one line (a newline is added) to the process's stdin, in call order. Rejects when stdin was not kept open
+   * ({@link DriverOptions.input}), is closed, or the process can no longer read it.
+   */
+  writeInput(line: string): Promise<void> {
+    const w = this.#stdinWriter();
+    if (w === null) return Promise.reject(new Error("the provider's stdin is closed"));
+    const bytes = new TextEncoder().encode(`${line}\n`);
+    const write = this.#inputChain.then(() => w.write(bytes));
+    this.#inputChain = write.catch(() => {});
+    return write;
+  }
+
+  /** Close stdin (end of input: the CLI finishes its last turn and exits). Idempotent; never throws. */
+  closeInput(): void {
+    const w = this.#stdinWriter();
+    this.#inputClosed = true;
+    if (w === null) return;
+    this.#inputChain = this.#inputChain.then(() => w.close()).catch(() => {});
+  }
+
+  #stdinWriter(): WritableStreamDefaultWriter<Uint8Array> | null {
+    if (!this.#opts.input || this.#inputClosed || this.#exited) return null;
+    this.#writer ??= this.#child.stdin.getWriter();
+    return this.#writer;
   }
 
   /** Resolves once the process exited, its output was drained and leftover processes were killed. */
@@ -402,6 +435,12 @@ export class ProviderProcess {
 
   async #finish(stdoutDone: Promise<void>, stderrDone: Promise<void>): Promise<DriverExit> {
     const status = await this.#exitStatus;
+    if (this.#opts.input && !this.#inputClosed) {
+      // The process is gone: release its stdin (the pipe's write end) so no resource outlives it.
+      this.#inputClosed = true;
+      const w = this.#writer ?? this.#child.stdin.getWriter();
+      await this.#inputChain.then(() => w.close()).catch(() => {});
+    } else await this.#inputChain;
     await this.#stopProcedure?.catch(() => {});
     // Leftovers: anything still in the provider's group, and recorded descendants that left it (setsid tools).
     await this.#recordAsync();

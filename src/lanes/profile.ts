@@ -4,11 +4,11 @@
  * (src/lanes/cli_session.ts) runs every profile over the shared process driver.
  */
 import type { ProviderEvent } from "../events/mod.ts";
-import type { SessionOptions } from "./types.ts";
+import { LaunchError, type SessionOptions } from "./types.ts";
 import type { FailureHint } from "./hints.ts";
 import type { JsonObject } from "./_json.ts";
 import { genericNeeds, toolAllowed, type ToolVocabulary } from "./tool_vocabulary.ts";
-import type { LaneProfile, SessionSpec } from "./types.ts";
+import type { LaneProfile, LaneSession, LaneTransport, SessionSpec } from "./types.ts";
 
 /** What a parser learns from one stdout line. */
 export interface ParsedLine {
@@ -73,6 +73,26 @@ export interface CliProfile {
   toolVocabulary?: ToolVocabulary;
   /** Exit 0 without a terminal event completes the stream (plain-text lanes); false for every JSON lane. */
   cleanExitCompletes?: boolean;
+  /**
+   * The transport a prompt's options select (one of `lane.transports`); throws LaunchError naming the option for a
+   * value the lane does not have. Absent: always `exec`.
+   */
+  transportFor?(options: SessionOptions): LaneTransport;
+  /** Session starters of the lane's non-`exec` transports (`exec` is the generic session of src/lanes/cli_session.ts). */
+  transportSessions?: Partial<Record<Exclude<LaneTransport, "exec">, (spec: SessionSpec) => LaneSession>>;
+}
+
+/**
+ * The transport named by a lane option's value: `null`/absent → the lane's default (its first transport); a name the
+ * lane does not have throws LaunchError naming `where` and the expected names. Pure.
+ */
+export function transportOption(lane: LaneProfile, where: string, value: unknown): LaneTransport {
+  if (value === undefined || value === null || value === "") return lane.transports[0] ?? "exec";
+  const found = lane.transports.find((t) => t === value);
+  if (found !== undefined) return found;
+  throw new LaunchError(
+    `${where}: expected one of ${lane.transports.join(", ")}; got ${JSON.stringify(value)}`,
+  );
 }
 
 /**

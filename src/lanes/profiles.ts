@@ -14,7 +14,8 @@ export const CLAUDE_PROFILE: LaneProfile = {
   defaultForModels: true,
   executable: "claude",
   executableEnv: "PROMPT_RUNNER_CLAUDE_CLI",
-  acceptsInputAfterStart: false,
+  // `claude_opts.transport: stream_json` selects stdin kept open (in-turn steering); exec stays the default (docs/lanes.md).
+  transports: ["exec", "stream_json"],
   installHint: "npm install -g @anthropic-ai/claude-code",
 };
 
@@ -27,7 +28,7 @@ export const CODEX_PROFILE: LaneProfile = {
   modelPatterns: [/gpt/i],
   executable: "codex",
   executableEnv: "PROMPT_RUNNER_CODEX_CLI",
-  acceptsInputAfterStart: false,
+  transports: ["exec"],
   installHint: "npm install -g @openai/codex",
 };
 
@@ -39,7 +40,7 @@ export const AMP_PROFILE: LaneProfile = {
   modelPatterns: [/amp/i],
   executable: "amp",
   executableEnv: "PROMPT_RUNNER_AMP_CLI",
-  acceptsInputAfterStart: false,
+  transports: ["exec"],
   installHint: "npm install -g @sourcegraph/amp",
 };
 
@@ -51,7 +52,7 @@ export const CURSOR_PROFILE: LaneProfile = {
   modelPatterns: [],
   executable: "agent",
   executableEnv: "PROMPT_RUNNER_CURSOR_CLI",
-  acceptsInputAfterStart: false,
+  transports: ["exec"],
   installHint: "curl https://cursor.com/install -fsS | bash",
 };
 
@@ -63,11 +64,11 @@ export const ANTIGRAVITY_PROFILE: LaneProfile = {
   modelPatterns: [],
   executable: "agy",
   executableEnv: "PROMPT_RUNNER_ANTIGRAVITY_CLI",
-  acceptsInputAfterStart: false,
+  transports: ["exec"],
   installHint: "the vendor install script for the Antigravity CLI (agy ≥ 1.1.8)",
 };
 
-/** The built-in simulated lane: in-process, always available, never accepts input after start. */
+/** The built-in simulated lane: in-process, always available; models every transport (`simulate: {transport: …}`). */
 export const SIMULATED_PROFILE: LaneProfile = {
   name: "simulated",
   aliases: ["simulation"],
@@ -75,7 +76,7 @@ export const SIMULATED_PROFILE: LaneProfile = {
   modelPatterns: [],
   executable: null,
   executableEnv: null,
-  acceptsInputAfterStart: false,
+  transports: ["exec", "stream_json", "app_server"],
   installHint: "built in",
 };
 

@@ -6,7 +6,19 @@
 import { SIMULATED_PROFILE } from "./profiles.ts";
 import type { ProviderErrorInfo, ProviderEvent } from "../events/mod.ts";
 import type { SessionOptions } from "./types.ts";
-import type { Lane, LaneSession, ProbeResult, SessionSpec, StreamEnd } from "./types.ts";
+import {
+  type InputAck,
+  InputRefused,
+  type Lane,
+  type LaneSession,
+  type LaneTransport,
+  type ProbeResult,
+  type SessionSpec,
+  type StreamEnd,
+  TRANSPORT_CAPABILITIES,
+  type TransportCapabilities,
+} from "./types.ts";
+import { SimulatedInbox } from "./simulated_input.ts";
 import { ScriptWriter } from "./simulated_cursor.ts";
 import { agentControlStep } from "./simulated_agent.ts";
 
@@ -255,6 +267,9 @@ class Sleeper {
 
 class SimulatedSession implements LaneSession {
   readonly process = null;
+  readonly transport: TransportCapabilities;
+  readonly #inbox = new SimulatedInbox();
+  #toolSeq = 0;
   #sessionId: string;
   #ready = false;
   #readyWaiters: (() => void)[] = [];
@@ -266,6 +281,7 @@ class SimulatedSession implements LaneSession {
   readonly events: AsyncIterable<ProviderEvent>;
 
   constructor(private readonly spec: SessionSpec) {
+    this.transport = TRANSPORT_CAPABILITIES[simulatedTransport(spec.simulate)];
     this.#sessionId = spec.resumeSessionId ?? `simulated-${spec.promptId}-${spec.attempt}`;
     this.events = this.#play();
   }
@@ -295,6 +311,22 @@ class SimulatedSession implements LaneSession {
     this.#sleeper.cancel();
   }
 
+  sendInTurn(text: string): Promise<InputAck> {
+    if (!this.transport.acceptsInputAfterStart) {
+      return Promise.reject(new InputRefused(`the ${this.transport.name} transport takes no input after start`));
+    }
+    return this.#inbox.send(text);
+  }
+
+  interruptInProcess(text: string): Promise<InputAck> {
+    if (!this.transport.interruptsInProcess) {
+      return Promise.reject(new InputRefused(`the ${this.transport.name} transport has no in-process interrupt`));
+    }
+    const ack = this.#inbox.interrupt(text);
+    this.#sleeper.cancel();
+    return ack;
+  }
+
   end(): StreamEnd {
     return this.#end;
   }
@@ -306,6 +338,7 @@ class SimulatedSession implements LaneSession {
 
   #finish(): void {
     this.#done = true;
+    this.#inbox.close("the simulated session ended before the input was read");
     for (const r of this.#readyWaiters.splice(0)) r();
     for (const r of this.#doneWaiters.splice(0)) r();
   }
@@ -322,6 +355,90 @@ class SimulatedSession implements LaneSession {
     const reason = this.#cancel ?? "operator_stop";
     this.#end = { kind: "cancelled", reason, interrupted: true };
     return { type: "run_cancelled", data: { reason } };
+  }
+
+  /** A sleep that an interrupt (process or in-process) cuts short; false when one arrived. */
+  async #pause(ms: number): Promise<boolean> {
+    if (this.#cancel || this.#inbox.interruptRequested) return false;
+    if (ms > 0) await this.#sleeper.sleep(ms);
+    return this.#cancel === null && !this.#inbox.interruptRequested;
+  }
+
+  /** The script's `steer:` step (else `resume:`), played inside the running session after input reached it. */
+  async *#steerStep(writer: ScriptWriter, delay: number): AsyncGenerator<ProviderEvent, "done" | "stopped"> {
+    const step = simulatedStep({ ...this.spec, simulatedStep: "steer" });
+    await applyWrites(step.writes, this.spec, writer);
+    return yield* this.#act(stepActions(step), writer, delay);
+  }
+
+  /** A user message that reached the simulated model inside the running session. */
+  #userMessage(text: string): ProviderEvent {
+    return { type: "message_sent", data: { content: text, role: "user" } };
+  }
+
+  /**
+   * Play scripted actions. Before each "model request" (every action after its delay) the texts written in-turn are
+   * injected; a running tool is never cut short by them, only by an interrupt. Returns `stopped` when an interrupt
+   * (process or in-process) arrived.
+   */
+  async *#act(
+    actions: Action[],
+    writer: ScriptWriter,
+    delay: number,
+  ): AsyncGenerator<ProviderEvent, "done" | "stopped"> {
+    const spec = this.spec;
+    for (const action of actions) {
+      if (action.kind === "write") {
+        await applyWrites(action.write, spec, writer);
+        continue;
+      }
+      if (action.kind === "agent") {
+        for (const e of asList(action.entries)) await agentControlStep(asMap(e) ?? {}, spec.env);
+        continue;
+      }
+      if (action.kind === "wait") {
+        if (!(await this.#pause(action.ms))) return "stopped";
+        continue;
+      }
+      if (!(await this.#pause(delay))) return "stopped";
+      for (const p of this.#inbox.drain()) {
+        yield this.#userMessage(p.text);
+        p.resolve({ at: new Date().toISOString() });
+      }
+      if (action.kind === "event") {
+        yield action.event;
+        continue;
+      }
+      const tool = action.tool;
+      const id = `sim-tool-${++this.#toolSeq}`;
+      const name = typeof tool.name === "string" ? tool.name : "Tool";
+      const input = asMap(tool.input) ?? {};
+      yield { type: "tool_call_started", data: { tool_call_id: id, tool_name: name, tool_input: input } };
+      if (!(await this.#pause(delayOf(tool.delay_ms)))) {
+        if (this.#cancel === null) {
+          // Stopped in-process: the tool is ended, its writes never happen, the session continues.
+          yield {
+            type: "tool_call_failed",
+            data: { tool_call_id: id, tool_name: name, tool_output: "interrupted", is_error: true },
+          };
+        }
+        return "stopped";
+      }
+      await applyWrites(tool.writes, spec, writer);
+      const output = tool.output === undefined || tool.output === null ? "" : String(tool.output);
+      if (simBool(tool.is_error)) {
+        yield {
+          type: "tool_call_failed",
+          data: { tool_call_id: id, tool_name: name, tool_output: output, is_error: true },
+        };
+      } else {
+        yield {
+          type: "tool_call_completed",
+          data: { tool_call_id: id, tool_name: name, tool_output: output, is_error: false },
+        };
+      }
+    }
+    return "done";
   }
 
   async *#script(): AsyncGenerator<ProviderEvent> {
@@ -384,52 +501,32 @@ class SimulatedSession implements LaneSession {
       },
     };
     this.#markReady();
-    let toolSeq = 0;
-    // Emit one event after the step's delay; false when an interrupt arrived.
-    const pause = async (ms: number): Promise<boolean> => {
-      if (this.#cancel) return false;
-      if (ms > 0) await this.#sleeper.sleep(ms);
-      return this.#cancel === null;
-    };
-    for (const action of stepActions(step)) {
-      if (action.kind === "write") {
-        await applyWrites(action.write, spec, writer);
+    let result = yield* this.#act(stepActions(step), writer, delay);
+    let steerPlayed = false;
+    // Input written into the live session (stream_json / app_server) is answered before the turn ends.
+    for (;;) {
+      if (this.#cancel) break;
+      const stop = this.#inbox.takeInterrupt();
+      if (stop !== null) {
+        yield this.#userMessage(stop.text);
+        stop.resolve({ at: new Date().toISOString() });
+        steerPlayed = true;
+        result = yield* this.#steerStep(writer, delay);
         continue;
       }
-      if (action.kind === "agent") {
-        for (const e of asList(action.entries)) await agentControlStep(asMap(e) ?? {}, spec.env);
-        continue;
+      if (result === "done" && !(await this.#pause(delay))) continue;
+      const waiting = this.#inbox.drain();
+      if (waiting.length === 0) break;
+      for (const p of waiting) {
+        yield this.#userMessage(p.text);
+        p.resolve({ at: new Date().toISOString() });
       }
-      if (action.kind === "wait") {
-        if (!(await pause(action.ms))) break;
-        continue;
-      }
-      if (!(await pause(delay))) break;
-      if (action.kind === "event") {
-        yield action.event;
-        continue;
-      }
-      const tool = action.tool;
-      const id = `sim-tool-${++toolSeq}`;
-      const name = typeof tool.name === "string" ? tool.name : "Tool";
-      const input = asMap(tool.input) ?? {};
-      yield { type: "tool_call_started", data: { tool_call_id: id, tool_name: name, tool_input: input } };
-      if (!(await pause(delayOf(tool.delay_ms)))) break;
-      await applyWrites(tool.writes, spec, writer);
-      const output = tool.output === undefined || tool.output === null ? "" : String(tool.output);
-      if (simBool(tool.is_error)) {
-        yield {
-          type: "tool_call_failed",
-          data: { tool_call_id: id, tool_name: name, tool_output: output, is_error: true },
-        };
-      } else {
-        yield {
-          type: "tool_call_completed",
-          data: { tool_call_id: id, tool_name: name, tool_output: output, is_error: false },
-        };
-      }
+      if (steerPlayed) continue;
+      steerPlayed = true;
+      result = yield* this.#steerStep(writer, delay);
     }
-    if (this.#cancel || !(await pause(delay))) {
+    this.#inbox.close("the simulated turn ended before the input was read");
+    if (this.#cancel) {
       yield this.#cancelled();
       return;
     }
@@ -487,9 +584,19 @@ class SimulatedSession implements LaneSession {
   }
 }
 
-/** The simulated lane: in-process, always available, never accepts input after start. */
+/**
+ * The transport a simulated script models (`simulate: {transport: …}`, default `exec`); a name the lane does not have
+ * is `exec` here (lint reports it, docs/packets.md).
+ */
+export function simulatedTransport(simulate: Record<string, unknown> | null | undefined): LaneTransport {
+  const t = simulate?.transport;
+  return SIMULATED_PROFILE.transports.find((x) => x === t) ?? "exec";
+}
+
+/** The simulated lane: in-process, always available; models every transport. */
 export const simulatedLane: Lane = {
   profile: SIMULATED_PROFILE,
+  transportFor: (_options, simulate) => simulatedTransport(simulate),
   start(spec: SessionSpec): LaneSession {
     return new SimulatedSession(spec);
   },

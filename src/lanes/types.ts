@@ -57,12 +57,66 @@ export interface LaneProfile {
   /** Environment variable naming the executable path. */
   executableEnv: string | null;
   /**
-   * Whether a live session can take input after it started (in-turn steering). False for every shipped lane:
-   * stdin is closed at start, and a steer interrupts the turn and resumes the session.
+   * The transports this lane can run a session over, the default first (docs/lanes.md). Which one a
+   * prompt uses is the lane's {@link Lane.transportFor}; what a steer can do follows from its
+   * {@link TRANSPORT_CAPABILITIES}, never from the lane's name.
    */
-  acceptsInputAfterStart: boolean;
+  transports: readonly LaneTransport[];
   /** npm package or install hint for preflight messages. */
   installHint: string;
+}
+
+/**
+ * How a session talks to its CLI (docs/lanes.md): `exec` — one process per turn, stdin closed at start (a
+ * steer interrupts it and resumes the session in a new process); `stream_json` — claude's stream-json input with stdin
+ * kept open; `app_server` — codex's JSON-RPC `app-server` over stdio.
+ */
+export type LaneTransport = "exec" | "stream_json" | "app_server";
+
+/** What a transport allows a steer to do. Pure data: the runner's delivery choice reads only this. */
+export interface TransportCapabilities {
+  readonly name: LaneTransport;
+  /** A live session takes input after it started: the default steer is delivered in-turn ({@link LaneSession.sendInTurn}). */
+  readonly acceptsInputAfterStart: boolean;
+  /**
+   * The turn can be stopped while the process (and the session) stays alive: `--interrupt` steers use
+   * {@link LaneSession.interruptInProcess}; otherwise they interrupt the process and resume the session.
+   */
+  readonly interruptsInProcess: boolean;
+}
+
+/** The facts of every transport. */
+export const TRANSPORT_CAPABILITIES: Readonly<Record<LaneTransport, TransportCapabilities>> = {
+  exec: { name: "exec", acceptsInputAfterStart: false, interruptsInProcess: false },
+  stream_json: { name: "stream_json", acceptsInputAfterStart: true, interruptsInProcess: true },
+  app_server: { name: "app_server", acceptsInputAfterStart: true, interruptsInProcess: true },
+};
+
+/** Every transport name, in the order of {@link TRANSPORT_CAPABILITIES}. */
+export const LANE_TRANSPORTS: readonly LaneTransport[] = ["exec", "stream_json", "app_server"];
+
+/** Whether a profile's lane can take input after start on some transport (catalog listings). */
+export function acceptsInputAfterStart(profile: Pick<LaneProfile, "transports">): boolean {
+  return profile.transports.some((t) => TRANSPORT_CAPABILITIES[t].acceptsInputAfterStart);
+}
+
+/**
+ * The CLI acknowledged input written into a live session (claude's replayed user message, the app-server's
+ * `turn/steer` response). `at` is when the acknowledgement was read.
+ */
+export interface InputAck {
+  readonly at: string;
+}
+
+/**
+ * Input could not be delivered into the live session (the turn or the process ended first, the CLI refused it). The
+ * steer is not lost: the runner delivers it by interrupting and resuming as on the `exec` transport.
+ */
+export class InputRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "InputRefused";
+  }
 }
 
 /** Which scripted step the simulated lane plays (ignored by real lanes). */
@@ -149,6 +203,23 @@ export interface LaneSession {
   end(): StreamEnd;
   /** The provider process, or null for in-process lanes. */
   readonly process: ProcessIdentity | null;
+  /** The transport this session runs over; the runner reads its facts to choose how a steer is delivered. */
+  readonly transport: TransportCapabilities;
+  /**
+   * Write `text` into the running session as a user message (present when `transport.acceptsInputAfterStart`). A
+   * running tool is not cancelled: the model sees the text at its next request (or, when the turn already ended, in
+   * a turn of its own before the stream ends). Resolves on the CLI's acknowledgement; rejects with
+   * {@link InputRefused} when the text did not reach the CLI. The stream stays open until every acknowledged input
+   * has been answered.
+   */
+  sendInTurn?(text: string): Promise<InputAck>;
+  /**
+   * Stop the running turn inside the process — its tool calls stopped and no process of them left — and continue
+   * the same session with `text` as the next user message (present when `transport.interruptsInProcess`). Resolves
+   * on the acknowledgement of `text`; rejects with {@link InputRefused} as {@link sendInTurn} does. The event stream
+   * does not end for this turn's end.
+   */
+  interruptInProcess?(text: string): Promise<InputAck>;
 }
 
 /** Result of `probe` (preflight). */
@@ -172,6 +243,11 @@ export class LaunchError extends Error {
 /** A provider integration. */
 export interface Lane {
   profile: LaneProfile;
+  /**
+   * The transport a prompt's session runs over (one of `profile.transports`): the lane's option (`claude_opts.transport`,
+   * `codex_opts.app_server`, the simulated script's `transport:`), else the profile's default.
+   */
+  transportFor(options: SessionOptions, simulate?: Record<string, unknown> | null): LaneTransport;
   start(spec: SessionSpec): LaneSession;
   probe(options: SessionOptions): Promise<ProbeResult>;
   /** What a session spawns (for `--allow-run`); absent for in-process lanes, which spawn nothing. */

@@ -5,6 +5,7 @@
 import { resolveProfile } from "./profiles.ts";
 import { configHome } from "./profiles.ts";
 import type { ExecutionOptions, OptionOverrides, Packet, Prompt } from "./types.ts";
+import { normalizeEnum, PROVIDER_BAGS } from "./options.ts";
 
 /** The layer a value came from. */
 export type ValueSource =
@@ -36,6 +37,11 @@ export interface PromptExplanation {
   targets: string[];
   cwd: string;
   commit: string;
+  /** Story points and dependencies as loaded. */
+  sp: number;
+  depends_on: string[];
+  /** The contract's clauses (`verify:` keys) with their entry counts. */
+  verify: Record<string, number>;
   options: Record<string, ExplainedValue>;
 }
 
@@ -72,6 +78,12 @@ const KEYS: [string, keyof OptionOverrides | null, (o: ExecutionOptions) => unkn
   ["recovery", null, (o) => o.recovery],
 ];
 
+/** Maps merged over every layer that sets part of them: each layer is listed (`merged_from`). */
+const MERGED = new Set(["recovery", ...PROVIDER_BAGS]);
+
+/** Keys only a manifest or profile may set (a prompt's own is ignored with a lint warning): packet-wide. */
+const PACKET_WIDE = new Set(["execution", "agent_control"]);
+
 const BUDGET_FLAGS: (keyof OptionOverrides)[] = ["retry_attempts", "repair_attempts", "max_steers"];
 
 function set(v: unknown): boolean {
@@ -101,7 +113,7 @@ function layersOf(
         (flagKey !== null && set(overrides[flagKey])) ||
         (key === "recovery" && BUDGET_FLAGS.some((b) => set(overrides[b]))),
     },
-    { source: "prompt", file: prompt.relFile, has: (key) => set(prompt.frontMatter[key]) },
+    { source: "prompt", file: prompt.relFile, has: (key) => !PACKET_WIDE.has(key) && set(prompt.frontMatter[key]) },
     { source: "manifest", file: rel(packet.manifestPath), has: (key) => set(packet.manifest[key]) },
   ];
   if (profile) {
@@ -130,16 +142,28 @@ function explainPrompt(
 ): PromptExplanation {
   const layers = layersOf(packet, prompt, profile, overrides, env);
   const options: Record<string, ExplainedValue> = {};
-  for (const [key, flagKey, read] of KEYS) {
+  const explain = (key: string, flagKey: keyof OptionOverrides | null, value: unknown, fallback: ValueSource) => {
     const from = layers.filter((l) => l.has(key, flagKey));
     const top = from[0];
-    const value = read(prompt.options);
-    if (top) {
-      options[key] = { value, source: top.source, file: top.file };
-      if (key === "recovery") options[key]!.merged_from = from.map((l) => l.source);
-    } else {
-      options[key] = { value, source: key === "provider" ? "inferred from model" : "default", file: null };
-    }
+    if (!top) return void (options[key] = { value, source: fallback, file: null });
+    options[key] = { value, source: top.source, file: top.file };
+    if (MERGED.has(key)) options[key]!.merged_from = from.map((l) => l.source);
+  };
+  for (const [key, flagKey, read] of KEYS) {
+    explain(key, flagKey, read(prompt.options), key === "provider" ? "inferred from model" : "default");
+  }
+  // Settings the runner reads from the layers but not from ExecutionOptions: the top layer's value as loaded.
+  const rawOf = (key: string): unknown =>
+    [prompt.frontMatter, packet.manifest, profile?.options ?? {}].find((layer, i) =>
+      !(i === 0 && PACKET_WIDE.has(key)) && set(layer[key])
+    )?.[key];
+  explain("cli_confirmation", null, normalizeEnum("cli_confirmation", rawOf("cli_confirmation")) ?? "warn", "default");
+  explain("execution", null, packet.execution, "default");
+  explain("agent_control", null, packet.agentControl ?? { enabled: false }, "default");
+  // Provider option bags: only those some layer sets (merged over the layers, as the lanes read them).
+  for (const bag of PROVIDER_BAGS) {
+    const value = prompt.options.provider_opts[bag];
+    if (value !== undefined) explain(bag, null, value, "default");
   }
   return {
     id: prompt.id,
@@ -149,6 +173,9 @@ function explainPrompt(
     targets: prompt.targets,
     cwd: prompt.cwd,
     commit: prompt.commit,
+    sp: prompt.sp,
+    depends_on: prompt.dependsOn,
+    verify: Object.fromEntries(Object.entries(prompt.verify).map(([clause, entries]) => [clause, entries.length])),
     options,
   };
 }

@@ -74,6 +74,8 @@ export const PROVIDER_BAG_KEYS: ReadonlySet<string> = new Set([
   "output_format",
   "verbose",
   "include_partial_messages",
+  "transport",
+  "app_server",
 ]);
 
 /** Execution keys a prompt may override (docs/reference/packet.md §4), besides the provider bags and `recovery`. */

@@ -16,7 +16,9 @@ export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 /** Why `name` cannot name a profile, or null when it can. */
 export function profileNameProblem(name: string): string | null {
   if (PROFILE_NAME.test(name) && !name.endsWith(".md") && !name.includes("..")) return null;
-  return `profile name "${name}" is not valid; expected letters, digits, "-", "_" or "." (at most 64, starting ` +
+  return `profile name ${
+    JSON.stringify(name)
+  } is not valid; expected letters, digits, "-", "_" or "." (at most 64, starting ` +
     `with a letter or digit, no "/")`;
 }
 

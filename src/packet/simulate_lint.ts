@@ -5,9 +5,12 @@
  */
 import type { Finding, Prompt } from "./types.ts";
 import { editDistance } from "../util/edit_distance.ts";
+import { lanes } from "../lanes/catalog.ts";
 
-const TOP = ["session", "attempts", "resume", "steer"];
+const TOP = ["session", "attempts", "resume", "steer", "transport"];
 const SESSION = ["resumable"];
+/** The transports the simulated lane models (its profile's, src/lanes/profiles.ts). */
+const SIMULATE_TRANSPORTS: readonly string[] = lanes().transports["simulated"] ?? ["exec"];
 const STEP = [
   "label",
   "delay_ms",
@@ -117,6 +120,18 @@ export function lintSimulate(prompt: Pick<Prompt, "id" | "relFile" | "simulate">
   const sim = prompt.simulate;
   if (!isMap(sim)) return out;
   keys(sim, TOP, "simulate");
+  if (sim.transport !== undefined && !SIMULATE_TRANSPORTS.includes(String(sim.transport))) {
+    out.push({
+      kind: "invalid_option_value",
+      severity: "error",
+      prompt_id: prompt.id,
+      file: prompt.relFile,
+      key: "simulate.transport",
+      message: `${prompt.relFile}: simulate.transport is ${JSON.stringify(sim.transport)}; expected one of: ${
+        SIMULATE_TRANSPORTS.join(", ")
+      }`,
+    });
+  }
   keys(sim.session, SESSION, "simulate.session");
   asList(sim.attempts).forEach((s, i) => step(s, `simulate.attempts[${i + 1}]`));
   for (const k of ["resume", "steer"]) {

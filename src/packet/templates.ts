@@ -4,7 +4,6 @@
  */
 import { FrontMatterSyntaxError, parseFrontMatter } from "./front_matter.ts";
 import { configHome } from "./profiles.ts";
-import { readTextOrNull } from "../util/fs.ts";
 import { findingCode, PacketError, UsageError } from "../errors.ts";
 import { resolve } from "../util/path.ts";
 
@@ -149,18 +148,44 @@ function parseTemplate(
 }
 
 /**
+ * A template file's text, or null when nothing is there. Only a regular file is read (a FIFO would wait forever), and
+ * with `confineTo` only one whose real path lies inside that directory: a packet someone else wrote may not turn a
+ * link (`templates/x.prompt.md -> ~/.ssh/id_rsa`) or a path into a copy of another file in a new prompt.
+ */
+async function readTemplateFile(file: string, confineTo: string | null): Promise<string | null> {
+  const info = await Deno.stat(file).catch((e) => {
+    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) return null;
+    throw e;
+  });
+  if (info === null) return null;
+  const refuse = (what: string) =>
+    new PacketError(findingCode("template_invalid"), `template ${file} ${what}`, { file });
+  if (!info.isFile) throw refuse("is not a regular file; expected a .prompt.md file");
+  if (confineTo !== null) {
+    const real = await Deno.realPath(file);
+    const root = await Deno.realPath(confineTo).catch(() => confineTo);
+    if (!real.startsWith(`${root}/`)) {
+      throw refuse(`resolves to ${real}, outside the packet ${root}; expected a file inside the packet`);
+    }
+  }
+  return await Deno.readTextFile(file);
+}
+
+/**
  * The template `ref` names: a path (it contains `/` or ends in `.md`, resolved against the working directory), or a
  * name looked up in the packet's `templates/`, then the config home's, then the built-ins. An unknown name is a usage
- * error listing the visible ones.
+ * error listing the visible ones. A packet's own templates, and a path the packet itself names (`confineTo`: the
+ * packet, for a manifest's `prompt_template`), must be regular files inside the packet.
  */
 export async function loadTemplate(
   ref: string,
   env: Record<string, string | undefined>,
   packetDir: string | null,
+  opts: { confineTo?: string } = {},
 ): Promise<LoadedTemplate> {
   if (ref.includes("/") || ref.endsWith(".md")) {
     const file = resolve(ref);
-    const text = await readTextOrNull(file);
+    const text = await readTemplateFile(file, opts.confineTo ?? null);
     if (text === null) throw new UsageError("invalid_value", `--template: no template file at ${file}`);
     return parseTemplate(ref, "file", file, text);
   }
@@ -169,7 +194,7 @@ export async function loadTemplate(
   }
   for (const [source, dir] of places(env, packetDir)) {
     const file = `${dir}/${ref}.prompt.md`;
-    const text = await readTextOrNull(file);
+    const text = await readTemplateFile(file, source === "packet" ? packetDir : null);
     if (text !== null) return parseTemplate(ref, source, file, text);
   }
   const builtin = BUILTIN_TEMPLATES[ref];

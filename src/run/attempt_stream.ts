@@ -110,6 +110,8 @@ export async function runStream(ctx: RunContext, desk: SteerDesk, a: AttemptScop
   await goLive(ctx, desk, a, s, session);
   const delivery = steerDelivery(ctx, desk, a, s);
   const pumped = await pump(ctx, a, s, session, delivery.deliver);
+  // An in-session delivery still in flight is answered by now; a refused batch is back in the queue.
+  await desk.settle();
   const steerInterrupt = leaveLive(ctx, desk, a, session);
   const end = endOf(session, pumped.obs, pumped.thrown);
   a.books.defer(endStream(ctx, prompt.id, attempt, end.kind === "cancelled" ? "cancelled" : end.kind));

@@ -20,6 +20,8 @@ export interface DetachedRun {
   store_root: string;
   /** The runner's log file. */
   log: string;
+  /** The systemd user unit the runner runs in (`operator.containment: systemd_user`), else null. */
+  unit: string | null;
 }
 
 /** Options of {@link detachRun}. */
@@ -73,7 +75,8 @@ export function runnerCommand(
 
 /** The human line printed after a detached start. */
 export function detachedLine(r: DetachedRun): string {
-  return `Started run ${r.run_id} in the background (pid ${r.pid}); store ${r.store_root}; log ${r.log}`;
+  const where = r.unit ? `in systemd unit ${r.unit}` : "in the background";
+  return `Started run ${r.run_id} ${where} (pid ${r.pid}); store ${r.store_root}; log ${r.log}`;
 }
 
 function shellQuote(s: string): string {
@@ -125,7 +128,10 @@ export async function detachRun(args: string[], storeRoot: string, opts: DetachO
   const cmd = runnerCommand(args, { denoFlags: opts.denoFlags });
   // Deno cannot hand a file to a child's stdout; a shell opens the log and execs the runner (same pid).
   const script = `exec ${cmd.map(shellQuote).join(" ")} >> ${shellQuote(log)} 2>&1`;
-  const env = { PROMPT_RUNNER_SERVICE_MODE: "detached", ...opts.env };
+  const env: Record<string, string> = opts.systemdUnit
+    ? { PROMPT_RUNNER_SERVICE_MODE: "systemd", PROMPT_RUNNER_SYSTEMD_UNIT: opts.systemdUnit, ...opts.env }
+    : { PROMPT_RUNNER_SERVICE_MODE: "detached", ...opts.env };
+  const unit = opts.systemdUnit ?? null;
   const launched = opts.systemdUnit
     ? await launchUnit(opts.systemdUnit, script, opts.cwd ?? Deno.cwd(), env)
     : launchProcess(script, opts.cwd ?? Deno.cwd(), env);
@@ -139,14 +145,14 @@ export async function detachRun(args: string[], storeRoot: string, opts: DetachO
       // The runner writes run.pid with a fresh id, then settles it after its resume decision (docs/reference/runner.md §10.5).
       settleUntil ??= Date.now() + 5_000;
       if ((await currentRunId(storeRoot)) === leaseRun || Date.now() > settleUntil) {
-        return { run_id: leaseRun, pid: lease.pid ?? launched.pid ?? 0, store_root: paths.root, log };
+        return { run_id: leaseRun, pid: lease.pid ?? launched.pid ?? 0, store_root: paths.root, log, unit };
       }
     }
     const done = launched.exited();
     if (done) {
       const runId = await currentRunId(storeRoot);
       if (done.code === 0 && runId) {
-        return { run_id: runId, pid: launched.pid ?? 0, store_root: paths.root, log };
+        return { run_id: runId, pid: launched.pid ?? 0, store_root: paths.root, log, unit };
       }
       throw childFailure(done.code, log, await logTail(log));
     }

@@ -2,7 +2,15 @@
 export { amendedFingerprint } from "./amended_fingerprint.ts";
 export type { CommitPolicy } from "./context.ts";
 export { detachedLine, detachRun } from "./detach.ts";
-export { assertSystemdUser, systemdRunArgv, systemdUserProblem, unitName } from "./systemd_user.ts";
+export {
+  assertSystemdUser,
+  stopUnit,
+  type Systemctl,
+  systemdRunArgv,
+  systemdUserProblem,
+  unitName,
+  type UnitStop,
+} from "./systemd_user.ts";
 export { dirtyRepos } from "./dirty.ts";
 export { lintGateForSelection } from "./lint_gate.ts";
 export { vacuousFindings } from "./preflight_vacuous.ts";

@@ -42,15 +42,26 @@ export function flags(desk: SteerDesk, prompt: Prompt, report: VerifyReport | nu
   const n = desk.count(prompt.id);
   const amendments = report?.amendments ?? [];
   return {
-    ...(n > 0 ? { steered: true, steer_count: n, interventions_file: `interventions/${prompt.id}.jsonl` } : {
-      steered: false,
-    }),
+    ...(n > 0
+      ? {
+        steered: true,
+        steer_count: n,
+        steer_deliveries: desk.deliveries(prompt.id),
+        interventions_file: `interventions/${prompt.id}.jsonl`,
+      }
+      : { steered: false }),
     ...(amendments.length > 0
       ? { amended: true, amendments, amendments_file: `amendments/${prompt.id}.jsonl` }
       : { amended: false }),
   } as Pick<
     PromptResult,
-    "steered" | "steer_count" | "interventions_file" | "amended" | "amendments" | "amendments_file"
+    | "steered"
+    | "steer_count"
+    | "steer_deliveries"
+    | "interventions_file"
+    | "amended"
+    | "amendments"
+    | "amendments_file"
   >;
 }
 

@@ -96,7 +96,7 @@ export async function openContext(
   const ids = prompts.map((p) => p.id);
   // `track` sees every transition and event (the live status line and heartbeat, src/run/run_progress.ts).
   const plane = track(await openRunPlane(req, scope, opened, ids, planeHooks(scope, deskSlot)));
-  const desk = new SteerDesk(scope, plane.steers);
+  const desk = new SteerDesk(scope, plane.steers, plane);
   deskSlot.desk = desk;
   const ctx = new RunContext(scope, plane, progress);
   if (!persist) {

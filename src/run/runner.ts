@@ -2,7 +2,7 @@
  * The run pipeline (docs/reference/runner.md §1): plan, dry-run, preflight, select, lease, run record, control plane, the prompt
  * loop with dependency blocking, fail-fast or keep-going, signals, and closing. Returns the exit code.
  */
-import { acquireLease, type Lease } from "../store/lease.ts";
+import { acquireLease, type Lease, type ServiceMode } from "../store/lease.ts";
 import { ensureStoreRoot } from "../store/layout.ts";
 import { assertStoreIntact } from "../store/guard.ts";
 import { RunFailedError, UsageError } from "../errors.ts";
@@ -124,7 +124,7 @@ async function runWithLease(req: RunRequest, packet: Packet, prompts: Prompt[]):
     packetDir: packet.dir,
     argv: req.argv,
     label: req.label, // the target as every command names it (docs/status.md)
-    service: serviceMode(),
+    ...serviceMode(),
   });
   try {
     await state.reload(); // read under the lease: nobody else writes it from here on
@@ -307,11 +307,17 @@ async function quietReports(req: RunRequest, packet: Packet): Promise<void> {
   if (req.ci) req.ci.written = true;
 }
 
-/** `detached` when `start`/`run --detach` launched this runner (src/run/detach.ts sets the variable), else `attached`. */
-function serviceMode(): "attached" | "detached" {
+/**
+ * `detached` when `start`/`run --detach` launched this runner, `systemd` with its unit when it launched it as a
+ * systemd user unit (src/run/detach.ts sets the variables), else `attached`.
+ */
+function serviceMode(): { service: ServiceMode; unit?: string } {
   try {
-    return Deno.env.get("PROMPT_RUNNER_SERVICE_MODE") === "detached" ? "detached" : "attached";
+    const mode = Deno.env.get("PROMPT_RUNNER_SERVICE_MODE");
+    const unit = Deno.env.get("PROMPT_RUNNER_SYSTEMD_UNIT");
+    if (mode === "systemd" && unit) return { service: "systemd", unit };
+    return { service: mode === "detached" || mode === "systemd" ? "detached" : "attached" };
   } catch {
-    return "attached";
+    return { service: "attached" };
   }
 }

@@ -102,6 +102,8 @@ export interface PromptResult {
   last_verifier: VerifyReport | null;
   steered: boolean;
   steer_count?: number;
+  /** Delivered steers by how they reached the agent (`{in_turn: 1}`, docs/reference/control-plane.md §8.2). */
+  steer_deliveries?: Record<string, number>;
   interventions_file?: string;
   amended: boolean;
   amendments?: unknown[];

@@ -6,6 +6,7 @@
  */
 import { RunFailedError } from "../errors.ts";
 import { findOnPath } from "../util/mod.ts";
+import { runHelper } from "../util/helper.ts";
 
 /** Environment reader (injectable for tests). */
 export type EnvGet = (name: string) => string | undefined;
@@ -63,4 +64,34 @@ export function systemdRunArgv(
     "--",
     ...command,
   ];
+}
+
+/** What `systemctl --user stop` reported: `ok`, or why not (the unit may already be gone: systemd collected it). */
+export interface UnitStop {
+  ok: boolean;
+  detail: string;
+}
+
+/** Run one `systemctl` command line (a seam: tests pass their own; the default spawns `systemctl` from PATH). */
+export type Systemctl = (args: string[]) => Promise<{ code: number | null; stderr: string }>;
+
+const realSystemctl: Systemctl = async (args) => {
+  try {
+    const r = await runHelper("systemctl", { args, timeoutMs: 120_000 });
+    return { code: r.code, stderr: new TextDecoder().decode(r.stderr).trim() };
+  } catch (e) {
+    return { code: null, stderr: e instanceof Error ? e.message : String(e) };
+  }
+};
+
+/**
+ * `systemctl --user stop <unit>`: with `KillMode=control-group` systemd ends every process left in the unit's control
+ * group. A unit that is no longer loaded (exit 5: it ended and was collected) counts as stopped.
+ */
+export async function stopUnit(unit: string, systemctl: Systemctl = realSystemctl): Promise<UnitStop> {
+  const r = await systemctl(["--user", "stop", unit]);
+  if (r.code === 0) return { ok: true, detail: `unit ${unit} stopped` };
+  if (r.code === 5) return { ok: true, detail: `unit ${unit} had already ended` };
+  const why = r.stderr.split("\n").filter(Boolean).at(-1) ?? `exit ${r.code ?? "by signal"}`;
+  return { ok: false, detail: `systemctl --user stop ${unit} failed: ${why}` };
 }

@@ -45,6 +45,20 @@ export interface LeaseState {
 
 const RETRY_MS = 250;
 
+/** How a runner was started: in a terminal, by `start` as a background process, or by `start` as a systemd unit. */
+export type ServiceMode = "attached" | "detached" | "systemd";
+
+/**
+ * The systemd unit a lease names (`operator.containment: systemd_user`), or null. Only a name `start` gives
+ * (`prompt-runner-…`) is taken, so a forged `run.pid` can never make `stop` address some other unit.
+ */
+export function leaseUnit(info: Record<string, unknown> | null | undefined): string | null {
+  const unit = info?.unit;
+  return info?.service === "systemd" && typeof unit === "string" && /^prompt-runner-[A-Za-z0-9:_.-]{1,200}$/.test(unit)
+    ? unit
+    : null;
+}
+
 function hhmmss(iso: unknown): string {
   return typeof iso === "string" && iso.length >= 19 ? `${iso.slice(11, 19)}Z` : "an unknown time";
 }
@@ -90,7 +104,7 @@ async function reapOrphan(provider: unknown): Promise<void> {
  */
 export async function acquireLease(
   storeRoot: string,
-  info: { runId: string; packetDir: string; argv: string[]; label?: string; service?: "attached" | "detached" },
+  info: { runId: string; packetDir: string; argv: string[]; label?: string; service?: ServiceMode; unit?: string },
 ): Promise<Lease> {
   const p = storePaths(storeRoot);
   await secureStoreRoot(p.root);
@@ -124,6 +138,8 @@ export async function acquireLease(
     argv: info.argv,
     // How the runner was started, for the status rollup's service line (docs/reference/workspace.md §8.1).
     service: info.service ?? "attached",
+    // The systemd unit `start` launched the runner in (stop addresses it; status names it).
+    ...(info.service === "systemd" && info.unit ? { unit: info.unit } : {}),
     provider: null,
   };
   const write = () => atomicWriteStoreJson(p.runPid, doc);

@@ -64,6 +64,14 @@ function isSafeRelativePath(p: string): boolean {
   return !p.split("/").some((seg) => seg === "..");
 }
 
+/** Whether `ref` is a name git takes as a branch, tag or commit (the rules of git-check-ref-format that matter here). */
+function isRefName(ref: string): boolean {
+  if (ref === "" || ref.startsWith("-") || ref.startsWith("/") || ref.endsWith("/") || ref.endsWith(".")) return false;
+  if (ref.endsWith(".lock") || ref.includes("..") || ref.includes("@{") || ref.includes("//")) return false;
+  // deno-lint-ignore no-control-regex
+  return !/[\x00-\x20\x7f~^:?*[\\]/.test(ref);
+}
+
 /** What this program offers a manifest's `requires`. */
 const INSTALLED: Installed = { sdkCompat: SDK_COMPAT, capabilities: CAPABILITIES };
 
@@ -108,7 +116,25 @@ export function parseWorkspaceManifest(text: string, path: string, installed = I
     if (!isMap(r)) fail(path, key, "expected a map with remote, ref, source");
     checkKeys(path, key, r, WORKSPACE_KEYS.repository);
     const remote = str(path, `${key}.remote`, r.remote, true)!;
+    // Both reach git's argv: a value starting with "-" would be read as an option (`--upload-pack=…`).
+    // deno-lint-ignore no-control-regex
+    if (remote.startsWith("-") || /[\x00-\x1f\x7f]/.test(remote)) {
+      fail(
+        path,
+        `${key}.remote`,
+        `${JSON.stringify(remote)}: expected a git URL or path (not starting with "-", no control characters)`,
+      );
+    }
     const ref = str(path, `${key}.ref`, r.ref, false) ?? "main";
+    if (!isRefName(ref)) {
+      fail(
+        path,
+        `${key}.ref`,
+        `${
+          JSON.stringify(ref)
+        }: expected a branch, tag or commit name (not starting with "-"; no spaces, control characters, "..", or any of ~^:?*[\\)`,
+      );
+    }
     const src = str(path, `${key}.source`, r.source, false);
     const source = src === null ? null : src.startsWith("/") ? src : normalize(`${dir}/${src}`);
     repositories.push({ name, remote, ref, source });

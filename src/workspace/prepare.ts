@@ -102,7 +102,7 @@ async function cloneRepo(repo: WorkspaceRepository, clone: string): Promise<stri
   const tmp = `${parent}/.${repo.name}.cloning-${Deno.pid}`;
   await Deno.remove(tmp, { recursive: true }).catch(() => {});
   try {
-    await gitOrThrow(parent, ["clone", "-q", "--no-hardlinks", "--no-checkout", repo.source ?? repo.remote, tmp]);
+    await gitOrThrow(parent, ["clone", "-q", "--no-hardlinks", "--no-checkout", "--", repo.source ?? repo.remote, tmp]);
     await gitOrThrow(tmp, ["remote", "set-url", "origin", repo.remote]);
     await gitOrThrow(tmp, ["checkout", "-q", repo.ref]);
     await Deno.rename(tmp, clone);

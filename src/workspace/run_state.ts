@@ -1,5 +1,5 @@
 /** The state of a store root's latest run, as workspace listings show it. */
-import { readLease } from "../store/lease.ts";
+import { leaseUnit, readLease } from "../store/lease.ts";
 import { effectiveStatus, readSnapshotFile, type ReadStatus } from "../control/snapshot.ts";
 
 /**
@@ -13,4 +13,10 @@ export async function runState(storeRoot: string): Promise<ReadStatus | "not_sta
   if (file.kind === "none") return "not_started";
   const status = file.value.status;
   return status === "running" ? effectiveStatus(status, (await readLease(storeRoot)).state) : status;
+}
+
+/** The systemd user unit the live run of a store root runs in (`operator.containment: systemd_user`), or null. */
+export async function runUnit(storeRoot: string): Promise<string | null> {
+  const lease = await readLease(storeRoot);
+  return lease.state === "up" ? leaseUnit(lease.info) : null;
 }

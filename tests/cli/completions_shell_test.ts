@@ -21,7 +21,7 @@ const CASES: [string, string[]][] = [
   ["prompt_runner run --provider co", ["codex"]],
   ["prompt_runner control view --diff ", ["full", "none", "stat"]],
   ["prompt_runner help wor", ["workspace"]],
-  ["prompt_runner help control ", ["amend", "contract", "events", "log", "relax", "status", "steer", "view"]],
+  ["prompt_runner help control ", ["amend", "contract", "events", "log", "relax", "serve", "status", "steer", "view"]],
   ["prompt_runner completions ", ["bash", "fish", "zsh"]],
   ["prompt_runner status pk", ["pkt"]],
 ];

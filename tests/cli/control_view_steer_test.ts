@@ -85,7 +85,7 @@ Deno.test("control steer joins words, is delivered by the live run, and refuses 
     );
     const w = await runCli(["control", "steer", dir, "run", "the", "tests", "--wait"]);
     assert.equal(w.code, 0, w.stderr);
-    assert.match(w.stdout, /\napplied\n$/);
+    assert.match(w.stdout, /\ndelivered \(interrupt_and_resume\)\n$/);
     const empty = await runCli(["control", "steer", dir]);
     assert.equal(empty.code, 2);
   } finally {

@@ -22,12 +22,13 @@ async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   return Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** The files under the workspace store root (for "nothing was written" checks). */
+/** The files under the workspace store root (for "nothing was written" checks), the audit log's directory aside. */
 async function storeFiles(f: WorkspaceFixture): Promise<string[]> {
   const out: string[] = [];
   const walk = async (d: string, rel: string) => {
     for await (const e of Deno.readDir(d)) {
       const r = rel ? `${rel}/${e.name}` : e.name;
+      if (r === "control") continue; // refusals are recorded there (tests/cli/workspace_import_refusals_test.ts)
       if (e.isDirectory) await walk(`${d}/${e.name}`, r);
       else out.push(r);
     }
@@ -135,7 +136,11 @@ Deno.test("import-state refuses unknown ids, malformed or empty sources, a held 
     4,
     /prompt id\(s\) 99 are not prompts of the packet/,
   );
-  await refuse("01:completed:2026-08-10T02:00:00Z\nnot a progress line\n", 1, /line 2 is malformed/);
+  await refuse(
+    "01:completed:2026-08-10T02:00:00Z\nnot a progress line\n",
+    1,
+    /line 2 is malformed: "not a progress line" has 1 field\(s\); expected <id>:<completed\|failed>:<ISO timestamp>/,
+  );
   await refuse("01:failed:2026-08-10T02:00:00Z\n", 1, /has no completed prompt to import/);
 
   const missing = await runCli(["workspace", "import-state", "op-ws"], { env: f.env });
@@ -161,6 +166,9 @@ Deno.test("import-state refuses unknown ids, malformed or empty sources, a held 
     assert.equal(held.code, 5, held.stderr);
     assert.match(held.stderr, /is active \(pid \d+\); import-state refused/);
     assert.equal(await Deno.stat(`${f.store}/progress.log`).then(() => true, () => false), false);
+    // The refusal is on the workspace's record.
+    const logged = await Deno.readTextFile(`${f.store}/control/log.jsonl`);
+    assert.match(logged, /"command":"import_state".*is active \(pid \d+\); import-state refused/);
   } finally {
     workspaceRun.close();
   }
@@ -181,4 +189,26 @@ Deno.test("import-state refuses unknown ids, malformed or empty sources, a held 
   const packet = await runCli(["workspace", "import-state", `${f.author}/packets/op`], { env: f.env });
   assert.equal(packet.code, 2, packet.stderr);
   assert.match(packet.stderr, /is a packet, not a workspace/);
+});
+
+Deno.test("import-state MANIFEST PACKET (the sdk guide's form) is import-state MANIFEST --packet PACKET", async () => {
+  await using dir = await tempDir();
+  const f = await workspaceFixture(dir.path, { files: PROMPTS });
+  const legacy = await runCli(["run", `${f.author}/packets/op`, "01"], { env: f.env });
+  assert.equal(legacy.code, 0, legacy.stdout + legacy.stderr);
+  assert.equal((await runCli(["workspace", "prepare", f.manifest], { env: f.env })).code, 0);
+  // From the author's checkout, as the guide runs it: the packet path is relative to the current directory.
+  const r = await runCli(["workspace", "import-state", f.manifest, "packets/op", "--json"], {
+    env: f.env,
+    cwd: f.author,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const receipt = parseJsonOut(r);
+  assert.equal(receipt.source, `${f.author}/packets/op/.prompt_runner/progress.log`);
+  assert.deepEqual((receipt.completed as { id: string }[]).map((c) => c.id), ["01"]);
+  const three = await runCli(["workspace", "import-state", f.manifest, "packets/op", "extra"], {
+    env: f.env,
+    cwd: f.author,
+  });
+  assert.equal(three.code, 2, three.stderr);
 });

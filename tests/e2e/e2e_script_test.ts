@@ -1,6 +1,6 @@
 /** scripts/e2e.ts: summary parsing and stray-process detection. */
 import assert from "node:assert/strict";
-import { e2eTestArgs, parseTestSummary, taggedProcesses } from "../../scripts/e2e.ts";
+import { BROWSER_ONLY_PATHS, e2eTestArgs, parseTestSummary, taggedProcesses } from "../../scripts/e2e.ts";
 import { E2E_TAG_VAR } from "../support/e2e_env.ts";
 import { waitFor } from "../support/wait.ts";
 
@@ -35,4 +35,16 @@ Deno.test("e2eTestArgs() passes extra deno test flags before the suite's path, d
   assert.deepEqual(e2eTestArgs(["--", "--filter", "codex"]), want);
   assert.deepEqual(e2eTestArgs(["--filter", "codex"]), want);
   assert.deepEqual(e2eTestArgs([]), ["test", "-A", "--no-check=remote", "tests/e2e/"]);
+  assert.deepEqual(e2eTestArgs(["--filter", "x"], BROWSER_ONLY_PATHS), [
+    "test",
+    "-A",
+    "--no-check=remote",
+    "--filter",
+    "x",
+    "tests/e2e/dashboard_test.ts",
+    "tests/e2e/dashboard_render_test.ts",
+  ]);
+  for (const path of BROWSER_ONLY_PATHS) {
+    assert.ok(Deno.statSync(new URL(`../../${path}`, import.meta.url)).isFile, path);
+  }
 });

@@ -25,7 +25,7 @@ const THROWAWAY: LaneProfile = {
   modelPatterns: [/^zeta-/i],
   executable: "zed-agent",
   executableEnv: "PROMPT_RUNNER_ZED_CLI",
-  acceptsInputAfterStart: true,
+  transports: ["stream_json", "exec"],
   installHint: "none",
 };
 
@@ -72,6 +72,7 @@ Deno.test("a throwaway profile appears in every list a catalog derives, with not
   assert.equal(c.normalize("ZED_CLI"), "zed");
   assert.deepEqual(c.optionKeys.at(-1), "zed_opts");
   assert.deepEqual(c.packetRelativePaths.zed_opts, ["include_dirs"]);
+  assert.deepEqual(c.transports.zed, ["stream_json", "exec"]);
   assert.equal(c.inferFromModel("Zeta-1"), "zed");
   assert.equal(c.inferFromModel("gpt-5"), "codex");
   assert.equal(c.inferFromModel("opus"), "claude");

@@ -66,12 +66,17 @@ export function anthropicMessageText(m: Message): string {
   return blocksOf(m).filter((b) => b.type === "text").map((b) => b.text ?? "").join("\n");
 }
 
-/** The latest user message that carries no tool result, and how many assistant turns followed it. */
+/**
+ * The latest user message that carries no tool result — or that carries a directive next to one (input written into
+ * a running turn is merged with the tool's result) — and how many assistant turns followed it.
+ */
 export function anthropicAnchor(messages: Message[]): { anchor: Message | null; index: number; step: number } {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
     if (!m || m.role !== "user") continue;
-    if (blocksOf(m).some((b) => b.type === "tool_result")) continue;
+    const blocks = blocksOf(m);
+    const directive = blocks.some((b) => b.type === "text" && (b.text ?? "").includes("[[e2e:"));
+    if (blocks.some((b) => b.type === "tool_result") && !directive) continue;
     const step = messages.slice(i + 1).filter((x) => x.role === "assistant").length;
     return { anchor: m, index: i, step };
   }

@@ -1,6 +1,6 @@
 /** The loopback fake model servers speak the documented protocols (docs/reference/providers.md §7.5, §7.6) — no CLI needed. */
 import assert from "node:assert/strict";
-import { ANTHROPIC_CLOSING_TEXT, startFakeAnthropic } from "./fake_anthropic.ts";
+import { ANTHROPIC_CLOSING_TEXT, anthropicAnchor, startFakeAnthropic } from "./fake_anthropic.ts";
 import { addFilePatch, OPENAI_CLOSING_TEXT, startFakeOpenAI } from "./fake_openai.ts";
 import { parseDirectives, scriptOf } from "./fake_server_common.ts";
 import { codexConfigToml } from "./e2e_env.ts";
@@ -236,4 +236,20 @@ Deno.test("codexConfigToml() names the fake provider with retries disabled", () 
       "stream_max_retries = 0",
     ]
   ) assert.ok(toml.includes(line), line);
+});
+
+Deno.test("the Anthropic fake anchors on a directive merged with a tool result (input written into a running turn)", () => {
+  const prompt = { role: "user", content: "Run it. [[e2e:bash sleep 9]]" };
+  const toolUse = { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "Bash", input: {} }] };
+  const plainResult = { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "" }] };
+  // A bare tool result is not an anchor: the turn after it is step 1 of the prompt's script.
+  assert.deepEqual(anthropicAnchor([prompt, toolUse, plainResult]), { anchor: prompt, index: 0, step: 1 });
+  const merged = {
+    role: "user",
+    content: [...plainResult.content, { type: "text", text: "Operator: stop. [[e2e:write a.txt x]]" }],
+  };
+  assert.deepEqual(anthropicAnchor([prompt, toolUse, merged]), { anchor: merged, index: 2, step: 0 });
+  // Guidance without a directive does not replace the prompt's script.
+  const guidance = { role: "user", content: [...plainResult.content, { type: "text", text: "mind the tabs" }] };
+  assert.equal(anthropicAnchor([prompt, toolUse, guidance]).anchor, prompt);
 });

@@ -1,6 +1,6 @@
 /** `control log [TARGET] [--follow] [--all-runs] [--json]` (docs/reference/control-plane.md §13): the control audit log. */
 import { type CommandContext, type CommandSpec, untilInterrupted } from "../frame.ts";
-import { followLog, log, type LogEntry } from "../../control/mod.ts";
+import { ControlError, followLog, log, type LogEntry } from "../../control/mod.ts";
 import type { Color, Paint } from "../../render/mod.ts";
 import { escapeControl } from "../../util/escape.ts";
 import { controlTarget, paintFor, runRef, TARGET_FLAGS } from "./_common.ts";
@@ -35,10 +35,20 @@ export const spec: CommandSpec = {
   },
   async run(ctx: CommandContext): Promise<number> {
     const target = await controlTarget(ctx, { idsFollow: false });
-    const ref = await runRef(target);
     const allRuns = ctx.flags["all-runs"] === true;
     const paint = paintFor(ctx);
     const print = (e: LogEntry) => ctx.stdout.write((ctx.json ? JSON.stringify(e) : logLine(e, paint)) + "\n");
+    const ref = await runRef(target).catch(async (e) => {
+      // Before any run, a store root may already hold refusals (a refused workspace import-state): show those.
+      if (!(e instanceof ControlError) || e.code !== "no_run" || ctx.flags.follow === true) throw e;
+      const runLess = await log({ storeRoot: target.storeRoot, runId: "" }, { allRuns: true });
+      if (runLess.length === 0) throw e;
+      return runLess;
+    });
+    if (Array.isArray(ref)) {
+      for (const e of ref) print(e);
+      return 0;
+    }
     if (ctx.flags.follow !== true) {
       for (const e of await log(ref, { allRuns })) print(e);
       return 0;

@@ -1,4 +1,7 @@
-/** `control steer [TARGET] [--] TEXT… [--author A] [--wait]` (docs/reference/control-plane.md §13): guidance for the live agent. */
+/**
+ * `control steer [TARGET] [--] TEXT… [--author A] [--interrupt] [--wait]` (docs/reference/control-plane.md §13): guidance
+ * for the live agent.
+ */
 import type { CommandContext, CommandSpec } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
 import { checkSteerText, snapshot, steer } from "../../control/mod.ts";
@@ -6,14 +9,23 @@ import { AUTHOR_FLAG, controlTarget, printJson, printWaited, runRef, str, TARGET
 
 /** The command. */
 export const spec: CommandSpec = {
-  usage: "[TARGET] [--] TEXT… [--author A] [--wait]",
+  usage: "[TARGET] [--] TEXT… [--author A] [--interrupt] [--wait]",
   description:
-    "Send guidance to the live agent: the run interrupts the turn and resumes the same session with it. The words " +
-    "are joined with single spaces. The contract does not change.",
+    "Send guidance to the live agent: written into the running turn where the session's transport takes input (no " +
+    "tool is cancelled), else the run interrupts the turn and resumes the same session with it. The words are joined " +
+    "with single spaces. The contract does not change.",
   flags: {
     ...TARGET_FLAGS,
     ...AUTHOR_FLAG,
-    wait: { type: "boolean", description: "wait up to 60 s for the final applied/rejected entry" },
+    interrupt: {
+      type: "boolean",
+      description:
+        "stop what the agent is doing first (in the CLI's process where its transport can, else by interrupting it)",
+    },
+    wait: {
+      type: "boolean",
+      description: "wait up to 60 s until the CLI acknowledged the steer (delivered) or it was rejected",
+    },
   },
   async run(ctx: CommandContext): Promise<number> {
     // Words after `--` are always text, never a target.
@@ -24,7 +36,10 @@ export const spec: CommandSpec = {
     const target = await controlTarget({ ...ctx, positionals: head }, { idsFollow: true });
     const text = [...target.rest, ...tail].join(" ").trim();
     const author = str(ctx, "author");
-    const by = author !== undefined ? { author } : {};
+    const by = {
+      ...(author !== undefined ? { author } : {}),
+      ...(ctx.flags.interrupt === true ? { interrupt: true } : {}),
+    };
     const checked = checkSteerText(text);
     if (!checked.ok && checked.code === "empty_steer") {
       // The API records the refusal (`empty_steer`) when the target has a run; the caller sees the usage error.
@@ -42,13 +57,20 @@ export const spec: CommandSpec = {
       ? await (await import("./_wait.ts")).waitForOutcome(ref, handle.request, 60_000)
       : null;
     if (ctx.json) {
-      printJson(ctx, { request: handle.request, run_id: handle.runId, outcome: waited?.outcome ?? null });
+      printJson(ctx, {
+        request: handle.request,
+        run_id: handle.runId,
+        outcome: waited?.outcome ?? null,
+        delivered: waited ? waited.outcome === "applied" : null,
+        delivery: waited?.delivery ?? null,
+      });
     } else {
       const prompt = snap?.prompt_id ? `prompt ${snap.prompt_id} of ` : "";
       ctx.stdout.write(
         `Steer queued for ${prompt}run ${handle.runId}; it is delivered at the next boundary (see control log).\n`,
       );
-      printWaited(ctx, waited);
+      if (waited?.outcome === "applied") ctx.stdout.write(`delivered (${waited.delivery ?? "applied"})\n`);
+      else printWaited(ctx, waited);
     }
     return waited?.outcome === "rejected" ? 1 : 0;
   },

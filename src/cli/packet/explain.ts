@@ -19,7 +19,14 @@ function render(x: PacketExplanation): string {
   );
   for (const r of x.repos) lines.push(`  repo     ${r.name}${r.default ? " (default)" : ""}  ${r.path}`);
   for (const p of x.prompts) {
-    lines.push("", `${p.id}  ${p.name}  (${p.file})`, `  cwd  ${p.cwd}`);
+    const contract = Object.entries(p.verify).map(([clause, n]) => `${clause} ×${n}`).join(", ") || "none";
+    lines.push(
+      "",
+      `${p.id}  ${p.name}  (${p.file})`,
+      `  cwd  ${p.cwd}`,
+      `  phase ${p.phase} · ${p.sp} SP · depends on ${p.depends_on.join(", ") || "nothing"} · commit ${show(p.commit)}`,
+      `  contract  ${contract}`,
+    );
     const width = Math.max(...Object.keys(p.options).map((k) => k.length));
     for (const [key, v] of Object.entries(p.options)) {
       const from = v.merged_from && v.merged_from.length > 1 ? v.merged_from.join(" > ") : v.source;

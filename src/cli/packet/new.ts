@@ -15,6 +15,7 @@ import {
 } from "../../packet/mod.ts";
 import { basename, relative, resolve } from "../../util/path.ts";
 import { createNew } from "../../util/create_new.ts";
+import { flagValues, refuseControlChars } from "../one_line.ts";
 import { findingCode } from "../../errors.ts";
 
 const MANIFEST = "prompt_runner_packet.md";
@@ -67,6 +68,10 @@ export const spec: CommandSpec = {
     if (extra.length > 0) throw new UsageError("unexpected_argument", `unexpected argument "${extra[0]}"`);
     const dir = resolve(target);
     const name = basename(dir);
+    refuseControlChars([
+      ["the packet name (the base name of DIR)", name],
+      ...flagValues(ctx.flags, ["profile", "provider", "model", "repo", "default-repo", "prompt-template"]),
+    ]);
     const env = loaderEnv();
     const profile = str(ctx.flags, "profile");
     if (profile !== null) await resolveProfileForNew(profile, env);

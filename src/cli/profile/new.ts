@@ -4,6 +4,7 @@
  */
 import type { CommandSpec, FlagValues } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
+import { flagValues, refuseControlChars } from "../one_line.ts";
 import {
   loaderEnv,
   normalizeProvider,
@@ -30,6 +31,7 @@ function str(flags: FlagValues, name: string): string | null {
 
 /** The profile's options from the flags; a bad value is a usage error naming the flag and what it expects. */
 function optionsOf(name: string, flags: FlagValues): Record<string, unknown> {
+  refuseControlChars(flagValues(flags, ["provider", "model", "reasoning", "permission", "tools", "prompt-template"]));
   const provider = str(flags, "provider");
   const model = str(flags, "model");
   if (provider === null) throw new UsageError("missing_argument", "profile new needs --provider P");

@@ -1,0 +1,260 @@
+/**
+ * `control serve` (docs/reference/http_api.md): the server runs as the real CLI in its own process; clients are this
+ * process's fetch streams; everything shares the machine's cores.
+ * - Latency: an event recorded by a live plane in this process (record, boundary — the runner's path) → the SSE
+ *   client here has its frame, one clock; p50/p99 over single events spaced apart.
+ * - Load: a full-speed simulated `prompt_runner run` (its own process, one prompt streaming M messages at zero
+ *   delay) followed by 0, 1, 10 and 50 SSE clients, the client counts alternated within each repeat: the run's own
+ *   duration (its `run_opened` → `run_finished` instants) as a ratio to 0 clients, and the server's peak RSS.
+ * Checked: every client received every seq once, in order, then the `end` frame with `completed`; every run exits 0.
+ */
+import { check, median, percentile, quick, round, sized } from "./_harness.ts";
+import { findCommand } from "../../src/cli/registry.ts";
+import { denoFlagsFor } from "../../src/cli/frame.ts";
+import { acquireLease } from "../../src/store/lease.ts";
+import { openPlane } from "../../src/control/plane.ts";
+import { storePaths, storeRootForPacket } from "../../src/store/paths.ts";
+import { DEFAULT_VIEW } from "../../src/events/types.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: "B",
+  GIT_AUTHOR_EMAIL: "b@x.invalid",
+  GIT_COMMITTER_NAME: "B",
+  GIT_COMMITTER_EMAIL: "b@x.invalid",
+};
+
+function cli(args: string[], stdout: "piped" | "null" = "null"): Deno.ChildProcess {
+  const flags = denoFlagsFor(findCommand(args)!.entry.permissions);
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-prompt", ...flags, MAIN, ...args],
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout,
+    stderr: "piped",
+  }).spawn();
+}
+
+async function packet(root: string, messages: number): Promise<string> {
+  const dir = `${root}/p${crypto.randomUUID().slice(0, 8)}`;
+  await Deno.mkdir(`${dir}/prompts`, { recursive: true });
+  await Deno.mkdir(`${dir}/app`, { recursive: true });
+  const g = await new Deno.Command("git", { args: ["init", "-q", "-b", "main"], cwd: `${dir}/app`, env: GIT_ENV })
+    .output();
+  check(g.success, "git init failed");
+  await Deno.writeTextFile(
+    `${dir}/prompt_runner_packet.md`,
+    "---\nname: bench\nprofile: simulated-default\nrepos:\n  app: {path: app, default: true}\n---\n",
+  );
+  const list = JSON.stringify(Array.from({ length: messages }, (_, i) => `token ${i} `));
+  await Deno.writeTextFile(
+    `${dir}/prompts/01_stream.prompt.md`,
+    `---\nverify:\n  files_exist: [done.txt]\nsimulate:\n  attempts:\n    - delay_ms: 0\n      messages: ${list}\n` +
+      "      writes: [{path: done.txt, text: ok}]\n---\n# Stream\n",
+  );
+  return await Deno.realPath(dir);
+}
+
+interface Server {
+  url: string;
+  token: string;
+  child: Deno.ChildProcess;
+  stop(): Promise<void>;
+}
+
+async function serve(dir: string): Promise<Server> {
+  const child = cli(["control", "serve", dir, "--json"], "piped");
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = "";
+  while (!buf.includes("\n")) {
+    const r = await reader.read();
+    if (r.done) check(false, `control serve exited before listening: ${await new Response(child.stderr).text()}`);
+    buf += r.value;
+  }
+  const { url, token } = JSON.parse(buf.slice(0, buf.indexOf("\n")));
+  const errText = new Response(child.stderr).text();
+  return {
+    url,
+    token,
+    child,
+    async stop() {
+      child.kill("SIGTERM");
+      await reader.cancel().catch(() => {});
+      const s = await child.status;
+      check(s.code === 0, `control serve exited ${s.code}: ${await errText}`);
+    },
+  };
+}
+
+/** One SSE client: counts frames; resolves with the seqs seen and the end frame. */
+async function client(srv: Server, path: string, onFrame?: (seq: number) => void) {
+  // A stream that never ends fails the case instead of hanging it.
+  const r = await fetch(new URL(path, srv.url), {
+    headers: { authorization: `Bearer ${srv.token}` },
+    signal: AbortSignal.timeout(300_000),
+  });
+  check(r.status === 200, `stream answered ${r.status}`);
+  const reader = r.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = "", count = 0, last = 0, inOrder = true;
+  let end: Record<string, unknown> | null = null;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += value;
+    let cut: number;
+    while ((cut = buf.indexOf("\n\n")) >= 0) {
+      const block = buf.slice(0, cut);
+      buf = buf.slice(cut + 2);
+      if (block.startsWith("event: end")) end = JSON.parse(block.slice(block.indexOf("data: ") + 6));
+      const id = /^id: (\d+)$/m.exec(block);
+      if (id) {
+        const seq = Number(id[1]);
+        if (seq !== last + 1 && last !== 0) inOrder = false;
+        last = seq;
+        count += 1;
+        onFrame?.(seq);
+      }
+    }
+  }
+  return { count, last, inOrder, end };
+}
+
+function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function latency(root: string, samples: number): Promise<{ p50: number; p99: number }> {
+  const dir = await packet(root, 1);
+  const storeRoot = storeRootForPacket(dir);
+  const runId = "20261201T230000Z-SERVE1";
+  const lease = await acquireLease(storeRoot, { runId, packetDir: dir, argv: ["bench"] });
+  const plane = await openPlane({
+    storeRoot,
+    runId,
+    resumed: false,
+    packet: { name: "bench", dir },
+    workspace: null,
+    view: { ...DEFAULT_VIEW },
+    selectedCount: 1,
+    maxSteers: 3,
+    hooks: {
+      applyView() {},
+      steerGate: () => ({ promptRunning: true, sessionLive: true }),
+      steerAccepted() {},
+      notice() {},
+    },
+  });
+  const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: "s" };
+  plane.boundary();
+  await plane.sync();
+  const srv = await serve(dir);
+  const waiting = new Map<number, () => void>();
+  const got = client(srv, "/api/v1/targets/" + dir.slice(dir.lastIndexOf("/") + 1) + "/events", (seq) => {
+    waiting.get(seq)?.();
+  });
+  const out: number[] = [];
+  try {
+    let seen: Promise<void> = Promise.resolve();
+    for (let i = 0; i < samples; i++) {
+      let mark = (): void => {};
+      seen = new Promise<void>((r) => mark = r);
+      const t0 = performance.now();
+      const seq = plane.record({ type: "message_streamed", data: { delta: `sample ${i} ` } }, ctx).seq;
+      waiting.set(seq, mark);
+      plane.boundary();
+      await seen;
+      out.push(performance.now() - t0);
+      waiting.delete(seq);
+      await new Promise((r) => setTimeout(r, 15)); // spaced: single events, not a batch
+    }
+    await plane.close("completed", null);
+    const r = await got;
+    check(r.end?.status === "completed", `the latency stream ended with ${JSON.stringify(r.end)}`);
+    check(r.inOrder, "the latency stream skipped a seq");
+  } finally {
+    await lease.release();
+    await srv.stop();
+  }
+  return { p50: percentile(out, 50), p99: percentile(out, 99) };
+}
+
+async function loaded(root: string, clients: number, messages: number) {
+  const dir = await packet(root, messages);
+  const id = dir.slice(dir.lastIndexOf("/") + 1);
+  const srv = await serve(dir);
+  let peak = rssMb(srv.child.pid);
+  const base = peak;
+  const sampler = setInterval(() => peak = Math.max(peak, rssMb(srv.child.pid)), 50);
+  const run = cli(["run", dir]);
+  const runErr = new Response(run.stderr).text();
+  try {
+    const snap = storePaths(storeRootForPacket(dir)).snapshot;
+    for (let i = 0; i < 4000; i++) {
+      try {
+        await Deno.stat(snap);
+        break;
+      } catch { /* not yet */ }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const streams = Array.from({ length: clients }, () => client(srv, `/api/v1/targets/${id}/events`));
+    const status = await run.status;
+    check(status.code === 0, `run exited ${status.code}: ${(await runErr).slice(-400)}`);
+    const results = await Promise.all(streams);
+    const events = await Deno.readTextFile(storePaths(storeRootForPacket(dir)).events);
+    const lines = events.trimEnd().split("\n").map((l) => JSON.parse(l) as { seq: number; type: string; at: string });
+    const opened = lines.find((l) => l.type === "run_opened")!, finished = lines.at(-1)!;
+    check(finished.type === "run_finished", "the run's stream did not end with run_finished");
+    check(lines.filter((l) => l.type === "message_streamed").length >= messages, "the run streamed fewer messages");
+    for (const r of results) {
+      check(
+        r.count === finished.seq && r.last === finished.seq && r.inOrder,
+        `a client got ${r.count}/${finished.seq}`,
+      );
+      check(r.end?.status === "completed", `a client's stream ended with ${JSON.stringify(r.end)}`);
+    }
+    return { runMs: Date.parse(finished.at) - Date.parse(opened.at), peakMb: peak, baseMb: base, events: finished.seq };
+  } finally {
+    clearInterval(sampler);
+    await srv.stop();
+  }
+}
+
+/** Run the serve benchmark. */
+export async function bench(): Promise<Record<string, number | string>> {
+  const root = await Deno.makeTempDir({ prefix: "pr-bench-serve-" });
+  try {
+    const lat = await latency(root, sized(200, 60));
+    const counts = [0, 1, 10, 50];
+    const messages = sized(30_000, 5_000);
+    const runs = new Map<number, { runMs: number; peakMb: number; baseMb: number; events: number }[]>();
+    for (let r = 0; r < 5; r++) {
+      const order = counts.map((_, i) => counts[(i + r) % counts.length]!);
+      for (const n of order) runs.set(n, [...(runs.get(n) ?? []), await loaded(root, n, messages)]);
+    }
+    const runMs = (n: number) => median(runs.get(n)!.map((x) => x.runMs));
+    const figures: Record<string, number | string> = {
+      serve_sse_latency_p50_ms: round(lat.p50, 2),
+      serve_sse_latency_p99_ms: round(lat.p99, 2),
+      serve_run_events: runs.get(0)![0]!.events,
+      serve_run_0_clients_ms: round(runMs(0), 0),
+    };
+    for (const n of [1, 10, 50]) {
+      figures[`serve_run_${n}_clients_ms`] = round(runMs(n), 0);
+      figures[`serve_slowdown_${n}_clients_ratio`] = round(runMs(n) / runMs(0), 3);
+    }
+    for (const n of counts) {
+      figures[`serve_rss_peak_${n}_clients_mb`] = round(Math.max(...runs.get(n)!.map((x) => x.peakMb)), 1);
+      figures[`serve_rss_growth_${n}_clients_mb`] = round(median(runs.get(n)!.map((x) => x.peakMb - x.baseMb)), 1);
+    }
+    figures.target = "SSE p50 ≤ 10 ms, p99 ≤ 50 ms; 10 clients slow the run ≤ 15 %; server memory flat" +
+      (quick() ? " (quick run: smaller stream)" : "");
+    return figures;
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}

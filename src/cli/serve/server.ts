@@ -1,0 +1,262 @@
+/**
+ * The HTTP server of `control serve` (docs/reference/http_api.md): `Deno.serve` (TLS with a certificate), the guards
+ * in their order — Host, route, token (401), body, role (403, audited), write rate (429, audited) — then the endpoint.
+ * No CORS header is ever sent, so a page of another origin can neither read an answer nor send a token.
+ */
+import { Exit, PromptRunnerError } from "../../errors.ts";
+import { recordRefusal, type RunRef, snapshot } from "../../control/mod.ts";
+import { performRead, performWrite, type ServeTarget, targetRow, WRITES } from "./api.ts";
+import { dashboardResponse } from "./dashboard.ts";
+import { allowedHosts, checkHost, HttpError, pathId, readJsonBody, TARGET_ID, WriteLimiter } from "./guard.ts";
+import { endFrame, eventFrames, eventsCursor, logFrames, runOf, sseResponse } from "./sse.ts";
+import { EventHub, hubFrames } from "./hub.ts";
+import { roleAllows, type TokenEntry, type TokenTable } from "./tokens.ts";
+
+/** Options of {@link startServer}. */
+export interface ServeOptions {
+  targets: readonly ServeTarget[];
+  tokens: TokenTable;
+  hostname: string;
+  /** 0: a free port. */
+  port: number;
+  /** PEM text of the certificate chain and key: TLS. */
+  tls?: { cert: string; key: string };
+  /** More Host header names to answer (`--allow-host`). */
+  allowHosts?: readonly string[];
+  /** Writes a minute per token (default 60), and how many at once (default 10). */
+  writesPerMinute?: number;
+  writeBurst?: number;
+}
+
+/** A listening server. */
+export interface RunningServer {
+  url: string;
+  port: number;
+  /** Open event and log streams. */
+  streams(): number;
+  /** Resolves when the server has stopped. */
+  finished: Promise<void>;
+  /** Close every stream and stop listening. */
+  shutdown(): Promise<void>;
+}
+
+const BASE_HEADERS: Record<string, string> = {
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
+};
+
+function json(status: number, body: unknown, extra: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body) + "\n", {
+    status,
+    headers: { ...BASE_HEADERS, "content-type": "application/json; charset=utf-8", ...extra },
+  });
+}
+
+/** The HTTP status of a Control API error, by its exit (docs/reference/http_api.md §6). */
+export function statusOf(e: PromptRunnerError): number {
+  if (e.code === "run_not_running" || e.code === "stale_run" || e.exit === Exit.lease) return 409;
+  if (e.exit === Exit.usage) return 400;
+  if (e.exit === Exit.packet) return 422;
+  if (e.exit === Exit.notFound) return 404;
+  return 500;
+}
+
+function errorResponse(e: unknown): Response {
+  if (e instanceof HttpError) {
+    return json(e.status, { error: { code: e.code, message: e.message, hint: null } }, e.headers);
+  }
+  if (e instanceof PromptRunnerError) {
+    const hint = e.hints.length ? e.hints.join("\n") : null;
+    return json(statusOf(e), { error: { code: e.code, message: e.message, hint, exit: e.exit, ...e.details } });
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  return json(500, { error: { code: "internal_error", message, hint: null, exit: 1 } });
+}
+
+function bearer(req: Request): string | null {
+  const h = req.headers.get("authorization");
+  const m = h === null ? null : /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1]! : null;
+}
+
+/** The hubs of live runs, shared by their clients and closed with the last one. */
+class HubTable {
+  private readonly byRun = new Map<string, EventHub>();
+
+  acquire(ref: RunRef): EventHub {
+    const key = `${ref.storeRoot}\n${ref.runId}`;
+    let hub = this.byRun.get(key);
+    if (!hub) this.byRun.set(key, hub = new EventHub(ref));
+    hub.clients += 1;
+    return hub;
+  }
+
+  release(hub: EventHub): void {
+    hub.clients -= 1;
+    if (hub.clients > 0) return;
+    hub.close();
+    this.byRun.delete(`${hub.ref.storeRoot}\n${hub.ref.runId}`);
+  }
+
+  /** Hubs open. */
+  get size(): number {
+    return this.byRun.size;
+  }
+}
+
+/** Start serving; resolves once listening. */
+export async function startServer(opts: ServeOptions): Promise<RunningServer> {
+  const byId = new Map(opts.targets.map((t) => [t.id, t]));
+  const perMinute = opts.writesPerMinute ?? 60;
+  const limiter = new WriteLimiter(perMinute, opts.writeBurst ?? Math.max(1, Math.min(10, perMinute)));
+  const streams = new Set<AbortController>();
+  const hubs = new HubTable();
+  let allowed = new Set<string>();
+
+  const authenticate = async (req: Request): Promise<TokenEntry> => {
+    const presented = bearer(req);
+    const who = presented === null ? null : await opts.tokens.lookup(presented);
+    if (who === null) {
+      throw new HttpError(
+        401,
+        "unauthorized",
+        presented === null ? "an Authorization: Bearer <token> header is required" : "the token is not valid",
+        { "www-authenticate": 'Bearer realm="prompt_runner"' },
+      );
+    }
+    return who;
+  };
+
+  const stream = (req: Request, make: (signal: AbortSignal) => Response): Response => {
+    const ac = new AbortController();
+    streams.add(ac);
+    const done = () => streams.delete(ac);
+    req.signal.addEventListener("abort", () => {
+      ac.abort();
+      done();
+    }, { once: true });
+    ac.signal.addEventListener("abort", done, { once: true });
+    return make(ac.signal);
+  };
+
+  const write = async (req: Request, t: ServeTarget, kind: string, who: TokenEntry): Promise<Response> => {
+    const spec = WRITES[kind]!;
+    const body = await readJsonBody(req);
+    const call = {
+      command: spec.command,
+      params: spec.params(body),
+      author: who.name,
+      ...(spec.promptId ? { promptId: spec.promptId(body) } : {}),
+    };
+    if (!roleAllows(who.role, spec.role)) {
+      const message = `token "${who.name}" has role ${who.role}; ${kind} needs role ${spec.role}`;
+      await recordRefusal(t.storeRoot, call, new PromptRunnerError("forbidden", message, Exit.usage));
+      throw new HttpError(403, "forbidden", message);
+    }
+    const wait = limiter.take(who.name);
+    if (wait !== null) {
+      const message = `token "${who.name}" is over its write rate (${perMinute} a minute); retry in ${wait} s`;
+      await recordRefusal(t.storeRoot, call, new PromptRunnerError("rate_limited", message, Exit.failed));
+      throw new HttpError(429, "rate_limited", message, { "retry-after": String(wait) });
+    }
+    const r = await performWrite(kind, t, body, who.name, req.signal);
+    return json(r.status, r.body);
+  };
+
+  const handle = async (req: Request): Promise<Response> => {
+    try {
+      checkHost(req, allowed);
+      const url = new URL(req.url);
+      if (!url.pathname.startsWith("/api/")) {
+        if (req.method !== "GET" && req.method !== "HEAD") {
+          throw new HttpError(405, "method_not_allowed", `${req.method} is not served here`);
+        }
+        const page = dashboardResponse(req, url.pathname);
+        if (page === null) throw new HttpError(404, "not_found", `nothing is served at ${url.pathname}`);
+        for (const [k, v] of Object.entries(BASE_HEADERS)) if (!page.headers.has(k)) page.headers.set(k, v);
+        return page;
+      }
+      const segs = url.pathname.split("/").slice(1);
+      if (segs[1] !== "v1") throw new HttpError(404, "not_found", `no endpoint at ${url.pathname}`);
+      const who = await authenticate(req);
+      const rest = segs.slice(2);
+      const isGet = req.method === "GET" || req.method === "HEAD";
+      if (rest.length === 1 && rest[0] === "whoami" && isGet) return json(200, who);
+      if (rest[0] !== "targets") throw new HttpError(404, "not_found", `no endpoint at ${url.pathname}`);
+      if (rest.length === 1) {
+        if (!isGet) throw new HttpError(405, "method_not_allowed", `${req.method} ${url.pathname} is not served`);
+        return json(200, { targets: await Promise.all(opts.targets.map(targetRow)) });
+      }
+      const id = pathId(rest[1]!, TARGET_ID, "target id");
+      const t = byId.get(id);
+      if (!t) throw new HttpError(404, "target_not_found", `no target "${id}" is served here`);
+      const tail = rest.slice(2);
+      if (req.method === "POST") {
+        if (tail.length === 1 && tail[0]! in WRITES) return await write(req, t, tail[0]!, who);
+        throw new HttpError(404, "not_found", `no write endpoint at ${url.pathname}`);
+      }
+      if (!isGet) throw new HttpError(405, "method_not_allowed", `${req.method} ${url.pathname} is not served`);
+      if (tail.length === 1 && tail[0] === "events") {
+        const ref = await runOf(t.storeRoot, url.searchParams.get("run"));
+        const from = eventsCursor(req.headers.get("last-event-id"), url.searchParams.get("from"));
+        const live = (await snapshot(ref).catch(() => null))?.status === "running";
+        if (!live) return stream(req, (signal) => sseResponse((s) => eventFrames(ref, from, s), signal, BASE_HEADERS));
+        return stream(req, (signal) =>
+          sseResponse(
+            (s) => {
+              const hub = hubs.acquire(ref);
+              s.addEventListener("abort", () => hubs.release(hub), { once: true });
+              return hubFrames(hub, from, s, () => endFrame(ref));
+            },
+            signal,
+            BASE_HEADERS,
+          ));
+      }
+      if (tail.length === 2 && tail[0] === "log" && tail[1] === "stream") {
+        const ref = await runOf(t.storeRoot, url.searchParams.get("run"));
+        const last = Number(req.headers.get("last-event-id") ?? "0");
+        const after = Number.isInteger(last) && last > 0 ? last : 0;
+        const all = url.searchParams.get("all_runs") === "1";
+        return stream(req, (signal) => sseResponse((s) => logFrames(ref, after, all, s), signal, BASE_HEADERS));
+      }
+      const body = await performRead(t, tail, url);
+      if (body === null) throw new HttpError(404, "not_found", `no endpoint at ${url.pathname}`);
+      return json(200, body);
+    } catch (e) {
+      return errorResponse(e);
+    }
+  };
+
+  let listening: (addr: Deno.NetAddr) => void;
+  const ready = new Promise<Deno.NetAddr>((r) => listening = r);
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  const base = { hostname: opts.hostname, port: opts.port, onListen: (a: Deno.NetAddr) => listening(a) };
+  try {
+    server = opts.tls
+      ? Deno.serve({ ...base, cert: opts.tls.cert, key: opts.tls.key }, handle)
+      : Deno.serve(base, handle);
+  } catch (e) {
+    throw new PromptRunnerError(
+      "listen_failed",
+      `cannot listen on ${opts.hostname}:${opts.port}: ${(e as Error).message}`,
+      Exit.failed,
+    );
+  }
+  const addr = await ready;
+  allowed = allowedHosts(opts.hostname, addr.port, opts.allowHosts ?? []);
+  const shownHost = opts.hostname.includes(":") ? `[${opts.hostname}]` : opts.hostname;
+  return {
+    url: `${opts.tls ? "https" : "http"}://${shownHost}:${addr.port}/`,
+    port: addr.port,
+    streams: () => streams.size,
+    finished: server.finished,
+    async shutdown() {
+      for (const s of [...streams]) s.abort();
+      // A connection that does not let go within 2 s does not hold the process: stop waiting for it.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([server.shutdown(), new Promise((r) => timer = setTimeout(r, 2000))]);
+      clearTimeout(timer);
+    },
+  };
+}

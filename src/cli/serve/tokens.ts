@@ -1,0 +1,128 @@
+/**
+ * Bearer tokens of `control serve` (docs/reference/http_api.md §2): the tokens file, a generated token, and the
+ * lookup of a presented token (compared by SHA-256 digest in constant time, never by string equality).
+ */
+import { UsageError } from "../../errors.ts";
+
+/** What a token may do: `read` (every GET), `steer` (+ view, steer), `amend` (+ amend, relax). */
+export type Role = "read" | "steer" | "amend";
+
+/** The roles in increasing power. */
+export const ROLES: readonly Role[] = ["read", "steer", "amend"];
+
+/** One token: its name is the author on every record it causes. */
+export interface TokenEntry {
+  name: string;
+  role: Role;
+}
+
+/** The shortest token a tokens file may hold (characters). */
+export const MIN_TOKEN_CHARS = 16;
+
+/** Whether `have` grants what `need` asks. */
+export function roleAllows(have: Role, need: Role): boolean {
+  return ROLES.indexOf(have) >= ROLES.indexOf(need);
+}
+
+async function digest(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < a.length && i < b.length; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
+}
+
+/** The tokens a server accepts. */
+export class TokenTable {
+  private constructor(private readonly rows: { hash: Uint8Array; entry: TokenEntry }[]) {}
+
+  /** A table of `[token, entry]` pairs. */
+  static async of(pairs: readonly (readonly [string, TokenEntry])[]): Promise<TokenTable> {
+    const rows = await Promise.all(pairs.map(async ([t, entry]) => ({ hash: await digest(t), entry })));
+    return new TokenTable(rows);
+  }
+
+  /** The entry of a presented token, or null. Every row is compared, so the time does not tell which matched. */
+  async lookup(presented: string): Promise<TokenEntry | null> {
+    const h = await digest(presented);
+    let found: TokenEntry | null = null;
+    for (const row of this.rows) if (sameBytes(row.hash, h)) found = row.entry;
+    return found;
+  }
+
+  /** How many tokens the table holds. */
+  get size(): number {
+    return this.rows.length;
+  }
+}
+
+/** A fresh random token: 32 bytes, base64url (43 characters). */
+export function generateToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function invalid(file: string, field: string, expected: string): UsageError {
+  return new UsageError("tokens_file_invalid", `${file}: ${field}: expected ${expected}`, {
+    hints: ['a tokens file is {"tokens": [{"name": "ada", "role": "steer", "token": "<at least 16 characters>"}]}'],
+  });
+}
+
+/**
+ * Parse a tokens file: `{"tokens": [{"name", "role", "token"}, …]}`. Every problem names the file, the field and
+ * what was expected (`tokens_file_invalid`, exit 2); names and tokens are unique.
+ */
+export function parseTokensFile(file: string, text: string): [string, TokenEntry][] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw invalid(file, "(document)", `a JSON object (${(e as Error).message})`);
+  }
+  const list = (doc as { tokens?: unknown } | null)?.tokens;
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc) || !Array.isArray(list)) {
+    throw invalid(file, "tokens", "an array of {name, role, token}");
+  }
+  if (list.length === 0) throw invalid(file, "tokens", "at least one token");
+  const out: [string, TokenEntry][] = [];
+  const names = new Set<string>();
+  const tokens = new Set<string>();
+  list.forEach((row: unknown, i: number) => {
+    const at = `tokens[${i}]`;
+    if (typeof row !== "object" || row === null || Array.isArray(row)) throw invalid(file, at, "an object");
+    const r = row as Record<string, unknown>;
+    for (const key of Object.keys(r)) {
+      if (!["name", "role", "token"].includes(key)) {
+        throw invalid(file, `${at}.${key}`, "no such key (name, role, token)");
+      }
+    }
+    if (typeof r.name !== "string" || !/^[A-Za-z0-9._@-]{1,64}$/.test(r.name)) {
+      throw invalid(file, `${at}.name`, "1–64 characters of letters, digits, '.', '_', '@' or '-'");
+    }
+    if (typeof r.role !== "string" || !(ROLES as readonly string[]).includes(r.role)) {
+      throw invalid(file, `${at}.role`, "read, steer or amend");
+    }
+    if (typeof r.token !== "string" || r.token.length < MIN_TOKEN_CHARS || /\s/.test(r.token)) {
+      throw invalid(file, `${at}.token`, `a string of at least ${MIN_TOKEN_CHARS} characters without spaces`);
+    }
+    if (names.has(r.name)) throw invalid(file, `${at}.name`, `a name not used before ("${r.name}" is)`);
+    if (tokens.has(r.token)) throw invalid(file, `${at}.token`, "a token not used before");
+    names.add(r.name);
+    tokens.add(r.token);
+    out.push([r.token, { name: r.name, role: r.role as Role }]);
+  });
+  return out;
+}
+
+/** Read and parse a tokens file (`tokens_file_invalid` when unreadable). */
+export async function loadTokensFile(file: string): Promise<[string, TokenEntry][]> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (e) {
+    throw invalid(file, "(file)", `a readable file (${(e as Error).message})`);
+  }
+  return parseTokensFile(file, text);
+}
