@@ -8,7 +8,10 @@
  * - overhead: (t(101) − t(1)) / 100, each t the median wall time of ≥ 5 runs, the two sizes alternated; "without
  *   git" (≤ 5 ms) subtracts the one git query a prompt makes (its baseline `git status`, through a helper shell as the
  *   runner does), timed in this process on the same repo;
- * - memory: the big run's peak RSS (`VmHWM` of /proc/<pid>/status, sampled every 250 ms until it exits; ≤ 200 MB).
+ * - memory: the big run's peak RSS (`VmHWM` of /proc/<pid>/status, sampled every 250 ms until it exits; ≤ 200 MB);
+ * - the I/O floor: what a prompt's required durable writes alone cost on the same file system (three fsynced appends —
+ *   events.jsonl, journal, progress.log — and three snapshot renames over the file, docs/bench.md "Per-prompt cost"),
+ *   median of 5 passes of 101 prompts' worth, so the overhead can be read against what no change may remove.
  */
 import { denoFlagsFor } from "../../src/cli/frame.ts";
 import { findCommand } from "../../src/cli/registry.ts";
@@ -16,6 +19,7 @@ import { parseProgress, parseProgressLine } from "../../src/store/progress.ts";
 import { BenchFailure, check, median, round, sized } from "./_harness.ts";
 import { writeScalePacket } from "./_scale_packet.ts";
 import { HelperShell } from "../../src/util/helper_shell.ts";
+import { RUNNER_V8_FLAGS } from "../../src/run/detach.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const BIG = sized(10_000, 300);
@@ -41,14 +45,17 @@ async function vmHwmKb(pid: number): Promise<number | null> {
   return m ? Number(m[1]) : null;
 }
 
-/** `run <dir> --no-commit` with the runner's own permissions; checks exit 0 and every prompt completed. */
+/**
+ * `run <dir> --no-commit` launched as the product launches a runner (`runnerCommand()`: its permissions and
+ * {@link RUNNER_V8_FLAGS}); checks exit 0 and every prompt completed.
+ */
 async function runPacketOnce(dir: string, count: number): Promise<ScaleRun> {
   await Deno.remove(`${dir}/.prompt_runner`, { recursive: true }).catch(() => {});
   await Deno.remove(`${dir}/app/out`, { recursive: true }).catch(() => {});
   const flags = denoFlagsFor(findCommand(["run"])!.entry.permissions);
   const t0 = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...flags, MAIN, "run", dir, "--no-commit"],
+    args: ["run", "--quiet", ...RUNNER_V8_FLAGS, ...flags, MAIN, "run", dir, "--no-commit"],
     cwd: dir,
     env: { NO_COLOR: "1" },
     stdin: "null",
@@ -104,6 +111,41 @@ async function baselineGitMs(repo: string): Promise<number> {
   }
 }
 
+/**
+ * Per-prompt ms of the writes the crash-safety rules require of a trivial prompt, done as the runner does them in
+ * `dir`: three line appends each followed by an fsync, and three ~3 KB snapshot writes renamed over the file.
+ */
+function ioFloorMs(dir: string): number {
+  const line = new TextEncoder().encode(
+    `${JSON.stringify({ seq: 1, type: "prompt_finished", pad: "x".repeat(200) })}\n`,
+  );
+  const snap = new TextEncoder().encode(JSON.stringify({ pad: "s".repeat(3000) }));
+  const files = ["events.jsonl", "journal.jsonl", "progress.log"].map((n) =>
+    Deno.openSync(`${dir}/${n}`, { create: true, append: true })
+  );
+  const passes: number[] = [];
+  try {
+    for (let pass = 0; pass < REPEATS; pass++) {
+      const t0 = performance.now();
+      for (let p = 0; p < 101; p++) {
+        for (const f of files) {
+          f.writeSync(line);
+          f.syncSync();
+        }
+        for (let r = 0; r < 3; r++) {
+          Deno.writeFileSync(`${dir}/.snapshot.json.tmp`, snap);
+          Deno.renameSync(`${dir}/.snapshot.json.tmp`, `${dir}/snapshot.json`);
+        }
+      }
+      passes.push((performance.now() - t0) / 101);
+    }
+  } finally {
+    for (const f of files) f.close();
+  }
+  check(Deno.statSync(`${dir}/progress.log`).size === line.length * 101 * REPEATS, "the I/O floor's appends were lost");
+  return median(passes);
+}
+
 /** Median per-prompt ms of the prompts `from`..`to` (0-based, exclusive end) of a run's completion instants. */
 function decileMedian(doneAt: number[], from: number, to: number): number {
   const gaps: number[] = [];
@@ -125,6 +167,8 @@ export async function bench(): Promise<Record<string, number | string>> {
     }
     const overhead = (median(t101) - median(t1)) / 100;
     const gitMs = await baselineGitMs(`${root}/hundred/app`);
+    await Deno.mkdir(`${root}/io_floor`);
+    const floorMs = ioFloorMs(`${root}/io_floor`);
     await writeScalePacket(`${root}/big`, BIG);
     const big = await runPacketOnce(`${root}/big`, BIG);
     check(big.peakRssKb > 0, "no VmHWM sample of the big run was read");
@@ -140,6 +184,7 @@ export async function bench(): Promise<Record<string, number | string>> {
       baseline_git_status_median_ms: round(gitMs, 2),
       runner_overhead_without_git_per_prompt_ms: round(overhead - gitMs, 2),
       target_overhead_without_git_per_prompt_ms: 5,
+      required_io_floor_per_prompt_ms: round(floorMs, 2),
       big_prompts: BIG,
       big_run_total_ms: round(big.ms, 0),
       big_first_decile_median_ms_per_prompt: round(first, 1),

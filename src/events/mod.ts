@@ -4,6 +4,7 @@ export { encodeEnvelope } from "./json.ts";
 export {
   RUN_SUMMARY_SCHEMA,
   type RunSummary,
+  type RunSummaryStream,
   type SummaryAttempt,
   type SummaryCommit,
   type SummaryCounts,

@@ -123,3 +123,14 @@ export interface RunSummary {
   vacuous: string[];
   prompts: SummaryPrompt[];
 }
+
+/**
+ * The document read entry by entry (a 10,000-prompt run's summary is never held whole): its head — every field but
+ * `prompts`, in the document's key order, counts and vacuous ids already taken over every prompt — and its prompts,
+ * built afresh one at a time on each call of `prompts()` (packet order). Writers of the human table, the `--json`
+ * document and report formats read it in as many passes as they need.
+ */
+export interface RunSummaryStream {
+  head: Omit<RunSummary, "prompts">;
+  prompts(): Iterable<SummaryPrompt>;
+}

@@ -14,6 +14,7 @@ import {
 } from "./options.ts";
 import type { RawPrompt } from "./prompt_file.ts";
 import { dependencyCycle } from "./dependencies.ts";
+import { OptionsInterner } from "./options_intern.ts";
 import type { ExecutionOptions, Prompt, Repo } from "./types.ts";
 
 /** Compare two normalised ids numerically. */
@@ -162,6 +163,8 @@ export function buildPrompts(
 ): Prompt[] {
   const repoNames = new Set(ctx.repos.map((r) => r.name));
   const prompts: Prompt[] = [];
+  // Identical resolved options are one frozen object shared by the prompts (a 10,000-prompt packet held 10,000 copies).
+  const shared = new OptionsInterner<ExecutionOptions>();
   for (const raw of raws) {
     checkReferences(raw, ctx, repoNames, byId, raws, sink);
     const promptLayer = normalizeLayer(
@@ -186,7 +189,7 @@ export function buildPrompts(
       simulate: raw.simulate,
       body: ctx.rewrite ? ctx.rewrite(raw.body) : raw.body,
       frontMatter: raw.frontMatter,
-      options: withRewrittenPaths(options, ctx.rewrite),
+      options: shared.intern(withRewrittenPaths(options, ctx.rewrite)),
       cwd: cwdRepo && cwdRepo.path !== "" ? cwdRepo.path : ctx.root,
       legacyCommands: raw.legacyCommands,
     });

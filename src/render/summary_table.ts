@@ -3,7 +3,7 @@
  * `run → retry → repair`, result, commit, time and markers. Printed at the end of a human `run` and by
  * `status --summary`. Pure; colour only through the painter, so non-TTY and NO_COLOR output is plain and stable.
  */
-import type { RunSummary, SummaryPrompt } from "../events/mod.ts";
+import type { RunSummary, RunSummaryStream, SummaryPrompt } from "../events/mod.ts";
 import { formatDuration } from "../util/time.ts";
 import { painter } from "./ansi.ts";
 import { padEnd, truncate } from "./text.ts";
@@ -54,7 +54,7 @@ function notesOf(p: SummaryPrompt): string {
 }
 
 /** `2 completed, 1 failed` over the non-zero prompt counts. */
-function promptCounts(s: RunSummary): string {
+function promptCounts(s: RunSummaryStream["head"]): string {
   const c = s.counts;
   const parts: string[] = [];
   const add = (n: number, label: string) => n > 0 && parts.push(`${n} ${label}`);
@@ -68,14 +68,14 @@ function promptCounts(s: RunSummary): string {
 }
 
 /** `4 attempts (3 run, 1 repair)`. */
-function attemptCounts(s: RunSummary): string {
+function attemptCounts(s: RunSummaryStream["head"]): string {
   const c = s.counts;
   const kinds = (["run", "retry", "repair"] as const).filter((k) => c[k] > 0).map((k) => `${c[k]} ${k}`);
   return `${c.attempts} ${c.attempts === 1 ? "attempt" : "attempts"}${kinds.length ? ` (${kinds.join(", ")})` : ""}`;
 }
 
 /** The headline: `Run <id> completed in 2.4s · 2 prompts: 2 completed · 3 attempts (2 run, 1 repair)`. */
-function headline(s: RunSummary): string {
+function headline(s: RunSummaryStream["head"]): string {
   const time = s.duration_ms === null ? "" : ` in ${formatDuration(s.duration_ms)}`;
   const n = s.counts.prompts;
   const prompts = `${n} ${n === 1 ? "prompt" : "prompts"}${n > 0 ? `: ${promptCounts(s)}` : ""}`;
@@ -83,27 +83,61 @@ function headline(s: RunSummary): string {
   return `Run ${s.run_id ?? "—"} ${s.status}${time} · ${prompts} · ${attemptCounts(s)}${exit}`;
 }
 
-/** The table, ending with a newline: the headline, a header row and one row per prompt. */
-export function summaryTable(s: RunSummary, color: boolean): string {
-  const p = painter(color);
-  const rows = s.prompts.map((q) => [
+/** One prompt's cells: prompt, attempts, result, commit, time, notes. */
+function cellsOf(q: SummaryPrompt): string[] {
+  return [
     `${q.id} ${truncate(q.name, NAME_MAX)}`,
     attemptsOf(q),
     resultOf(q),
     commitOf(q),
     q.duration_ms === null ? "—" : formatDuration(q.duration_ms),
     notesOf(q),
-  ]);
-  const head = ["prompt", "attempts", "result", "commit", "time", "notes"];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => [...r[i]!].length)));
+  ];
+}
+
+const HEAD = ["prompt", "attempts", "result", "commit", "time", "notes"];
+
+/**
+ * The table's lines (no newlines): the headline, a header row and one row per prompt. Two passes over the prompts —
+ * the column widths, then the rows — so a long run's rows are written as they are made, never held together.
+ */
+export function* summaryTableLines(s: RunSummaryStream, color: boolean): Generator<string> {
+  const p = painter(color);
+  const widths = HEAD.map((h) => h.length);
+  for (const q of s.prompts()) {
+    cellsOf(q).forEach((c, i) => widths[i] = Math.max(widths[i]!, [...c].length));
+  }
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === cells.length - 1 ? c : padEnd(c, widths[i]!))).join("  ");
-  const out = [headline(s), p("dim", `  ${line(head).trimEnd()}`)];
-  s.prompts.forEach((q, i) => {
-    const cells = rows[i]!;
+  yield headline(s.head);
+  yield p("dim", `  ${line(HEAD).trimEnd()}`);
+  for (const q of s.prompts()) {
     const colour = q.status === "completed" ? "green" : q.status === "not_run" ? "dim" : "red";
-    const painted = cells.map((c, j) => (j === 2 ? p(colour, padEnd(c, widths[j]!)) : c));
-    out.push(`  ${line(painted).trimEnd()}`);
-  });
-  return out.join("\n") + "\n";
+    const painted = cellsOf(q).map((c, j) => (j === 2 ? p(colour, padEnd(c, widths[j]!)) : c));
+    yield `  ${line(painted).trimEnd()}`;
+  }
+}
+
+/** Write the table (ending with a newline) in pieces of about `chunk` characters. */
+export function writeSummaryTable(
+  s: RunSummaryStream,
+  color: boolean,
+  write: (text: string) => void,
+  chunk = 64 * 1024,
+): void {
+  let buf = "";
+  for (const l of summaryTableLines(s, color)) {
+    buf += l + "\n";
+    if (buf.length >= chunk) {
+      write(buf);
+      buf = "";
+    }
+  }
+  if (buf.length > 0) write(buf);
+}
+
+/** The table, ending with a newline: the headline, a header row and one row per prompt. */
+export function summaryTable(s: RunSummary, color: boolean): string {
+  const { prompts, ...head } = s;
+  return [...summaryTableLines({ head, prompts: () => prompts }, color)].join("\n") + "\n";
 }

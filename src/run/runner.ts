@@ -23,10 +23,10 @@ import { closeRunRecord } from "../store/run_record.ts";
 import { lintGate } from "./lint_gate.ts";
 import { vacuousSummaryLine } from "./vacuous.ts";
 import { emptyState, StateStore } from "./state.ts";
-import { buildRunSummary, summaryRunOf } from "./summary.ts";
+import { buildRunSummary, streamRunSummary, summaryRunOf, writeSummaryJson } from "./summary.ts";
 import { readRunRecord } from "../store/run_record_read.ts";
-import { summaryTable } from "../render/summary_table.ts";
-import type { RunSummary } from "../events/mod.ts";
+import { writeSummaryTable } from "../render/summary_table.ts";
+import type { RunSummary, RunSummaryStream } from "../events/mod.ts";
 import type { RecoveryTarget } from "./crash_recovery.ts";
 import { recoverAtStart, recoveryPending } from "./recover_at_start.ts";
 import { runExitCode, runOrder, runVerdict } from "./run_decide.ts";
@@ -221,15 +221,24 @@ async function closeRun(
   if (opened.record) await closeRunRecord(req.storeRoot, opened.record, status, reason, exitCode);
   // Everything is on the record by now: a summary that cannot be built is a warning, never another exit code.
   try {
+    // Built and written prompt by prompt: a long run's summary is never held whole (docs/bench.md, `scale`).
     const summary = await closedRunSummary(ctx, opened, { status, reason, exitCode }, tally);
-    // The --report files first (docs/ci.md): a CI job reads them even when printing the table fails.
-    const wantsAudit = ctx.persist && (req.ci?.reports.length || req.ci?.env?.kind === "github");
-    const audit = wantsAudit ? await runAudit(ctx.storeRoot, summary).catch(() => null) : null;
-    for (const w of await writeReports(req.ci?.reports ?? [], summary, audit)) io.stderr.write(w + "\n");
+    // The --report files first (docs/ci.md): a CI job reads them even when printing the table fails. The reports take
+    // the whole document; a run without reports or a CI service never collects it (docs/bench.md, `scale`).
+    const forCi = (req.ci?.reports.length ?? 0) > 0 || ciLog !== null;
+    const whole: RunSummary | null = forCi ? { ...summary.head, prompts: [...summary.prompts()] } : null;
+    const wantsAudit = whole !== null && ctx.persist;
+    const audit = wantsAudit ? await runAudit(ctx.storeRoot, whole).catch(() => null) : null;
+    if (whole) { for (const w of await writeReports(req.ci?.reports ?? [], whole, audit)) io.stderr.write(w + "\n"); }
     if (req.ci) req.ci.written = true;
-    io.stdout.write(io.json ? JSON.stringify(summary) + "\n" : "\n" + summaryTable(summary, io.color));
+    const write = (text: string) => io.stdout.write(text);
+    if (io.json) writeSummaryJson(summary, write);
+    else {
+      write("\n");
+      writeSummaryTable(summary, io.color, write);
+    }
     // The annotations and the step summary of a CI service: a write that fails is a warning too.
-    for (const w of await ciLog?.finish(summary, audit) ?? []) io.stderr.write(w + "\n");
+    if (whole) { for (const w of await ciLog?.finish(whole, audit) ?? []) io.stderr.write(w + "\n"); }
   } catch (e) {
     const why = `no run summary: ${e instanceof Error ? e.message : String(e)}`;
     io.stderr.write(`warning: ${why}\n`);
@@ -254,7 +263,7 @@ async function closedRunSummary(
   opened: RunOpening,
   closed: { status: string; reason: string | null; exitCode: number },
   tally: RunTally,
-): Promise<RunSummary> {
+): Promise<RunSummaryStream> {
   const record = opened.record ? await readRunRecord(ctx.storeRoot, opened.runId) : null;
   const run = record ? summaryRunOf(record) : {
     runId: ctx.runId,
@@ -264,7 +273,7 @@ async function closedRunSummary(
     startedAt: opened.record?.created_at ?? null,
     finishedAt: null,
   };
-  return buildRunSummary({
+  return streamRunSummary({
     run,
     packet: ctx.packet,
     selected: record?.selection.ids ?? tally.outcomes.map((o) => o.id),

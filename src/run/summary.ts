@@ -8,6 +8,7 @@ import type { VerifyReport } from "../contract/mod.ts";
 import {
   RUN_SUMMARY_SCHEMA,
   type RunSummary,
+  type RunSummaryStream,
   type SummaryAttempt,
   type SummaryCommit,
   type SummaryCounts,
@@ -134,9 +135,9 @@ function promptOf(id: string, name: string, entry: PromptState | undefined, runI
 const FAILED = new Set(["failed", "verification_failed", "verifier_fault", "commit_failed"]);
 const RUNNING = new Set(["running", "retry_scheduled", "repairing"]);
 
-function countsOf(prompts: SummaryPrompt[]): SummaryCounts {
-  const c: SummaryCounts = {
-    prompts: prompts.length,
+function zeroCounts(): SummaryCounts {
+  return {
+    prompts: 0,
     completed: 0,
     failed: 0,
     blocked: 0,
@@ -151,26 +152,33 @@ function countsOf(prompts: SummaryPrompt[]): SummaryCounts {
     amended: 0,
     vacuous: 0,
   };
-  for (const p of prompts) {
-    if (p.status === "completed") c.completed++;
-    else if (FAILED.has(p.status)) c.failed++;
-    else if (p.status === "blocked_by_dependency") c.blocked++;
-    else if (p.status === "interrupted") c.interrupted++;
-    else if (p.status === "not_run") c.not_run++;
-    else if (RUNNING.has(p.status)) c.running++;
-    for (const a of p.history) {
-      c.attempts++;
-      if (a.mode === "run" || a.mode === "retry" || a.mode === "repair") c[a.mode]++;
-    }
-    if (p.steered) c.steered++;
-    if (p.amended) c.amended++;
-    if (p.vacuous) c.vacuous++;
-  }
-  return c;
 }
 
-/** The document: every selected prompt (packet order), every attempt under the run id, counts, the exit code. */
-export function buildRunSummary(input: SummaryInput): RunSummary {
+/** Add one prompt to the counts. */
+function count(c: SummaryCounts, p: SummaryPrompt): void {
+  c.prompts++;
+  if (p.status === "completed") c.completed++;
+  else if (FAILED.has(p.status)) c.failed++;
+  else if (p.status === "blocked_by_dependency") c.blocked++;
+  else if (p.status === "interrupted") c.interrupted++;
+  else if (p.status === "not_run") c.not_run++;
+  else if (RUNNING.has(p.status)) c.running++;
+  for (const a of p.history) {
+    c.attempts++;
+    if (a.mode === "run" || a.mode === "retry" || a.mode === "repair") c[a.mode]++;
+  }
+  if (p.steered) c.steered++;
+  if (p.amended) c.amended++;
+  if (p.vacuous) c.vacuous++;
+}
+
+/**
+ * The document entry by entry (docs/run-summary.md): every selected prompt (packet order), every attempt under the
+ * run id, counts, the exit code. The head's counts take one pass over the entries; each `prompts()` call is another,
+ * building each prompt's part from its state entry when it is reached, so no more than one prompt's part is held by
+ * the stream at a time (a 10,000-prompt run's summary was its peak memory, docs/bench.md).
+ */
+export function streamRunSummary(input: SummaryInput): RunSummaryStream {
   const { run, packet } = input;
   // Entries are read one at a time: a 10,000-prompt run's whole document is never decoded at once (docs/bench.md).
   const state = entriesOf(input.state);
@@ -185,8 +193,16 @@ export function buildRunSummary(input: SummaryInput): RunSummary {
     ...packet.prompts.map((p) => p.id).filter((id) => ids.has(id)),
     ...[...ids].filter((id) => !names.has(id)),
   ];
-  const prompts = order.map((id) => promptOf(id, names.get(id) ?? id, state.entry(id), run.runId));
-  return {
+  function* prompts(): Generator<SummaryPrompt> {
+    for (const id of order) yield promptOf(id, names.get(id) ?? id, state.entry(id), run.runId);
+  }
+  const counts = zeroCounts();
+  const vacuous: string[] = [];
+  for (const p of prompts()) {
+    count(counts, p);
+    if (p.vacuous) vacuous.push(p.id);
+  }
+  const head: RunSummaryStream["head"] = {
     type: "run_summary",
     schema: RUN_SUMMARY_SCHEMA,
     run_id: run.runId,
@@ -198,10 +214,41 @@ export function buildRunSummary(input: SummaryInput): RunSummary {
     started_at: run.startedAt,
     finished_at: run.finishedAt,
     duration_ms: ms(run.startedAt, run.finishedAt),
-    counts: countsOf(prompts),
-    vacuous: prompts.filter((p) => p.vacuous).map((p) => p.id),
-    prompts,
+    counts,
+    vacuous,
   };
+  return { head, prompts };
+}
+
+/** The whole document at once (small runs, tests): {@link streamRunSummary} with its prompts collected. */
+export function buildRunSummary(input: SummaryInput): RunSummary {
+  const s = streamRunSummary(input);
+  return { ...s.head, prompts: [...s.prompts()] };
+}
+
+/** A whole document as a stream (one pass over its held prompts). */
+export function summaryStreamOf(summary: RunSummary): RunSummaryStream {
+  const { prompts, ...head } = summary;
+  return { head, prompts: () => prompts };
+}
+
+/**
+ * The `--json` document of a stream, written in pieces of about `chunk` characters: the same text as
+ * `JSON.stringify(document) + "\n"`, with no more than one prompt's part built at a time.
+ */
+export function writeSummaryJson(s: RunSummaryStream, write: (text: string) => void, chunk = 64 * 1024): void {
+  const top = JSON.stringify(s.head);
+  let buf = `${top.slice(0, -1)},"prompts":[`;
+  let first = true;
+  for (const p of s.prompts()) {
+    buf += (first ? "" : ",") + JSON.stringify(p);
+    first = false;
+    if (buf.length >= chunk) {
+      write(buf);
+      buf = "";
+    }
+  }
+  write(buf + "]}\n");
 }
 
 /** The exit code a closed run record stands for: its recorded one, else derived from its state and reason. */

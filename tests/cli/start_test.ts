@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parseJsonOut, runCli } from "../support/cli.ts";
 import { initRepo, tempDir } from "../support/fs.ts";
-import { runnerCommand, underDeno } from "../../src/run/detach.ts";
+import { RUNNER_V8_FLAGS, runnerCommand, underDeno } from "../../src/run/detach.ts";
 import { findCommand } from "../../src/cli/registry.ts";
 import { denoFlagsFor } from "../../src/cli/frame.ts";
 import { slowStep } from "../workspace/fixture.ts";
@@ -106,4 +106,36 @@ Deno.test("run --detach behaves as start: --json prints {run_id, pid, store_root
       Deno.kill(doc.pid, "SIGKILL");
     } catch { /* already stopped */ }
   }
+});
+
+Deno.test("runnerCommand(): a runner started under deno has its young generation capped (RUNNER_V8_FLAGS)", async () => {
+  const deno = runnerCommand(["demo"], {
+    denoFlags: [],
+    execPath: "/usr/bin/deno",
+    mainModule: "file:///opt/pr/main.ts",
+  });
+  for (const f of RUNNER_V8_FLAGS) assert.ok(deno.indexOf(f) > 1 && deno.indexOf(f) < deno.indexOf("/opt/pr/main.ts"));
+  const compile: string = JSON.parse(Deno.readTextFileSync(new URL("../../deno.json", import.meta.url))).tasks.compile;
+  for (const f of RUNNER_V8_FLAGS) assert.ok(compile.includes(f), `deno task compile lacks ${f}`);
+  // The flag takes effect: a process that made garbage fast has a new space of at most 2 × 2 MB (V8's default: 16 MB).
+  await using dir = await tempDir();
+  const script = `${dir.path}/young.ts`;
+  await Deno.writeTextFile(
+    script,
+    'import v8 from "node:v8";\nlet keep = [];\nfor (let i = 0; i < 1e6; i++) { keep.push({ i, s: "x" + i }); ' +
+      "if (keep.length > 5000) keep = []; }\n" +
+      'console.log(v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size);\n',
+  );
+  const size = async (flags: readonly string[]) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--quiet", ...flags, script],
+      stderr: "inherit",
+    })
+      .output();
+    assert.ok(out.success);
+    return Number(new TextDecoder().decode(out.stdout).trim());
+  };
+  const [capped, plain] = [await size(RUNNER_V8_FLAGS), await size([])];
+  assert.ok(capped > 0 && capped <= 4 * 1024 * 1024, `capped new space: ${capped}`);
+  assert.ok(plain > capped, `without the flag the new space grows past it (${plain})`);
 });
