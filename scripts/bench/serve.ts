@@ -119,13 +119,22 @@ async function client(srv: Server, path: string, onFrame?: (seq: number) => void
   return { count, last, inOrder, end };
 }
 
-function rssMb(pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
-    return m ? Number(m[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
+/** A process's `/proc` status file, read through `cat` (Deno reads `/proc` only with every permission). */
+async function procText(pid: number, file: "status" | "stat"): Promise<string> {
+  const out = await new Deno.Command("cat", { args: [`/proc/${pid}/${file}`], stdout: "piped", stderr: "null" })
+    .output();
+  return new TextDecoder().decode(out.stdout);
+}
+
+async function rssMb(pid: number): Promise<number> {
+  const m = /VmRSS:\s+(\d+) kB/.exec(await procText(pid, "status"));
+  return m ? Number(m[1]) / 1024 : 0;
+}
+
+/** User + system CPU of a process so far, in ms (clock ticks of 10 ms). */
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await procText(pid, "stat")).split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 async function latency(root: string, samples: number): Promise<{ p50: number; p99: number }> {
@@ -187,9 +196,16 @@ async function loaded(root: string, clients: number, messages: number) {
   const dir = await packet(root, messages);
   const id = dir.slice(dir.lastIndexOf("/") + 1);
   const srv = await serve(dir);
-  let peak = rssMb(srv.child.pid);
+  let peak = await rssMb(srv.child.pid);
   const base = peak;
-  const sampler = setInterval(() => peak = Math.max(peak, rssMb(srv.child.pid)), 50);
+  check(base > 0, "the server's RSS could not be read");
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      peak = Math.max(peak, await rssMb(srv.child.pid));
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
   const run = cli(["run", dir]);
   const runErr = new Response(run.stderr).text();
   try {
@@ -217,9 +233,20 @@ async function loaded(root: string, clients: number, messages: number) {
       );
       check(r.end?.status === "completed", `a client's stream ended with ${JSON.stringify(r.end)}`);
     }
-    return { runMs: Date.parse(finished.at) - Date.parse(opened.at), peakMb: peak, baseMb: base, events: finished.seq };
+    const cpu = await cpuMs(srv.child.pid);
+    check(Number.isFinite(cpu), "the server's CPU time could not be read");
+    sampling = false;
+    await sampler;
+    return {
+      runMs: Date.parse(finished.at) - Date.parse(opened.at),
+      peakMb: peak,
+      baseMb: base,
+      events: finished.seq,
+      serverCpuMs: cpu,
+    };
   } finally {
-    clearInterval(sampler);
+    sampling = false;
+    await sampler;
     await srv.stop();
   }
 }
@@ -231,7 +258,10 @@ export async function bench(): Promise<Record<string, number | string>> {
     const lat = await latency(root, sized(200, 60));
     const counts = [0, 1, 10, 50];
     const messages = sized(30_000, 5_000);
-    const runs = new Map<number, { runMs: number; peakMb: number; baseMb: number; events: number }[]>();
+    const runs = new Map<
+      number,
+      { runMs: number; peakMb: number; baseMb: number; events: number; serverCpuMs: number }[]
+    >();
     for (let r = 0; r < 5; r++) {
       const order = counts.map((_, i) => counts[(i + r) % counts.length]!);
       for (const n of order) runs.set(n, [...(runs.get(n) ?? []), await loaded(root, n, messages)]);
@@ -250,6 +280,7 @@ export async function bench(): Promise<Record<string, number | string>> {
     for (const n of counts) {
       figures[`serve_rss_peak_${n}_clients_mb`] = round(Math.max(...runs.get(n)!.map((x) => x.peakMb)), 1);
       figures[`serve_rss_growth_${n}_clients_mb`] = round(median(runs.get(n)!.map((x) => x.peakMb - x.baseMb)), 1);
+      figures[`serve_server_cpu_${n}_clients_ms`] = round(median(runs.get(n)!.map((x) => x.serverCpuMs)), 0);
     }
     figures.target = "SSE p50 ≤ 10 ms, p99 ≤ 50 ms; 10 clients slow the run ≤ 15 %; server memory flat" +
       (quick() ? " (quick run: smaller stream)" : "");

@@ -6,6 +6,7 @@
 import type { ProviderErrorInfo, ProviderEvent, ProviderEventData } from "../events/mod.ts";
 import { classifyHint } from "./hints.ts";
 import { parseJsonObject } from "./_json.ts";
+import type { ConversationSpec, SessionConversation } from "./conversation.ts";
 import { type DriverExit, idleTimeoutFor, MAX_LINE_BYTES, ProviderProcess } from "./process.ts";
 import {
   type CliProfile,
@@ -78,13 +79,21 @@ class CliSession implements LaneSession {
   #firstError: ErrorData | null = null;
   #end: StreamEnd | null = null;
   #exit: DriverExit | null = null;
+  readonly #conversation: SessionConversation | null;
 
-  constructor(profile: CliProfile, spec: SessionSpec, input: InputProtocol | null) {
+  constructor(
+    profile: CliProfile,
+    spec: SessionSpec,
+    input: InputProtocol | null,
+    conversation: ConversationSpec | null = null,
+  ) {
     this.#profile = profile;
     this.#spec = spec;
     this.#sessionId = spec.resumeSessionId;
     this.#exe = resolveExecutable(profile, spec.options, spec.env);
-    this.#args = spec.resumeSessionId !== null
+    this.#args = conversation !== null
+      ? conversation.args
+      : spec.resumeSessionId !== null
       ? profile.buildResume(spec.resumeSessionId, spec)
       : profile.buildCommand(spec);
     this.#parser = profile.createParser({ spec, interruptReason: () => this.#interruptReason });
@@ -96,11 +105,17 @@ class CliSession implements LaneSession {
       env: providerEnv(spec),
       sessionTimeoutMs: spec.options.timeout_ms,
       idleTimeoutMs: idleTimeoutFor(spec.options.timeout_ms),
-      input: input !== null,
+      input: input !== null || conversation !== null,
     });
     this.transport = TRANSPORT_CAPABILITIES[input?.transport ?? "exec"];
     // The prompt is the first user line on stdin (it is not among the arguments).
     this.#input = input === null ? null : new LiveInput(this.#proc, input, spec.prompt);
+    const proc = this.#proc;
+    this.#conversation = conversation?.create({
+      write: (line) => void proc.writeInput(line).catch(() => {}),
+      closeInput: () => proc.closeInput(),
+    }) ?? null;
+    this.#conversation?.open();
     this.events = this.#run();
   }
 
@@ -245,6 +260,7 @@ class CliSession implements LaneSession {
   }
 
   #parse(line: string): ParsedLine {
+    if (this.#conversation !== null) return this.#converse(line);
     const raw = parseJsonObject(line);
     if (raw !== null) {
       this.#observeReadiness(raw);
@@ -261,6 +277,21 @@ class CliSession implements LaneSession {
         data: { level: "warning", code: "unparsed_output", message: line.slice(0, 2000) },
       }],
     };
+  }
+
+  /** A conversation's stdout line: the conversation's lines through the readiness rule and the parser. */
+  #converse(line: string): ParsedLine {
+    if (line.trim() === "") return { events: [] };
+    const raw = parseJsonObject(line);
+    const lines = raw !== null ? this.#conversation!.receive(raw) : this.#conversation!.garbage(line);
+    const out: ParsedLine = { events: [] };
+    for (const l of lines) {
+      this.#observeReadiness(l);
+      const p = this.#parser.json(l);
+      out.events.push(...p.events);
+      if (p.sessionId) out.sessionId = p.sessionId;
+    }
+    return out;
   }
 
   async *#run(): AsyncGenerator<ProviderEvent, void, undefined> {
@@ -375,12 +406,14 @@ class CliSession implements LaneSession {
 
 /**
  * Start one stream of a CLI lane: over `exec` (stdin closed), or, given the lane's input protocol, with stdin kept
- * open for in-turn input and in-process interrupts. Throws LaunchError when the executable cannot be launched.
+ * open for in-turn input and in-process interrupts; or, given a conversation (codex `app-server`), with stdin kept
+ * open for the conversation to talk to the CLI. Throws LaunchError when the executable cannot be launched.
  */
 export function startCliSession(
   profile: CliProfile,
   spec: SessionSpec,
   input: InputProtocol | null = null,
+  conversation: ConversationSpec | null = null,
 ): LaneSession {
-  return new CliSession(profile, spec, input);
+  return new CliSession(profile, spec, input, conversation);
 }

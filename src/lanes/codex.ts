@@ -4,8 +4,16 @@ import { cliLane } from "./cli_lane.ts";
 import { createCodexStreamParser } from "./codex_stream.ts";
 import type { FailureHint } from "./hints.ts";
 import { CODEX_PROFILE } from "./profiles.ts";
-import { type CliProfile, promptArgs } from "./profile.ts";
-import type { Lane, PermissionMode, SessionSpec } from "./types.ts";
+import { type CliProfile, laneOpts, promptArgs } from "./profile.ts";
+import {
+  type Lane,
+  type LaneTransport,
+  LaunchError,
+  type PermissionMode,
+  type SessionOptions,
+  type SessionSpec,
+} from "./types.ts";
+import { startAppServerSession } from "./codex_app_server_session.ts";
 import { CODEX_TOOLS } from "./tool_vocabulary.ts";
 import { AGENT_ENV } from "../store/mod.ts";
 
@@ -83,6 +91,32 @@ function buildResume(sessionId: string, spec: SessionSpec): string[] {
   return [...args, sessionId, ...promptArgs(spec.prompt)];
 }
 
+/**
+ * The `codex app-server` command line (the `app_server` transport, docs/reference/providers.md §3.1): the exec
+ * lane's `-c` overrides; model, sandbox, approval policy and cwd travel in `thread/start` (src/lanes/codex_app_server.ts).
+ */
+export function buildAppServerCommand(spec: SessionSpec): string[] {
+  const args = ["app-server", ...commonConfig({ ...spec, options: { ...spec.options, model: "" } })];
+  if (spec.extraDirs.length) {
+    args.push(
+      "-c",
+      `sandbox_workspace_write.writable_roots=[${spec.extraDirs.map((d) => JSON.stringify(d)).join(",")}]`,
+    );
+  }
+  return args;
+}
+
+/**
+ * The transport `codex_opts.app_server` selects: `true` → `app_server`, `false`/absent → `exec` (the default, see
+ * docs/lanes.md "Default transport"). Anything else is a LaunchError naming the option.
+ */
+export function codexTransport(options: SessionOptions): LaneTransport {
+  const v = laneOpts(options, "codex_opts")["app_server"];
+  if (v === undefined || v === null || v === false) return "exec";
+  if (v === true) return "app_server";
+  throw new LaunchError(`codex_opts.app_server: expected true or false; got ${JSON.stringify(v)}`);
+}
+
 /** The codex profile. */
 export const codexProfile: CliProfile = {
   lane: CODEX_PROFILE,
@@ -94,6 +128,10 @@ export const codexProfile: CliProfile = {
   failureHints: CODEX_FAILURE_HINTS,
   enforcesAllowedTools: false,
   toolVocabulary: CODEX_TOOLS,
+  transportFor: codexTransport,
+  transportSessions: {
+    app_server: (spec) => startAppServerSession(codexProfile, spec, buildAppServerCommand(spec)),
+  },
   transport: {
     patchInEvent: [],
     usage: "turn.completed.usage (per turn; exec runs one turn per stream)",

@@ -221,6 +221,9 @@ export function createCodexStreamParser(ctx: ParseContext): LineParser {
         case "item.updated":
         case "item.completed":
           return { events: item(type, raw) };
+        case "user_message":
+          // Only the app-server transport: a steer's text entering the thread (src/lanes/codex_app_server.ts).
+          return { events: [{ type: "message_sent", data: { content: str(raw, "text") ?? "", role: "user" } }] };
         case "item.plan.delta":
           return {
             events: [{

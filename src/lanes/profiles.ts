@@ -28,7 +28,8 @@ export const CODEX_PROFILE: LaneProfile = {
   modelPatterns: [/gpt/i],
   executable: "codex",
   executableEnv: "PROMPT_RUNNER_CODEX_CLI",
-  transports: ["exec"],
+  // `codex_opts.app_server: true` selects the JSON-RPC app-server (in-turn steering); exec stays the default (docs/lanes.md).
+  transports: ["exec", "app_server"],
   installHint: "npm install -g @openai/codex",
 };
 

@@ -137,6 +137,7 @@ Deno.test("control serve: SIGTERM with a client following a live run closes the 
     assert.equal((await frames.next()).value?.id, "1");
     const stopped = await srv.stop();
     assert.equal(stopped.code, 0, stopped.stderr);
+    assert.equal(stopped.stderr, "", "nothing on stderr (no runtime warning either)");
     // The stream ends (or breaks off): it never hangs on a stopped server.
     await Array.fromAsync(frames).catch(() => []);
   } finally {

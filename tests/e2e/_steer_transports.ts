@@ -77,7 +77,8 @@ export function defineSteerTransportSuite(lane: LaneName, transport: string, man
     const guided = reqs.find((q) => JSON.stringify(q.body).includes(steerMark));
     assert.ok(guided, "a model request carries the guidance");
     assert.equal(requestSession(s, guided), requestSession(s, reqs[0]!), "same provider session");
-    assert.ok(JSON.stringify(guided.body).includes("tool_result"), "after the tool's result");
+    const toolResult = lane === "claude" ? "tool_result" : "function_call_output";
+    assert.ok(JSON.stringify(guided.body).includes(toolResult), "after the tool's result");
     const p = prompt01(s);
     assert.equal(p.result.status, "completed");
     assert.equal(p.result.steer_count, 1);

@@ -128,16 +128,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     return who;
   };
 
-  const stream = (req: Request, make: (signal: AbortSignal) => Response): Response => {
+  // A stream ends when its frames end, the client leaves (the body is cancelled) or the server stops (`streams`).
+  // `req.signal` is not used: under Deno's legacy behaviour it also aborts on a successful response.
+  const stream = (make: (signal: AbortSignal, onClose: () => void) => Response): Response => {
     const ac = new AbortController();
     streams.add(ac);
-    const done = () => streams.delete(ac);
-    req.signal.addEventListener("abort", () => {
-      ac.abort();
-      done();
-    }, { once: true });
-    ac.signal.addEventListener("abort", done, { once: true });
-    return make(ac.signal);
+    return make(ac.signal, () => streams.delete(ac));
   };
 
   const write = async (req: Request, t: ServeTarget, kind: string, who: TokenEntry): Promise<Response> => {
@@ -160,7 +156,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       await recordRefusal(t.storeRoot, call, new PromptRunnerError("rate_limited", message, Exit.failed));
       throw new HttpError(429, "rate_limited", message, { "retry-after": String(wait) });
     }
-    const r = await performWrite(kind, t, body, who.name, req.signal);
+    const r = await performWrite(kind, t, body, who.name, AbortSignal.timeout(31_000));
     return json(r.status, r.body);
   };
 
@@ -201,8 +197,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         const ref = await runOf(t.storeRoot, url.searchParams.get("run"));
         const from = eventsCursor(req.headers.get("last-event-id"), url.searchParams.get("from"));
         const live = (await snapshot(ref).catch(() => null))?.status === "running";
-        if (!live) return stream(req, (signal) => sseResponse((s) => eventFrames(ref, from, s), signal, BASE_HEADERS));
-        return stream(req, (signal) =>
+        if (!live) {
+          return stream((signal, end) => sseResponse((s) => eventFrames(ref, from, s), signal, BASE_HEADERS, end));
+        }
+        return stream((signal, end) =>
           sseResponse(
             (s) => {
               const hub = hubs.acquire(ref);
@@ -211,14 +209,16 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
             },
             signal,
             BASE_HEADERS,
-          ));
+            end,
+          )
+        );
       }
       if (tail.length === 2 && tail[0] === "log" && tail[1] === "stream") {
         const ref = await runOf(t.storeRoot, url.searchParams.get("run"));
         const last = Number(req.headers.get("last-event-id") ?? "0");
         const after = Number.isInteger(last) && last > 0 ? last : 0;
         const all = url.searchParams.get("all_runs") === "1";
-        return stream(req, (signal) => sseResponse((s) => logFrames(ref, after, all, s), signal, BASE_HEADERS));
+        return stream((signal, end) => sseResponse((s) => logFrames(ref, after, all, s), signal, BASE_HEADERS, end));
       }
       const body = await performRead(t, tail, url);
       if (body === null) throw new HttpError(404, "not_found", `no endpoint at ${url.pathname}`);

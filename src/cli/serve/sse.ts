@@ -34,6 +34,7 @@ export function sseResponse(
   frames: (signal: AbortSignal) => AsyncIterable<SseFrame | Uint8Array>,
   signal: AbortSignal,
   headers: Record<string, string>,
+  onClose: () => void = () => {},
 ): Response {
   const ac = new AbortController();
   let it: AsyncIterator<SseFrame | Uint8Array> | null = null;
@@ -52,6 +53,7 @@ export function sseResponse(
     clearInterval(timer);
     signal.removeEventListener("abort", stop);
     ac.abort();
+    onClose();
   };
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
