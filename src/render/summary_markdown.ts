@@ -7,6 +7,7 @@
 import type { RunSummary, SummaryPrompt } from "../events/mod.ts";
 import { formatDuration } from "../util/time.ts";
 import { caseName, checksText, junitOutcome } from "./junit.ts";
+import { promptCounts } from "./summary_table.ts";
 
 /** One steer or contract amendment of the run, from the audit records (src/run/reports.ts `runAudit()`). */
 export interface AuditEntry {
@@ -70,16 +71,9 @@ function verdictOf(s: RunSummary): string {
 
 function countsLine(s: RunSummary): string {
   const c = s.counts;
-  const parts: string[] = [];
-  const add = (n: number, label: string) => n > 0 && parts.push(`${n} ${label}`);
-  add(c.completed, "completed");
-  add(c.failed, "failed");
-  add(c.blocked, "blocked");
-  add(c.interrupted, "interrupted");
-  add(c.running, "running");
-  add(c.not_run, "not run");
+  const words = promptCounts(s);
   const n = c.prompts;
-  const prompts = `${n} ${n === 1 ? "prompt" : "prompts"}${parts.length > 0 ? `: ${parts.join(", ")}` : ""}`;
+  const prompts = `${n} ${n === 1 ? "prompt" : "prompts"}${words.length > 0 ? `: ${words}` : ""}`;
   return `${prompts} · ${c.attempts} ${c.attempts === 1 ? "attempt" : "attempts"}`;
 }
 

@@ -12,6 +12,7 @@ import { readAmendments } from "../contract/mod.ts";
 import { UsageError } from "../errors.ts";
 import { atomicWriteText } from "../util/fs.ts";
 import { dirname, resolve } from "../util/path.ts";
+import { zeroCounts } from "./summary.ts";
 
 /** The report formats. */
 export const REPORT_FORMATS = ["junit", "summary", "json"] as const;
@@ -119,22 +120,7 @@ export function abortedSummary(packet: string, reason: string, exitCode: number)
     started_at: null,
     finished_at: null,
     duration_ms: null,
-    counts: {
-      prompts: 0,
-      completed: 0,
-      failed: 0,
-      blocked: 0,
-      interrupted: 0,
-      not_run: 0,
-      running: 0,
-      attempts: 0,
-      run: 0,
-      retry: 0,
-      repair: 0,
-      steered: 0,
-      amended: 0,
-      vacuous: 0,
-    },
+    counts: zeroCounts(),
     vacuous: [],
     prompts: [],
   };
