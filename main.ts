@@ -28,6 +28,7 @@ import {
 import { EXIT, Exit, PromptRunnerError, UsageError } from "./src/errors.ts";
 import { CAPABILITIES, SDK_COMPAT, VERSION } from "./src/version.ts";
 import { detachWatchersAtStop } from "./src/control/watch_release.ts";
+import { ciColourOff } from "./src/util/ci_env.ts";
 
 // Control characters other than newline and tab (ESC, CR, BEL, …) that a message may carry from its input.
 // deno-lint-ignore no-control-regex
@@ -139,7 +140,8 @@ export async function main(argv: string[]): Promise<number> {
     const colorFlag = (flags.color as string | undefined) ?? "auto";
     const noColor = (() => {
       try {
-        return (Deno.env.get("NO_COLOR") ?? "") !== "";
+        // Under CI (docs/ci.md) colour is off unless FORCE_COLOR or --color always forces it.
+        return (Deno.env.get("NO_COLOR") ?? "") !== "" || ciColourOff((n) => Deno.env.get(n));
       } catch {
         return true;
       }

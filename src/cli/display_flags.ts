@@ -1,12 +1,13 @@
 /**
  * `run` / `start` / `repair` flags of the live status line and the heartbeat (docs/status.md): the status line is drawn
- * when stdout is a terminal, output is not `--json`, `NO_COLOR` is unset or empty, `TERM` is not `dumb` and
- * `--no-status-line` is not given; otherwise a heartbeat line follows each `--heartbeat` interval of silence
+ * when stdout is a terminal, output is not `--json`, `NO_COLOR` is unset or empty, `TERM` is not `dumb`, the process
+ * is not under CI (`CI`, `GITHUB_ACTIONS`, `GITLAB_CI`; docs/ci.md) and `--no-status-line` is not given; otherwise a heartbeat line follows each `--heartbeat` interval of silence
  * (`PROMPT_RUNNER_HEARTBEAT`, default 30s; `off` for none).
  */
 import type { CommandContext, FlagSpec } from "./frame.ts";
 import type { DisplayRequest } from "../run/mod.ts";
 import { HEARTBEAT_ENV, heartbeatInterval } from "../run/heartbeat.ts";
+import { ciEnvironment } from "../util/ci_env.ts";
 
 /** The flags. */
 export const DISPLAY_FLAGS: Record<string, FlagSpec> = {
@@ -22,7 +23,7 @@ export const DISPLAY_FLAGS: Record<string, FlagSpec> = {
   },
 };
 
-function env(name: string): string | undefined {
+function readEnv(name: string): string | undefined {
   try {
     return Deno.env.get(name);
   } catch {
@@ -31,10 +32,13 @@ function env(name: string): string | undefined {
 }
 
 /** What the flags, the environment and the output decide. Throws a usage error for a bad `--heartbeat`. */
-export function displayRequest(ctx: CommandContext): DisplayRequest {
+export function displayRequest(
+  ctx: Pick<CommandContext, "flags" | "json" | "stdout">,
+  env: (name: string) => string | undefined = readEnv,
+): DisplayRequest {
   const flag = typeof ctx.flags.heartbeat === "string" ? ctx.flags.heartbeat : undefined;
   const heartbeatMs = heartbeatInterval(flag, env(HEARTBEAT_ENV));
   const statusLine = ctx.stdout.isTerminal && !ctx.json && ctx.flags["no-status-line"] !== true &&
-    (env("NO_COLOR") ?? "") === "" && env("TERM") !== "dumb";
+    (env("NO_COLOR") ?? "") === "" && env("TERM") !== "dumb" && ciEnvironment(env) === null; // no animation in CI
   return { statusLine, heartbeatMs };
 }

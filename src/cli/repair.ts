@@ -9,6 +9,7 @@ import { OVERRIDE_FLAGS, parseOverrides, TARGET_FLAGS } from "./selection_flags.
 import { commitPolicy, targetCommitPolicy } from "./run.ts";
 import { DISPLAY_FLAGS, displayRequest } from "./display_flags.ts";
 import { runPacket } from "../run/runner.ts";
+import { REPORT_FLAGS, withAbortReports } from "./report_flags.ts";
 
 /** The `repair` command. */
 export const spec: CommandSpec = {
@@ -26,10 +27,11 @@ export const spec: CommandSpec = {
     "new-run": { type: "boolean", description: "always mint a new run id" },
     strict: { type: "boolean", description: "refuse every lint finding of the prompt, warnings too" },
     ...DISPLAY_FLAGS,
+    ...REPORT_FLAGS,
     ...OVERRIDE_FLAGS,
     ...TARGET_FLAGS,
   },
-  async run(ctx: CommandContext): Promise<number> {
+  run: withAbortReports(async (ctx: CommandContext, ci): Promise<number> => {
     const f = ctx.flags;
     const overrides = parseOverrides(f);
     commitPolicy(f);
@@ -58,6 +60,7 @@ export const spec: CommandSpec = {
       argv: ctx.argv,
       strict: f.strict === true,
       display,
+      ci,
     });
-  },
+  }),
 };

@@ -13,6 +13,7 @@ import { RUNNER } from "./permissions.ts";
 import { DISPLAY_FLAGS, displayRequest } from "./display_flags.ts";
 import { assertSystemdUser, unitName } from "../run/mod.ts";
 import { fileStamp } from "../util/time.ts";
+import { ciRequest, REPORT_FLAGS, withAbortReports } from "./report_flags.ts";
 
 /** Commit policy from `--no-commit` / `--committer`. */
 export function commitPolicy(flags: CommandContext["flags"]): CommitPolicy {
@@ -57,6 +58,7 @@ export async function startDetached(ctx: CommandContext): Promise<number> {
   // Usage errors surface here, before anything is spawned.
   eventLimits(ctx);
   displayRequest(ctx);
+  ciRequest(ctx); // a bad --report is refused here; the detached runner writes the reports
   const overrides = parseOverrides(ctx.flags);
   commitPolicy(ctx.flags);
   const target = await resolveTarget(ctx.positionals, ctx.flags);
@@ -123,10 +125,11 @@ export const spec: CommandSpec = {
     },
     ...EVENT_LIMIT_FLAGS,
     ...DISPLAY_FLAGS,
+    ...REPORT_FLAGS,
     ...OVERRIDE_FLAGS,
     ...TARGET_FLAGS,
   },
-  async run(ctx: CommandContext): Promise<number> {
+  run: withAbortReports(async (ctx: CommandContext, ci): Promise<number> => {
     const f = ctx.flags;
     if (f["verify-first"] === true && f["no-verify-first"] === true) {
       throw new UsageError("conflicting_flags", "--verify-first conflicts with --no-verify-first");
@@ -161,6 +164,7 @@ export const spec: CommandSpec = {
       strict: f.strict === true,
       events,
       display,
+      ci,
     });
-  },
+  }),
 };

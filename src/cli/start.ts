@@ -5,6 +5,7 @@
  */
 import type { CommandSpec } from "./frame.ts";
 import { spec as runSpec, startDetached } from "./run.ts";
+import { withAbortReports } from "./report_flags.ts";
 
 /** The command. */
 export const spec: CommandSpec = {
@@ -13,5 +14,6 @@ export const spec: CommandSpec = {
     "wait until it holds the lease, print {run_id, pid, store_root} and exit 0. Takes every flag of run. Under " +
     "operator.containment: systemd_user the runner runs in a transient systemd user unit, which the output names (unit).",
   flags: runSpec.flags,
-  run: startDetached,
+  // A refusal before the runner starts still writes the --report files (docs/ci.md); the runner writes them after.
+  run: withAbortReports(startDetached),
 };

@@ -13,3 +13,15 @@ export { summaryTable } from "./summary_table.ts";
 export { loadFullWidth, needsFullWidth, needsFullWidthIn } from "./text_width.ts";
 export { attemptPhrase, plural, type ProgressFacts, progressLine, timelineLine, tokenPhrase } from "./status_words.ts";
 export { StatusLine } from "./status_line.ts";
+export { junitOutcome, junitReport } from "./junit.ts";
+export { type AuditEntry, summaryMarkdown } from "./summary_markdown.ts";
+export {
+  type CiKind,
+  GH_END_GROUP,
+  ghGroup,
+  ghNotice,
+  gitlabSectionEnd,
+  gitlabSectionStart,
+  runAnnotations,
+  runNotices,
+} from "./ci_commands.ts";

@@ -54,7 +54,7 @@ function notesOf(p: SummaryPrompt): string {
 }
 
 /** `2 completed, 1 failed` over the non-zero prompt counts. */
-function promptCounts(s: RunSummaryStream["head"]): string {
+export function promptCounts(s: Pick<RunSummaryStream["head"], "counts">): string {
   const c = s.counts;
   const parts: string[] = [];
   const add = (n: number, label: string) => n > 0 && parts.push(`${n} ${label}`);

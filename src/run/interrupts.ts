@@ -14,6 +14,8 @@ export async function hardStop(
   plane: RunnerPlane,
   lease: Lease | null,
   closeRecord: (() => Promise<unknown>) | null,
+  /** Last, after the lease is released: the `--report` files of the interrupted run (docs/ci.md). */
+  lastWords: (() => Promise<unknown>) | null = null,
 ): Promise<never> {
   const bound = setTimeout(() => Deno.exit(INTERRUPTED_EXIT), 3000);
   killRunningCommands();
@@ -25,6 +27,9 @@ export async function hardStop(
   } catch { /* best effort */ }
   try {
     await lease?.release();
+  } catch { /* best effort */ }
+  try {
+    await lastWords?.();
   } catch { /* best effort */ }
   clearTimeout(bound);
   Deno.exit(INTERRUPTED_EXIT);

@@ -24,3 +24,6 @@ export { readState } from "./state.ts";
 export { buildRunSummary, readRunSummary, type SummaryInput, type SummaryRun, summaryRunOf } from "./summary.ts";
 export type { StateDoc } from "./state.ts";
 export { DEFAULT_HEARTBEAT_MS, Heartbeat, HEARTBEAT_ENV, heartbeatInterval } from "./heartbeat.ts";
+export type { CiRequest } from "./run_request.ts";
+export { abortedSummary, parseReports, REPORT_FORMATS, type ReportRequest, writeReports } from "./reports.ts";
+export { appendStepSummary, CiLog } from "./ci.ts";

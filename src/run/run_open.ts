@@ -173,7 +173,11 @@ function planeHooks(scope: RunScope, deskSlot: { readonly desk: SteerDesk | null
  * provider at once, then still closes the plane and the run record and releases the lease before exiting 130.
  * Returns the function that removes the listeners.
  */
-export function listenForSignals(ctx: RunContext, opened: RunOpening): () => void {
+export function listenForSignals(
+  ctx: RunContext,
+  opened: RunOpening,
+  lastWords: (() => Promise<unknown>) | null = null,
+): () => void {
   let signals = 0;
   const onSignal = () => {
     signals++;
@@ -191,6 +195,7 @@ export function listenForSignals(ctx: RunContext, opened: RunOpening): () => voi
         ctx.plane,
         ctx.lease,
         record ? () => closeRunRecord(ctx.storeRoot, record, "failed", "interrupted", INTERRUPTED_EXIT) : null,
+        lastWords,
       );
     }
   };

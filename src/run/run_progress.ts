@@ -79,8 +79,14 @@ export class RunProgress {
   }
 }
 
-/** The run's plane with every transition and recorded event also folded into `progress`. */
-export function trackPlane(plane: RunnerPlane, progress: RunProgress): RunnerPlane {
+/** Something fed the run's transitions and recorded events (the {@link RunProgress}, the CI log of src/run/ci.ts). */
+export interface PlaneObserver {
+  patch(p: SnapshotPatch): void;
+  event(e: Envelope): void;
+}
+
+/** The run's plane with every transition and recorded event also folded into `progress` (and each of `also`). */
+export function trackPlane(plane: RunnerPlane, progress: RunProgress, ...also: PlaneObserver[]): RunnerPlane {
   return {
     get runId() {
       return plane.runId;
@@ -94,11 +100,13 @@ export function trackPlane(plane: RunnerPlane, progress: RunProgress): RunnerPla
     record(event, ctx) {
       const envelope = plane.record(event, ctx);
       progress.event(envelope);
+      for (const o of also) o.event(envelope);
       return envelope;
     },
     transition(patch) {
       plane.transition(patch);
       progress.patch(patch);
+      for (const o of also) o.patch(patch);
     },
     boundary: () => plane.boundary(),
     wake: () => plane.wake(),

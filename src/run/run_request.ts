@@ -2,6 +2,8 @@
 import type { OptionOverrides, Selection } from "../packet/mod.ts";
 import type { CommitPolicy, RunIo } from "./context.ts";
 import type { DisplayRequest } from "./progress_display.ts";
+import type { ReportRequest } from "./reports.ts";
+import type { CiEnvironment } from "../util/mod.ts";
 
 /** Everything `run` (and `repair`) decide from the command line. */
 export interface RunRequest {
@@ -35,8 +37,20 @@ export interface RunRequest {
   strict?: boolean;
   /** The live status line and the heartbeat (docs/status.md); unset: neither. */
   display?: DisplayRequest;
+  /** `--report` files and the CI service's log conventions (docs/ci.md); unset: neither. */
+  ci?: CiRequest;
   /** Event segment bound and archive retention (docs/reference/control-plane.md §5.2, §5.5); unset: defaults. */
   events?: EventLimits;
+}
+
+/** What a run writes for CI (docs/ci.md). */
+export interface CiRequest {
+  /** `--report FORMAT=PATH`, written when the run ends. */
+  reports: ReportRequest[];
+  /** The CI service the run is under (src/util/ci_env.ts), null for none. */
+  env: CiEnvironment | null;
+  /** Set by the runner once it wrote the reports, so a later error does not replace them. */
+  written?: boolean;
 }
 
 /** `--events-segment-size`, `--keep-runs`, `--keep-archives-size` (or their environment variables). */

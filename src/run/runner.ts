@@ -26,16 +26,19 @@ import { emptyState, StateStore } from "./state.ts";
 import { buildRunSummary, streamRunSummary, summaryRunOf, writeSummaryJson } from "./summary.ts";
 import { readRunRecord } from "../store/run_record_read.ts";
 import { writeSummaryTable } from "../render/summary_table.ts";
-import type { RunSummaryStream } from "../events/mod.ts";
+import type { RunSummary, RunSummaryStream } from "../events/mod.ts";
 import type { RecoveryTarget } from "./crash_recovery.ts";
 import { recoverAtStart, recoveryPending } from "./recover_at_start.ts";
 import { runExitCode, runOrder, runVerdict } from "./run_decide.ts";
 import { listenForSignals, NO_CONTEXT, openContext, openRun, type RunOpening } from "./run_open.ts";
+import { INTERRUPTED_EXIT } from "./interrupts.ts";
 import { runPrompts, type RunTally } from "./run_loop.ts";
 import { type RunRequest, writesStoreRoot } from "./run_request.ts";
 import { ProgressDisplay } from "./progress_display.ts";
 import { trackPlane } from "./run_progress.ts";
 import type { RunnerPlane } from "../control/runner_api.ts";
+import { CiLog } from "./ci.ts";
+import { abortedSummary, runAudit, writeReports } from "./reports.ts";
 
 export { type RunRequest, type RuntimeStore, writesStoreRoot } from "./run_request.ts";
 
@@ -100,6 +103,7 @@ export async function runPacket(req: RunRequest): Promise<number> {
       const empty = buildRunSummary({ run, packet, selected: [], state: emptyState(), storeRoot: null });
       io.stdout.write(JSON.stringify({ ...empty, run_id: null }) + "\n");
     }
+    await quietReports(req, packet);
     return 0;
   }
   if (!writesStoreRoot(req.runtimeStore)) {
@@ -159,14 +163,20 @@ async function runLeased(
   // The live status line or the heartbeat (docs/status.md) sits around every line the run writes from here on.
   const display = new ProgressDisplay(req.io, req.display, prompts.length);
   const shown: RunRequest = { ...req, io: display.io };
+  // Under a CI service each prompt's output is a group or section (docs/ci.md); under --json on stderr.
+  const ciEnv = req.ci?.env ?? null;
+  const dirs = new Map(prompts.map((p) => [p.id, { name: p.name, cwd: p.cwd }]));
+  const ciLog = ciEnv ? new CiLog(ciEnv, req.io.json ? display.io.stderr : display.io.stdout, dirs) : null;
   // The run's read-only git queries go through one long-lived shell instead of a spawn of this process each.
   const shell = openHelperShell();
   try {
     const opened = await openRun(shown, packet, prompts.map((p) => p.id), lease);
-    const track = (plane: RunnerPlane) => trackPlane(plane, display.progress);
+    const track = (plane: RunnerPlane) => trackPlane(plane, display.progress, ...(ciLog ? [ciLog] : []));
     const { ctx, desk } = await openContext(shown, packet, prompts, state, lease, opened, track);
     display.attach(() => ctx.breakStream());
-    const stopListening = listenForSignals(ctx, opened);
+    ciLog?.attach(() => ctx.breakStream());
+    // A second Ctrl-C exits from the signal handler: the reports are its last words (docs/ci.md).
+    const stopListening = listenForSignals(ctx, opened, () => hardStopReports(ctx, shown, opened, prompts, ciLog));
     let tally: RunTally;
     try {
       tally = await runPrompts(ctx, desk, prompts, {
@@ -180,7 +190,7 @@ async function runLeased(
       stopListening();
     }
     failpoint("run.before_close");
-    return await closeRun(ctx, shown, opened, tally);
+    return await closeRun(ctx, shown, opened, tally, ciLog);
   } finally {
     display.stop();
     await closeHelperShell(shell);
@@ -188,8 +198,15 @@ async function runLeased(
 }
 
 /** Close the plane and the run record, print the summaries, and return the exit code. */
-async function closeRun(ctx: RunContext, req: RunRequest, opened: RunOpening, tally: RunTally): Promise<number> {
+async function closeRun(
+  ctx: RunContext,
+  req: RunRequest,
+  opened: RunOpening,
+  tally: RunTally,
+  ciLog: CiLog | null,
+): Promise<number> {
   const { io } = req;
+  ciLog?.end();
   const { ok, reason, keepGoingSummary: summarize } = runVerdict(tally.failed.length, tally.haltReason, req.keepGoing);
   if (summarize) {
     for (const l of keepGoingSummary(tally.failed)) io.stderr.write(l + "\n");
@@ -206,14 +223,31 @@ async function closeRun(ctx: RunContext, req: RunRequest, opened: RunOpening, ta
   try {
     // Built and written prompt by prompt: a long run's summary is never held whole (docs/bench.md, `scale`).
     const summary = await closedRunSummary(ctx, opened, { status, reason, exitCode }, tally);
+    // The --report files first (docs/ci.md): a CI job reads them even when printing the table fails. The reports take
+    // the whole document; a run without reports or a CI service never collects it (docs/bench.md, `scale`).
+    const forCi = (req.ci?.reports.length ?? 0) > 0 || ciLog !== null;
+    const whole: RunSummary | null = forCi ? { ...summary.head, prompts: [...summary.prompts()] } : null;
+    const wantsAudit = whole !== null && ctx.persist;
+    const audit = wantsAudit ? await runAudit(ctx.storeRoot, whole).catch(() => null) : null;
+    if (whole) { for (const w of await writeReports(req.ci?.reports ?? [], whole, audit)) io.stderr.write(w + "\n"); }
+    if (req.ci) req.ci.written = true;
     const write = (text: string) => io.stdout.write(text);
     if (io.json) writeSummaryJson(summary, write);
     else {
       write("\n");
       writeSummaryTable(summary, io.color, write);
     }
+    // The annotations and the step summary of a CI service: a write that fails is a warning too.
+    if (whole) { for (const w of await ciLog?.finish(whole, audit) ?? []) io.stderr.write(w + "\n"); }
   } catch (e) {
-    io.stderr.write(`warning: no run summary: ${e instanceof Error ? e.message : String(e)}\n`);
+    const why = `no run summary: ${e instanceof Error ? e.message : String(e)}`;
+    io.stderr.write(`warning: ${why}\n`);
+    // A report is still written, so a CI job never reads a stale one: the run's verdict without its prompts.
+    const bare = { ...abortedSummary(ctx.packet.name, `${reason ?? status} (${why})`, exitCode), status };
+    if (req.ci && !req.ci.written) {
+      for (const w of await writeReports(req.ci.reports, { ...bare, run_id: ctx.runId })) io.stderr.write(w + "\n");
+      req.ci.written = true;
+    }
   }
   if (ctx.vacuous.size > 0) io.stderr.write(vacuousSummaryLine([...ctx.vacuous]) + "\n");
   if (!ok) io.stderr.write(`error: run failed: ${reason}\n`);
@@ -246,6 +280,40 @@ async function closedRunSummary(
     state: ctx.state, // read entry by entry: never the whole document decoded at once
     storeRoot: ctx.persist ? ctx.storeRoot : null,
   });
+}
+
+/** The reports of a run ended by a second Ctrl-C: its state as it stands, closed `failed`/`interrupted`, exit 130. */
+async function hardStopReports(
+  ctx: RunContext,
+  req: RunRequest,
+  opened: RunOpening,
+  prompts: Prompt[],
+  ciLog: CiLog | null,
+): Promise<void> {
+  if ((req.ci?.reports.length ?? 0) === 0 && ciLog === null) return;
+  const run = {
+    runId: ctx.runId,
+    status: "failed",
+    reason: "interrupted",
+    exitCode: INTERRUPTED_EXIT,
+    startedAt: opened.record?.created_at ?? null,
+    finishedAt: new Date().toISOString(),
+  };
+  const selected = prompts.map((p) => p.id);
+  const storeRoot = ctx.persist ? ctx.storeRoot : null;
+  const summary = buildRunSummary({ run, packet: ctx.packet, selected, state: ctx.state, storeRoot });
+  const warnings = [...await writeReports(req.ci?.reports ?? [], summary), ...await ciLog?.finish(summary) ?? []];
+  for (const w of warnings) req.io.stderr.write(w + "\n");
+}
+
+/** `--report` files of a run that had nothing left to run: the empty summary (docs/ci.md). */
+async function quietReports(req: RunRequest, packet: Packet): Promise<void> {
+  const reports = req.ci?.reports ?? [];
+  if (reports.length === 0) return;
+  const run = { runId: "", status: "completed", reason: null, exitCode: 0, startedAt: null, finishedAt: null };
+  const empty = buildRunSummary({ run, packet, selected: [], state: emptyState(), storeRoot: null });
+  for (const w of await writeReports(reports, { ...empty, run_id: null })) req.io.stderr.write(w + "\n");
+  if (req.ci) req.ci.written = true;
 }
 
 /**

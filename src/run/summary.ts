@@ -135,7 +135,8 @@ function promptOf(id: string, name: string, entry: PromptState | undefined, runI
 const FAILED = new Set(["failed", "verification_failed", "verifier_fault", "commit_failed"]);
 const RUNNING = new Set(["running", "retry_scheduled", "repairing"]);
 
-function zeroCounts(): SummaryCounts {
+/** Every count at zero (a run with no prompt judged). */
+export function zeroCounts(): SummaryCounts {
   return {
     prompts: 0,
     completed: 0,

@@ -85,3 +85,4 @@ export {
 } from "./helper_shell.ts";
 export { parseRequirement, satisfies, type VersionRequirement } from "./version_range.ts";
 export { findOnPath } from "./which.ts";
+export { ciColourOff, type CiEnvironment, ciEnvironment, denoEnv, type EnvLookup, truthy } from "./ci_env.ts";

@@ -8,7 +8,13 @@ import assert from "node:assert/strict";
 import { COMMANDS, findCommand } from "../../src/cli/registry.ts";
 import { tempDir } from "../support/fs.ts";
 import { waitFor } from "../support/wait.ts";
-import { hasScript, permissionPrompt, runInTerminal, type TerminalResult } from "../support/terminal.ts";
+import {
+  hasScript,
+  permissionPrompt,
+  runInTerminal,
+  type TerminalOptions,
+  type TerminalResult,
+} from "../support/terminal.ts";
 import { makePacket, promptFile, readSnapshot } from "../run/support.ts";
 import { workspaceFixture } from "../workspace/fixture.ts";
 import { AGENT_ENV } from "../../src/store/agent_records.ts";
@@ -40,6 +46,7 @@ interface Step {
   codes: number[];
   cwd?: string;
   env?: Record<string, string>;
+  interact?: TerminalOptions["interact"];
 }
 
 const seen = new Set<string>();
@@ -52,6 +59,7 @@ async function check(step: Step): Promise<TerminalResult> {
   const r = await runInTerminal(step.args, {
     ...(step.cwd ? { cwd: step.cwd } : {}),
     ...(step.env ? { env: step.env } : {}),
+    ...(step.interact ? { interact: step.interact } : {}),
   });
   const line = `prompt_runner ${step.args.join(" ")}`;
   const asked = permissionPrompt(r.output);
@@ -166,6 +174,23 @@ Deno.test({
       ],
       codes: [0],
     });
+    // control serve: answers the API with the token it printed, then Ctrl-C (exit 130).
+    let served: unknown = null;
+    await check({
+      args: ["control", "serve", pkt],
+      codes: [130],
+      interact: {
+        ready: /Token \(role amend[^\n]*: (\S+)\n/,
+        then: async (out) => {
+          const url = /Serving .* at (\S+)\n/.exec(out)![1]!;
+          const token = /Token \(role amend[^\n]*: (\S+)\n/.exec(out)![1]!;
+          const res = await fetch(new URL("api/v1/targets", url), { headers: { authorization: `Bearer ${token}` } });
+          served = await res.json();
+          assert.equal(res.status, 200, JSON.stringify(served));
+        },
+      },
+    });
+    assert.ok(Array.isArray((served as { targets?: unknown[] } | null)?.targets), JSON.stringify(served));
     await check({ args: ["stop", pkt], codes: [0] });
 
     // In the foreground: prompt 03 (it fails), then its repair.

@@ -21,6 +21,11 @@ export interface TerminalOptions {
   env?: Record<string, string>;
   /** Stop the command after this long (default 90 s): a command waiting at a prompt never ends by itself. */
   timeoutMs?: number;
+  /**
+   * For a command that runs until interrupted: called once with the output as soon as `ready` matches it; when it
+   * resolves, Ctrl-C is typed on the terminal (the terminal sends SIGINT, as for a person pressing it).
+   */
+  interact?: { ready: RegExp; then: (output: string) => Promise<void> };
 }
 
 /** Whether `script` (util-linux) is available. */
@@ -74,16 +79,26 @@ export async function runInTerminal(args: string[], opts: TerminalOptions = {}):
   const timer = setTimeout(stop, opts.timeoutMs ?? 90_000);
   const dec = new TextDecoder();
   let output = "";
+  let interacting: Promise<void> | null = null;
+  const interact = opts.interact;
   const readOut = (async () => {
     for await (const chunk of child.stdout) {
       output += dec.decode(chunk, { stream: true });
       if (permissionPrompt(plain(output))) stop();
+      else if (interact && interacting === null && interact.ready.test(plain(output))) {
+        interacting = interact.then(plain(output)).finally(async () => {
+          const w = child.stdin.getWriter();
+          await w.write(new Uint8Array([3])).catch(() => {});
+          w.releaseLock();
+        });
+      }
     }
   })();
   const errText = new Response(child.stderr).text();
   try {
     const status = await child.status;
     await readOut;
+    if (interacting !== null) await interacting;
     output += await errText;
     return { code: status.code, output: plain(output), stopped };
   } finally {
