@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { tempDir } from "../support/fs.ts";
 import { waitFor, within } from "../support/wait.ts";
-import { RUN_ID, testPlane } from "../control/_harness.ts";
-import { acquireLease } from "../../src/store/lease.ts";
+import { RUN_ID } from "../control/_harness.ts";
+import { fallbackEnd, HUB_CTX, hubRun } from "./_hub_support.ts";
 import { LineReader } from "../../src/control/tail.ts";
 import { followRun } from "../../src/control/follow.ts";
 import { EventHub, hubFrames, itemFrame } from "../../src/cli/serve/hub.ts";
@@ -37,9 +37,8 @@ Deno.test("hub frame: the data is the line exactly as written, not a re-serialis
 Deno.test("follow: a coalescing follower (one read per 40 ms at most) delivers every seq once, in order, through run_finished", async () => {
   await using tmp = await tempDir();
   const storeRoot = tmp.path;
-  const lease = await acquireLease(storeRoot, { runId: RUN_ID, packetDir: storeRoot, argv: ["test"] });
-  const { plane } = await testPlane(storeRoot);
-  const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: "s" };
+  const { lease, plane } = await hubRun(storeRoot);
+  const ctx = HUB_CTX;
   try {
     let idles = 0;
     const seqs: number[] = [];
@@ -67,16 +66,9 @@ Deno.test("follow: a coalescing follower (one read per 40 ms at most) delivers e
 Deno.test("hub: clients in step share one byte array per batch, and a client that leaves stops waiting on the hub", async () => {
   await using tmp = await tempDir();
   const storeRoot = tmp.path;
-  const lease = await acquireLease(storeRoot, { runId: RUN_ID, packetDir: storeRoot, argv: ["test"] });
-  const { plane } = await testPlane(storeRoot);
-  const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: "s" };
-  const record = async (n: number) => {
-    for (let i = 0; i < n; i++) plane.record({ type: "message_streamed", data: { delta: `m${i} ` } }, ctx);
-    plane.boundary();
-    await plane.sync();
-  };
+  const { lease, plane, record } = await hubRun(storeRoot);
   const hub = new EventHub({ storeRoot, runId: RUN_ID });
-  const fallback = () => Promise.resolve<SseFrame>({ event: "end", data: { status: "fallback" } });
+  const fallback = fallbackEnd;
   const acs = [new AbortController(), new AbortController(), new AbortController()];
   try {
     // The hub follows from the end of the stream once it is open: record until it has taken something.
@@ -115,16 +107,9 @@ Deno.test("hub: clients in step share one byte array per batch, and a client tha
 Deno.test("hub: a client that caught up from the start waits on the hub (no follower of its own), and gets every seq once through end", async () => {
   await using tmp = await tempDir();
   const storeRoot = tmp.path;
-  const lease = await acquireLease(storeRoot, { runId: RUN_ID, packetDir: storeRoot, argv: ["test"] });
-  const { plane } = await testPlane(storeRoot);
-  const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: "s" };
-  const record = async (n: number) => {
-    for (let i = 0; i < n; i++) plane.record({ type: "message_streamed", data: { delta: `m${i} ` } }, ctx);
-    plane.boundary();
-    await plane.sync();
-  };
+  const { lease, plane, record } = await hubRun(storeRoot);
   const hub = new EventHub({ storeRoot, runId: RUN_ID });
-  const fallback = () => Promise.resolve<SseFrame>({ event: "end", data: { status: "fallback" } });
+  const fallback = fallbackEnd;
   const ac = new AbortController();
   try {
     await record(3);

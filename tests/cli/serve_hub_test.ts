@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
 import { waitFor } from "../support/wait.ts";
-import { RUN_ID, testPlane } from "../control/_harness.ts";
-import { acquireLease } from "../../src/store/lease.ts";
+import { RUN_ID } from "../control/_harness.ts";
+import { fallbackEnd, hubRun } from "./_hub_support.ts";
 import { EventHub, hubFrames } from "../../src/cli/serve/hub.ts";
 import type { SseFrame } from "../../src/cli/serve/sse.ts";
 
@@ -25,19 +25,12 @@ function framesOf(v: SseFrame | Uint8Array): { id: string | null; event: string;
 Deno.test("hub: a client behind a small ring follows on its own, hands over, and gets every seq once through end", async () => {
   await using tmp = await tempDir();
   const storeRoot = tmp.path;
-  const lease = await acquireLease(storeRoot, { runId: RUN_ID, packetDir: storeRoot, argv: ["test"] });
-  const { plane } = await testPlane(storeRoot);
-  const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: "s" };
-  const record = async (n: number) => {
-    for (let i = 0; i < n; i++) plane.record({ type: "message_streamed", data: { delta: `m${i} ` } }, ctx);
-    plane.boundary();
-    await plane.sync();
-  };
+  const { lease, plane, record } = await hubRun(storeRoot);
   const ac = new AbortController();
   const hub = new EventHub({ storeRoot, runId: RUN_ID }, { frames: 8, bytes: 1 << 20 });
   try {
     await record(5);
-    const fallback = () => Promise.resolve<SseFrame>({ event: "end", data: { status: "fallback" } });
+    const fallback = fallbackEnd;
     const client = hubFrames(hub, "start", ac.signal, fallback)[Symbol.asyncIterator]();
     const got: { id: string | null; event: string; data: Record<string, unknown> }[] = [];
     while (got.length < 2) got.push(...framesOf((await client.next()).value!));
