@@ -4,6 +4,7 @@ import type { ExecutionOptions } from "../../src/packet/types.ts";
 import type { CliProfile, ParsedLine } from "../../src/lanes/profile.ts";
 import { parseJsonObject } from "../../src/lanes/_json.ts";
 import type { Lane, LaneSession, SessionSpec, StreamEnd } from "../../src/lanes/types.ts";
+import { listProcesses, readProcCmdline } from "../../src/util/proc_tree.ts";
 
 /** Directory of recorded lane captures. */
 export const FIXTURES = new URL("../fixtures/lanes/", import.meta.url).pathname;
@@ -208,4 +209,22 @@ export function eventsOfType<K extends ProviderEvent["type"]>(
   type: K,
 ): Extract<ProviderEvent, { type: K }>[] {
   return events.filter((e): e is Extract<ProviderEvent, { type: K }> => e.type === type);
+}
+
+/** Every event of a session, in order; `onEvent` sees each as it arrives. */
+export async function collect(s: LaneSession, onEvent?: (e: ProviderEvent) => void): Promise<ProviderEvent[]> {
+  const out: ProviderEvent[] = [];
+  for await (const e of s.events) {
+    out.push(e);
+    onEvent?.(e);
+  }
+  return out;
+}
+
+/** Pids of live processes whose command line contains `needle` (reads /proc; works under scoped permissions). */
+export function pidsMatching(needle: string): number[] {
+  return listProcesses()
+    .filter((p) => p.pid !== Deno.pid && p.state !== "Z")
+    .filter((p) => (readProcCmdline(p.pid) ?? "").includes(needle))
+    .map((p) => p.pid);
 }

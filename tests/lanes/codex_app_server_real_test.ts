@@ -5,15 +5,13 @@
  * thread), a garbage-writing server, and no process left behind. Ignored, visibly, when codex is not installed.
  */
 import assert from "node:assert/strict";
-import type { ProviderEvent } from "../../src/events/types.ts";
 import { codexLane } from "../../src/lanes/codex.ts";
-import { listProcesses, readProcCmdline } from "../../src/util/proc_tree.ts";
 import type { LaneSession, SessionSpec } from "../../src/lanes/types.ts";
 import { codexEnv, e2eBinary } from "../support/e2e_env.ts";
 import { type InputItem, openaiItemText, startFakeOpenAI } from "../support/fake_openai.ts";
 import type { FakeServer } from "../support/fake_server_common.ts";
 import { initRepo, tempDir } from "../support/fs.ts";
-import { testOptions, testSpec } from "./_support.ts";
+import { collect, pidsMatching, testOptions, testSpec } from "./_support.ts";
 import { waitFor } from "../support/wait.ts";
 
 interface Rig {
@@ -51,23 +49,6 @@ function start(spec: SessionSpec): LaneSession {
   const s = codexLane.start(spec);
   assert.equal(s.transport.name, "app_server");
   return s;
-}
-
-async function collect(s: LaneSession, onEvent?: (e: ProviderEvent) => void): Promise<ProviderEvent[]> {
-  const out: ProviderEvent[] = [];
-  for await (const e of s.events) {
-    out.push(e);
-    onEvent?.(e);
-  }
-  return out;
-}
-
-/** Live processes whose command line contains `needle`. */
-function processesMatching(needle: string): number[] {
-  return listProcesses()
-    .filter((p) => p.pid !== Deno.pid && p.state !== "Z")
-    .filter((p) => (readProcCmdline(p.pid) ?? "").includes(needle))
-    .map((p) => p.pid);
 }
 
 /** Whether any input item of a logged request's body carries `text`. */
@@ -119,7 +100,7 @@ test("an in-turn steer during a long command: the command ends by itself, the ne
   assert.equal(reqs.length, 2);
   assert.ok(!requestHas(reqs[0]!.body, guide));
   assert.ok(requestHas(reqs[1]!.body, guide), "the model's next request contains the guidance");
-  assert.deepEqual(processesMatching(`sleep ${arg}`), []);
+  assert.deepEqual(pidsMatching(`sleep ${arg}`), []);
 });
 
 test("an in-process interrupt stops the command (no process of it left) and continues the same thread", async () => {
@@ -131,13 +112,13 @@ test("an in-process interrupt stops the command (no process of it left) and cont
   const toolSeen = new Promise<void>((res) => (toolStarted = res));
   const drained = collect(s, (e) => e.type === "tool_call_started" && toolStarted());
   await toolSeen;
-  await waitFor(() => processesMatching(`sleep ${arg}`).length > 0, {
+  await waitFor(() => pidsMatching(`sleep ${arg}`).length > 0, {
     timeoutMs: 10_000,
     what: "the command's sleep",
     intervalMs: 50,
   });
   await s.interruptInProcess!(`Operator: ${guide} [[e2e:text Steered.]]`);
-  assert.deepEqual(processesMatching(`sleep ${arg}`), [], "the command is gone once the guidance is accepted");
+  assert.deepEqual(pidsMatching(`sleep ${arg}`), [], "the command is gone once the guidance is accepted");
   const events = await drained;
   assert.deepEqual(s.end(), { kind: "ok" }, JSON.stringify(events.slice(-3)));
   assert.ok(events.some((e) => e.type === "message_received" && e.data.content === "Steered."));

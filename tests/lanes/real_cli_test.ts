@@ -7,14 +7,13 @@ import assert from "node:assert/strict";
 import type { ProviderEvent } from "../../src/events/types.ts";
 import { claudeLane } from "../../src/lanes/claude.ts";
 import { codexLane } from "../../src/lanes/codex.ts";
-import { listProcesses, readProcCmdline } from "../../src/util/proc_tree.ts";
-import type { Lane, LaneSession, SessionSpec } from "../../src/lanes/types.ts";
+import type { Lane, SessionSpec } from "../../src/lanes/types.ts";
 import { claudeEnv, codexEnv, e2eBinary } from "../support/e2e_env.ts";
 import { startFakeAnthropic } from "../support/fake_anthropic.ts";
 import { startFakeOpenAI } from "../support/fake_openai.ts";
 import type { FakeServer } from "../support/fake_server_common.ts";
 import { initRepo, tempDir } from "../support/fs.ts";
-import { testOptions, testSpec } from "./_support.ts";
+import { collect, pidsMatching, testOptions, testSpec } from "./_support.ts";
 import { waitFor } from "../support/wait.ts";
 
 type Name = "claude" | "codex";
@@ -54,23 +53,6 @@ async function rig(name: Name): Promise<Rig> {
       await dir[Symbol.asyncDispose]();
     },
   };
-}
-
-async function collect(s: LaneSession, onEvent?: (e: ProviderEvent) => void): Promise<ProviderEvent[]> {
-  const out: ProviderEvent[] = [];
-  for await (const e of s.events) {
-    out.push(e);
-    onEvent?.(e);
-  }
-  return out;
-}
-
-/** Live processes whose command line contains `needle` (works under scoped permissions). */
-function processesMatching(needle: string): number[] {
-  return listProcesses()
-    .filter((p) => p.pid !== Deno.pid && p.state !== "Z")
-    .filter((p) => (readProcCmdline(p.pid) ?? "").includes(needle))
-    .map((p) => p.pid);
 }
 
 for (const name of ["claude", "codex"] as const) {
@@ -131,14 +113,14 @@ for (const name of ["claude", "codex"] as const) {
     });
     await toolSeen;
     const running = await waitFor(() => {
-      const hits = processesMatching(`sleep ${arg}`);
+      const hits = pidsMatching(`sleep ${arg}`);
       return hits.length > 0 && hits;
     }, { timeoutMs: 10_000, what: "the tool's sleep", intervalMs: 50 }).catch(() => [] as number[]);
     assert.ok(running.length > 0, "the tool's sleep was running before the interrupt");
     await s.interrupt("interrupted_for_steer", 5000);
     await drained;
     assert.equal(s.end().kind, "cancelled");
-    assert.deepEqual(processesMatching(`sleep ${arg}`), []);
+    assert.deepEqual(pidsMatching(`sleep ${arg}`), []);
   });
 
   test("resume of an unknown session reports sessionNotFound", async () => {
