@@ -9,9 +9,8 @@
  */
 import process from "node:process";
 import { acquireLease } from "../../src/store/lease.ts";
-import { openPlane } from "../../src/control/plane.ts";
-import type { PlaneHooks } from "../../src/control/plane_types.ts";
-import { DEFAULT_VIEW, type ProviderEvent } from "../../src/events/types.ts";
+import { benchPlane } from "./_plane.ts";
+import type { ProviderEvent } from "../../src/events/types.ts";
 import { benchSession } from "./_session.ts";
 import type { RunContext } from "../../src/run/context.ts";
 import { pumpStream } from "../../src/run/stream.ts";
@@ -34,22 +33,9 @@ async function main(storeRoot: string, mode: RunnerMode): Promise<void> {
     let off = 0;
     while (off < bytes.length) off += Deno.stdout.writeSync(bytes.subarray(off));
   };
-  const hooks: PlaneHooks = {
-    applyView() {},
-    steerGate: () => ({ promptRunning: false, sessionLive: false }),
-    steerAccepted() {},
-    notice() {},
-  };
-  const plane = await openPlane({
-    storeRoot,
+  const plane = await benchPlane(storeRoot, {
     runId: RUN_ID,
-    resumed: false,
-    packet: { name: "bench", dir: storeRoot },
-    workspace: null,
-    view: { ...DEFAULT_VIEW },
-    selectedCount: 1,
-    maxSteers: 3,
-    hooks,
+    packetDir: storeRoot,
     watch: mode.watch,
     pollMs: mode.pollMs,
   });

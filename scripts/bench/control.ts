@@ -13,10 +13,8 @@
 import { acquireLease } from "../../src/store/lease.ts";
 import { followRun } from "../../src/control/follow.ts";
 import { setView } from "../../src/control/mod.ts";
-import { openPlane } from "../../src/control/plane.ts";
-import type { PlaneHooks } from "../../src/control/plane_types.ts";
+import { benchPlane } from "./_plane.ts";
 import { storePaths } from "../../src/store/paths.ts";
-import { DEFAULT_VIEW } from "../../src/events/types.ts";
 import { check, percentile, round, sized } from "./_harness.ts";
 import { RUN_ID, type RunnerMode } from "./_control_runner.ts";
 import { AppendedLines } from "./_lines.ts";
@@ -228,24 +226,7 @@ async function requestLatency(c: LatencyCase) {
 async function deliveryLatency(opts: { watch: boolean; pollMs: number; samples: number; gapMs: [number, number] }) {
   const dir = await Deno.makeTempDir({ prefix: "pr-bench-control-" });
   const lease = await acquireLease(dir, { runId: RUN_ID, packetDir: dir, argv: [] });
-  const hooks: PlaneHooks = {
-    applyView() {},
-    steerGate: () => ({ promptRunning: false, sessionLive: false, used: 0, max: 3 }),
-    steerAccepted() {},
-    notice() {},
-  };
-  const plane = await openPlane({
-    storeRoot: dir,
-    runId: RUN_ID,
-    resumed: false,
-    packet: { name: "bench", dir },
-    workspace: null,
-    view: { ...DEFAULT_VIEW },
-    selectedCount: 1,
-    maxSteers: 3,
-    hooks,
-    watch: false,
-  });
+  const plane = await benchPlane(dir, { runId: RUN_ID, packetDir: dir, watch: false });
   const sentAt = new Map<number, number>();
   const lat: number[] = [];
   let waiter = null as (() => void) | null;

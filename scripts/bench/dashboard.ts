@@ -6,10 +6,8 @@
  * (`performance.timeOrigin + performance.now()` on each side). Skipped when chromium is not installed.
  */
 import { acquireLease } from "../../src/store/lease.ts";
-import { openPlane } from "../../src/control/plane.ts";
-import type { PlaneHooks } from "../../src/control/plane_types.ts";
+import { benchPlane } from "./_plane.ts";
 import { storeRootForPacket } from "../../src/store/paths.ts";
-import { DEFAULT_VIEW } from "../../src/events/types.ts";
 import { chromiumPath, launchBrowser, openDashboard, startServer } from "../../tests/support/browser.ts";
 import { BenchSkip, check, percentile, round, sized } from "./_harness.ts";
 
@@ -43,23 +41,7 @@ export async function bench(): Promise<Record<string, number | string>> {
   const storeRoot = storeRootForPacket(packetDir);
   await Deno.mkdir(storeRoot, { recursive: true, mode: 0o700 });
   const lease = await acquireLease(storeRoot, { runId: RUN_ID, packetDir, argv: [] });
-  const hooks: PlaneHooks = {
-    applyView() {},
-    steerGate: () => ({ promptRunning: false, sessionLive: false, used: 0, max: 3 }),
-    steerAccepted() {},
-    notice() {},
-  };
-  const plane = await openPlane({
-    storeRoot,
-    runId: RUN_ID,
-    resumed: false,
-    packet: { name: "bench", dir: packetDir },
-    workspace: null,
-    view: { ...DEFAULT_VIEW },
-    selectedCount: 1,
-    maxSteers: 3,
-    hooks,
-  });
+  const plane = await benchPlane(storeRoot, { runId: RUN_ID, packetDir });
   plane.transition({ stage: "session", prompt_id: "01", prompt_name: "First", prompt_position: 1, attempt: 1 });
   plane.record({ type: "run_started", data: { provider_session_id: "b", model: "bench" } }, ctx);
   plane.boundary();

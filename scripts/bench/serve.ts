@@ -12,9 +12,8 @@ import { check, median, percentile, quick, round, sized } from "./_harness.ts";
 import { findCommand } from "../../src/cli/registry.ts";
 import { denoFlagsFor } from "../../src/cli/frame.ts";
 import { acquireLease } from "../../src/store/lease.ts";
-import { openPlane } from "../../src/control/plane.ts";
+import { benchPlane } from "./_plane.ts";
 import { storePaths, storeRootForPacket } from "../../src/store/paths.ts";
-import { DEFAULT_VIEW } from "../../src/events/types.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const GIT_ENV = {
@@ -142,22 +141,7 @@ async function latency(root: string, samples: number): Promise<{ p50: number; p9
   const storeRoot = storeRootForPacket(dir);
   const runId = "20261201T230000Z-SERVE1";
   const lease = await acquireLease(storeRoot, { runId, packetDir: dir, argv: ["bench"] });
-  const plane = await openPlane({
-    storeRoot,
-    runId,
-    resumed: false,
-    packet: { name: "bench", dir },
-    workspace: null,
-    view: { ...DEFAULT_VIEW },
-    selectedCount: 1,
-    maxSteers: 3,
-    hooks: {
-      applyView() {},
-      steerGate: () => ({ promptRunning: true, sessionLive: true }),
-      steerAccepted() {},
-      notice() {},
-    },
-  });
+  const plane = await benchPlane(storeRoot, { runId, packetDir: dir, live: true });
   const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: "s" };
   plane.boundary();
   await plane.sync();
