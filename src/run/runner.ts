@@ -299,7 +299,8 @@ async function hardStopReports(
   };
   const selected = prompts.map((p) => p.id);
   const storeRoot = ctx.persist ? ctx.storeRoot : null;
-  const summary = streamRunSummary({ run, packet: ctx.packet, selected, state: ctx.state, storeRoot });
+  // Whole, once: the runner may still be stopping, and every report must show the same state (not a pass apiece).
+  const summary = buildRunSummary({ run, packet: ctx.packet, selected, state: ctx.state, storeRoot });
   const warnings = [...await writeReports(req.ci?.reports ?? [], summary), ...await ciLog?.finish(summary) ?? []];
   for (const w of warnings) req.io.stderr.write(w + "\n");
 }
