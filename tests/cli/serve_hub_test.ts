@@ -27,14 +27,14 @@ Deno.test("hub: a client behind a small ring follows on its own, hands over, and
   const storeRoot = tmp.path;
   const { lease, plane, record } = await hubRun(storeRoot);
   const ac = new AbortController();
-  const hub = new EventHub({ storeRoot, runId: RUN_ID }, { frames: 8, bytes: 1 << 20 });
+  const hub = new EventHub({ storeRoot, runId: RUN_ID }, { bytes: 1024 });
   try {
     await record(5);
     const fallback = fallbackEnd;
     const client = hubFrames(hub, "start", ac.signal, fallback)[Symbol.asyncIterator]();
     const got: { id: string | null; event: string; data: Record<string, unknown> }[] = [];
     while (got.length < 2) got.push(...framesOf((await client.next()).value!));
-    // The hub runs ahead: 40 more events, of which its ring keeps the newest 8; the client is far behind it.
+    // The hub runs ahead: 40 more events, of which its ring keeps the newest chunk (1 KiB); the client is far behind it.
     await record(40);
     await waitFor(() => hub.edge() >= 40, { what: "the hub to take the new events" });
     await plane.close("completed", null);
