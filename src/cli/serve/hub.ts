@@ -15,7 +15,7 @@ export { itemFrame };
  * What a hub's ring may hold, in bytes: the frames' bytes plus an allowance per chunk and per frame for the objects
  * that index them, so the bound holds whatever the frames' sizes (flat memory; docs/bench.md, `serve`).
  */
-const RING_BYTES = 1024 * 1024;
+const RING_BYTES = 8 * 1024 * 1024;
 const CHUNK_COST = 256;
 const FRAME_COST = 24;
 /** At most one read of the run's stream per this many ms while it streams (wakes in between are coalesced). */
