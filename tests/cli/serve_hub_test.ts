@@ -7,7 +7,8 @@ import { tempDir } from "../support/fs.ts";
 import { waitFor } from "../support/wait.ts";
 import { RUN_ID } from "../control/_harness.ts";
 import { fallbackEnd, hubRun } from "./_hub_support.ts";
-import { EventHub, hubFrames } from "../../src/cli/serve/hub.ts";
+import { EventHub } from "../../src/cli/serve/hub.ts";
+import { hubFrames } from "../../src/cli/serve/hub_frames.ts";
 import type { SseFrame } from "../../src/cli/serve/sse.ts";
 
 /** The frames of one yielded value (a batch of bytes holds several). */

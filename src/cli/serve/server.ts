@@ -9,7 +9,8 @@ import { performRead, performWrite, type ServeTarget, targetRow, WRITES } from "
 import { dashboardResponse } from "./dashboard.ts";
 import { allowedHosts, checkHost, HttpError, pathId, readJsonBody, TARGET_ID, WriteLimiter } from "./guard.ts";
 import { endFrame, eventFrames, eventsCursor, logFrames, runOf, sseResponse } from "./sse.ts";
-import { EventHub, HUB_FROM_START_SEQS, hubFrames } from "./hub.ts";
+import { EventHub, HUB_FROM_START_SEQS } from "./hub.ts";
+import { hubFrames } from "./hub_frames.ts";
 import { roleAllows, type TokenEntry, type TokenTable } from "./tokens.ts";
 
 /** Options of {@link startServer}. */
