@@ -2,11 +2,12 @@
  * The memory bounds of `control serve`'s shared follower (src/cli/serve/hub.ts, server.ts), by design rather than by
  * timing: the ring holds at most its byte bound (frames plus their index), a client that stops reading holds only its
  * cursor while the hub moves on and then catches up from the file, a young run's hub holds it from seq 1 so clients
- * from the start share its bytes, and closed clients release their streams and the hub.
+ * from the start share its bytes, closed clients release their streams and the hub, and an idle run costs the hub a
+ * read per poll, not a loop.
  */
 import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
-import { waitFor } from "../support/wait.ts";
+import { waitFor, within } from "../support/wait.ts";
 import { RUN_ID } from "../control/_harness.ts";
 import { fallbackEnd, hubRun } from "./_hub_support.ts";
 import { EventHub } from "../../src/cli/serve/hub.ts";
@@ -116,6 +117,38 @@ Deno.test("serve bounds: closed clients release their streams and the run's shar
   } finally {
     for (const ac of acs) ac.abort();
     await srv.shutdown();
+    await plane.close("completed", null);
+    await lease.release();
+  }
+});
+
+Deno.test("hub bounds: on an idle live run the shared follower reads once per poll, not in a loop woken by its own snapshot reads", async () => {
+  await using tmp = await tempDir();
+  const storeRoot = tmp.path;
+  const { lease, plane, record } = await hubRun(storeRoot);
+  const hub = new EventHub({ storeRoot, runId: RUN_ID });
+  const ac = new AbortController();
+  try {
+    await waitFor(async () => {
+      await record(1);
+      return hub.edge() >= 1;
+    }, { what: "the hub to follow the stream" });
+    // The hub wakes its clients after every read of the stream, so counting wakes counts its reads. It polls every
+    // 500 ms; a follower woken by its own reads (the bug this guards) read thousands of times in the same window.
+    let reads = 0;
+    const counting = (async () => {
+      while (!ac.signal.aborted) {
+        await hub.changed(ac.signal);
+        reads += 1;
+      }
+    })();
+    await within(new Promise<never>(() => {}), 2_000, null); // the window observed: the run writes nothing in it
+    ac.abort();
+    await counting;
+    assert.ok(reads <= 20, `${reads} reads of an idle run in 2 s`);
+  } finally {
+    ac.abort();
+    hub.close();
     await plane.close("completed", null);
     await lease.release();
   }
