@@ -153,3 +153,31 @@ Deno.test("hub bounds: on an idle live run the shared follower reads once per po
     await lease.release();
   }
 });
+
+Deno.test("hub: a seq is found in a chunk where a gap item shifts the frames after it", async () => {
+  await using tmp = await tempDir();
+  const storeRoot = tmp.path;
+  const { lease, plane, record } = await hubRun(storeRoot);
+  const hub = new EventHub({ storeRoot, runId: RUN_ID });
+  try {
+    await waitFor(async () => {
+      await record(1);
+      return hub.edge() >= 1;
+    }, { what: "the hub to follow the stream" });
+    // Two lines after a hole in the seqs, in one write: one read, one chunk [gap, n+3, n+4].
+    const events = `${storeRoot}/control/events.jsonl`;
+    const last = JSON.parse((await Deno.readTextFile(events)).trimEnd().split("\n").at(-1)!) as { seq: number };
+    const line = (seq: number) => JSON.stringify({ ...last, seq });
+    await waitFor(() => hub.indexFor(last.seq + 1) === hub.edge(), { what: "the hub to hold the last line" });
+    const at = hub.edge();
+    await Deno.writeTextFile(events, `${line(last.seq + 3)}\n${line(last.seq + 4)}\n`, { append: true });
+    await waitFor(() => hub.edge() >= at + 3, { what: "the gap and the two lines in the hub" });
+    assert.equal(hub.indexFor(last.seq + 3), at + 1);
+    assert.equal(hub.indexFor(last.seq + 4), at + 2);
+    assert.equal(hub.indexFor(last.seq + 1), null, "a seq the gap skipped is not there");
+  } finally {
+    hub.close();
+    await plane.close("completed", null);
+    await lease.release();
+  }
+});

@@ -190,8 +190,11 @@ export class EventHub {
     for (let k = this.chunks.length - 1; k >= 0; k--) {
       const c = this.chunks.at(k)!;
       if (c.firstSeq === null || c.firstSeq > seq) continue;
-      // Seqs are ascending (with rare items without one in between): start at the offset, step back if needed.
-      for (let i = Math.min(c.seqs.length - 1, seq - c.firstSeq); i >= 0; i--) {
+      // Seqs ascend by one, so the offset finds it at once; items without a seq (gap, resync) shift the rest, and a
+      // gap skips seqs: then scan the chunk from its end (seqs ascending, the first one below ends the search).
+      const guess = seq - c.firstSeq;
+      if (c.seqs[guess] === seq) return c.first + guess;
+      for (let i = c.seqs.length - 1; i >= 0; i--) {
         const s = c.seqs[i]!;
         if (s === seq) return c.first + i;
         if (s !== null && s < seq) return null;
