@@ -87,7 +87,7 @@ function bearer(req: Request): string | null {
 class HubTable {
   private readonly byRun = new Map<string, EventHub>();
 
-  /** The hub of `ref`, opened when none is: from the run's start while it has at most a ring's worth of events. */
+  /** The hub of `ref`, opened when none is: from the run's start while it has at most `HUB_FROM_START_SEQS` events. */
   acquire(ref: RunRef, lastSeq: number): EventHub {
     const key = `${ref.storeRoot}\n${ref.runId}`;
     let hub = this.byRun.get(key);
