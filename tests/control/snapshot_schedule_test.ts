@@ -74,7 +74,11 @@ Deno.test("prompts shorter than the window make only their own writes: the timer
     ownerWrite(); // the boundary (sync)
     schedule.changed(); // events after the boundary
   }
-  assert.equal(writes.filter((w) => w.by === "timer").length, 0, JSON.stringify(writes.filter((w) => w.by === "timer")));
+  assert.equal(
+    writes.filter((w) => w.by === "timer").length,
+    0,
+    JSON.stringify(writes.filter((w) => w.by === "timer")),
+  );
   assert.equal(writes.length, 1 + 20 * 3);
   assert.ok(schedule.armed, "a change is still pending: the timer stays armed");
   const last = writes.at(-1)!.at;
