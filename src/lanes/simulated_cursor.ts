@@ -134,9 +134,10 @@ export class ScriptWriter {
       });
     }
     failpoint("simulated.before_write");
+    // Synchronous: a trivial script's write is smaller than the worker-thread hops of asynchronous calls.
     const slash = w.path.lastIndexOf("/");
-    if (slash > 0) await Deno.mkdir(w.path.slice(0, slash), { recursive: true });
-    await Deno.writeTextFile(w.path, w.text, { append: w.append });
+    if (slash > 0) Deno.mkdirSync(w.path.slice(0, slash), { recursive: true });
+    Deno.writeTextFileSync(w.path, w.text, { append: w.append });
     failpoint("simulated.after_write");
   }
 }

@@ -12,7 +12,6 @@ import { type EventSink, logHeader, renderHeader, type TextSink } from "../rende
 import { eventsFileSink, fileSink } from "../render/sinks.ts";
 import { restartWithSteerPrompt, steerResumePrompt } from "../control/steer.ts";
 import { storePaths } from "../store/paths.ts";
-import { exists } from "../util/fs.ts";
 import { ensureStoreDir } from "../util/safe_fs.ts";
 import { fileStamp } from "../util/time.ts";
 import type { FailureEnvelope } from "./classify.ts";
@@ -50,12 +49,23 @@ export interface AttemptRun {
 
 const NULL_TEXT_SINK: TextSink = { write() {}, flush() {}, close() {} };
 
+/** Whether anything (a link too) is at `path`; synchronous, so a prompt's start makes no worker-thread hop for it. */
+function lexists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return false;
+    throw e;
+  }
+}
+
 async function logPaths(ctx: RunContext, id: string): Promise<{ log: string; events: string; rel: string }> {
   const p = storePaths(ctx.storeRoot);
   await ensureStoreDir(p.root, p.logs);
   const stamp = fileStamp();
   let base = `prompt-${id}-${stamp}`;
-  for (let n = 2; await exists(`${p.logs}/${base}.log`); n++) base = `prompt-${id}-${stamp}-${n}`;
+  for (let n = 2; lexists(`${p.logs}/${base}.log`); n++) base = `prompt-${id}-${stamp}-${n}`;
   return { log: `${p.logs}/${base}.log`, events: `${p.logs}/${base}.events.jsonl`, rel: `logs/${base}` };
 }
 
