@@ -10,7 +10,7 @@
  * first). A trivial prompt's one overwrite therefore writes no cursor file at all.
  */
 import { ensureDir } from "../util/fs.ts";
-import { atomicWriteStoreText, readStoreTextOrNull } from "../util/safe_fs.ts";
+import { atomicWriteStoreText, ensureStoreDir, readStoreTextOrNull } from "../util/safe_fs.ts";
 import { failpoint } from "../util/failpoint.ts";
 import { meterWrite } from "../util/read_meter.ts";
 import type { SimulatedCursor } from "./types.ts";
@@ -68,10 +68,12 @@ export class ScriptWriter {
   #skipBelow = 0;
   #pending: CursorDoc["pending"] = null;
   #path: string | null;
+  #storeRoot: string | null;
   #dirReady = false;
 
-  private constructor(path: string | null) {
+  private constructor(path: string | null, storeRoot: string | null) {
     this.#path = path;
+    this.#storeRoot = storeRoot;
   }
 
   /** The `simulate.attempts` entry (1-based) this session plays. */
@@ -83,7 +85,7 @@ export class ScriptWriter {
    * attempt does not shift the script), else the entry numbered like the attempt.
    */
   static async open(cursor: SimulatedCursor | null | undefined, attempt: number): Promise<ScriptWriter> {
-    const w = new ScriptWriter(cursor?.path ?? null);
+    const w = new ScriptWriter(cursor?.path ?? null, cursor?.storeRoot ?? null);
     w.script = attempt;
     if (!cursor) return w;
     if (cursor.continueFrom) {
@@ -107,11 +109,14 @@ export class ScriptWriter {
   async #save(doc: CursorDoc): Promise<void> {
     if (!this.#path) return;
     if (!this.#dirReady) {
-      await ensureDir(this.#path.slice(0, this.#path.lastIndexOf("/")));
+      // Made when the first cursor is written (most scripts write none): from the store root, never through a link.
+      const dir = this.#path.slice(0, this.#path.lastIndexOf("/"));
+      if (this.#storeRoot !== null) await ensureStoreDir(this.#storeRoot, dir);
+      else await ensureDir(dir);
       this.#dirReady = true;
     }
     meterWrite("simulated cursor");
-    // Never through a link planted at the cursor (src/util/safe_fs.ts); the runner made its directory safely.
+    // Never through a link planted at the cursor (src/util/safe_fs.ts).
     await atomicWriteStoreText(this.#path, JSON.stringify(doc) + "\n");
   }
 

@@ -81,6 +81,7 @@ function simulatedCursorFor(
     path: at(ctx.runId, attempt),
     continueFrom: from ? { path: at(from.runId, from.attempt), attempt: from.attempt } : null,
     previous: !from && attempt > 1 ? at(ctx.runId, attempt - 1) : null,
+    storeRoot: ctx.storeRoot,
   };
 }
 
@@ -173,11 +174,8 @@ export async function runAttemptStreams(
   };
   const crashResumeId = mode === "resume" ? resumeSessionId : null;
   if (crashResumeId !== null) ctx.marker(`SESSION_RESUME action=started reason=${CRASH_RESUME_REASON}`);
+  // The lane creates the cursor's directory from the store root when it first writes a cursor (most scripts write none).
   const cursor = ctx.persist ? simulatedCursorFor(ctx, prompt.id, attempt, continueFrom) : null;
-  if (cursor) {
-    // Created one level at a time, never through a link (src/util/safe_fs.ts), before the lane writes its cursor.
-    await ensureStoreDir(ctx.storeRoot, cursor.path.slice(0, cursor.path.lastIndexOf("/")));
-  }
   const texts = { body, initial: crashResumeId !== null ? prompt.body : body };
   // A crash-recovery attempt spends the attempt's session-resume budget on the crash resume itself.
   const memory: LoopMemory = {

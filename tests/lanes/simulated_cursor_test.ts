@@ -154,3 +154,26 @@ Deno.test("a script killed after any write, and its continuation killed after an
     }
   }
 });
+
+Deno.test("the cursor's directory is made from the store root at the first cursor write, never through a link", async () => {
+  await using dir = await tempDir();
+  const root = `${dir.path}/store`;
+  await Deno.mkdir(`${root}/runs/R1`, { recursive: true });
+  const path = `${root}/runs/R1/simulated/01.1.json`;
+  const w = await ScriptWriter.open({ path, continueFrom: null, previous: null, storeRoot: root }, 1);
+  await w.apply({ path: `${dir.path}/a.txt`, text: "a", append: false });
+  await assert.rejects(() => Deno.lstat(`${root}/runs/R1/simulated`), Deno.errors.NotFound, "no cursor, no directory");
+  await w.apply({ path: `${dir.path}/log.txt`, text: "x\n", append: true });
+  assert.equal((await readCursor(path)).pending?.index, 1);
+
+  await Deno.mkdir(`${dir.path}/elsewhere`);
+  await Deno.symlink(`${dir.path}/elsewhere`, `${root}/runs/R1/planted`);
+  const linked = await ScriptWriter.open({
+    path: `${root}/runs/R1/planted/01.2.json`,
+    continueFrom: null,
+    previous: null,
+    storeRoot: root,
+  }, 2);
+  await assert.rejects(() => linked.apply({ path: `${dir.path}/log.txt`, text: "y\n", append: true }));
+  assert.deepEqual([...Deno.readDirSync(`${dir.path}/elsewhere`)], [], "nothing written through the link");
+});
