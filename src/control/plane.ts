@@ -119,7 +119,7 @@ class FilePlane implements RunnerPlane {
   readonly #waker: PlaneWaker;
   #seq = 0;
   #snap!: SnapshotDoc;
-  /** When a coalesced change is written (§4.4): with the next write, or when a window passed without one. */
+  /** When a coalesced change is written (docs/reference/control-plane.md §4.4): with the next write, or by a timer. */
   readonly #schedule: SnapshotSchedule;
   #closed = false;
   #closing = false;
