@@ -5,7 +5,7 @@ import { OVERRIDE_FLAGS, parseOverrides, parseSelection, SELECTION_FLAGS, TARGET
 import { loadPacket } from "../packet/load.ts";
 import { selectPrompts } from "../packet/select.ts";
 import { packetFingerprint } from "../packet/fingerprint.ts";
-import { amendedFingerprint } from "../run/amended_fingerprint.ts";
+import { amendedFingerprint } from "../run/amended_from.ts";
 import { readCurrentRunRecord, type ResumeDecision, resumeDecision, runPidPresent } from "../store/run_record_read.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
 import { readProgress } from "../store/progress.ts";

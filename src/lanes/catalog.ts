@@ -2,7 +2,7 @@
 import { LANE_PROFILES } from "./profiles.ts";
 import { resolveExecutable } from "./profile.ts";
 import type { LaneExecutables, LaneProfile, LaneTransport, SessionOptions } from "./types.ts";
-import { DRIVER_EXECUTABLES } from "../util/proc_tree.ts";
+import { DRIVER_EXECUTABLES } from "../util/executables.ts";
 
 /** What packets know about lanes, derived from lane profiles only. */
 export interface LaneCatalog {

@@ -3,7 +3,7 @@ import type { SessionOptions } from "./types.ts";
 import { startCliSession } from "./cli_session.ts";
 import { type CliProfile, resolveExecutable } from "./profile.ts";
 import { type Lane, LaunchError, type ProbeResult } from "./types.ts";
-import { DRIVER_EXECUTABLES } from "../util/proc_tree.ts";
+import { DRIVER_EXECUTABLES } from "../util/executables.ts";
 import { runHelper } from "../util/helper.ts";
 import { SESSION_TOKEN_ENV, sweepByEnv } from "../util/containment.ts";
 

@@ -3,23 +3,11 @@
  * recorded fingerprint leads to the packet's current one through a chain of persisted amendment records, the run
  * still resumes, and its record takes the new fingerprint with a `packet_amended` journal entry naming them.
  */
-import { fingerprintChain } from "../contract/persisted.ts";
 import { appendJournal } from "../store/journal.ts";
-import { type OpenedRun, readCurrentRun, writeRunRecord } from "../store/run_record.ts";
+import { type OpenedRun, writeRunRecord } from "../store/run_record.ts";
+import type { AmendedFrom } from "./amended_from.ts";
 
-/** The recorded fingerprint and the amendments that changed it, or null when there is nothing to bridge. */
-export interface AmendedFrom {
-  from: string;
-  amendments: string[];
-}
-
-/** Whether the current run's fingerprint reaches `current` through persisted amendments only. */
-export async function amendedFingerprint(storeRoot: string, current: string): Promise<AmendedFrom | null> {
-  const prev = await readCurrentRun(storeRoot);
-  if (!prev || prev.packet_fingerprint === "" || prev.packet_fingerprint === current) return null;
-  const chain = await fingerprintChain(storeRoot, prev.packet_fingerprint, current);
-  return chain ? { from: prev.packet_fingerprint, amendments: chain.map((r) => r.id) } : null;
-}
+export { amendedFingerprint, type AmendedFrom } from "./amended_from.ts";
 
 /** Give the opened run the current fingerprint; a resumed run journals which amendments changed it. */
 export async function recordAmendedFingerprint(

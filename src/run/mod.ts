@@ -1,5 +1,5 @@
 /** The public surface of src/run/: what other folders import from it (docs/architecture.md, Layers). */
-export { amendedFingerprint } from "./amended_fingerprint.ts";
+export { amendedFingerprint } from "./amended_from.ts";
 export type { CommitPolicy } from "./context.ts";
 export { detachedLine, detachRun } from "./detach.ts";
 export {

@@ -16,7 +16,7 @@ import { isLegacyCommand, isRecord, pick, substituteRepo, validateEntry } from "
 import { enforcedContract, packetContract } from "../contract/enforced.ts";
 import { canonicalJoin, canonicalPath } from "../contract/paths.ts";
 import { repoIndex } from "../contract/context.ts";
-import { KILL_EXECUTABLE } from "../util/signal.ts";
+import { KILL_EXECUTABLE } from "../util/executables.ts";
 
 /** The shell legacy (string) verification commands run under (docs/reference/contract.md §4: `["bash", "-c", …]`). */
 const LEGACY_SHELL = "bash";

@@ -31,13 +31,13 @@ export {
   readTextOrNull,
   writeViaTemp,
 } from "./fs.ts";
+export { DRIVER_EXECUTABLES, KILL_EXECUTABLE, PROC_LISTER, PROC_READER } from "./executables.ts";
 export { runHelper } from "./helper.ts";
 export { normalizePromptId } from "./ids.ts";
 export { basename, dirname, existsSync, isAbsolute, join, normalize, relative, resolve, sep } from "./path.ts";
 export {
   aliveRecordedAsync,
   descendantsOf,
-  DRIVER_EXECUTABLES,
   killRecorded,
   listProcesses,
   listProcessesAsync,
@@ -68,7 +68,7 @@ export {
   secureStoreRootSync,
   StoreIntegrityError,
 } from "./safe_fs.ts";
-export { KILL_EXECUTABLE, sendSignal } from "./signal.ts";
+export { sendSignal } from "./signal.ts";
 export { spawnRetryingBusy } from "./spawn.ts";
 export { denoOut, type TextOut } from "./text_out.ts";
 export { fileStamp, formatAge, formatDuration, isRunId, newRunId, nowIso, parseDuration } from "./time.ts";

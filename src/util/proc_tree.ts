@@ -2,7 +2,8 @@
  * Process-tree facts from `/proc` (Linux): identity with start ticks, descendants by parent links, and killing a
  * recorded process only while its start time still matches (so a reused pid is never signalled).
  */
-import { KILL_EXECUTABLE, sendSignal } from "./signal.ts";
+import { sendSignal } from "./signal.ts";
+import { PROC_LISTER as SHELL, PROC_READER as CAT } from "./executables.ts";
 import { runHelper } from "./helper.ts";
 
 /** Process identity for the lease's `provider` field and orphan reaping. */
@@ -51,17 +52,6 @@ export function parseProcStat(text: string): ProcStat | null {
  * permissions the stat files are read by a `cat` child instead (`--allow-run` is granted there).
  */
 let mode: "direct" | "cat" | "none" | null = null;
-
-/** Reads one or more `/proc` files when direct reads are not allowed. */
-const CAT = "cat";
-/** Expands the `/proc/[0-9]*` glob for a full process listing (Deno cannot list `/proc` either). */
-const SHELL = "/bin/sh";
-
-/**
- * Every executable the process driver may spawn by itself, exactly as it spawns them: the `/proc` readers and the
- * signal sender used when `Deno.kill` is not allowed. A narrow `--allow-run` must list them all.
- */
-export const DRIVER_EXECUTABLES: readonly string[] = [CAT, SHELL, KILL_EXECUTABLE];
 
 function readDirect(paths: string[]): string[] {
   const out: string[] = [];

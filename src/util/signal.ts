@@ -4,8 +4,7 @@
  * the `kill` executable instead (which must then be on the list: see src/run/run_permissions.ts).
  */
 
-/** The executable that sends signals when `Deno.kill` is not allowed. */
-export const KILL_EXECUTABLE = "kill";
+import { KILL_EXECUTABLE } from "./executables.ts";
 
 let viaExecutable = false;
 

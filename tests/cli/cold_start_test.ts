@@ -84,6 +84,23 @@ Deno.test("every read-only command leaves the heavy modules and packages unloade
   }
 });
 
+/** The process-tree code (spawning `/proc` readers, helpers with deadlines) and the run record's writers. */
+const PROCESS_FILES = ["src/util/proc_tree.ts", "src/util/helper.ts", "src/util/spawn.ts"];
+const RECORD_WRITERS = ["src/store/run_record.ts", "src/store/journal.ts"];
+
+Deno.test("plan, list and packet lint name the driver's executables without evaluating the process-tree code", async () => {
+  // The `--allow-run` list names `cat`, `/bin/sh` and `kill` (src/util/executables.ts); only a lane spawns them.
+  const files = await sources();
+  for (const path of [["plan"], ["list"], ["packet", "lint"]]) {
+    const load = staticLoad(files, ["main.ts", commandModule(path)]);
+    const bad = [...PROCESS_FILES, ...(path[0] === "plan" ? RECORD_WRITERS : [])].filter((f) => load.files.has(f));
+    assert.deepEqual(bad, [], `${path.join(" ")} loads up front: ${bad.join(", ")}`);
+  }
+  // The check can see them: the lane catalog and the runner's run opening still reach them.
+  const run = staticLoad(files, ["main.ts", commandModule(["run"])]);
+  for (const f of [...PROCESS_FILES, ...RECORD_WRITERS]) assert.ok(run.files.has(f), `run should reach ${f}`);
+});
+
 Deno.test("the check sees heavy loads: run reaches the lanes, the runner, the verifier and the renderer", async () => {
   const files = await sources();
   const load = staticLoad(files, ["main.ts", commandModule(["run"])]);

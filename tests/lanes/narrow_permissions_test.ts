@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
-import { DRIVER_EXECUTABLES } from "../../src/util/proc_tree.ts";
+import { DRIVER_EXECUTABLES } from "../../src/util/executables.ts";
 
 const PROBE = new URL("../support/narrow_driver_probe.ts", import.meta.url).pathname;
 

@@ -5,7 +5,7 @@ import {
   neededExecutables,
   type PromptSpawns,
 } from "../../src/run/run_permissions.ts";
-import { DRIVER_EXECUTABLES } from "../../src/util/proc_tree.ts";
+import { DRIVER_EXECUTABLES } from "../../src/util/executables.ts";
 
 const REPOS = { app: "/w/app", lib: "/w/lib", packet: "/w/pkt", "@artifact:tools": "/w/tools/run.sh" };
 
