@@ -247,12 +247,14 @@ export async function realRunLatency(o: RealRunOptions) {
     const probe = await realRun(root, o.probeMessages, false, o.gapMs);
     const messages = Math.min(MAX_MESSAGES, Math.max(o.probeMessages, Math.round(probe.rate * o.streamSeconds)));
     const e2e: number[] = [], call: number[] = [], loaded: number[] = [], unloaded: number[] = [];
+    const after: number[] = [];
     for (let i = 0; i < o.repeats; i++) {
       for (const withRequests of i % 2 ? [false, true] : [true, false]) {
         const r = await realRun(root, messages, withRequests, o.gapMs);
         if (withRequests) {
           e2e.push(...r.e2e);
           call.push(...r.call);
+          after.push(...r.e2e.map((x, j) => x - r.call[j]!));
           loaded.push(r.rate);
         } else unloaded.push(r.rate);
       }
@@ -268,6 +270,8 @@ export async function realRunLatency(o: RealRunOptions) {
       p99: round(percentile(e2e, 99)),
       callP50: round(percentile(call, 50)),
       callP99: round(percentile(call, 99)),
+      afterP50: round(percentile(after, 50)),
+      afterP99: round(percentile(after, 99)),
       loaded: median(loaded),
       unloaded: median(unloaded),
     };

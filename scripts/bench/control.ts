@@ -245,6 +245,8 @@ export async function bench(): Promise<Record<string, number | string>> {
     request_applied_real_run_p99_ms: real.p99,
     request_api_call_real_run_p50_ms: real.callP50,
     request_api_call_real_run_p99_ms: real.callP99,
+    request_after_call_real_run_p50_ms: real.afterP50,
+    request_after_call_real_run_p99_ms: real.afterP99,
     real_run_messages_per_s_unloaded: Math.round(real.unloaded),
     real_run_messages_per_s_while_requests: Math.round(real.loaded),
     real_run_throughput_loaded_vs_unloaded: ratio(real.loaded, real.unloaded),
