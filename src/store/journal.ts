@@ -9,7 +9,7 @@
  */
 import { storePaths } from "./paths.ts";
 import { FILE_MODE } from "../util/fs.ts";
-import { appendStoreLine, ensureStoreDir, lstatStore, readStoreBytesOrNullSync } from "../util/safe_fs.ts";
+import { appendStoreLine, ensureStoreDir, lstatStoreSync, readStoreBytesOrNullSync } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 import { meterRead } from "../util/read_meter.ts";
 import { failpoint } from "../util/failpoint.ts";
@@ -111,7 +111,7 @@ export async function appendJournal(
   const path = journalPath(storeRoot, runId);
   let known = opened.get(path);
   if (known) {
-    const info = await lstatStore(path, "file");
+    const info = lstatStoreSync(path, "file");
     if (info?.size !== known.size) known = undefined;
   } else {
     await ensureStoreDir(storeRoot, storePaths(storeRoot).runDir(runId));
