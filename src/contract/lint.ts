@@ -6,8 +6,7 @@ import { packetContract } from "./enforced.ts";
 import { canonicalJoin, canonicalPath, isWithin, parsePathString, repoForScope } from "./paths.ts";
 import { compilePattern } from "./clauses/text.ts";
 import { sourcePatterns } from "./clauses/source_absent.ts";
-import { globProblem, hasGlobChars } from "./clauses/glob.ts";
-import { loadGlobMatcher } from "./clauses/glob_matcher.ts";
+import { globProblem, hasGlobChars, loadGlobMatcher } from "./clauses/glob_matcher.ts";
 import { repoIndex } from "./context.ts";
 import { editDistance } from "../util/edit_distance.ts";
 

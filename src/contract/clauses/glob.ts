@@ -1,29 +1,12 @@
 /** `glob` (docs/reference/contract.md §3): the number (and non-emptiness) of glob matches under a root. */
 import { join } from "../../util/path.ts";
 import { globPaths } from "./glob_walk.ts";
-import { type GlobMatcher, loadGlobMatcher } from "./glob_matcher.ts";
+import { globProblem, loadGlobMatcher } from "./glob_matcher.ts";
 import { type ClauseEnv, errorMessage, fail, makeItem, pass, resolveEntry } from "./_common.ts";
 import { isRecord } from "../entries.ts";
 import type { ReportItem } from "../types.ts";
 
-/**
- * The problem with a glob pattern (unbalanced brackets, braces, parentheses), or null when it compiles; `matcher`
- * from {@link loadGlobMatcher}.
- */
-export function globProblem(pattern: string, matcher: GlobMatcher): string | null {
-  if (pattern.trim() === "") return "empty glob";
-  try {
-    matcher.makeRe(pattern, { strictBrackets: true });
-    return null;
-  } catch (e) {
-    return errorMessage(e);
-  }
-}
-
-/** Whether a string contains glob syntax. */
-export function hasGlobChars(s: string): boolean {
-  return /[*?[\]{}]/.test(s);
-}
+export { globProblem, hasGlobChars } from "./glob_matcher.ts";
 
 /** `glob`: match count within `[min_matches, max_matches]`; with `non_empty`, every match a non-empty file. */
 export async function checkGlob(entry: unknown, env: ClauseEnv, id: string): Promise<ReportItem> {

@@ -1,7 +1,8 @@
 /**
  * The glob matcher (picomatch), loaded on first use. picomatch is an npm CommonJS module: loading it from source
  * brings up Deno's Node module loader, which costs about as much CPU as an empty `deno run` (docs/bench.md, the `cli`
- * case), so `packet lint` of a packet without globs, and every read-only command, never loads it.
+ * case), so `packet lint` of a packet without globs, and every read-only command, never loads it. The pattern
+ * checks `packet lint` runs live here too, not in ./glob.ts: the lint loads neither the clause nor its tree walk.
  */
 
 /** The part of picomatch the clauses use. */
@@ -17,4 +18,23 @@ let loaded: Promise<GlobMatcher> | null = null;
 export function loadGlobMatcher(): Promise<GlobMatcher> {
   loaded ??= import("picomatch").then((m) => m.default as GlobMatcher);
   return loaded;
+}
+
+/**
+ * The problem with a glob pattern (unbalanced brackets, braces, parentheses), or null when it compiles; `matcher`
+ * from {@link loadGlobMatcher}.
+ */
+export function globProblem(pattern: string, matcher: GlobMatcher): string | null {
+  if (pattern.trim() === "") return "empty glob";
+  try {
+    matcher.makeRe(pattern, { strictBrackets: true });
+    return null;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
+/** Whether a string contains glob syntax. */
+export function hasGlobChars(s: string): boolean {
+  return /[*?[\]{}]/.test(s);
 }
