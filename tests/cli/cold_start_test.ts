@@ -87,21 +87,27 @@ Deno.test("every read-only command leaves the heavy modules and packages unloade
 /** The process-tree code (spawning `/proc` readers, helpers with deadlines) and the run record's writers. */
 const PROCESS_FILES = ["src/util/proc_tree.ts", "src/util/helper.ts", "src/util/spawn.ts"];
 const RECORD_WRITERS = ["src/store/run_record.ts", "src/store/journal.ts"];
-/** The `glob` clause and its tree walk: the lint checks patterns with the matcher alone. */
-const GLOB_CLAUSE = ["src/contract/clauses/glob.ts", "src/contract/clauses/glob_walk.ts"];
+/** The clauses the lint checks patterns of (with the matcher and src/contract/clauses/patterns.ts alone). */
+const CLAUSE_FILES = [
+  "src/contract/clauses/glob.ts",
+  "src/contract/clauses/glob_walk.ts",
+  "src/contract/clauses/text.ts",
+  "src/contract/clauses/source_absent.ts",
+  "src/contract/clauses/_common.ts",
+];
 
-Deno.test("plan, list and packet lint evaluate neither the process-tree code nor the glob clause", async () => {
+Deno.test("plan, list and packet lint evaluate neither the process-tree code nor the clauses", async () => {
   // The `--allow-run` list names `cat`, `/bin/sh` and `kill` (src/util/executables.ts); only a lane spawns them.
   const files = await sources();
   for (const path of [["plan"], ["list"], ["packet", "lint"]]) {
     const load = staticLoad(files, ["main.ts", commandModule(path)]);
-    const not = [...PROCESS_FILES, ...GLOB_CLAUSE, ...(path[0] === "plan" ? RECORD_WRITERS : [])];
+    const not = [...PROCESS_FILES, ...CLAUSE_FILES, ...(path[0] === "plan" ? RECORD_WRITERS : [])];
     const bad = not.filter((f) => load.files.has(f));
     assert.deepEqual(bad, [], `${path.join(" ")} loads up front: ${bad.join(", ")}`);
   }
   // The check can see them: the lanes, the run opening and the verifier still reach them.
   const run = staticLoad(files, ["main.ts", commandModule(["run"])]);
-  for (const f of [...PROCESS_FILES, ...RECORD_WRITERS, ...GLOB_CLAUSE]) {
+  for (const f of [...PROCESS_FILES, ...RECORD_WRITERS, ...CLAUSE_FILES]) {
     assert.ok(run.files.has(f), `run should reach ${f}`);
   }
 });

@@ -1,7 +1,7 @@
 /** `commands` (docs/reference/contract.md §4): run an executable under a deadline and judge exit code and output. */
 import { isAbsolute, join } from "../../util/path.ts";
 import { type ClauseEnv, fail, fault, makeItem, pass, type Verdict } from "./_common.ts";
-import { compilePattern } from "./text.ts";
+import { compilePattern } from "./patterns.ts";
 import { isLegacyCommand, isRecord, pick, substituteRepo, validateEntry } from "../entries.ts";
 import { canonicalJoin } from "../paths.ts";
 import { type BoundedResult, runBounded } from "../bounded_process.ts";

@@ -1,8 +1,8 @@
 /** `source_absent` (docs/reference/contract.md §3.3): no line of the scanned source files matches a forbidden pattern. */
 import { join, relative } from "../../util/path.ts";
 import { type ClauseEnv, fail, makeItem, pass, resolveEntry } from "./_common.ts";
-import { compilePattern } from "./text.ts";
-import { isRecord, pick } from "../entries.ts";
+import { compilePattern, sourcePatterns } from "./patterns.ts";
+import { isRecord } from "../entries.ts";
 import type { ReportItem } from "../types.ts";
 
 /** Directory names skipped at any depth unless an entry adds more. */
@@ -30,14 +30,6 @@ async function* walk(dir: string, prune: Set<string>, exts: string[] | null): As
       if (exts === null || exts.some((x) => e.name.endsWith(x))) yield full;
     }
   }
-}
-
-/** The patterns of an entry as a list (bare string entries have none). */
-export function sourcePatterns(entry: unknown): string[] {
-  if (!isRecord(entry)) return [];
-  const p = pick(entry, "patterns", "pattern");
-  if (typeof p === "string") return [p];
-  return Array.isArray(p) ? p.map(String) : [];
 }
 
 /** `source_absent`: scan a file or a directory tree for forbidden lines. */

@@ -1,6 +1,7 @@
 /** `contains` and `matches` (docs/reference/contract.md §3): literal text and regular-expression checks on one file. */
-import { type ClauseEnv, errorMessage, fail, makeItem, pass, readBytes, resolveEntry } from "./_common.ts";
+import { type ClauseEnv, fail, makeItem, pass, readBytes, resolveEntry } from "./_common.ts";
 import { isRecord, pick } from "../entries.ts";
+import { compilePattern } from "./patterns.ts";
 import type { ReportItem } from "../types.ts";
 
 /** `contains`: file readable and contains `text` byte-for-byte. A bare string means `text: ""`. */
@@ -25,15 +26,6 @@ export function includesBytes(hay: Uint8Array, needle: Uint8Array): boolean {
     if (j === needle.length) return true;
   }
   return false;
-}
-
-/** Compile an ECMAScript pattern with the `u` flag; returns the error message on failure. */
-export function compilePattern(pattern: string, flags = "u"): RegExp | string {
-  try {
-    return new RegExp(pattern, flags);
-  } catch (e) {
-    return errorMessage(e);
-  }
 }
 
 /** `matches`: file readable and the pattern (`u` flag) matches anywhere. */
