@@ -1,7 +1,7 @@
 /**
  * The run journal (docs/reference/runner.md §10.5 [P2]): `runs/<run_id>/journal.jsonl`, one line per run lifecycle fact —
  * `{seq, at, run_id, type, data}` with types `run_created`, `run_resumed`, `prompt_finished`, `run_completed`,
- * `run_failed`, `run_superseded`. Each line is appended with a single write and fsynced; a torn final line (a crash
+ * `run_failed`, `run_superseded` (and `packet_amended`, `commit_claimed`). Each line is appended with a single write and fsynced; a torn final line (a crash
  * mid-append) is moved to `journal.jsonl.torn.<n>` before the next append, so the journal stays valid JSON Lines.
  *
  * The journal is read once per process (the first append: torn tail, next `seq`); later appends only count, and
@@ -22,7 +22,8 @@ export type JournalType =
   | "run_completed"
   | "run_failed"
   | "run_superseded"
-  | "packet_amended";
+  | "packet_amended"
+  | "commit_claimed";
 
 /** One journal line. */
 export interface JournalEntry {
