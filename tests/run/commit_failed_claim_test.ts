@@ -105,3 +105,114 @@ for (const how of ["hook", "identity"] as const) {
     assert.equal(claim?.data.run_id, claimed.run_id);
   });
 }
+
+/** The failed run's id (the first prompt's result). */
+async function failedRun(pkt: string): Promise<string> {
+  return String((await readPrompts(pkt))["01"]!.result!.run_id);
+}
+
+Deno.test("a human edit after the failed commit: the rerun says so, verifies again and the claim names the path", async () => {
+  await using dir = await tempDir();
+  const { pkt, app } = await failingPacket(dir.path, "hook");
+  assert.equal((await runCli(["run", pkt])).code, 1);
+  await Deno.writeTextFile(`${app}/a.txt`, "edited by a human\n");
+  await fix(app, "hook");
+  const r = await runCli(["run", pkt, "01"]);
+  assert.equal(r.code, 0, r.stderr + r.stdout);
+  assert.match(r.stdout, /Prompt 01: 1 path\(s\) changed since that verification: app:a\.txt; verifying its contract/);
+  const prompts = await readPrompts(pkt);
+  const claimed = prompts["01"]!.result!.claimed as { changed: string[] };
+  assert.deepEqual(claimed.changed, ["app:a.txt"]);
+  // The commit rests on the verification of this run, on the content it holds.
+  const verified = prompts["01"]!.result!.last_verifier as { run_id: string; pass: boolean };
+  assert.equal(verified.run_id, await trailer(app, "HEAD", "Prompt-Runner-Run"));
+  assert.deepEqual(await files(app, "HEAD"), ["a.txt"]);
+  assert.equal(await git(app, "show", "HEAD:a.txt"), "edited by a human");
+});
+
+Deno.test("work that no longer passes its contract: the prompt runs again on it, as its own work", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, {
+    "01_a.prompt.md": promptFile(
+      "1",
+      "verify:\n  files_exist: [a.txt, b.txt]\nsimulate:\n  attempts:\n    - writes: [{path: a.txt, text: a}, {path: b.txt, text: b}]\n" +
+        "    - writes: [{path: b.txt, text: again}]",
+    ),
+  });
+  const app = `${pkt}/app`;
+  await Deno.writeTextFile(`${app}/.git/hooks/pre-commit`, "#!/bin/sh\nexit 1\n");
+  await Deno.chmod(`${app}/.git/hooks/pre-commit`, 0o755);
+  assert.equal((await runCli(["run", pkt])).code, 1);
+  await Deno.remove(`${app}/b.txt`);
+  await fix(app, "hook");
+  const r = await runCli(["run", pkt, "--remaining"]);
+  assert.equal(r.code, 0, r.stderr + r.stdout);
+  assert.match(r.stdout, /its contract no longer passes on that work; running the prompt on it/);
+  assert.deepEqual(await files(app, "HEAD"), ["a.txt", "b.txt"], "the claimed a.txt is in the prompt's own commit");
+  assert.equal(await trailer(app, "HEAD", "Prompt-Runner-Prompt"), "01");
+  assert.equal(await git(app, "status", "--porcelain"), "");
+});
+
+Deno.test("another prompt alone: refused naming the prompt whose commit failed; --allow-dirty keeps its paths out", async () => {
+  await using dir = await tempDir();
+  const { pkt, app } = await failingPacket(dir.path, "hook");
+  assert.equal((await runCli(["run", pkt])).code, 1);
+  await fix(app, "hook");
+  const refused = await runCli(["run", pkt, "02"]);
+  assert.equal(refused.code, 1);
+  assert.match(
+    refused.stderr,
+    /repo app: prompt 01 verified 1 uncommitted path\(s\) but its commit failed: a\.txt; run prompt 01 again/,
+  );
+  assert.doesNotMatch(refused.stderr, /not any prompt's work/);
+  await Deno.writeTextFile(`${app}/mine.txt`, "the user's\n");
+  const mixed = await runCli(["run", pkt, "02"]);
+  assert.match(mixed.stderr, /repo app: 1 uncommitted path\(s\) that are not any prompt's work: mine\.txt/);
+  await Deno.remove(`${app}/mine.txt`);
+  const allowed = await runCli(["run", pkt, "02", "--allow-dirty"]);
+  assert.equal(allowed.code, 0, allowed.stderr + allowed.stdout);
+  assert.deepEqual(await files(app, "HEAD"), ["b.txt"], "02's commit never holds 01's verified work");
+  assert.equal(await trailer(app, "HEAD", "Prompt-Runner-Prompt"), "02");
+  assert.equal((await readPrompts(pkt))["01"]!.status, "commit_failed", "01 still needs its commit");
+  const plan = await runCli(["plan", pkt, "--json"]);
+  const planned = JSON.parse(plan.stdout).prompts as { id: string; needs_commit?: boolean }[];
+  assert.deepEqual(planned.map((p) => [p.id, p.needs_commit === true]), [["01", true], ["02", false]]);
+  const repair = await runCli(["repair", pkt, "01"]);
+  assert.equal(repair.code, 0, repair.stderr + repair.stdout);
+  assert.deepEqual(await files(app, "HEAD"), ["a.txt"]);
+  assert.equal(await trailer(app, "HEAD", "Prompt-Runner-Prompt"), "01");
+  assert.equal(await git(app, "status", "--porcelain"), "");
+});
+
+Deno.test("--keep-going: the next prompt's commit in the same run never holds the failed commit's paths", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, {
+    "01_a.prompt.md": promptFile("1", FIRST),
+    "02_b.prompt.md": promptFile("2", SECOND),
+  });
+  const app = `${pkt}/app`;
+  // The hook refuses any commit that holds a.txt.
+  await Deno.writeTextFile(
+    `${app}/.git/hooks/pre-commit`,
+    "#!/bin/sh\ngit diff --cached --name-only | grep -qx a.txt && { echo 'no a.txt' >&2; exit 1; }\nexit 0\n",
+  );
+  await Deno.chmod(`${app}/.git/hooks/pre-commit`, 0o755);
+  const r = await runCli(["run", pkt, "--keep-going"]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /commit failed in app: no a\.txt/);
+  assert.deepEqual(await files(app, "HEAD"), ["b.txt"]);
+  assert.equal(await trailer(app, "HEAD", "Prompt-Runner-Prompt"), "02");
+  const status = await runCli(["status", pkt]);
+  assert.match(
+    status.stdout,
+    /commit +01 needs a commit: its verified work \(app: 1 path\(s\)\) waits for its next run/,
+  );
+  const summary = await runCli(["status", pkt, "--summary"]);
+  assert.match(summary.stdout, /01 Prompt 1 +run +commit failed .*needs a commit/);
+  await fix(app, "hook");
+  const again = await runCli(["run", pkt, "--remaining"]);
+  assert.equal(again.code, 0, again.stderr + again.stdout);
+  assert.deepEqual(await files(app, "HEAD"), ["a.txt"]);
+  assert.equal(await trailer(app, "HEAD", "Prompt-Runner-Prompt"), "01");
+  assert.doesNotMatch((await runCli(["status", pkt])).stdout, /needs a commit/);
+});

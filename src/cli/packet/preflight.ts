@@ -46,6 +46,7 @@ export async function runReadiness(ctx: CommandContext, doctor: boolean): Promis
       report.vacuous = await vacuousFindings(packet, target.storeRoot, {
         strict,
         remaining: ctx.flags.remaining === true,
+        pendingCommit: new Set(pending.map((c) => c.prompt.id)),
       });
     } catch (e) {
       // A corrupt progress.log or amendments file: `run` would stop on it too; the rest of the report still prints.
