@@ -15,6 +15,8 @@ import { commitFailed, commitWork, finish, halted, type PromptOutcome } from "./
 import type { CommitClaim, CommitPending } from "./state.ts";
 import type { SteerDesk } from "./steering.ts";
 import { verifyNow } from "./verify_step.ts";
+import { runGit } from "./git.ts";
+import { commitSuffix } from "./commit.ts";
 
 /**
  * Claim, verify again and commit a failed commit's work; returns the prompt's outcome, or null when its attempt chain
@@ -33,6 +35,9 @@ export async function claimPendingCommit(
     await appendJournal(ctx.storeRoot, ctx.runId, "commit_claimed", { prompt: prompt.id, ...claim });
   }
   if (where === "") {
+    // A run that was committing this work died after `git commit`: its commit names the prompt and that run.
+    const adopted = pending.claimed_by ? await adoptClaimCommit(ctx, desk, prompt, pending.claimed_by, claim) : null;
+    if (adopted) return adopted;
     ctx.say(`Prompt ${prompt.id}: the work its failed commit of run ${pending.run_id} left is no longer uncommitted`);
     return null;
   }
@@ -53,6 +58,9 @@ export async function claimPendingCommit(
     ctx.say(`Prompt ${prompt.id}: its contract no longer passes on that work; running the prompt on it`, "yellow");
     return null;
   }
+  await ctx.state.updatePrompt(prompt.id, (p) => {
+    if (p.commit_pending) p.commit_pending.claimed_by = ctx.runId;
+  });
   const c = await commitWork(ctx, desk, prompt, report);
   const base = { source: "session" as const, session_ran: false, attempts: 0, failure_class: null, claimed: claim };
   if (c.error) {
@@ -87,4 +95,45 @@ export async function claimPendingCommit(
     commit: c.record,
     halt: false,
   };
+}
+
+/**
+ * Adopt the commit a dead run made of this claim (like crash recovery adopts a commit made just before a runner
+ * died): each target repo whose HEAD names the prompt and the claiming run. Null when none does.
+ */
+async function adoptClaimCommit(
+  ctx: RunContext,
+  desk: SteerDesk,
+  prompt: Prompt,
+  claimingRun: string,
+  claim: CommitClaim,
+): Promise<PromptOutcome | null> {
+  const repos: { repo: string; status: "ok"; sha: string }[] = [];
+  for (const repo of ctx.reposFor(prompt)) {
+    const r = await runGit(repo.path, [
+      "log",
+      "-1",
+      "--format=%H%x1f%(trailers:key=Prompt-Runner-Prompt,valueonly)%x1f%(trailers:key=Prompt-Runner-Run,valueonly)",
+    ]);
+    const [sha, id, run] = r.ok ? r.stdout.trim().split("\x1f").map((x) => x.trim()) : [];
+    if (sha && id === prompt.id && run === claimingRun) repos.push({ repo: repo.name, status: "ok", sha });
+  }
+  if (repos.length === 0) return null;
+  const suffix = commitSuffix(repos);
+  ctx.err(`recovered: prompt ${prompt.id}'s claimed work was committed by run ${claimingRun} (${suffix}); adopted`);
+  await ctx.appendProgress(prompt.id, "completed", suffix);
+  const commit = { status: "ok" as const, repos };
+  await finish(ctx, desk, prompt, {
+    status: "completed",
+    source: "session",
+    session_ran: false,
+    attempts: 0,
+    commit,
+    failure_class: null,
+    reason: `recovered: the commit of run ${claimingRun} names prompt ${prompt.id}`,
+    last_verifier: ctx.state.entry(prompt.id)?.result?.last_verifier ?? null,
+    claimed: claim,
+  }, "complete");
+  ctx.say(completedLine(prompt.id), "green");
+  return { id: prompt.id, status: "completed", reason: null, failureClass: null, attempts: 0, commit, halt: false };
 }

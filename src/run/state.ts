@@ -145,6 +145,8 @@ export interface CommitPending {
   at: string;
   /** Repo name → repo-relative path → digest (`sha256:…`, `link:<target>`, `absent`, `other`). */
   repos: Record<string, Record<string, string>>;
+  /** The run that verified the work again and was committing it (a crash then leaves a commit to adopt). */
+  claimed_by?: string;
 }
 
 /** What a prompt's run claimed of its earlier run's failed commit (recorded on the result that committed it). */

@@ -216,3 +216,29 @@ Deno.test("--keep-going: the next prompt's commit in the same run never holds th
   assert.equal(await trailer(app, "HEAD", "Prompt-Runner-Prompt"), "01");
   assert.doesNotMatch((await runCli(["status", pkt])).stdout, /needs a commit/);
 });
+
+Deno.test("a runner killed right after committing claimed work: the next run adopts that commit, never a second one", async () => {
+  await using dir = await tempDir();
+  const { pkt, app } = await failingPacket(dir.path, "hook");
+  assert.equal((await runCli(["run", pkt])).code, 1);
+  await fix(app, "hook");
+  const before = await git(app, "rev-parse", "HEAD");
+  const killed = await runCli(["run", pkt, "--remaining"], {
+    env: { PROMPT_RUNNER_FAILPOINT: "commit.after_git_commit" },
+  });
+  assert.match(killed.stderr, /failpoint commit\.after_git_commit reached/);
+  assert.equal(await git(app, "rev-list", "--count", `${before}..HEAD`), "1");
+  const sha = await git(app, "rev-parse", "HEAD");
+  const r = await runCli(["run", pkt, "--remaining"]);
+  assert.equal(r.code, 0, r.stderr + r.stdout);
+  assert.match(
+    r.stderr,
+    new RegExp(`recovered: prompt 01's claimed work was committed by run \\S+ \\(${sha}\\); adopted`),
+  );
+  assert.equal(await git(app, "rev-list", "--count", `${before}..HEAD`), "2", "01's commit once, then 02's");
+  assert.deepEqual(await files(app, "HEAD~1"), ["a.txt"]);
+  assert.deepEqual(await files(app, "HEAD"), ["b.txt"]);
+  const progress = await Deno.readTextFile(`${pkt}/.prompt_runner/progress.log`);
+  assert.match(progress, new RegExp(`^01:completed:\\S+:${sha}$`, "m"));
+  assert.equal((await readPrompts(pkt))["01"]!.status, "completed");
+});
