@@ -106,11 +106,6 @@ for (const how of ["hook", "identity"] as const) {
   });
 }
 
-/** The failed run's id (the first prompt's result). */
-async function failedRun(pkt: string): Promise<string> {
-  return String((await readPrompts(pkt))["01"]!.result!.run_id);
-}
-
 Deno.test("a human edit after the failed commit: the rerun says so, verifies again and the claim names the path", async () => {
   await using dir = await tempDir();
   const { pkt, app } = await failingPacket(dir.path, "hook");
