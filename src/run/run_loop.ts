@@ -14,7 +14,7 @@ import { afterPrompt, blockersOf, promptEntry } from "./run_decide.ts";
 import type { SteerDesk } from "./steering.ts";
 import { probeVacuous } from "./vacuous.ts";
 import { verifyCompletion } from "./agent_chain.ts";
-import { pendingOf } from "./commit_pending.ts";
+import { pendingIn } from "./commit_pending.ts";
 import { claimPendingCommit } from "./commit_claim.ts";
 
 /** What the loop leaves for closing the run. */
@@ -122,7 +122,7 @@ async function runOnePrompt(
 ): Promise<PromptOutcome> {
   ctx.slot.beginPrompt(prompt.id);
   // The verified work of this prompt's failed commit: claimed and committed before anything else (commit_claim.ts).
-  const pending = pendingOf(ctx.state.entry(prompt.id));
+  const pending = pendingIn(ctx.state, prompt.id);
   const { baseline, restored } = await beginPrompt(ctx, ctx.packet, prompt);
   const entry = promptEntry({
     preflightOn: settings.preflightOn,

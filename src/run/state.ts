@@ -341,6 +341,17 @@ export class StateStore {
     return held === undefined ? undefined : thawEntry(held);
   }
 
+  /**
+   * Whether a prompt's entry may hold `commit_pending` (src/run/commit_pending.ts), without thawing an entry at rest:
+   * the key's JSON text is looked for (a string value holding it is escaped, so a hit is the key or costs one thaw).
+   */
+  mayHoldCommitPending(promptId: string): boolean {
+    const held = this.#entries.get(promptId);
+    if (held === undefined) return false;
+    if (!(held instanceof FrozenEntry)) return held.commit_pending !== undefined;
+    return held.parts.some((p) => p.includes('"commit_pending":'));
+  }
+
   /** The ids of every prompt with an entry, in the order held. */
   ids(): IterableIterator<string> {
     return this.#entries.keys();
