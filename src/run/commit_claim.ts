@@ -20,7 +20,8 @@ import { commitSuffix } from "./commit.ts";
 
 /**
  * Claim, verify again and commit a failed commit's work; returns the prompt's outcome, or null when its attempt chain
- * must run (the contract no longer passes on the work, the work is gone, or the run was interrupted).
+ * must run (the contract no longer passes on the work, or the work is gone). A stop before the verdict leaves the
+ * entry as it was (`commit_failed`, its work pending) and halts the run.
  */
 export async function claimPendingCommit(
   ctx: RunContext,
@@ -52,7 +53,19 @@ export async function claimPendingCommit(
     );
   } else ctx.say(`Prompt ${prompt.id}: verifying its contract again before the commit`);
   const report = await verifyNow(ctx, prompt, "preflight", null);
-  if (report === null) return null; // interrupted: the chain ends the prompt without a session
+  if (report === null) {
+    // Stopped before a verdict: the entry stays `commit_failed` with its pending work, for the next run to claim.
+    const reason = "interrupted";
+    return {
+      id: prompt.id,
+      status: "interrupted",
+      reason,
+      failureClass: "user_cancelled",
+      attempts: 0,
+      commit: null,
+      halt: true,
+    };
+  }
   if (report.status === "fault") return await halted(ctx, desk, prompt, report, "preflight", 0);
   if (!report.pass) {
     ctx.say(`Prompt ${prompt.id}: its contract no longer passes on that work; running the prompt on it`, "yellow");
