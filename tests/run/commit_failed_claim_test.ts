@@ -169,6 +169,10 @@ Deno.test("another prompt alone: refused naming the prompt whose commit failed; 
   assert.deepEqual(await files(app, "HEAD"), ["b.txt"], "02's commit never holds 01's verified work");
   assert.equal(await trailer(app, "HEAD", "Prompt-Runner-Prompt"), "02");
   assert.equal((await readPrompts(pkt))["01"]!.status, "commit_failed", "01 still needs its commit");
+  assert.match(
+    (await runCli(["plan", pkt])).stdout,
+    /\n {2}01 {2}Prompt 1 .*needs a commit: verified in run \S+, its commit failed/,
+  );
   const plan = await runCli(["plan", pkt, "--json"]);
   const planned = JSON.parse(plan.stdout).prompts as { id: string; needs_commit?: boolean }[];
   assert.deepEqual(planned.map((p) => [p.id, p.needs_commit === true]), [["01", true], ["02", false]]);
