@@ -10,8 +10,7 @@ import { readCurrentRunRecord, type ResumeDecision, resumeDecision, runPidPresen
 import type { Packet, Prompt } from "../packet/mod.ts";
 import { readProgress } from "../store/progress.ts";
 import { type RunPermissions, runPermissionsFor } from "../run/run_permissions.ts";
-import { readState } from "../run/state.ts";
-import { pendingOf } from "../run/commit_pending.ts";
+import { pendingOf, readState } from "../run/state.ts";
 
 /** Everything `plan` shows. */
 export interface PlanView {

@@ -9,7 +9,7 @@ import { canonicalPath } from "../contract/paths.ts";
 import type { Packet } from "../packet/mod.ts";
 import { join } from "../util/path.ts";
 import { type PendingClaim, promptRepos, uncommittedPaths } from "./dirty.ts";
-import type { CommitPending, CommitRecord, PromptState, StateStore } from "./state.ts";
+import { type CommitPending, type CommitRecord, pendingOf, type PromptState, type StateStore } from "./state.ts";
 
 /** A path's content as the record keeps it: `sha256:<hex>`, `link:<target>`, `absent` or `other`. */
 export async function contentDigest(root: string, rel: string): Promise<string> {
@@ -53,11 +53,6 @@ export async function pendingWork(
     out[repo.name] = digests;
   }
   return Object.keys(out).length ? { run_id: runId, at, repos: out } : null;
-}
-
-/** The pending commit of a prompt entry: only while the prompt's latest result is `commit_failed`. */
-export function pendingOf(entry: PromptState | undefined): CommitPending | null {
-  return entry?.status === "commit_failed" && entry.commit_pending ? entry.commit_pending : null;
 }
 
 /** The pending commit of a prompt in the run's state (cheap for the many prompts without one). */

@@ -149,6 +149,11 @@ export interface CommitPending {
   claimed_by?: string;
 }
 
+/** The pending commit of a prompt entry: only while the prompt's latest result is `commit_failed`. */
+export function pendingOf(entry: PromptState | undefined): CommitPending | null {
+  return entry?.status === "commit_failed" && entry.commit_pending ? entry.commit_pending : null;
+}
+
 /** What a prompt's run claimed of its earlier run's failed commit (recorded on the result that committed it). */
 export interface CommitClaim {
   /** The run whose commit failed. */
