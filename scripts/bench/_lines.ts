@@ -2,6 +2,10 @@
 export class AppendedLines {
   #offset = 0;
   #partial = "";
+  // One buffer and one decoder per reader: a fresh 64 KiB buffer per read was garbage made every poll (the control
+  // case polls every 2 ms while it waits), and a decoder per read dropped a character split across two reads.
+  readonly #buf = new Uint8Array(64 * 1024);
+  readonly #dec = new TextDecoder();
 
   constructor(private readonly path: string) {}
 
@@ -18,13 +22,11 @@ export class AppendedLines {
     }
     try {
       f.seekSync(this.#offset, Deno.SeekMode.Start);
-      const buf = new Uint8Array(64 * 1024);
-      const dec = new TextDecoder();
       for (;;) {
-        const n = f.readSync(buf);
+        const n = f.readSync(this.#buf);
         if (n === null || n === 0) break;
         this.#offset += n;
-        this.#partial += dec.decode(buf.subarray(0, n), { stream: true });
+        this.#partial += this.#dec.decode(this.#buf.subarray(0, n), { stream: true });
       }
     } finally {
       f.close();

@@ -9,15 +9,16 @@
  *   (counted by the child on its own clock; target ≥ 90 %);
  * - runner CPU while idle (silent provider, no requests), reported by the child itself, watcher vs 200 ms poll;
  * - append → subscriber delivery (`record()` + the boundary flush until a follower yields the envelope).
+ * And the same request → applied against real runs (_control_run.ts): `prompt_runner run` of a simulated provider
+ * streaming at full speed, runs with requests alternated with runs without (their streaming rates compared).
  */
 import { acquireLease } from "../../src/store/lease.ts";
 import { followRun } from "../../src/control/follow.ts";
 import { setView } from "../../src/control/mod.ts";
 import { benchPlane } from "./_plane.ts";
-import { storePaths } from "../../src/store/paths.ts";
 import { check, percentile, round, sized } from "./_harness.ts";
 import { RUN_ID, type RunnerMode } from "./_control_runner.ts";
-import { AppendedLines } from "./_lines.ts";
+import { LogTail, realRunLatency } from "./_control_run.ts";
 
 const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: "b" };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -63,67 +64,6 @@ class LineQueue {
         resolve(line);
       };
     });
-  }
-}
-
-/**
- * Reads `control/log.jsonl` as it grows (woken by a watcher on the log file itself, polled every 2 ms as a fallback).
- * Not a watcher on `control/`: every write of `events.jsonl` wakes that one, and while the runner streams at full
- * speed this process then spent its time on tens of thousands of watch events a second — its own backlog, measured
- * as request latency (it slowed the Control API call above all).
- */
-class LogTail {
-  readonly #log: AppendedLines;
-  readonly #watcher: Deno.FsWatcher;
-  #tick: (() => void) | null = null;
-  /** Request name → its final outcome and when this process first saw it. */
-  readonly seen = new Map<string, { outcome: string; at: number }>();
-
-  constructor(storeRoot: string) {
-    const p = storePaths(storeRoot);
-    this.#log = new AppendedLines(p.log);
-    const watcher = Deno.watchFs(p.log, { recursive: false }); // the plane created it when it opened
-    this.#watcher = watcher;
-    void (async () => {
-      try {
-        for await (const _ of watcher) this.#tick?.();
-      } catch { /* closed */ }
-    })();
-  }
-
-  #read(): void {
-    const { at, lines } = this.#log.read();
-    for (const line of lines) {
-      const e = JSON.parse(line) as { request?: unknown; outcome?: unknown };
-      if (typeof e.request === "string" && (e.outcome === "applied" || e.outcome === "rejected")) {
-        if (!this.seen.has(e.request)) this.seen.set(e.request, { outcome: String(e.outcome), at });
-      }
-    }
-  }
-
-  /** The final outcome of `request` once it is in the log; throws after `timeoutMs`. */
-  async until(request: string, timeoutMs: number): Promise<{ outcome: string; at: number }> {
-    const end = performance.now() + timeoutMs;
-    for (;;) {
-      this.#read();
-      const got = this.seen.get(request);
-      if (got) return got;
-      check(performance.now() < end, `request ${request} has no outcome in log.jsonl after ${timeoutMs} ms`);
-      await new Promise<void>((r) => {
-        const t = setTimeout(() => r(), 2);
-        this.#tick = () => {
-          clearTimeout(t);
-          r();
-        };
-      });
-      this.#tick = null;
-    }
-  }
-
-  close(): void {
-    try {
-      this.#watcher.close();
-    } catch { /* already closed */ }
   }
 }
 
@@ -267,6 +207,13 @@ export async function bench(): Promise<Record<string, number | string>> {
   const silentPoll = await requestLatency({ ...polled, streaming: "silent", idleMs, throughput: false });
   const fullWatch = await requestLatency({ ...watched, streaming: "full", idleMs: 0, throughput: true });
   const fullPoll = await requestLatency({ ...polled, streaming: "full", idleMs: 0, throughput: false });
+  const real = await realRunLatency({
+    repeats: 5,
+    streamSeconds: sized(6, 2),
+    probeMessages: sized(20_000, 5_000),
+    gapMs: [10, 60],
+    minSamples: sized(200, 30),
+  });
   const subWatch = await deliveryLatency({ ...watched, watch: true });
   const subPoll = await deliveryLatency(polled);
   const ratio = (a: number, b: number) => round(a / b, 3);
@@ -292,10 +239,22 @@ export async function bench(): Promise<Record<string, number | string>> {
     runner_throughput_loaded_vs_unloaded: ratio(fullWatch.loaded, fullWatch.unloaded),
     runner_idle_cpu_pct: silentWatch.idleCpuPct!,
     runner_idle_cpu_poll200_pct: silentPoll.idleCpuPct!,
+    request_real_run_samples: real.samples,
+    real_run_messages: real.messages,
+    request_applied_real_run_p50_ms: real.p50,
+    request_applied_real_run_p99_ms: real.p99,
+    request_api_call_real_run_p50_ms: real.callP50,
+    request_api_call_real_run_p99_ms: real.callP99,
+    request_after_call_real_run_p50_ms: real.afterP50,
+    request_after_call_real_run_p99_ms: real.afterP99,
+    real_run_messages_per_s_unloaded: Math.round(real.unloaded),
+    real_run_messages_per_s_while_requests: Math.round(real.loaded),
+    real_run_throughput_loaded_vs_unloaded: ratio(real.loaded, real.unloaded),
     subscriber_delivery_p50_ms: subWatch.p50,
     subscriber_delivery_p99_ms: subWatch.p99,
     subscriber_delivery_poll200_p50_ms: subPoll.p50,
     subscriber_delivery_poll200_p99_ms: subPoll.p99,
-    target: "request applied p50 <= 5 ms, p99 <= 25 ms (full stream included); throughput loaded >= 0.9 x unloaded",
+    target:
+      "request applied p50 <= 5 ms, p99 <= 25 ms (full stream and real run included); throughput loaded >= 0.9 x unloaded",
   };
 }

@@ -2,15 +2,18 @@
  * Reading a million-event run offline (docs/reference/control-plane.md §5.2): a finished run of 1,000,000 events is
  * written through the runner's own appender with the default 64 MiB segment bound (so it spans several sealed
  * segments plus `events.jsonl`), then `replay` and `control events --no-follow` run over it as subprocesses, each a
- * fresh `deno` process whose peak RSS (maxrss, from GNU time; skipped where that is not installed) is its own.
- * Checked: both exit 0; `control events` prints one line per event (`run_finished` as the end line), in seq order across the
- * segments; `replay` prints the run's end line and every prompt header. Reported: events/s of each (median of 5),
- * their peak RSS (the largest of the 5) against an empty `deno run` sampled the same way, and the segment count.
+ * fresh `deno` process with the command's own permissions, whose peak RSS (maxrss, from GNU time; skipped where that is
+ * not installed) is its own. Checked on every timed run: both exit 0; `control events` prints one line per event
+ * (`run_finished` as the end line), in seq order across the segments; `replay` prints the run's end line and every
+ * prompt header. Reported: events/s of each (median of 5), their peak RSS (the largest of the 5) against an empty
+ * `deno run` with the same permissions sampled the same way, and the segment count.
  */
 import { DEFAULT_SEGMENT_BYTES, EventAppender } from "../../src/control/event_log.ts";
 import { storePaths } from "../../src/store/paths.ts";
 import { initialSnapshot } from "../../src/control/snapshot.ts";
 import { DEFAULT_VIEW } from "../../src/events/types.ts";
+import { denoFlagsFor } from "../../src/cli/frame.ts";
+import { findCommand } from "../../src/cli/registry.ts";
 import { BenchFailure, BenchSkip, check, median, repeat, round, sized } from "./_harness.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -172,10 +175,19 @@ export async function bench(): Promise<Record<string, number | string>> {
     );
 
     await Deno.writeTextFile(`${dir}/empty.ts`, "");
-    const base = await repeat(5, () => measured(["run", "--quiet", `${dir}/empty.ts`], null));
+    // Each command with its own permissions (as `main.ts` scopes them), the empty run with the same flags.
+    const replayFlags = denoFlagsFor(findCommand(["replay"])!.entry.permissions);
+    const eventsFlags = denoFlagsFor(findCommand(["control", "events"])!.entry.permissions);
+    const base = await repeat(5, () => measured(["run", "--quiet", ...replayFlags, `${dir}/empty.ts`], null));
     const replays = await repeat(5, async () => {
-      const r = await measured(["run", "--quiet", "-A", MAIN, "replay", dir], null);
+      const headers = { end: false, seen: new Set<string>() };
+      const r = await measured(["run", "--quiet", ...replayFlags, MAIN, "replay", dir], (l) => {
+        if (l.startsWith(`Run ${RUN_ID} completed`)) headers.end = true;
+        else if (/Prompt \d\d/.test(l)) headers.seen.add(l.match(/Prompt (\d\d)/)![1]!);
+      });
       if (r.code !== 0) throw new BenchFailure(`replay exited ${r.code}: ${r.stderr.trim().slice(-600)}`);
+      check(headers.end, "replay did not print the run's end line");
+      check(headers.seen.size === PROMPTS, `replay printed ${headers.seen.size} of ${PROMPTS} prompt headers`);
       return r;
     });
     const events = await repeat(5, async () => {
@@ -183,7 +195,7 @@ export async function bench(): Promise<Record<string, number | string>> {
       let ordered = true;
       let end = false;
       const r = await measured(
-        ["run", "--quiet", "-A", MAIN, "control", "events", dir, "--no-follow"],
+        ["run", "--quiet", ...eventsFlags, MAIN, "control", "events", dir, "--no-follow"],
         (l) => {
           const seq = Number(l.trim().split(/\s+/)[0]);
           if (l.startsWith("-- run completed")) end = true;
@@ -199,14 +211,6 @@ export async function bench(): Promise<Record<string, number | string>> {
       check(end && r.lines === count, `control events printed ${r.lines} lines for ${count} events`);
       return r;
     });
-    const headers = { end: false, seen: new Set<string>() };
-    const replayOut = await measured(["run", "--quiet", "-A", MAIN, "replay", dir], (l) => {
-      if (l.startsWith(`Run ${RUN_ID} completed`)) headers.end = true;
-      else if (/Prompt \d\d/.test(l)) headers.seen.add(l.match(/Prompt (\d\d)/)![1]!);
-    });
-    check(replayOut.code === 0, `replay exited ${replayOut.code}`);
-    check(headers.end, "replay did not print the run's end line");
-    check(headers.seen.size === PROMPTS, `replay printed ${headers.seen.size} of ${PROMPTS} prompt headers`);
     const basePeak = Math.max(...base.map((r) => r.peakMb));
     return {
       replay_events: count,

@@ -9,6 +9,8 @@
  *   git" (≤ 5 ms) subtracts the one git query a prompt makes (its baseline `git status`, through a helper shell as the
  *   runner does), timed in this process on the same repo;
  * - memory: the big run's peak RSS (`VmHWM` of /proc/<pid>/status, sampled every 250 ms until it exits; ≤ 200 MB);
+ *   and the same packet run again as a CI job would run it — `--report junit=… --report summary=… --report json=…`
+ *   under `GITHUB_ACTIONS=true` with a step-summary file — whose reports must hold every prompt (≤ 200 MB too);
  * - the I/O floor: what a prompt's required durable writes alone cost on the same file system (three fsynced appends —
  *   events.jsonl, journal, progress.log — and three snapshot renames over the file, docs/bench.md "Per-prompt cost"),
  *   median of 5 passes of 101 prompts' worth, so the overhead can be read against what no change may remove.
@@ -45,19 +47,36 @@ async function vmHwmKb(pid: number): Promise<number | null> {
   return m ? Number(m[1]) : null;
 }
 
+/** The reports of a CI run: the files `--report` names and the step summary, under `dir/ci/`. */
+function ciFiles(dir: string) {
+  return {
+    junit: `${dir}/ci/junit.xml`,
+    summary: `${dir}/ci/summary.md`,
+    json: `${dir}/ci/summary.json`,
+    step: `${dir}/ci/step_summary.md`,
+  };
+}
+
 /**
  * `run <dir> --no-commit` launched as the product launches a runner (`runnerCommand()`: its permissions and
- * {@link RUNNER_V8_FLAGS}); checks exit 0 and every prompt completed.
+ * {@link RUNNER_V8_FLAGS}); checks exit 0 and every prompt completed. `ci`: with the three reports, under GitHub
+ * Actions (its environment variables), the reports checked to hold every prompt.
  */
-async function runPacketOnce(dir: string, count: number): Promise<ScaleRun> {
+async function runPacketOnce(dir: string, count: number, ci = false): Promise<ScaleRun> {
   await Deno.remove(`${dir}/.prompt_runner`, { recursive: true }).catch(() => {});
   await Deno.remove(`${dir}/app/out`, { recursive: true }).catch(() => {});
+  await Deno.remove(`${dir}/ci`, { recursive: true }).catch(() => {});
   const flags = denoFlagsFor(findCommand(["run"])!.entry.permissions);
+  const files = ciFiles(dir);
+  const reports = ci ? ["--report", `junit=${files.junit}`, "--report", `summary=${files.summary}`] : [];
+  if (ci) reports.push("--report", `json=${files.json}`);
+  if (ci) await Deno.mkdir(`${dir}/ci`, { recursive: true });
+  const ciEnv = ci ? { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: files.step, GITHUB_WORKSPACE: dir } : {};
   const t0 = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...RUNNER_V8_FLAGS, ...flags, MAIN, "run", dir, "--no-commit"],
+    args: ["run", "--quiet", ...RUNNER_V8_FLAGS, ...flags, MAIN, "run", dir, "--no-commit", ...reports],
     cwd: dir,
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...ciEnv },
     stdin: "null",
     stdout: "null",
     stderr: "piped",
@@ -87,7 +106,26 @@ async function runPacketOnce(dir: string, count: number): Promise<ScaleRun> {
   check(progress.size === count && done === count, `${done} of ${count} prompts completed in progress.log`);
   const doneAt = text.trim().split("\n").map((l) => Date.parse(parseProgressLine(l)?.at ?? ""));
   check(doneAt.every(Number.isFinite), "a progress.log timestamp did not parse");
+  if (ci) await checkReports(files, count);
   return { ms, peakRssKb: peak, doneAt };
+}
+
+/** The CI run's reports hold every prompt, completed; the step summary was appended. */
+async function checkReports(files: ReturnType<typeof ciFiles>, count: number): Promise<void> {
+  const doc = JSON.parse(await Deno.readTextFile(files.json)) as { prompts?: { status?: string }[] };
+  const completed = (doc.prompts ?? []).filter((p) => p.status === "completed").length;
+  check(completed === count, `the json report has ${completed} of ${count} prompts completed`);
+  const xml = await Deno.readTextFile(files.junit);
+  check(
+    xml.includes(`<testsuites name="prompt_runner" tests="${count}" failures="0" errors="0" skipped="0"`),
+    "junit totals",
+  );
+  check(xml.split("<testcase ").length - 1 === count, `the junit report has not ${count} testcases`);
+  check(xml.trimEnd().endsWith("</testsuites>"), "the junit report is not closed");
+  const md = await Deno.readTextFile(files.summary);
+  check(md.split("\n").filter((l) => l.includes("| ✅ completed |")).length === count, "summary rows");
+  const step = await Deno.readTextFile(files.step);
+  check(step.startsWith("## prompt_runner: ") && step.includes("✅ completed"), "the step summary was not appended");
 }
 
 /** Median ms of the baseline's `git status` in `repo`, through a helper shell as the runner runs it. */
@@ -172,6 +210,8 @@ export async function bench(): Promise<Record<string, number | string>> {
     await writeScalePacket(`${root}/big`, BIG);
     const big = await runPacketOnce(`${root}/big`, BIG);
     check(big.peakRssKb > 0, "no VmHWM sample of the big run was read");
+    const withReports = await runPacketOnce(`${root}/big`, BIG, true);
+    check(withReports.peakRssKb > 0, "no VmHWM sample of the big CI run was read");
     const decile = Math.floor(BIG / 10);
     const first = decileMedian(big.doneAt, 0, decile);
     const last = decileMedian(big.doneAt, BIG - decile, BIG);
@@ -192,6 +232,8 @@ export async function bench(): Promise<Record<string, number | string>> {
       big_last_vs_first_decile_ratio: round(last / first),
       target_decile_ratio: 1.25,
       big_peak_rss_mb: round(big.peakRssKb / 1024, 1),
+      big_with_reports_peak_rss_mb: round(withReports.peakRssKb / 1024, 1),
+      big_with_reports_run_total_ms: round(withReports.ms, 0),
       target_peak_rss_mb: 200,
     };
   } finally {

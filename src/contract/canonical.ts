@@ -15,9 +15,21 @@ function sortKeys(v: unknown): unknown {
   return v;
 }
 
+/**
+ * Digests already computed, by canonical JSON: a prompt's contract is digested by its vacuous probe and again by its
+ * verification, and each `crypto.subtle.digest` is a hop to a worker thread. Bounded: emptied when full.
+ */
+const digests = new Map<string, string>();
+const DIGEST_MEMO_SIZE = 256;
+
 /** `sha256:<hex>` of the canonical JSON of a value. */
 export async function sha256Digest(value: unknown): Promise<string> {
-  const bytes = new TextEncoder().encode(canonicalJson(value));
-  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return "sha256:" + Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("");
+  const text = canonicalJson(value);
+  const known = digests.get(text);
+  if (known !== undefined) return known;
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  const digest = "sha256:" + Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("");
+  if (digests.size >= DIGEST_MEMO_SIZE) digests.clear();
+  digests.set(text, digest);
+  return digest;
 }

@@ -177,7 +177,7 @@ export async function branchStatus(
   cache: GitCache = new GitCache(),
 ): Promise<{ ok: true; status: BranchStatus } | { ok: false; notRepo: boolean; error: string }> {
   try {
-    if (!(await Deno.stat(root)).isDirectory) return { ok: false, notRepo: true, error: "not a directory" };
+    if (!Deno.statSync(root).isDirectory) return { ok: false, notRepo: true, error: "not a directory" };
   } catch {
     return { ok: false, notRepo: true, error: "missing" };
   }

@@ -61,7 +61,15 @@ export function canonicalJoin(base: string, rel: string): string {
 /** Resolve symlinks of the longest existing prefix of an absolute, normalised path. */
 export function canonicalPath(abs: string): string {
   const parts = abs.split(sep);
-  for (let i = parts.length; i > 0; i--) {
+  // The whole path first: the common case (it exists) costs one realpath instead of a stat and a realpath; when it is
+  // missing, the walk starts at its parent, so a missing path costs what it did.
+  let from = parts.length;
+  try {
+    return Deno.realPathSync(abs || sep);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) from = parts.length - 1;
+  }
+  for (let i = from; i > 0; i--) {
     const prefix = parts.slice(0, i).join(sep) || sep;
     if (!existsSync(prefix)) continue;
     try {

@@ -52,6 +52,13 @@ export type ClaimedContent =
 
 let claimSeq = 0;
 
+/**
+ * One read buffer for every claimed entry this process reads (the reads are synchronous, so two never interleave;
+ * each result is a copy of exactly its bytes): a fresh 64 KiB buffer per request was an allocation the size of the
+ * largest request on every request's path.
+ */
+let readBuffer: Uint8Array | null = null;
+
 /** One consumer's claim directory. */
 export class Claimer {
   readonly dir: string;
@@ -156,7 +163,7 @@ export class Claimer {
           isDirectory: false,
         };
       }
-      const buf = new Uint8Array(MAX_REQUEST_BYTES + 1);
+      const buf = readBuffer ??= new Uint8Array(MAX_REQUEST_BYTES + 1);
       let off = 0;
       while (off < buf.length) {
         const n = file.readSync(buf.subarray(off));

@@ -34,6 +34,11 @@ export interface FollowOptions {
   coalesceMs?: number;
   /** Called each time the follower has delivered everything available and is about to wait (batch boundary). */
   onIdle?: () => void;
+  /**
+   * Wait for more with this instead of a watcher of its own and the poll (a `control serve` client behind the shared
+   * follower waits for the hub's next read). The end checks (snapshot, lease) still run at every idle wake.
+   */
+  wait?: (signal?: AbortSignal) => Promise<void>;
 }
 
 /** An item of a subscription: an envelope as written, or a synthetic `resync` / `run_finished`. */
@@ -107,7 +112,7 @@ export async function* followRun(
     }
     return next;
   };
-  const wake = live && follow ? new Wakeup(opts.watch === false ? null : p.control) : null;
+  const wake = live && follow && opts.wait === undefined ? new Wakeup(opts.watch === false ? null : p.control) : null;
   let lastLease = 0;
   let lastSnap = 0;
   let lastRead = 0;
@@ -216,7 +221,8 @@ export async function* followRun(
         }
       }
       opts.onIdle?.();
-      await wake!.wait(pollMs, opts.signal);
+      if (opts.wait) await opts.wait(opts.signal);
+      else await wake!.wait(pollMs, opts.signal);
       const since = Date.now() - lastRead;
       if (busy && coalesceMs > 0 && since < coalesceMs) await pause(coalesceMs - since, opts.signal);
     }

@@ -258,6 +258,7 @@ export function subscribe(
     rawLines?: boolean;
     coalesceMs?: number;
     onIdle?: () => void;
+    wait?: (signal?: AbortSignal) => Promise<void>;
   } = {},
 ): AsyncIterable<StreamItem> {
   // The follower itself once loaded, not a generator around it: one async layer per item fewer.

@@ -34,6 +34,7 @@ import { type Decision, RequestInbox } from "./inbox.ts";
 import { validateView } from "./view.ts";
 import { steerAcceptance, steerFirstLine } from "./steer.ts";
 import { initialSnapshot, type SnapshotDoc } from "./snapshot.ts";
+import { SnapshotSchedule } from "./snapshot_schedule.ts";
 import { SteerLedger } from "./steer_ledger.ts";
 import { TokenTally } from "./tokens.ts";
 import type { InterventionRecord } from "./interventions.ts";
@@ -118,8 +119,8 @@ class FilePlane implements RunnerPlane {
   readonly #waker: PlaneWaker;
   #seq = 0;
   #snap!: SnapshotDoc;
-  #snapTimer: ReturnType<typeof setTimeout> | null = null;
-  #snapDirty = false;
+  /** When a coalesced change is written (docs/reference/control-plane.md §4.4): with the next write, or by a timer. */
+  readonly #schedule: SnapshotSchedule;
   #closed = false;
   #closing = false;
   #ctx: EventContext = { prompt_id: null, attempt: null, stream: null, provider: null, session_id: null };
@@ -131,8 +132,6 @@ class FilePlane implements RunnerPlane {
   /** Inside a request scan: transitions mark the snapshot due instead of writing it per request. */
   #scanning = false;
   #snapDue = false;
-  /** When the snapshot was last written (performance.now()). */
-  #snapWrittenAt = -Infinity;
 
   constructor(opts: OpenPlaneOptions) {
     this.runId = opts.runId;
@@ -155,6 +154,9 @@ class FilePlane implements RunnerPlane {
       pollMs: opts.pollMs ?? 1000,
       debounceMs: opts.debounceMs ?? 5,
       watch: opts.watch ?? true,
+    });
+    this.#schedule = new SnapshotSchedule(opts.snapshotCoalesceMs ?? SNAPSHOT_COALESCE_MS, () => {
+      if (!this.#closed) this.#writeSnapshot();
     });
   }
 
@@ -340,7 +342,7 @@ class FilePlane implements RunnerPlane {
     if (this.#closed) return envelope;
     this.#events.push(encodeEnvelope(envelope));
     this.#fold(envelope);
-    this.#scheduleSnapshot();
+    this.#schedule.changed();
     this.#opts.onRecord?.(envelope);
     return envelope;
   }
@@ -393,25 +395,12 @@ class FilePlane implements RunnerPlane {
     }
     // A session going live or ending is written at once; every other change — a new prompt or attempt included, whose
     // session going live a few ms later writes it anyway (one rename fewer per prompt) — is coalesced: written now
-    // when the last write is older than the coalescing window, else by the window's timer, and always at the prompt
-    // boundary (`sync()`). Readers poll the file, so they see the latest state at most one window late. Not fsynced:
-    // the snapshot is a view rebuilt at the next open, so a crash needs nothing of it.
-    if (liveChanged || performance.now() - this.#snapWrittenAt >= this.#coalesceMs) {
-      this.#writeSnapshot();
-    } else this.#scheduleSnapshot();
-  }
-
-  #scheduleSnapshot(): void {
-    this.#snapDirty = true;
-    if (this.#snapTimer !== null) return;
-    this.#snapTimer = setTimeout(() => {
-      this.#snapTimer = null;
-      if (this.#snapDirty && !this.#closed) this.#writeSnapshot();
-    }, this.#coalesceMs);
-  }
-
-  get #coalesceMs(): number {
-    return this.#opts.snapshotCoalesceMs ?? SNAPSHOT_COALESCE_MS;
+    // when the last write is older than the coalescing window, else with the next write or by the window's timer
+    // (src/control/snapshot_schedule.ts), and always at the prompt boundary (`sync()`). Readers poll the file, so they
+    // see the latest state at most about one window late. Not fsynced: the snapshot is a view rebuilt at the next
+    // open, so a crash needs nothing of it.
+    if (liveChanged) this.#writeSnapshot();
+    else this.#schedule.transition();
   }
 
   #writeSnapshot(opts: { fsync?: boolean } = {}): void {
@@ -422,9 +411,8 @@ class FilePlane implements RunnerPlane {
     s.prompt_elapsed_ms = elapsedSince(s.prompt_started_at, now);
     s.attempt_elapsed_ms = elapsedSince(s.attempt_started_at, now);
     s.view = { ...this.#view };
-    this.#snapDirty = false;
+    this.#schedule.wrote();
     this.#snapDue = false;
-    this.#snapWrittenAt = performance.now();
     meterWrite("snapshot");
     // The snapshot never names a seq that is not in the file yet.
     this.#events.flush();
@@ -658,7 +646,7 @@ class FilePlane implements RunnerPlane {
   sync(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     // A prompt boundary is a state transition: counters folded since the last write reach the snapshot now.
-    if (this.#snapDirty) this.#writeSnapshot();
+    if (this.#schedule.dirty) this.#writeSnapshot();
     this.#events.sync();
     this.#audit.sync();
     return Promise.resolve();
@@ -669,8 +657,7 @@ class FilePlane implements RunnerPlane {
     for (const steer of this.#steers.reservations()) this.steerRejected(steer, "run has finished");
     this.record({ type: "run_finished", data: { status, reason } }, this.#ctx);
     this.#closing = true;
-    if (this.#snapTimer !== null) clearTimeout(this.#snapTimer);
-    this.#snapTimer = null;
+    this.#schedule.stop();
     Object.assign(this.#snap, { status, stage: "closed", reason, session_live: false });
     this.#events.flush();
     this.#writeSnapshot({ fsync: true });

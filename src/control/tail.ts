@@ -27,8 +27,11 @@ export class Wakeup {
       ? new WatchLoop(dir, {
         watchFs: opts.watchFs ?? defaultWatch,
         rearmMs: opts.rearmMs ?? 1000,
-        onEvent: () => {
-          this.#fire();
+        onEvent: (e) => {
+          // A close after a read-write open ("access": inotify's IN_CLOSE_WRITE) changes nothing by itself: a write
+          // also reports "modify", a rename or new file "create"/"rename". Waking on it let a follower wake itself
+          // (its own snapshot read closes a read-write handle in the watched directory) and spin while the run is idle.
+          if (e.kind !== "access") this.#fire();
           return false;
         },
         onGap: () => this.#fire(),

@@ -1,12 +1,18 @@
 /**
  * The simulated lane's crash-safe script cursor (docs/crash_recovery.md): every write of an attempt's script gets an
- * index; before a write the cursor records it as pending (with the file's size, for appends), after it as applied.
- * A crash-recovery session continues the interrupted attempt's script from its cursor: applied writes are skipped,
- * and a pending append is first cut back to its recorded size, so no write ever lands twice.
+ * index. A crash-recovery session continues the interrupted attempt's script from its cursor: writes below `applied`
+ * are skipped, and a pending append is first cut back to its recorded size, so no append ever lands twice.
+ *
+ * The cursor is kept in memory and written only when a crash would otherwise be misread: before an append (pending,
+ * with the file's size; the append before it is then applied), and when a session starts where a missing file would
+ * read differently (a continued or renumbered script). An overwrite is not recorded: redone after a crash it leaves
+ * the same content whether or not it had landed, and so does redoing a pending append that had landed (cut back
+ * first). A trivial prompt's one overwrite therefore writes no cursor file at all.
  */
 import { ensureDir } from "../util/fs.ts";
-import { atomicWriteStoreText, readStoreTextOrNull } from "../util/safe_fs.ts";
+import { atomicWriteStoreText, ensureStoreDir, readStoreTextOrNull } from "../util/safe_fs.ts";
 import { failpoint } from "../util/failpoint.ts";
+import { meterWrite } from "../util/read_meter.ts";
 import type { SimulatedCursor } from "./types.ts";
 
 /** The cursor file's content. */
@@ -62,9 +68,12 @@ export class ScriptWriter {
   #skipBelow = 0;
   #pending: CursorDoc["pending"] = null;
   #path: string | null;
+  #storeRoot: string | null;
+  #dirReady = false;
 
-  private constructor(path: string | null) {
+  private constructor(path: string | null, storeRoot: string | null) {
     this.#path = path;
+    this.#storeRoot = storeRoot;
   }
 
   /** The `simulate.attempts` entry (1-based) this session plays. */
@@ -76,11 +85,9 @@ export class ScriptWriter {
    * attempt does not shift the script), else the entry numbered like the attempt.
    */
   static async open(cursor: SimulatedCursor | null | undefined, attempt: number): Promise<ScriptWriter> {
-    const w = new ScriptWriter(cursor?.path ?? null);
+    const w = new ScriptWriter(cursor?.path ?? null, cursor?.storeRoot ?? null);
     w.script = attempt;
     if (!cursor) return w;
-    const dir = cursor.path.slice(0, cursor.path.lastIndexOf("/"));
-    await ensureDir(dir);
     if (cursor.continueFrom) {
       const doc = await readCursor(cursor.continueFrom.path);
       w.script = doc.script ?? cursor.continueFrom.attempt;
@@ -90,14 +97,27 @@ export class ScriptWriter {
       const prev = await readCursor(cursor.previous);
       if (prev.script !== null) w.script = prev.script + 1;
     }
-    // Saved at once, so the next attempt (or a second crash) knows where this one stands.
-    await w.#save({ script: w.script, applied: w.#skipBelow, pending: w.#pending });
+    // A missing cursor reads as this attempt's own script with nothing applied (readCursor(), and `previous` gives
+    // the next attempt the entry after it). Anything else is saved at once, so the next attempt (or a second crash)
+    // knows where this one stands.
+    if (w.script !== attempt || w.#skipBelow > 0 || w.#pending !== null) {
+      await w.#save({ script: w.script, applied: w.#skipBelow, pending: w.#pending });
+    }
     return w;
   }
 
   async #save(doc: CursorDoc): Promise<void> {
-    // Never through a link planted at the cursor (src/util/safe_fs.ts); the runner made its directory safely.
-    if (this.#path) await atomicWriteStoreText(this.#path, JSON.stringify(doc) + "\n");
+    if (!this.#path) return;
+    if (!this.#dirReady) {
+      // Made when the first cursor is written (most scripts write none): from the store root, never through a link.
+      const dir = this.#path.slice(0, this.#path.lastIndexOf("/"));
+      if (this.#storeRoot !== null) await ensureStoreDir(this.#storeRoot, dir);
+      else await ensureDir(dir);
+      this.#dirReady = true;
+    }
+    meterWrite("simulated cursor");
+    // Never through a link planted at the cursor (src/util/safe_fs.ts).
+    await atomicWriteStoreText(this.#path, JSON.stringify(doc) + "\n");
   }
 
   /** Apply one write (or skip it when an interrupted session already applied it). */
@@ -109,18 +129,20 @@ export class ScriptWriter {
     if (pending && w.append && pending.path === w.path && (await sizeOf(w.path)) > pending.size) {
       await Deno.truncate(w.path, pending.size);
     }
-    if (this.#path) {
+    // Only an append is recorded before it is made (and it stays pending after: redone after a crash, it is cut back
+    // first). The writes before it have landed, so `applied` moves up to it.
+    if (this.#path && w.append) {
       await this.#save({
         script: this.script,
         applied: index,
-        pending: { index, path: w.path, size: w.append ? await sizeOf(w.path) : 0 },
+        pending: { index, path: w.path, size: await sizeOf(w.path) },
       });
     }
     failpoint("simulated.before_write");
+    // Synchronous: a trivial script's write is smaller than the worker-thread hops of asynchronous calls.
     const slash = w.path.lastIndexOf("/");
-    if (slash > 0) await Deno.mkdir(w.path.slice(0, slash), { recursive: true });
-    await Deno.writeTextFile(w.path, w.text, { append: w.append });
+    if (slash > 0) Deno.mkdirSync(w.path.slice(0, slash), { recursive: true });
+    Deno.writeTextFileSync(w.path, w.text, { append: w.append });
     failpoint("simulated.after_write");
-    if (this.#path) await this.#save({ script: this.script, applied: index + 1, pending: null });
   }
 }

@@ -157,6 +157,11 @@ export interface SimulatedCursor {
   continueFrom: { path: string; attempt: number } | null;
   /** The previous attempt's cursor: this attempt plays the script entry after the one that attempt played. */
   previous: string | null;
+  /**
+   * The store root the cursor lives under: its directory is created from there one level at a time, never through a
+   * link (src/util/safe_fs.ts), when the cursor is first written. Unset: created as a plain directory (tests).
+   */
+  storeRoot?: string;
 }
 
 /** How a stream ended; available once iteration has finished. */

@@ -3,8 +3,8 @@
  * `::error file=…::`, `::notice::`) and GitLab CI collapsible sections, plus the annotations of a finished run's
  * failing checks. Pure string builders; src/run/ci.ts decides when they are written.
  */
-import type { CheckNote, RunSummary } from "../events/mod.ts";
-import { caseName, junitOutcome } from "./junit.ts";
+import type { CheckNote, RunSummary, RunSummaryStream } from "../events/mod.ts";
+import { caseName, junitOutcome, wholeSummaryStream } from "./junit.ts";
 
 /** Which CI service's log conventions apply. */
 export type CiKind = "github" | "gitlab" | "generic";
@@ -93,15 +93,22 @@ function lineOf(note: CheckNote): number | undefined {
  * checks (its reason).
  */
 export function runAnnotations(s: RunSummary, where: (promptId: string, path: string) => string): string[] {
-  const out: string[] = [];
-  for (const p of s.prompts) {
+  return [...annotationLines(s, where)];
+}
+
+/** {@link runAnnotations} one line at a time, from the document or its stream (one pass over the prompts). */
+export function* annotationLines(
+  s: RunSummary | RunSummaryStream,
+  where: (promptId: string, path: string) => string,
+): Generator<string> {
+  for (const p of wholeSummaryStream(s).prompts()) {
     const outcome = junitOutcome(p);
     if (outcome !== "failure" && outcome !== "error") continue;
     const last = [...p.history].reverse().find((a) => a.verification !== null || a.checks.length > 0);
     const checks = last?.checks ?? [];
     const title = `prompt ${caseName(p)}: ${p.status.replaceAll("_", " ")}`;
     if (checks.length === 0) {
-      out.push(ghError(p.reason ?? p.status.replaceAll("_", " "), { title }));
+      yield ghError(p.reason ?? p.status.replaceAll("_", " "), { title });
       continue;
     }
     for (const c of checks) {
@@ -112,16 +119,15 @@ export function runAnnotations(s: RunSummary, where: (promptId: string, path: st
         const line = lineOf(c);
         if (line !== undefined) place.line = line;
       }
-      out.push(ghError(message, place));
+      yield ghError(message, place);
     }
   }
-  return out;
 }
 
 /** The `::notice` lines of a finished run's steered and amended prompts. */
-export function runNotices(s: RunSummary): string[] {
+export function runNotices(s: RunSummary | RunSummaryStream): string[] {
   const out: string[] = [];
-  for (const p of s.prompts) {
+  for (const p of wholeSummaryStream(s).prompts()) {
     if (p.amended) {
       out.push(ghNotice(
         `prompt ${caseName(p)} ran under ${p.amendment_count} contract ${

@@ -5,7 +5,7 @@
  * `<failure>`; a verifier fault, a provider error, a failed commit and an interrupt are `<error>`; a prompt not reached
  * or blocked by a dependency is `<skipped>`. Pure.
  */
-import type { RunSummary, SummaryPrompt } from "../events/mod.ts";
+import type { RunSummary, RunSummaryStream, SummaryPrompt } from "../events/mod.ts";
 import { checkHeadline, type CheckNote } from "../events/mod.ts";
 
 /** Failure classes that are the agent's verdict on its own work, reported as a `<failure>` (docs/agent-control.md). */
@@ -99,7 +99,10 @@ function messageOf(p: SummaryPrompt): string {
   return p.reason ?? p.status.replaceAll("_", " ");
 }
 
-function caseProperties(p: SummaryPrompt, s: RunSummary): string[] {
+/** The document's fields a testcase names. */
+type Head = Pick<RunSummary, "packet" | "run_id">;
+
+function caseProperties(p: SummaryPrompt, s: Head): string[] {
   const props = [
     property("status", p.status),
     property("attempts", p.attempts),
@@ -118,7 +121,7 @@ function caseProperties(p: SummaryPrompt, s: RunSummary): string[] {
   return props;
 }
 
-function testcase(p: SummaryPrompt, s: RunSummary): string[] {
+function testcase(p: SummaryPrompt, s: Head): string[] {
   const open = `    <testcase ${attr("name", caseName(p))} ${attr("classname", s.packet)} ${
     attr("time", seconds(p.duration_ms))
   }>`;
@@ -137,7 +140,7 @@ function testcase(p: SummaryPrompt, s: RunSummary): string[] {
 }
 
 /** A run that stopped before any prompt could be judged (an abort) is one errored testcase named `run`. */
-function abortCase(s: RunSummary): string[] {
+function abortCase(s: RunSummaryStream["head"]): string[] {
   const msg = s.reason ?? s.status;
   return [
     `    <testcase ${attr("name", "run")} ${attr("classname", s.packet)} time="0.000">`,
@@ -146,40 +149,55 @@ function abortCase(s: RunSummary): string[] {
   ];
 }
 
-/** The JUnit XML of a run summary. */
-export function junitReport(s: RunSummary): string {
+/** A whole document read as a stream (one pass over its held prompts per call); a stream as it is. */
+export function wholeSummaryStream(summary: RunSummary | RunSummaryStream): RunSummaryStream {
+  if (typeof summary.prompts === "function") return summary as RunSummaryStream;
+  const { prompts, ...head } = summary as RunSummary;
+  return { head, prompts: () => prompts };
+}
+
+/**
+ * The JUnit XML of a run summary in pieces (each a line with its newline): a first pass over the prompts counts the
+ * outcomes for the totals the root elements carry, a second writes the testcases as each prompt is built, so no more
+ * than one prompt's part is held at a time (a 10,000-prompt run's report, docs/bench.md `scale`).
+ */
+export function* junitPieces(s: RunSummaryStream): Generator<string> {
+  const head = s.head;
   const counts = { tests: 0, failures: 0, errors: 0, skipped: 0 };
-  const cases: string[] = [];
-  for (const p of s.prompts) {
+  for (const p of s.prompts()) {
     counts.tests++;
     const o = junitOutcome(p);
     if (o === "failure") counts.failures++;
     else if (o === "error") counts.errors++;
     else if (o === "skipped") counts.skipped++;
-    cases.push(...testcase(p, s));
   }
-  if (s.prompts.length === 0 && s.exit_code !== null && s.exit_code !== 0) {
+  const aborted = counts.tests === 0 && head.exit_code !== null && head.exit_code !== 0;
+  if (aborted) {
     counts.tests++;
     counts.errors++;
-    cases.push(...abortCase(s));
   }
   const totals = `${attr("tests", counts.tests)} ${attr("failures", counts.failures)} ${
     attr("errors", counts.errors)
-  } ${attr("skipped", counts.skipped)} ${attr("time", seconds(s.duration_ms))}`;
-  const stamp = s.started_at ? ` ${attr("timestamp", s.started_at)}` : "";
-  return [
+  } ${attr("skipped", counts.skipped)} ${attr("time", seconds(head.duration_ms))}`;
+  const stamp = head.started_at ? ` ${attr("timestamp", head.started_at)}` : "";
+  yield [
     `<?xml version="1.0" encoding="UTF-8"?>`,
     `<testsuites ${attr("name", "prompt_runner")} ${totals}>`,
-    `  <testsuite ${attr("name", s.packet)} ${totals}${stamp}>`,
+    `  <testsuite ${attr("name", head.packet)} ${totals}${stamp}>`,
     "    <properties>",
-    `      ${property("run_id", s.run_id ?? "")}`,
-    `      ${property("status", s.status)}`,
-    `      ${property("reason", s.reason ?? "")}`,
-    `      ${property("exit_code", s.exit_code ?? "")}`,
+    `      ${property("run_id", head.run_id ?? "")}`,
+    `      ${property("status", head.status)}`,
+    `      ${property("reason", head.reason ?? "")}`,
+    `      ${property("exit_code", head.exit_code ?? "")}`,
     "    </properties>",
-    ...cases,
-    "  </testsuite>",
-    "</testsuites>",
     "",
   ].join("\n");
+  for (const p of s.prompts()) yield testcase(p, head).join("\n") + "\n";
+  if (aborted) yield abortCase(head).join("\n") + "\n";
+  yield "  </testsuite>\n</testsuites>\n";
+}
+
+/** The JUnit XML of a run summary, whole ({@link junitPieces} joined). */
+export function junitReport(s: RunSummary): string {
+  return [...junitPieces(wholeSummaryStream(s))].join("");
 }

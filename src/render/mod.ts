@@ -9,13 +9,14 @@ export { type Color, type Paint, painter, stripAnsi } from "./ansi.ts";
 export { toolChange } from "./diff.ts";
 export { pathDiffPrefetchFor } from "./git_diff.ts";
 export { replayEvents } from "./replay.ts";
-export { summaryTable } from "./summary_table.ts";
+export { summaryTable, writeSummaryTable } from "./summary_table.ts";
 export { loadFullWidth, needsFullWidth, needsFullWidthIn } from "./text_width.ts";
 export { attemptPhrase, plural, type ProgressFacts, progressLine, timelineLine, tokenPhrase } from "./status_words.ts";
 export { StatusLine } from "./status_line.ts";
-export { junitOutcome, junitReport } from "./junit.ts";
-export { type AuditEntry, summaryMarkdown } from "./summary_markdown.ts";
+export { junitOutcome, junitPieces, junitReport, wholeSummaryStream } from "./junit.ts";
+export { type AuditEntry, summaryMarkdown, summaryMarkdownPieces } from "./summary_markdown.ts";
 export {
+  annotationLines,
   type CiKind,
   GH_END_GROUP,
   ghGroup,

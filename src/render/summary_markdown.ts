@@ -4,9 +4,9 @@
  * checks of each prompt that did not pass in `<details>`, and the steering and amendment audit. Appended to
  * `$GITHUB_STEP_SUMMARY` under GitHub Actions. Pure.
  */
-import type { RunSummary, SummaryPrompt } from "../events/mod.ts";
+import type { RunSummary, RunSummaryStream, SummaryPrompt } from "../events/mod.ts";
 import { formatDuration } from "../util/time.ts";
-import { caseName, checksText, junitOutcome } from "./junit.ts";
+import { caseName, checksText, junitOutcome, wholeSummaryStream } from "./junit.ts";
 import { promptCounts } from "./summary_table.ts";
 
 /** One steer or contract amendment of the run, from the audit records (src/run/reports.ts `runAudit()`). */
@@ -64,12 +64,14 @@ function marksOf(p: SummaryPrompt): string {
   return marks.length > 0 ? marks.join(", ") : "—";
 }
 
-function verdictOf(s: RunSummary): string {
+type Head = RunSummaryStream["head"];
+
+function verdictOf(s: Head): string {
   if (s.status === "completed") return `✅ ${s.status}`;
   return `❌ ${s.status}${s.reason ? `: ${s.reason}` : ""}`;
 }
 
-function countsLine(s: RunSummary): string {
+function countsLine(s: Head): string {
   const c = s.counts;
   const words = promptCounts(s);
   const n = c.prompts;
@@ -91,54 +93,97 @@ function failureDetails(p: SummaryPrompt): string[] {
 }
 
 /** The steering and amendment audit: each record when the run's records were read, else the counts per prompt. */
-function auditSection(s: RunSummary, audit: readonly AuditEntry[] | null): string[] {
-  const out = ["### Steering and amendments", ""];
-  const touched = s.prompts.filter((p) => p.steered || p.amended);
-  if (touched.length === 0 && (audit === null || audit.length === 0)) {
-    return [...out, "No steers and no contract amendments in this run.", ""];
-  }
+function* auditSection(prompts: Iterable<SummaryPrompt>, audit: readonly AuditEntry[] | null): Generator<string> {
+  yield "### Steering and amendments";
+  yield "";
   if (audit !== null && audit.length > 0) {
-    out.push("| Prompt | When | Who | What |", "| --- | --- | --- | --- |");
+    yield "| Prompt | When | Who | What |";
+    yield "| --- | --- | --- | --- |";
     for (const a of audit) {
       const line = a.what.split(/\r?\n/)[0] ?? "";
       const text = line.length > AUDIT_TEXT_MAX ? `${line.slice(0, AUDIT_TEXT_MAX - 1)}…` : line;
-      out.push(`| ${cell(a.prompt)} | ${cell(a.at)} | ${cell(a.author)} | ${a.kind}: ${cell(text)} |`);
+      yield `| ${cell(a.prompt)} | ${cell(a.at)} | ${cell(a.author)} | ${a.kind}: ${cell(text)} |`;
     }
   } else {
-    out.push("| Prompt | Steers delivered | Contract amendments |", "| --- | --- | --- |");
-    for (const p of touched) out.push(`| ${cell(caseName(p))} | ${p.steer_count} | ${p.amendment_count} |`);
+    let touched = 0;
+    for (const p of prompts) {
+      if (!p.steered && !p.amended) continue;
+      if (touched++ === 0) {
+        yield "| Prompt | Steers delivered | Contract amendments |";
+        yield "| --- | --- | --- |";
+      }
+      yield `| ${cell(caseName(p))} | ${p.steer_count} | ${p.amendment_count} |`;
+    }
+    if (touched === 0) {
+      yield "No steers and no contract amendments in this run.";
+      yield "";
+      return;
+    }
   }
-  out.push("", "Each steer and amendment is on the run's audit log (`prompt_runner control log`).", "");
-  return out;
+  yield "";
+  yield "Each steer and amendment is on the run's audit log (`prompt_runner control log`).";
+  yield "";
+}
+
+/**
+ * The Markdown's lines (joined with newlines, the last one empty: the text ends with a newline), in three passes over
+ * the prompts — the table, the failing checks, the audit — each line made when it is reached, so a long run's
+ * Markdown is never held whole. `keep` leaves prompts out of every part (the head's counts stay the run's).
+ */
+function* summaryMarkdownLines(
+  s: RunSummaryStream,
+  audit: readonly AuditEntry[] | null = null,
+  keep: (p: SummaryPrompt) => boolean = () => true,
+): Generator<string> {
+  const head = s.head;
+  function* prompts(): Generator<SummaryPrompt> {
+    for (const p of s.prompts()) if (keep(p)) yield p;
+  }
+  const time = head.duration_ms === null ? "" : ` · ${formatDuration(head.duration_ms)}`;
+  const exit = head.exit_code === null ? "" : ` · exit ${head.exit_code}`;
+  yield `## prompt_runner: ${cell(head.packet)} — ${verdictOf(head)}`;
+  yield "";
+  yield `Run ${code(head.run_id ?? "—")}${exit}${time} · ${countsLine(head)}`;
+  yield "";
+  let rows = 0;
+  for (const p of prompts()) {
+    if (rows++ === 0) {
+      yield "| Prompt | Attempts | Result | Commit | Time | Steered / amended |";
+      yield "| --- | --- | --- | --- | --- | --- |";
+    }
+    const time = p.duration_ms === null ? "—" : formatDuration(p.duration_ms);
+    const attempts = p.path === "" ? "—" : p.path; // the modes of the attempts, as the summary table shows them
+    yield `| ${cell(caseName(p))} | ${cell(attempts)} | ${resultOf(p)} | ${commitOf(p)} | ${time} | ${marksOf(p)} |`;
+  }
+  if (rows > 0) yield "";
+  let failing = 0;
+  for (const p of prompts()) {
+    const outcome = junitOutcome(p);
+    if (outcome !== "failure" && outcome !== "error") continue;
+    if (failing++ === 0) {
+      yield "### Failing checks";
+      yield "";
+    }
+    yield* failureDetails(p);
+  }
+  yield* auditSection(prompts(), audit);
+}
+
+/** The Markdown's text in pieces (each line with its newline but the last): {@link summaryMarkdownLines}. */
+export function* summaryMarkdownPieces(
+  s: RunSummaryStream,
+  audit: readonly AuditEntry[] | null = null,
+  keep?: (p: SummaryPrompt) => boolean,
+): Generator<string> {
+  let before: string | null = null;
+  for (const line of summaryMarkdownLines(s, audit, keep)) {
+    if (before !== null) yield before + "\n";
+    before = line;
+  }
+  if (before !== null) yield before;
 }
 
 /** The Markdown, ending with a newline; `audit` lists the run's steers and amendments (null: counts only). */
 export function summaryMarkdown(s: RunSummary, audit: readonly AuditEntry[] | null = null): string {
-  const time = s.duration_ms === null ? "" : ` · ${formatDuration(s.duration_ms)}`;
-  const exit = s.exit_code === null ? "" : ` · exit ${s.exit_code}`;
-  const out = [
-    `## prompt_runner: ${cell(s.packet)} — ${verdictOf(s)}`,
-    "",
-    `Run ${code(s.run_id ?? "—")}${exit}${time} · ${countsLine(s)}`,
-    "",
-  ];
-  if (s.prompts.length > 0) {
-    out.push("| Prompt | Attempts | Result | Commit | Time | Steered / amended |");
-    out.push("| --- | --- | --- | --- | --- | --- |");
-    for (const p of s.prompts) {
-      const time = p.duration_ms === null ? "—" : formatDuration(p.duration_ms);
-      const attempts = p.path === "" ? "—" : p.path; // the modes of the attempts, as the summary table shows them
-      out.push(
-        `| ${cell(caseName(p))} | ${cell(attempts)} | ${resultOf(p)} | ${commitOf(p)} | ${time} | ${marksOf(p)} |`,
-      );
-    }
-    out.push("");
-  }
-  const failing = s.prompts.filter((p) => junitOutcome(p) === "failure" || junitOutcome(p) === "error");
-  if (failing.length > 0) {
-    out.push("### Failing checks", "");
-    for (const p of failing) out.push(...failureDetails(p));
-  }
-  out.push(...auditSection(s, audit));
-  return out.join("\n");
+  return [...summaryMarkdownPieces(wholeSummaryStream(s), audit)].join("");
 }

@@ -12,7 +12,6 @@ import { type EventSink, logHeader, renderHeader, type TextSink } from "../rende
 import { eventsFileSink, fileSink } from "../render/sinks.ts";
 import { restartWithSteerPrompt, steerResumePrompt } from "../control/steer.ts";
 import { storePaths } from "../store/paths.ts";
-import { exists } from "../util/fs.ts";
 import { ensureStoreDir } from "../util/safe_fs.ts";
 import { fileStamp } from "../util/time.ts";
 import type { FailureEnvelope } from "./classify.ts";
@@ -50,12 +49,23 @@ export interface AttemptRun {
 
 const NULL_TEXT_SINK: TextSink = { write() {}, flush() {}, close() {} };
 
+/** Whether anything (a link too) is at `path`; synchronous, so a prompt's start makes no worker-thread hop for it. */
+function lexists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return false;
+    throw e;
+  }
+}
+
 async function logPaths(ctx: RunContext, id: string): Promise<{ log: string; events: string; rel: string }> {
   const p = storePaths(ctx.storeRoot);
   await ensureStoreDir(p.root, p.logs);
   const stamp = fileStamp();
   let base = `prompt-${id}-${stamp}`;
-  for (let n = 2; await exists(`${p.logs}/${base}.log`); n++) base = `prompt-${id}-${stamp}-${n}`;
+  for (let n = 2; lexists(`${p.logs}/${base}.log`); n++) base = `prompt-${id}-${stamp}-${n}`;
   return { log: `${p.logs}/${base}.log`, events: `${p.logs}/${base}.events.jsonl`, rel: `logs/${base}` };
 }
 
@@ -71,6 +81,7 @@ function simulatedCursorFor(
     path: at(ctx.runId, attempt),
     continueFrom: from ? { path: at(from.runId, from.attempt), attempt: from.attempt } : null,
     previous: !from && attempt > 1 ? at(ctx.runId, attempt - 1) : null,
+    storeRoot: ctx.storeRoot,
   };
 }
 
@@ -163,11 +174,8 @@ export async function runAttemptStreams(
   };
   const crashResumeId = mode === "resume" ? resumeSessionId : null;
   if (crashResumeId !== null) ctx.marker(`SESSION_RESUME action=started reason=${CRASH_RESUME_REASON}`);
+  // The lane creates the cursor's directory from the store root when it first writes a cursor (most scripts write none).
   const cursor = ctx.persist ? simulatedCursorFor(ctx, prompt.id, attempt, continueFrom) : null;
-  if (cursor) {
-    // Created one level at a time, never through a link (src/util/safe_fs.ts), before the lane writes its cursor.
-    await ensureStoreDir(ctx.storeRoot, cursor.path.slice(0, cursor.path.lastIndexOf("/")));
-  }
   const texts = { body, initial: crashResumeId !== null ? prompt.body : body };
   // A crash-recovery attempt spends the attempt's session-resume budget on the crash resume itself.
   const memory: LoopMemory = {

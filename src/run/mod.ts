@@ -22,7 +22,15 @@ export { runPacket, type RuntimeStore } from "./runner.ts";
 export type { EventLimits } from "./run_request.ts";
 export type { DisplayRequest } from "./progress_display.ts";
 export { pendingOf, readState } from "./state.ts";
-export { buildRunSummary, readRunSummary, type SummaryInput, type SummaryRun, summaryRunOf } from "./summary.ts";
+export {
+  buildRunSummary,
+  readRunSummary,
+  readRunSummaryStream,
+  type SummaryInput,
+  type SummaryRun,
+  summaryRunOf,
+  writeSummaryJson,
+} from "./summary.ts";
 export type { StateDoc } from "./state.ts";
 export { DEFAULT_HEARTBEAT_MS, Heartbeat, HEARTBEAT_ENV, heartbeatInterval } from "./heartbeat.ts";
 export type { CiRequest } from "./run_request.ts";

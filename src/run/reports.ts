@@ -2,17 +2,18 @@
  * `--report FORMAT=PATH` (docs/ci.md): the reports a run writes when it ends — `junit` (src/render/junit.ts),
  * `summary` (GitHub-flavoured Markdown, src/render/summary_markdown.ts) and `json` (the run-summary document,
  * docs/run-summary.md). Each is written whole (temp file, fsync, rename) when the run ends: completed, failed,
- * interrupted, or aborted before any prompt was judged.
+ * interrupted, or aborted before any prompt was judged — entry by entry from the run summary's stream, so a long run's
+ * report is never held whole in memory (docs/bench.md, `scale`).
  */
-import type { RunSummary } from "../events/mod.ts";
+import type { RunSummary, RunSummaryStream } from "../events/mod.ts";
 import { RUN_SUMMARY_SCHEMA } from "../events/mod.ts";
-import { type AuditEntry, junitReport, summaryMarkdown } from "../render/mod.ts";
+import { type AuditEntry, junitPieces, summaryMarkdownPieces, wholeSummaryStream } from "../render/mod.ts";
 import { readInterventions } from "../control/runner_api.ts";
 import { readAmendments } from "../contract/mod.ts";
 import { UsageError } from "../errors.ts";
-import { atomicWriteText } from "../util/fs.ts";
+import { atomicWriteChunks } from "../util/fs.ts";
 import { dirname, resolve } from "../util/path.ts";
-import { zeroCounts } from "./summary.ts";
+import { prettySummaryJsonPieces, zeroCounts } from "./summary.ts";
 
 /** The report formats. */
 export const REPORT_FORMATS = ["junit", "summary", "json"] as const;
@@ -55,12 +56,13 @@ export function parseReports(values: readonly string[], cwd: string): ReportRequ
  * The steers delivered in the run and the contract amendments of its amended prompts, from the audit records
  * (`interventions/`, `amendments/`), in time order. Only steered or amended prompts are read.
  */
-export async function runAudit(storeRoot: string, summary: RunSummary): Promise<AuditEntry[]> {
+export async function runAudit(storeRoot: string, summary: RunSummary | RunSummaryStream): Promise<AuditEntry[]> {
   const out: AuditEntry[] = [];
-  for (const p of summary.prompts) {
+  const s = wholeSummaryStream(summary);
+  for (const p of s.prompts()) {
     if (p.steered) {
       for (const r of await readInterventions(storeRoot, p.id)) {
-        if (r.run_id !== summary.run_id) continue;
+        if (r.run_id !== s.head.run_id) continue;
         out.push({ prompt: p.id, kind: "steer", at: r.at, author: r.author, what: r.text });
       }
     }
@@ -74,28 +76,41 @@ export async function runAudit(storeRoot: string, summary: RunSummary): Promise<
   return out.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }
 
-/** The text of one report (`audit`: the run's steers and amendments for the Markdown, null for counts only). */
-export function reportText(
+/** The text of one report in pieces (`audit`: the run's steers and amendments for the Markdown, null for counts only). */
+export function reportPieces(
   format: ReportFormat,
-  summary: RunSummary,
+  summary: RunSummary | RunSummaryStream,
   audit: readonly AuditEntry[] | null = null,
-): string {
-  if (format === "junit") return junitReport(summary);
-  if (format === "summary") return summaryMarkdown(summary, audit);
-  return JSON.stringify(summary, null, 2) + "\n";
+): Iterable<string> {
+  const s = wholeSummaryStream(summary);
+  if (format === "junit") return junitPieces(s);
+  if (format === "summary") return summaryMarkdownPieces(s, audit);
+  return prettySummaryJsonPieces(s);
 }
 
-/** Write each report whole; returns one warning line per report that could not be written (nothing else changes). */
+/** The text of one report, whole ({@link reportPieces} joined; small runs and tests). */
+export function reportText(
+  format: ReportFormat,
+  summary: RunSummary | RunSummaryStream,
+  audit: readonly AuditEntry[] | null = null,
+): string {
+  return [...reportPieces(format, summary, audit)].join("");
+}
+
+/**
+ * Write each report (temp file written entry by entry, fsync, rename); returns one warning line per report that could
+ * not be written (nothing else changes).
+ */
 export async function writeReports(
   reports: readonly ReportRequest[],
-  summary: RunSummary,
+  summary: RunSummary | RunSummaryStream,
   audit: readonly AuditEntry[] | null = null,
 ): Promise<string[]> {
   const warnings: string[] = [];
   for (const r of reports) {
     try {
       await Deno.mkdir(dirname(r.path), { recursive: true });
-      await atomicWriteText(r.path, reportText(r.format, summary, audit), { fsync: true });
+      await atomicWriteChunks(r.path, reportPieces(r.format, summary, audit), { fsync: true });
     } catch (e) {
       warnings.push(`warning: --report ${r.format}: could not write ${r.path}: ${e instanceof Error ? e.message : e}`);
     }

@@ -135,6 +135,7 @@ async function openRunPlane(
     selection: ids,
     ...(onRecord ? { onRecord } : {}),
     ...(req.events?.segmentBytes !== undefined ? { segmentBytes: req.events.segmentBytes } : {}),
+    ...(req.snapshotCoalesceMs !== undefined ? { snapshotCoalesceMs: req.snapshotCoalesceMs } : {}),
     retention: {
       keepRuns: req.events?.keepRuns ?? DEFAULT_RETENTION.keepRuns,
       keepBytes: req.events?.keepBytes ?? DEFAULT_RETENTION.keepBytes,

@@ -41,6 +41,8 @@ export interface RunRequest {
   ci?: CiRequest;
   /** Event segment bound and archive retention (docs/reference/control-plane.md §5.2, §5.5); unset: defaults. */
   events?: EventLimits;
+  /** The snapshot's coalescing window (default 50 ms); tests widen it so write counts do not depend on speed. */
+  snapshotCoalesceMs?: number;
 }
 
 /** What a run writes for CI (docs/ci.md). */

@@ -26,7 +26,7 @@ import { emptyState, StateStore } from "./state.ts";
 import { buildRunSummary, streamRunSummary, summaryRunOf, writeSummaryJson } from "./summary.ts";
 import { readRunRecord } from "../store/run_record_read.ts";
 import { writeSummaryTable } from "../render/summary_table.ts";
-import type { RunSummary, RunSummaryStream } from "../events/mod.ts";
+import type { RunSummaryStream } from "../events/mod.ts";
 import type { RecoveryTarget } from "./crash_recovery.ts";
 import { recoverAtStart, recoveryPending } from "./recover_at_start.ts";
 import { pendingIn } from "./commit_pending.ts";
@@ -226,13 +226,11 @@ async function closeRun(
   try {
     // Built and written prompt by prompt: a long run's summary is never held whole (docs/bench.md, `scale`).
     const summary = await closedRunSummary(ctx, opened, { status, reason, exitCode }, tally);
-    // The --report files first (docs/ci.md): a CI job reads them even when printing the table fails. The reports take
-    // the whole document; a run without reports or a CI service never collects it (docs/bench.md, `scale`).
+    // The --report files first (docs/ci.md): a CI job reads them even when printing the table fails. The reports and
+    // the CI log read the stream too, entry by entry: the whole document is never collected (docs/bench.md, `scale`).
     const forCi = (req.ci?.reports.length ?? 0) > 0 || ciLog !== null;
-    const whole: RunSummary | null = forCi ? { ...summary.head, prompts: [...summary.prompts()] } : null;
-    const wantsAudit = whole !== null && ctx.persist;
-    const audit = wantsAudit ? await runAudit(ctx.storeRoot, whole).catch(() => null) : null;
-    if (whole) { for (const w of await writeReports(req.ci?.reports ?? [], whole, audit)) io.stderr.write(w + "\n"); }
+    const audit = forCi && ctx.persist ? await runAudit(ctx.storeRoot, summary).catch(() => null) : null;
+    for (const w of await writeReports(req.ci?.reports ?? [], summary, audit)) io.stderr.write(w + "\n");
     if (req.ci) req.ci.written = true;
     const write = (text: string) => io.stdout.write(text);
     if (io.json) writeSummaryJson(summary, write);
@@ -241,7 +239,7 @@ async function closeRun(
       writeSummaryTable(summary, io.color, write);
     }
     // The annotations and the step summary of a CI service: a write that fails is a warning too.
-    if (whole) { for (const w of await ciLog?.finish(whole, audit) ?? []) io.stderr.write(w + "\n"); }
+    for (const w of await ciLog?.finish(summary, audit) ?? []) io.stderr.write(w + "\n");
   } catch (e) {
     const why = `no run summary: ${e instanceof Error ? e.message : String(e)}`;
     io.stderr.write(`warning: ${why}\n`);
@@ -304,6 +302,7 @@ async function hardStopReports(
   };
   const selected = prompts.map((p) => p.id);
   const storeRoot = ctx.persist ? ctx.storeRoot : null;
+  // Whole, once: the runner may still be stopping, and every report must show the same state (not a pass apiece).
   const summary = buildRunSummary({ run, packet: ctx.packet, selected, state: ctx.state, storeRoot });
   const warnings = [...await writeReports(req.ci?.reports ?? [], summary), ...await ciLog?.finish(summary) ?? []];
   for (const w of warnings) req.io.stderr.write(w + "\n");

@@ -11,7 +11,8 @@ import type { AttemptMode, StreamKind } from "../events/mod.ts";
 import { RunFailedError } from "../errors.ts";
 import { storePaths } from "../store/paths.ts";
 import { mergeStatePending } from "../store/state_pending.ts";
-import { appendStoreLine, atomicWriteStoreChunks, readStoreTextOrNull } from "../util/safe_fs.ts";
+import { atomicWriteStoreChunks, readStoreTextOrNull } from "../util/safe_fs.ts";
+import { HeldAppender } from "../util/held_append.ts";
 import { nowIso } from "../util/time.ts";
 import { meterRead } from "../util/read_meter.ts";
 import type { FailureEnvelope } from "./classify.ts";
@@ -266,6 +267,8 @@ export class StateStore {
   readonly #memory: boolean;
   /** Prompt entries appended to the pending file since `state.json` was last rewritten. */
   #pending = 0;
+  /** `state.pending.jsonl`, held open between appends while the path still names it (src/util/held_append.ts). */
+  readonly #appender: HeldAppender;
   #tornPending = false;
   #lastRewrite = performance.now();
   readonly #rewriteMs: number;
@@ -273,6 +276,7 @@ export class StateStore {
   #entries = new Map<string, HeldEntry<PromptState>>();
   private constructor(readonly storeRoot: string, doc: StateDoc, memory = false, rewriteMs = STATE_REWRITE_MS) {
     this.#memory = memory;
+    this.#appender = new HeldAppender(storePaths(storeRoot).statePending);
     this.#rewriteMs = rewriteMs;
     this.#hold(doc);
   }
@@ -393,6 +397,8 @@ export class StateStore {
     // A crash between the rename and the truncation leaves pending lines that state.json already holds: merging them
     // again changes nothing (the last line per prompt is the entry as rewritten).
     if (this.#pending > 0) await Deno.truncate(paths.statePending, 0).catch(ignoreMissing);
+    // Closed at every rewrite (every few seconds at most): the next change opens it again.
+    this.#appender.close();
     this.#pending = 0;
     this.#tornPending = false;
     this.#lastRewrite = performance.now();
@@ -427,18 +433,30 @@ export class StateStore {
         `{"id":${JSON.stringify(promptId)},"at":${JSON.stringify(at)},"entry":${
           rest ? rest.text() : JSON.stringify(p)
         }}`;
-      await appendStoreLine(storePaths(this.storeRoot).statePending, line);
+      this.#appender.appendSync(line);
       this.#tornPending = false;
       this.#pending++;
       if (performance.now() - this.#lastRewrite >= this.#rewriteMs) await this.#rewrite();
     });
   }
 
-  /** Write `state.json` whole when anything is pending (run end, interrupt): afterwards it is complete on its own. */
+  /**
+   * Write `state.json` whole when anything is pending (run end, interrupt): afterwards it is complete on its own. The
+   * pending file's handle is closed (the next change opens it again).
+   */
   flush(): Promise<void> {
     return this.#serial(async () => {
-      if (!this.#memory && this.#pending > 0) await this.#rewrite();
+      try {
+        if (!this.#memory && this.#pending > 0) await this.#rewrite();
+      } finally {
+        this.#appender.close();
+      }
     });
+  }
+
+  /** Close the pending file's handle without writing anything (a store dropped as a killed runner drops it). */
+  close(): void {
+    this.#appender.close();
   }
 
   /** Update the latest attempt with the given run id and number. */

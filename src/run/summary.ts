@@ -253,6 +253,21 @@ export function writeSummaryJson(s: RunSummaryStream, write: (text: string) => v
   write(buf + "]}\n");
 }
 
+/**
+ * The `json` report's text (docs/ci.md) in pieces: the same text as `JSON.stringify(document, null, 2) + "\n"`, one
+ * prompt's part per piece, built when it is reached.
+ */
+export function* prettySummaryJsonPieces(s: RunSummaryStream): Generator<string> {
+  const top = JSON.stringify(s.head, null, 2); // "{\n  …\n}": its last field, then the document's closing brace
+  yield `${top.slice(0, -2)},\n  "prompts": [`;
+  let first = true;
+  for (const p of s.prompts()) {
+    yield (first ? "\n" : ",\n") + JSON.stringify(p, null, 2).replace(/^/gm, "    ");
+    first = false;
+  }
+  yield first ? "]\n}\n" : "\n  ]\n}\n";
+}
+
 /** The exit code a closed run record stands for: its recorded one, else derived from its state and reason. */
 export function recordExitCode(record: RunRecord): number | null {
   if (record.state === "running") return null;
@@ -276,21 +291,31 @@ export function summaryRunOf(record: RunRecord): SummaryRun {
 }
 
 /**
- * The summary of a store's run from its files: the current run (or `runId`), its record and `state.json` with the
- * pending entries merged. Null when the store has no such run.
+ * The summary of a store's run from its files, as a stream: the current run (or `runId`), its record and `state.json`
+ * with the pending entries merged. Null when the store has no such run.
  */
-export async function readRunSummary(
+export async function readRunSummaryStream(
   storeRoot: string,
   packet: SummaryInput["packet"],
   runId: string | null = null,
-): Promise<RunSummary | null> {
+): Promise<RunSummaryStream | null> {
   const record = runId === null ? await readCurrentRunRecord(storeRoot) : await readRunRecord(storeRoot, runId);
   if (record === null) return null;
-  return buildRunSummary({
+  return streamRunSummary({
     run: summaryRunOf(record),
     packet,
     selected: record.selection.ids,
     state: await readState(storeRoot),
     storeRoot,
   });
+}
+
+/** {@link readRunSummaryStream} collected whole (small runs, tests). */
+export async function readRunSummary(
+  storeRoot: string,
+  packet: SummaryInput["packet"],
+  runId: string | null = null,
+): Promise<RunSummary | null> {
+  const s = await readRunSummaryStream(storeRoot, packet, runId);
+  return s === null ? null : { ...s.head, prompts: [...s.prompts()] };
 }

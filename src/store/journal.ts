@@ -1,15 +1,16 @@
 /**
  * The run journal (docs/reference/runner.md §10.5 [P2]): `runs/<run_id>/journal.jsonl`, one line per run lifecycle fact —
  * `{seq, at, run_id, type, data}` with types `run_created`, `run_resumed`, `prompt_finished`, `run_completed`,
- * `run_failed`, `run_superseded` (and `packet_amended`, `commit_claimed`). Each line is appended with a single write and fsynced; a torn final line (a crash
- * mid-append) is moved to `journal.jsonl.torn.<n>` before the next append, so the journal stays valid JSON Lines.
+ * `run_failed`, `run_superseded` (and `packet_amended`, `commit_claimed`). Each line is appended with a single write
+ * and fsynced; a torn final line (a crash mid-append) is moved to `journal.jsonl.torn.<n>` before the next append, so
+ * the journal stays valid JSON Lines.
  *
  * The journal is read once per process (the first append: torn tail, next `seq`); later appends only count, and
  * re-read only when the file's size is not the size this process left it at (someone else changed it).
  */
 import { storePaths } from "./paths.ts";
 import { FILE_MODE } from "../util/fs.ts";
-import { appendStoreLine, ensureStoreDir, lstatStore, readStoreBytesOrNullSync } from "../util/safe_fs.ts";
+import { appendStoreLine, ensureStoreDir, lstatStoreSync, readStoreBytesOrNullSync } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 import { meterRead } from "../util/read_meter.ts";
 import { failpoint } from "../util/failpoint.ts";
@@ -112,7 +113,7 @@ export async function appendJournal(
   const path = journalPath(storeRoot, runId);
   let known = opened.get(path);
   if (known) {
-    const info = await lstatStore(path, "file");
+    const info = lstatStoreSync(path, "file");
     if (info?.size !== known.size) known = undefined;
   } else {
     await ensureStoreDir(storeRoot, storePaths(storeRoot).runDir(runId));

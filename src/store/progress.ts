@@ -9,7 +9,7 @@ import {
   appendStoreLine,
   atomicWriteStoreText,
   ensureStoreDir,
-  lstatStore,
+  lstatStoreSync,
   readStoreTextOrNull,
 } from "../util/safe_fs.ts";
 import { normalizePromptId } from "../util/ids.ts";
@@ -178,7 +178,7 @@ export async function appendProgress(
   const line = formatProgressLine(id, status, nowIso(), suffix);
   // The first line creates the file atomically: a crash can never leave an empty progress.log (which reads as
   // corrupt). Later lines are single O_APPEND writes. Never through a link (src/util/safe_fs.ts).
-  if (await lstatStore(paths.progress, "file") !== null) await appendStoreLine(paths.progress, line, { fsync: true });
+  if (lstatStoreSync(paths.progress, "file") !== null) await appendStoreLine(paths.progress, line, { fsync: true });
   else await atomicWriteStoreText(paths.progress, line + "\n", { fsync: true });
   failpoint("progress.after_append");
 }

@@ -344,16 +344,24 @@ function openForRead(path: string): Deno.FsFile {
   }
 }
 
+/**
+ * One read buffer for every synchronous whole-file read of this process. The reads are synchronous, so two never
+ * interleave; each result is a copy of exactly its bytes. (A fresh 64 KiB buffer per read call was two zeroed 64 KiB
+ * allocations per small document: on the Control API's path, four documents per call.)
+ */
+let scratch: Uint8Array | null = null;
+
 function readAllSync(file: Deno.FsFile): Uint8Array {
+  const buf = scratch ??= new Uint8Array(65536);
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const buf = new Uint8Array(65536);
     const n = file.readSync(buf);
     if (n === null || n === 0) break;
-    chunks.push(buf.subarray(0, n));
+    chunks.push(buf.slice(0, n));
     total += n;
   }
+  if (chunks.length === 1) return chunks[0]!;
   const out = new Uint8Array(total);
   let off = 0;
   for (const c of chunks) {

@@ -11,7 +11,9 @@ import { RUN_ID } from "../control/_harness.ts";
 import { fallbackEnd, HUB_CTX, hubRun } from "./_hub_support.ts";
 import { LineReader } from "../../src/control/tail.ts";
 import { followRun } from "../../src/control/follow.ts";
-import { EventHub, hubFrames, itemFrame } from "../../src/cli/serve/hub.ts";
+import { EventHub } from "../../src/cli/serve/hub.ts";
+import { hubFrames } from "../../src/cli/serve/hub_frames.ts";
+import { itemFrame } from "../../src/cli/serve/frames.ts";
 import type { SseFrame } from "../../src/cli/serve/sse.ts";
 
 Deno.test("hub frame: the data is the line exactly as written, not a re-serialisation; a synthetic item is serialised", async () => {

@@ -7,7 +7,8 @@ import { tempDir } from "../support/fs.ts";
 import { waitFor } from "../support/wait.ts";
 import { RUN_ID } from "../control/_harness.ts";
 import { fallbackEnd, hubRun } from "./_hub_support.ts";
-import { EventHub, hubFrames } from "../../src/cli/serve/hub.ts";
+import { EventHub } from "../../src/cli/serve/hub.ts";
+import { hubFrames } from "../../src/cli/serve/hub_frames.ts";
 import type { SseFrame } from "../../src/cli/serve/sse.ts";
 
 /** The frames of one yielded value (a batch of bytes holds several). */
@@ -27,14 +28,14 @@ Deno.test("hub: a client behind a small ring follows on its own, hands over, and
   const storeRoot = tmp.path;
   const { lease, plane, record } = await hubRun(storeRoot);
   const ac = new AbortController();
-  const hub = new EventHub({ storeRoot, runId: RUN_ID }, { frames: 8, bytes: 1 << 20 });
+  const hub = new EventHub({ storeRoot, runId: RUN_ID }, { bytes: 1024 });
   try {
     await record(5);
     const fallback = fallbackEnd;
     const client = hubFrames(hub, "start", ac.signal, fallback)[Symbol.asyncIterator]();
     const got: { id: string | null; event: string; data: Record<string, unknown> }[] = [];
     while (got.length < 2) got.push(...framesOf((await client.next()).value!));
-    // The hub runs ahead: 40 more events, of which its ring keeps the newest 8; the client is far behind it.
+    // The hub runs ahead: 40 more events, of which its ring keeps the newest chunk (1 KiB); the client is far behind it.
     await record(40);
     await waitFor(() => hub.edge() >= 40, { what: "the hub to take the new events" });
     await plane.close("completed", null);

@@ -69,6 +69,15 @@ Deno.test("sha256Digest() hashes sorted-key canonical JSON", async () => {
   assert.equal(canonicalJson({ b: [{ d: 1, c: 2 }], a: "x" }), '{"a":"x","b":[{"c":2,"d":1}]}');
   assert.equal(await sha256Digest({ b: 1, a: 2 }), await sha256Digest({ a: 2, b: 1 }));
   assert.match(await sha256Digest({}), /^sha256:[0-9a-f]{64}$/);
+  // The digest of the canonical text itself, computed or remembered alike.
+  const text = canonicalJson({ z: [1, { y: "é", x: null }] });
+  const hex = Array.from(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
+  for (let i = 0; i < 3; i++) assert.equal(await sha256Digest({ z: [1, { x: null, y: "é" }] }), `sha256:${hex}`);
+  for (let i = 0; i < 300; i++) await sha256Digest({ n: i }); // past the memo's bound: emptied, still right
+  assert.equal(await sha256Digest({ z: [1, { x: null, y: "é" }] }), `sha256:${hex}`);
   assert.equal(
     await sha256Digest({}),
     "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a",

@@ -1,6 +1,7 @@
 /** The simulated lane's crash-safe script cursor: applied writes are skipped, a torn append is cut back once. */
 import assert from "node:assert/strict";
-import { readCursor, ScriptWriter } from "../../src/lanes/simulated_cursor.ts";
+import { readCursor, type ScriptWrite, ScriptWriter } from "../../src/lanes/simulated_cursor.ts";
+import { writeTotals } from "../../src/util/read_meter.ts";
 import { tempDir } from "../support/fs.ts";
 
 Deno.test("a continuing writer skips applied writes and redoes a pending append exactly once", async () => {
@@ -9,7 +10,11 @@ Deno.test("a continuing writer skips applied writes and redoes a pending append 
   const first = `${dir.path}/cursor/01.1.json`;
   const w1 = await ScriptWriter.open({ path: first, continueFrom: null, previous: null }, 1);
   await w1.apply({ path: file, text: "one\n", append: true });
-  assert.deepEqual(await readCursor(first), { script: 1, applied: 1, pending: null });
+  assert.deepEqual(
+    await readCursor(first),
+    { script: 1, applied: 0, pending: { index: 0, path: file, size: 0 } },
+    "an append is recorded before it is made, and stays pending after",
+  );
   // The runner died right after the second append reached the file, before the cursor recorded it.
   await Deno.writeTextFile(
     first,
@@ -24,7 +29,7 @@ Deno.test("a continuing writer skips applied writes and redoes a pending append 
   await w2.apply({ path: file, text: "two\n", append: true }); // pending: cut back to 4 bytes, then redone
   await w2.apply({ path: file, text: "three\n", append: true });
   assert.equal(await Deno.readTextFile(file), "one\ntwo\nthree\n");
-  assert.deepEqual(await readCursor(second), { script: 1, applied: 3, pending: null });
+  assert.deepEqual(await readCursor(second), { script: 1, applied: 2, pending: { index: 2, path: file, size: 8 } });
   assert.equal(w2.script, 1, "the recovery attempt continues script entry 1");
 });
 
@@ -86,4 +91,89 @@ Deno.test("readCursor(): absent reads as nothing applied; a cursor path that can
   await Deno.remove(path);
   await Deno.symlink(`${dir.path}/elsewhere.json`, path);
   await assert.rejects(() => readCursor(path), (e: Error) => e.message.includes(path));
+});
+
+Deno.test("an overwrite writes no cursor; an append writes one, before it lands; a plain start writes none", async () => {
+  await using dir = await tempDir();
+  const cursor = `${dir.path}/cursor/01.1.json`;
+  const before = writeTotals("simulated cursor");
+  const w = await ScriptWriter.open({ path: cursor, continueFrom: null, previous: null }, 1);
+  await w.apply({ path: `${dir.path}/out/a.txt`, text: "a\n", append: false });
+  assert.equal(writeTotals("simulated cursor") - before, 0, "a trivial prompt's one overwrite writes no cursor");
+  assert.equal(await readCursor(cursor).then((c) => c.applied), 0);
+  await assert.rejects(() => Deno.stat(`${dir.path}/cursor`), Deno.errors.NotFound, "not even its directory");
+  await w.apply({ path: `${dir.path}/out/log.txt`, text: "x\n", append: true });
+  assert.equal(writeTotals("simulated cursor") - before, 1);
+  assert.deepEqual(await readCursor(cursor), {
+    script: 1,
+    applied: 1,
+    pending: { index: 1, path: `${dir.path}/out/log.txt`, size: 0 },
+  });
+  // A renumbered script is saved at once: a missing file would read as the attempt's own entry.
+  const shifted = `${dir.path}/cursor/01.3.json`;
+  await Deno.writeTextFile(`${dir.path}/cursor/01.2.json`, JSON.stringify({ script: 1, applied: 0, pending: null }));
+  await ScriptWriter.open({ path: shifted, continueFrom: null, previous: `${dir.path}/cursor/01.2.json` }, 3);
+  assert.deepEqual(await readCursor(shifted), { script: 2, applied: 0, pending: null });
+});
+
+/** A script of overwrites and appends, some to the same file. */
+function script(root: string): ScriptWrite[] {
+  return [
+    { path: `${root}/a.txt`, text: "A1", append: false },
+    { path: `${root}/log.txt`, text: "1\n", append: true },
+    { path: `${root}/a.txt`, text: "A22", append: false },
+    { path: `${root}/log.txt`, text: "2\n", append: true },
+    { path: `${root}/a.txt`, text: "+", append: true },
+    { path: `${root}/b.txt`, text: "B", append: false },
+    { path: `${root}/log.txt`, text: "3\n", append: true },
+  ];
+}
+
+Deno.test("a script killed after any write, and its continuation killed after any write, ends as if never killed", async () => {
+  const writes = script("").length;
+  for (let first = 0; first < writes; first++) {
+    for (let second = -1; second < writes; second++) {
+      await using dir = await tempDir();
+      const at = (n: number) => `${dir.path}/simulated/01.${n}.json`;
+      const steps = script(`${dir.path}/w`);
+      const w1 = await ScriptWriter.open({ path: at(1), continueFrom: null, previous: null }, 1);
+      for (const s of steps.slice(0, first + 1)) await w1.apply(s);
+      // Killed here; the recovery continues attempt 1 (and is itself killed after its write `second`, -1: never).
+      let from = { path: at(1), attempt: 1 };
+      if (second >= 0) {
+        const w2 = await ScriptWriter.open({ path: at(2), continueFrom: from, previous: null }, 2);
+        for (const s of steps.slice(0, second + 1)) await w2.apply(s);
+        from = { path: at(2), attempt: 2 };
+      }
+      const last = await ScriptWriter.open({ path: at(3), continueFrom: from, previous: null }, 3);
+      for (const s of steps) await last.apply(s);
+      const read = (n: string) => Deno.readTextFile(`${dir.path}/w/${n}`);
+      const got = [await read("a.txt"), await read("log.txt"), await read("b.txt")];
+      assert.deepEqual(got, ["A22+", "1\n2\n3\n", "B"], `killed after write ${first}, then after ${second}`);
+      assert.equal(last.script, 1);
+    }
+  }
+});
+
+Deno.test("the cursor's directory is made from the store root at the first cursor write, never through a link", async () => {
+  await using dir = await tempDir();
+  const root = `${dir.path}/store`;
+  await Deno.mkdir(`${root}/runs/R1`, { recursive: true });
+  const path = `${root}/runs/R1/simulated/01.1.json`;
+  const w = await ScriptWriter.open({ path, continueFrom: null, previous: null, storeRoot: root }, 1);
+  await w.apply({ path: `${dir.path}/a.txt`, text: "a", append: false });
+  await assert.rejects(() => Deno.lstat(`${root}/runs/R1/simulated`), Deno.errors.NotFound, "no cursor, no directory");
+  await w.apply({ path: `${dir.path}/log.txt`, text: "x\n", append: true });
+  assert.equal((await readCursor(path)).pending?.index, 1);
+
+  await Deno.mkdir(`${dir.path}/elsewhere`);
+  await Deno.symlink(`${dir.path}/elsewhere`, `${root}/runs/R1/planted`);
+  const linked = await ScriptWriter.open({
+    path: `${root}/runs/R1/planted/01.2.json`,
+    continueFrom: null,
+    previous: null,
+    storeRoot: root,
+  }, 2);
+  await assert.rejects(() => linked.apply({ path: `${dir.path}/log.txt`, text: "y\n", append: true }));
+  assert.deepEqual([...Deno.readDirSync(`${dir.path}/elsewhere`)], [], "nothing written through the link");
 });

@@ -85,6 +85,7 @@ Deno.test("a dead runner's pending entries are read back over state.json; a torn
   await dead.updatePrompt("02", (p) => {
     p.status = "running";
   });
+  dead.close(); // its handle goes with it; nothing more is written
   await Deno.writeTextFile(`${dir.path}/state.pending.jsonl`, '{"id":"03","entry":{"sta', { append: true });
   const back = await StateStore.open(dir.path);
   assert.equal(back.current.prompts["01"]!.status, "failed");

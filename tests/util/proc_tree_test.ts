@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { waitFor } from "../support/wait.ts";
 import { descendantsOf, parseProcStat, processIdentity, type ProcStat } from "../../src/util/proc_tree.ts";
 
 Deno.test("parseProcStat() reads pid, ppid, pgid, sid and start ticks past a command name with spaces and parens", () => {
@@ -71,7 +72,12 @@ Deno.test("readProcCmdline() returns a live process's command line and null for 
   const child = new Deno.Command("sleep", { args: ["5.123"], stdout: "null", stderr: "null" }).spawn();
   try {
     const { readProcCmdline } = await import("../../src/util/proc_tree.ts");
-    assert.match(readProcCmdline(child.pid) ?? "", /sleep 5\.123$/);
+    // Right after spawn the child may not have exec'd yet (an empty or the parent's command line): wait for it.
+    const line = await waitFor(() => {
+      const text = readProcCmdline(child.pid);
+      return text !== null && /sleep 5\.123$/.test(text) ? text : null;
+    });
+    assert.match(line, /sleep 5\.123$/);
   } finally {
     child.kill("SIGKILL");
     await child.status;

@@ -8,6 +8,7 @@ import {
   atomicWriteStoreJson,
   ensureStoreDirSync,
   openStoreFileSync,
+  readStoreBytesOrNullSync,
   readStoreTextOrNull,
   secureStoreRootSync,
   setStoreWarningSink,
@@ -144,4 +145,17 @@ Deno.test("appendStoreLine checks, opens and writes synchronously (no worker-thr
   const synced = appendStoreLine(path, "two", { fsync: true });
   assert.equal(Deno.readTextFileSync(path), "one\ntwo\n");
   await synced;
+});
+
+Deno.test("store reads return exactly each file's bytes at every size around the read buffer, never a shared view", async () => {
+  await using dir = await tempDir();
+  const sizes = [0, 1, 1200, 65535, 65536, 65537, 200_001];
+  const want = sizes.map((n) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + n) % 251));
+  sizes.forEach((n, i) => Deno.writeFileSync(`${dir.path}/f${n}`, want[i]!));
+  // Every result is kept until all are read: a result that were a view of one reused buffer would be overwritten.
+  const got = sizes.map((n) => readStoreBytesOrNullSync(`${dir.path}/f${n}`));
+  const again = readStoreBytesOrNullSync(`${dir.path}/f1200`);
+  got.forEach((g, i) => assert.deepEqual(g, want[i], `file of ${sizes[i]} bytes`));
+  assert.deepEqual(again, want[2]);
+  assert.equal(readStoreBytesOrNullSync(`${dir.path}/absent`), null);
 });

@@ -1,31 +1,28 @@
 /**
  * One shared follower per live run (docs/reference/http_api.md §5): each envelope is read, parsed and framed once,
- * and every client that is in step sends the same bytes. The hub keeps the last frames in a bounded ring (flat
- * memory); a client that starts earlier, or falls behind the ring, reads with a follower of its own until it reaches
- * what the ring holds, then hands over. Either way a client gets every seq once, in order.
+ * and every client that is in step sends the same bytes. The hub keeps the last frames in a ring bounded in bytes
+ * (flat memory); its clients' side is hub_frames.ts.
  */
-import { type Cursor, rawLineOf, type RunRef, type StreamItem, subscribe } from "../../control/mod.ts";
-import type { SseFrame } from "./sse.ts";
-
-/** How many frames, and bytes, a hub keeps. */
-const RING_FRAMES = 4096;
-const RING_BYTES = 8 * 1024 * 1024;
-/** At most one read of the run's stream per this many ms while it streams (wakes in between are coalesced). */
-const COALESCE_MS = 5;
-/** The most bytes of frames sent to a client in one write. */
-const BATCH_BYTES = 65536;
-
-const encoder = new TextEncoder();
+import { type RunRef, type StreamItem, subscribe } from "../../control/mod.ts";
+import { FrameBuilder, type FrameRun } from "./frames.ts";
+import { Fifo } from "./ring.ts";
 
 /**
- * The SSE frame of one envelope: its line exactly as written as the `data:` (no parse and re-serialise), its seq as
- * the `id:`. Items without a line (synthetic ones) are serialised.
+ * What a hub's ring may hold, in bytes: the frames' bytes plus an allowance per chunk and per frame for the objects
+ * that index them, so the bound holds whatever the frames' sizes (flat memory; docs/bench.md, `serve`).
  */
-export function itemFrame(item: StreamItem): Uint8Array {
-  const raw = rawLineOf(item);
-  const text = raw !== undefined && !raw.includes("\r") ? raw : JSON.stringify(item);
-  return encoder.encode(typeof item.seq === "number" ? `id: ${item.seq}\ndata: ${text}\n\n` : `data: ${text}\n\n`);
-}
+const RING_BYTES = 8 * 1024 * 1024;
+const CHUNK_COST = 256;
+const FRAME_COST = 24;
+/** At most one read of the run's stream per this many ms while it streams (wakes in between are coalesced). */
+const COALESCE_MS = 5;
+/** The most bytes of frames sent to a client in one write (a chunk is sealed at this size). */
+export const BATCH_BYTES = 65536;
+/**
+ * A run with at most this many events when its hub opens is read from its start: the ring then holds every frame,
+ * and clients coming from the start (a page opening a young run) share its bytes instead of each reading the file.
+ */
+export const HUB_FROM_START_SEQS = 4096;
 
 /** Frames from `start` (absolute index) up to `end`, as one byte array shared by every client asking for them. */
 export interface Batch {
@@ -36,72 +33,91 @@ export interface Batch {
   next: number | null;
   /** The run's `run_finished` when the batch ends with it. */
   finished: StreamItem | null;
-  /** No more frames will join it (size cap or `run_finished`). */
-  sealed: boolean;
 }
 
-interface Entry {
-  seq: number | null;
-  bytes: Uint8Array;
-  item: StreamItem;
+/** The frames of one hub read (or 64 KiB of it): immutable once in the ring. */
+interface Chunk extends FrameRun {
+  /** Absolute index of its first frame. */
+  first: number;
+  firstSeq: number | null;
+  lastSeq: number | null;
+  /** The batch from its first frame, built once. */
+  whole: Batch | null;
 }
 
 /** The shared follower of one run. */
 export class EventHub {
-  private ring: Entry[] = [];
-  private bytes = 0;
-  /** Absolute index of ring[0]. */
-  private first = 0;
+  private chunks = new Fifo<Chunk>();
+  private building = new FrameBuilder();
+  /** Ring bytes with the per-chunk and per-frame allowances. */
+  private cost = 0;
+  /** Absolute index just past the newest frame in the ring. */
+  private end = 0;
   private waiters: (() => void)[] = [];
-  private unwoken = 0;
   private memo: Batch | null = null;
   private readonly ac = new AbortController();
   /** Clients attached. */
   clients = 0;
   /** Whether the hub's follower has ended (the run finished, or it failed). */
   done = false;
+  /** Whether the hub's follower has read what the stream held when it opened (its first wait). */
+  caughtUp = false;
 
-  /** Start following `ref` from its current end, keeping at most `limits` of the newest frames. */
-  constructor(readonly ref: RunRef, private readonly limits = { frames: RING_FRAMES, bytes: RING_BYTES }) {
+  /**
+   * Start following `ref` from its current end (or its start: `from`), keeping at most `limits.bytes` of the newest
+   * frames (with their allowances).
+   */
+  constructor(
+    readonly ref: RunRef,
+    private readonly limits = { bytes: RING_BYTES },
+    private readonly from: "start" | "current" = "current",
+  ) {
     void this.loop();
   }
 
   private async loop(): Promise<void> {
     try {
       const opts = {
-        from: "current" as const,
+        from: this.from,
         signal: this.ac.signal,
         pollMs: 500,
         rawLines: true,
         coalesceMs: COALESCE_MS,
         // Clients wake once per read (the follower has drained what is there), not once per event.
-        onIdle: () => this.wake(),
+        onIdle: () => {
+          this.caughtUp = true;
+          this.seal();
+        },
       };
-      for await (const item of subscribe(this.ref, opts)) this.push(item);
+      for await (const item of subscribe(this.ref, opts)) {
+        this.building.add(item);
+        // A long read is handed out every batch's worth, and at its end (onIdle); run_finished at once.
+        if (this.building.size >= BATCH_BYTES || item.type === "run_finished") this.seal();
+      }
     } catch {
       /* clients fall back to followers of their own */
     } finally {
+      this.seal();
       this.done = true;
       this.wake();
     }
   }
 
-  private push(item: StreamItem): void {
-    const seq = typeof item.seq === "number" ? item.seq : null;
-    const bytes = itemFrame(item);
-    this.ring.push({ seq, bytes, item });
-    this.bytes += bytes.length;
-    while (this.ring.length > this.limits.frames || (this.bytes > this.limits.bytes && this.ring.length > 1)) {
-      this.bytes -= this.ring.shift()!.bytes.length;
-      this.first += 1;
+  /** Move the frames read so far into the ring (dropping the oldest chunks past the bound) and wake the clients. */
+  private seal(): void {
+    if (this.building.count > 0) {
+      const run = this.building.take();
+      const firstSeq = run.seqs.find((s) => s !== null) ?? null;
+      const lastSeq = run.seqs.findLast((s) => s !== null) ?? null;
+      this.chunks.push({ ...run, first: this.end, firstSeq, lastSeq, whole: null });
+      this.end += run.ends.length;
+      this.cost += costOf(run);
+      while (this.cost > this.limits.bytes && this.chunks.length > 1) this.cost -= costOf(this.chunks.shift()!);
     }
-    // A long read wakes its clients every batch's worth, and at its end (onIdle); run_finished at once.
-    this.unwoken += bytes.length;
-    if (this.unwoken >= BATCH_BYTES || item.type === "run_finished") this.wake();
+    this.wake();
   }
 
   private wake(): void {
-    this.unwoken = 0;
     for (const w of this.waiters.splice(0)) w();
   }
 
@@ -110,54 +126,80 @@ export class EventHub {
     return this.waiters.length;
   }
 
+  /** What the ring holds: frames, chunks, and bytes with their allowances; for tests. */
+  get held(): { frames: number; chunks: number; cost: number } {
+    return { frames: this.end - this.start(), chunks: this.chunks.length, cost: this.cost };
+  }
+
+  private start(): number {
+    return this.chunks.at(0)?.first ?? this.end;
+  }
+
+  /** The chunk holding absolute index `idx` (which the caller checked is in the ring). */
+  private chunkAt(idx: number): Chunk {
+    let lo = 0, hi = this.chunks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.chunks.at(mid)!.first <= idx) lo = mid;
+      else hi = mid - 1;
+    }
+    return this.chunks.at(lo)!;
+  }
+
   /**
-   * The frames from `idx` on, up to {@link BATCH_BYTES} or `run_finished`, as one byte array: built once and shared by
-   * every client asking for the same range (one frame is its own bytes, never copied).
+   * The frames from `idx` on as one byte array: the rest of its chunk (a view, never a copy), or, when that is
+   * short of {@link BATCH_BYTES} and more chunks follow, the chunks up to it joined once and shared by every client
+   * asking for the same range.
    */
   batch(idx: number): Batch | "behind" | "pending" {
+    if (idx < this.start()) return "behind";
+    if (idx >= this.end) return "pending";
     const m = this.memo;
-    if (m !== null && m.start === idx && (m.sealed || m.end === this.edge())) return m;
-    const first = this.at(idx);
-    if (typeof first === "string") return first;
-    const parts: Uint8Array[] = [];
-    let size = 0;
-    let next: number | null = null;
+    if (m !== null && m.start === idx) return m;
+    const c = this.chunkAt(idx);
+    const first = slice(c, idx);
+    let next = first.next;
+    if (first.finished !== null || first.bytes.length >= BATCH_BYTES || first.end >= this.end) return first;
+    const parts = [first.bytes];
+    let size = first.bytes.length;
+    let end = first.end;
     let finished: StreamItem | null = null;
-    let end = idx;
-    for (let cur: Entry | "behind" | "pending" = first; typeof cur !== "string"; cur = this.at(end)) {
-      parts.push(cur.bytes);
-      size += cur.bytes.length;
-      end += 1;
-      if (cur.seq !== null) next = cur.seq + 1;
-      if (cur.item.type === "run_finished") {
-        finished = cur.item;
-        break;
-      }
-      if (size >= BATCH_BYTES) break;
+    while (end < this.end && size < BATCH_BYTES && finished === null) {
+      const more = this.chunkAt(end);
+      parts.push(more.bytes);
+      size += more.bytes.length;
+      end = more.first + more.ends.length;
+      if (more.lastSeq !== null) next = more.lastSeq + 1;
+      finished = more.finished;
     }
-    const bytes = parts.length === 1 ? parts[0]! : concat(parts, size);
-    const b: Batch = { start: idx, end, bytes, next, finished, sealed: finished !== null || size >= BATCH_BYTES };
-    if (parts.length > 1) this.memo = b;
-    return b;
+    return this.memo = { start: idx, end, bytes: concat(parts, size), next, finished };
   }
 
   /** The absolute index just past the newest frame. */
   edge(): number {
-    return this.first + this.ring.length;
+    return this.end;
   }
 
   /** The index of the frame holding `seq`, or of the edge when `seq` is the next one due; else null. */
   indexFor(seq: number): number | null {
     const last = this.lastSeq;
     if (last === null) return null;
-    if (last === seq - 1) return this.edge();
-    if (seq > last || this.firstSeq === null || seq < this.firstSeq) return null;
-    // Seqs are ascending (with rare items without one in between): start at the offset, step back if needed.
-    let i = Math.min(this.ring.length - 1, seq - this.firstSeq);
-    for (; i >= 0; i--) {
-      const s = this.ring[i]!.seq;
-      if (s === seq) return this.first + i;
-      if (s !== null && s < seq) return null;
+    if (last === seq - 1) return this.end;
+    const first = this.firstSeq;
+    if (seq > last || first === null || seq < first) return null;
+    for (let k = this.chunks.length - 1; k >= 0; k--) {
+      const c = this.chunks.at(k)!;
+      if (c.firstSeq === null || c.firstSeq > seq) continue;
+      // Seqs ascend by one, so the offset finds it at once; items without a seq (gap, resync) shift the rest, and a
+      // gap skips seqs: then scan the chunk from its end (seqs ascending, the first one below ends the search).
+      const guess = seq - c.firstSeq;
+      if (c.seqs[guess] === seq) return c.first + guess;
+      for (let i = c.seqs.length - 1; i >= 0; i--) {
+        const s = c.seqs[i]!;
+        if (s === seq) return c.first + i;
+        if (s !== null && s < seq) return null;
+      }
+      return null;
     }
     return null;
   }
@@ -172,19 +214,19 @@ export class EventHub {
   }
 
   private get lastSeq(): number | null {
-    for (let i = this.ring.length - 1; i >= 0; i--) if (this.ring[i]!.seq !== null) return this.ring[i]!.seq;
+    for (let k = this.chunks.length - 1; k >= 0; k--) {
+      const s = this.chunks.at(k)!.lastSeq;
+      if (s !== null) return s;
+    }
     return null;
   }
 
   private get firstSeq(): number | null {
-    for (const e of this.ring) if (e.seq !== null) return e.seq;
+    for (let k = 0; k < this.chunks.length; k++) {
+      const s = this.chunks.at(k)!.firstSeq;
+      if (s !== null) return s;
+    }
     return null;
-  }
-
-  /** The frame at `idx`: an entry, `behind` (dropped from the ring) or `pending` (not there yet). */
-  at(idx: number): Entry | "behind" | "pending" {
-    if (idx < this.first) return "behind";
-    return this.ring[idx - this.first] ?? "pending";
   }
 
   /** Resolves when a frame arrives, the hub ends, or `signal` aborts. */
@@ -202,10 +244,37 @@ export class EventHub {
     });
   }
 
+  /** Resolves at the hub's next read (see {@link changed}), or after a poll interval once the hub has ended. */
+  next(signal: AbortSignal): Promise<void> {
+    if (!this.done || signal.aborted) return this.changed(signal);
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, 500);
+      signal.addEventListener("abort", done, { once: true });
+    });
+  }
+
   /** Stop following. */
   close(): void {
     this.ac.abort();
   }
+}
+
+function costOf(run: FrameRun): number {
+  return run.bytes.length + CHUNK_COST + FRAME_COST * run.ends.length;
+}
+
+/** The frames of chunk `c` from absolute index `idx` to its end. */
+function slice(c: Chunk, idx: number): Batch {
+  const i = idx - c.first;
+  const end = c.first + c.ends.length;
+  const next = c.lastSeq === null || c.seqs.slice(i).every((s) => s === null) ? null : c.lastSeq + 1;
+  if (i === 0) return c.whole ??= { start: idx, end, bytes: c.bytes, next, finished: c.finished };
+  return { start: idx, end, bytes: c.bytes.subarray(c.ends[i - 1]!), next, finished: c.finished };
 }
 
 function concat(parts: Uint8Array[], size: number): Uint8Array {
@@ -216,102 +285,4 @@ function concat(parts: Uint8Array[], size: number): Uint8Array {
     at += p.length;
   }
   return out;
-}
-
-function endOf(item: StreamItem, runId: string): SseFrame {
-  const d = (item.data ?? {}) as { status?: unknown; reason?: unknown };
-  return {
-    event: "end",
-    data: {
-      run_id: runId,
-      status: typeof d.status === "string" ? d.status : "unknown",
-      reason: typeof d.reason === "string" ? d.reason : null,
-    },
-  };
-}
-
-/**
- * A client's frames through `hub`: from `from`, with a follower of its own while the hub does not hold what comes
- * next. Ends with the `end` frame after `run_finished`; `fallbackEnd` gives it when the stream ends without one.
- */
-export async function* hubFrames(
-  hub: EventHub,
-  from: Cursor,
-  signal: AbortSignal,
-  fallbackEnd: () => Promise<SseFrame>,
-): AsyncGenerator<SseFrame | Uint8Array> {
-  const runId = hub.ref.runId;
-  let next: number | null = typeof from === "number" ? from : from === "start" ? 1 : null;
-  let idx: number | null = from === "current" ? hub.edge() : null;
-  while (!signal.aborted) {
-    if (idx === null && next !== null) {
-      idx = hub.indexFor(next);
-      if (idx === null && hub.ahead(next)) {
-        // A client that caught up past the hub (it reads at most once per few ms) waits for it: one follower, not one
-        // per client.
-        await hub.changed(signal);
-        continue;
-      }
-    }
-    if (idx !== null) {
-      const e = hub.batch(idx);
-      if (e === "behind") {
-        idx = null;
-        continue;
-      }
-      if (e === "pending") {
-        if (hub.done) {
-          idx = null;
-          if (next === null) break;
-          if (hub.indexFor(next) === null) {
-            // The hub ended without the rest: read it with a follower of our own.
-            yield* own(next);
-            return;
-          }
-          break;
-        }
-        await hub.changed(signal);
-        continue;
-      }
-      // Every frame already there goes out in one write (up to 64 KiB), the same bytes for every client in step.
-      idx = e.end;
-      if (e.next !== null) next = e.next;
-      yield e.bytes;
-      if (e.finished !== null) {
-        yield endOf(e.finished, runId);
-        return;
-      }
-      continue;
-    }
-    // Not in the hub's ring: follow privately until the hub holds the next seq.
-    // Decided where the hub's state is read: by the time the private follower has closed, the hub may have moved on
-    // (the next seq may have left its ring), which the next turn of the loop handles.
-    let handover = false;
-    for await (const item of subscribe(hub.ref, { from: next ?? "start", signal, pollMs: 500, rawLines: true })) {
-      const seq = typeof item.seq === "number" ? item.seq : null;
-      yield itemFrame(item);
-      if (seq !== null) next = seq + 1;
-      if (item.type === "run_finished") {
-        yield endOf(item, runId);
-        return;
-      }
-      if (next !== null && !hub.done && (hub.indexFor(next) !== null || hub.ahead(next))) {
-        handover = true;
-        break;
-      }
-    }
-    if (!handover) break;
-  }
-  if (!signal.aborted) yield await fallbackEnd();
-
-  async function* own(start: number): AsyncGenerator<SseFrame | Uint8Array> {
-    for await (const item of subscribe(hub.ref, { from: start, signal, pollMs: 500, rawLines: true })) {
-      yield itemFrame(item);
-      if (item.type === "run_finished") {
-        yield endOf(item, runId);
-        return;
-      }
-    }
-    if (!signal.aborted) yield await fallbackEnd();
-  }
 }

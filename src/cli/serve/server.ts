@@ -9,7 +9,8 @@ import { performRead, performWrite, type ServeTarget, targetRow, WRITES } from "
 import { dashboardResponse } from "./dashboard.ts";
 import { allowedHosts, checkHost, HttpError, pathId, readJsonBody, TARGET_ID, WriteLimiter } from "./guard.ts";
 import { endFrame, eventFrames, eventsCursor, logFrames, runOf, sseResponse } from "./sse.ts";
-import { EventHub, hubFrames } from "./hub.ts";
+import { EventHub, HUB_FROM_START_SEQS } from "./hub.ts";
+import { hubFrames } from "./hub_frames.ts";
 import { roleAllows, type TokenEntry, type TokenTable } from "./tokens.ts";
 
 /** Options of {@link startServer}. */
@@ -34,6 +35,8 @@ export interface RunningServer {
   port: number;
   /** Open event and log streams. */
   streams(): number;
+  /** Shared followers open (one per live run with clients; closed with its last client). */
+  hubs(): number;
   /** Resolves when the server has stopped. */
   finished: Promise<void>;
   /** Close every stream and stop listening. */
@@ -84,10 +87,14 @@ function bearer(req: Request): string | null {
 class HubTable {
   private readonly byRun = new Map<string, EventHub>();
 
-  acquire(ref: RunRef): EventHub {
+  /** The hub of `ref`, opened when none is: from the run's start while it has at most `HUB_FROM_START_SEQS` events. */
+  acquire(ref: RunRef, lastSeq: number): EventHub {
     const key = `${ref.storeRoot}\n${ref.runId}`;
     let hub = this.byRun.get(key);
-    if (!hub) this.byRun.set(key, hub = new EventHub(ref));
+    if (!hub) {
+      hub = new EventHub(ref, undefined, lastSeq <= HUB_FROM_START_SEQS ? "start" : "current");
+      this.byRun.set(key, hub);
+    }
     hub.clients += 1;
     return hub;
   }
@@ -196,14 +203,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       if (tail.length === 1 && tail[0] === "events") {
         const ref = await runOf(t.storeRoot, url.searchParams.get("run"));
         const from = eventsCursor(req.headers.get("last-event-id"), url.searchParams.get("from"));
-        const live = (await snapshot(ref).catch(() => null))?.status === "running";
-        if (!live) {
+        const snap = await snapshot(ref).catch(() => null);
+        if (snap?.status !== "running") {
           return stream((signal, end) => sseResponse((s) => eventFrames(ref, from, s), signal, BASE_HEADERS, end));
         }
         return stream((signal, end) =>
           sseResponse(
             (s) => {
-              const hub = hubs.acquire(ref);
+              const hub = hubs.acquire(ref, snap.last_seq);
               s.addEventListener("abort", () => hubs.release(hub), { once: true });
               return hubFrames(hub, from, s, () => endFrame(ref));
             },
@@ -250,6 +257,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     url: `${opts.tls ? "https" : "http"}://${shownHost}:${addr.port}/`,
     port: addr.port,
     streams: () => streams.size,
+    hubs: () => hubs.size,
     finished: server.finished,
     async shutdown() {
       for (const s of [...streams]) s.abort();

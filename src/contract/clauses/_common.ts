@@ -122,7 +122,8 @@ export async function readBytes(
   path: string,
 ): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; verdict: Verdict }> {
   try {
-    const st = await Deno.stat(path);
+    // The stat is synchronous (no worker-thread hop); the read stays asynchronous (a file may be large).
+    const st = Deno.statSync(path);
     if (st.isDirectory) return { ok: false, verdict: fail("unreadable file (is a directory)") };
     return { ok: true, bytes: await Deno.readFile(path) };
   } catch (e) {

@@ -1,0 +1,94 @@
+/**
+ * What wakes a follower (src/control/tail.ts `Wakeup`, src/control/follow.ts): a close after a read-write open
+ * (inotify's IN_CLOSE_WRITE, reported as "access") changes nothing and must not wake it — a follower's own snapshot
+ * read closes such a handle in the directory it watches, so waking on it made an idle follower spin; and a follower
+ * given `wait` waits on it, never on a watcher of its own.
+ */
+import assert from "node:assert/strict";
+import { Wakeup } from "../../src/control/tail.ts";
+import { followRun } from "../../src/control/follow.ts";
+import { tempDir } from "../support/fs.ts";
+import { waitFor } from "../support/wait.ts";
+import { FakeWatcher, settlesWithin } from "./_fake_watch.ts";
+import { RUN_ID } from "./_harness.ts";
+import { hubRun } from "../cli/_hub_support.ts";
+
+Deno.test("Wakeup (followers): a close after a read-write open does not wake a follower; a write does", async () => {
+  const watchers: FakeWatcher[] = [];
+  const wake = new Wakeup("/x/control", {
+    rearmMs: 20,
+    watchFs: () => {
+      const w = new FakeWatcher();
+      watchers.push(w);
+      return w;
+    },
+  });
+  try {
+    const w = wake.wait(60_000);
+    watchers[0]!.push("access");
+    assert.equal(await settlesWithin(w, 100), false, "an access event (a handle closed) does not wake");
+    watchers[0]!.push("modify");
+    assert.ok(await settlesWithin(w, 5_000), "a modify event does");
+    const again = wake.wait(60_000);
+    watchers[0]!.push("create");
+    assert.ok(await settlesWithin(again, 5_000), "so does a new file");
+  } finally {
+    await wake.close();
+  }
+});
+
+Deno.test("Wakeup (followers): a real read-write open and close in the watched directory does not wake; an append does", async () => {
+  await using tmp = await tempDir();
+  const file = `${tmp.path}/snapshot.json`;
+  await Deno.writeTextFile(file, "{}\n");
+  const wake = new Wakeup(tmp.path);
+  try {
+    const w = wake.wait(60_000);
+    const f = await Deno.open(file, { read: true, write: true });
+    f.close();
+    assert.equal(await settlesWithin(w, 300), false, "closing a read-write handle is not news");
+    await Deno.writeTextFile(file, "{}\n", { append: true });
+    assert.ok(await settlesWithin(w, 10_000), "an append is");
+  } finally {
+    await wake.close();
+  }
+});
+
+Deno.test("follow: a follower given wait() waits on it alone (no watcher, no poll) and reads what landed once it resolves", async () => {
+  await using tmp = await tempDir();
+  const storeRoot = tmp.path;
+  const { lease, plane, record } = await hubRun(storeRoot);
+  const ac = new AbortController();
+  let waits = 0;
+  let release: () => void = () => {};
+  const wait = () => {
+    waits += 1;
+    return new Promise<void>((r) => release = r);
+  };
+  const seqs: number[] = [];
+  const follower = (async () => {
+    for await (const item of followRun(storeRoot, RUN_ID, { from: "start", signal: ac.signal, pollMs: 50, wait })) {
+      if (typeof item.seq === "number") seqs.push(item.seq);
+    }
+  })();
+  try {
+    await record(3);
+    await waitFor(() => waits >= 1 && seqs.length >= 3, { what: "the follower to read what is there and wait" });
+    const had = seqs.length;
+    const waited = waits;
+    await record(4);
+    // No watcher and no 50 ms poll: nothing is read until wait() resolves.
+    const grew = await waitFor(() => seqs.length > had, { timeoutMs: 400 }).then(() => true, () => false);
+    assert.equal(grew, false, "nothing read before wait() resolved");
+    assert.equal(waits, waited);
+    release();
+    await waitFor(() => seqs.length >= had + 4, { what: "the new events once wait() resolved" });
+    assert.deepEqual(seqs, seqs.map((_, i) => i + 1), "every seq once, in order");
+  } finally {
+    ac.abort();
+    release();
+    await follower;
+    await plane.close("completed", null);
+    await lease.release();
+  }
+});

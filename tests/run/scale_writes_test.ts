@@ -1,0 +1,59 @@
+/**
+ * Regression guard for per-prompt writes (issue #13, docs/bench.md `scale`, "Per-prompt cost"): a trivial prompt
+ * renames `snapshot.json` three times (session live, ended, boundary) and the simulated lane writes no script cursor
+ * for a prompt whose script only overwrites. Counted, not timed (src/util/read_meter.ts): the coalescing window is
+ * widened so the counts do not depend on the machine's speed (its timer is held by
+ * tests/control/snapshot_schedule_test.ts).
+ */
+import assert from "node:assert/strict";
+import { tempDir } from "../support/fs.ts";
+import { writeScalePacket } from "../../scripts/bench/_scale_packet.ts";
+import { runPacket } from "../../src/run/runner.ts";
+import { writeTotals } from "../../src/util/read_meter.ts";
+import { parseProgress } from "../../src/store/progress.ts";
+
+const quiet = { write: (_: string) => {}, isTerminal: false };
+
+/** `run <dir> --no-commit` in this process; returns the snapshot and cursor writes it made. */
+async function writesOfRun(dir: string, count: number): Promise<{ snapshot: number; cursor: number }> {
+  const snapshot = writeTotals("snapshot");
+  const cursor = writeTotals("simulated cursor");
+  const code = await runPacket({
+    packetDir: dir,
+    storeRoot: `${dir}/.prompt_runner`,
+    label: dir,
+    kind: "packet",
+    selection: { ids: [], phase: null, remaining: false, from: null, through: null },
+    overrides: {},
+    newRun: false,
+    verifyFirst: null,
+    keepGoing: false,
+    commit: "none",
+    skipPreflight: true,
+    dryRun: false,
+    io: { stdout: quiet, stderr: quiet, json: false, color: false },
+    argv: ["run", dir, "--no-commit"],
+    random: () => 0,
+    snapshotCoalesceMs: 600_000,
+  });
+  assert.equal(code, 0);
+  const progress = parseProgress(await Deno.readTextFile(`${dir}/.prompt_runner/progress.log`), "progress.log");
+  assert.equal([...progress.values()].filter((r) => r.status === "completed").length, count);
+  const snap = JSON.parse(await Deno.readTextFile(`${dir}/.prompt_runner/control/snapshot.json`));
+  assert.deepEqual([snap.status, snap.completed_count], ["completed", count], "the last write is the run's end");
+  return { snapshot: writeTotals("snapshot") - snapshot, cursor: writeTotals("simulated cursor") - cursor };
+}
+
+Deno.test("a trivial prompt renames snapshot.json three times and writes no simulated cursor", async () => {
+  await using dir = await tempDir();
+  await writeScalePacket(`${dir.path}/one`, 1);
+  await writeScalePacket(`${dir.path}/six`, 6);
+  const one = await writesOfRun(`${dir.path}/one`, 1);
+  const six = await writesOfRun(`${dir.path}/six`, 6);
+  assert.equal(
+    six.snapshot - one.snapshot,
+    5 * 3,
+    `snapshot writes: 1 prompt ${one.snapshot}, 6 prompts ${six.snapshot}`,
+  );
+  assert.equal(six.cursor, 0, "the scripts only overwrite: no cursor file");
+});
