@@ -79,7 +79,7 @@ export interface StatusRollup {
   amendments: { prompt_id: string; count: number; phases: string[] }[];
   /** Failed work kept under a ref until the prompt's next run restores it (docs/keep_going.md). */
   preserved: { prompt_id: string; ref: string; repos: string[] }[];
-  /** Verified work whose commit failed, kept uncommitted for the prompt's next run to commit (docs/crash_recovery.md). */
+  /** Verified work whose commit failed, kept for the prompt's next run to commit (docs/crash_recovery.md). */
   commit_pending: { prompt_id: string; run_id: string; repos: { repo: string; paths: number }[] }[];
   /** Each selected prompt's attempts in this run, in selection order (prompts without one are left out). */
   timeline: TimelinePrompt[];
@@ -211,7 +211,7 @@ function preservedWork(prompts: Record<string, unknown>): StatusRollup["preserve
   return out;
 }
 
-/** Prompts of state.json whose commit failed with their verified work kept (`commit_pending`), malformed ones skipped. */
+/** Prompts of state.json whose commit failed, their verified work kept (`commit_pending`); malformed ones skipped. */
 function pendingCommits(prompts: Record<string, unknown>): StatusRollup["commit_pending"] {
   const out: StatusRollup["commit_pending"] = [];
   for (const [id, entry] of Object.entries(prompts)) {
