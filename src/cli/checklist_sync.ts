@@ -5,6 +5,8 @@ import { resolveTarget } from "./target.ts";
 import { TARGET_FLAGS } from "./selection_flags.ts";
 import { loadPacket } from "../packet/load.ts";
 import { checklistItems, checklistPath, checklistText } from "../contract/checklist.ts";
+import { outsideMessage, outsidePacket } from "../packet/confine.ts";
+import { findingCode, PacketError } from "../errors.ts";
 
 /** The `checklist sync` command. */
 export const spec: CommandSpec = {
@@ -15,6 +17,18 @@ export const spec: CommandSpec = {
   async run(ctx: CommandContext): Promise<number> {
     const target = await resolveTarget(ctx.positionals, ctx.flags, { idsFollow: false });
     const packet = await loadPacket(target.packetDir);
+    // A checklist linked outside the packet is never written through (it would overwrite another file): refused
+    // before anything is written.
+    for (const prompt of packet.prompts) {
+      const path = checklistPath(prompt.file);
+      const outside = await outsidePacket(packet.dir, path);
+      if (outside) {
+        const rel = relative(packet.dir, path);
+        throw new PacketError(findingCode("outside_packet"), `${rel}: ${outsideMessage(packet.dir, outside)}`, {
+          file: rel,
+        });
+      }
+    }
     const written: string[] = [];
     const warnings: string[] = [];
     for (const prompt of packet.prompts) {

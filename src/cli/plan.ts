@@ -10,6 +10,7 @@ import { readCurrentRunRecord, type ResumeDecision, resumeDecision, runPidPresen
 import type { Packet, Prompt } from "../packet/mod.ts";
 import { readProgress } from "../store/progress.ts";
 import { type RunPermissions, runPermissionsFor } from "../run/run_permissions.ts";
+import { pendingOf, readState } from "../run/state.ts";
 
 /** Everything `plan` shows. */
 export interface PlanView {
@@ -21,6 +22,8 @@ export interface PlanView {
   run: ResumeDecision;
   /** What `run` spawns: the exact `--allow-run` list. */
   permissions: RunPermissions;
+  /** Selected prompts whose commit failed: run id of the failed commit (they commit their verified work first). */
+  needsCommit: Map<string, string>;
 }
 
 function targetsOf(packet: Packet, p: Prompt): string[] {
@@ -57,6 +60,8 @@ function renderPlan(v: PlanView): string {
     const t = targets.length ? `[${targets.join(", ")}]` : "";
     if (t || p.dependsOn.length) line += `  ${t.padEnd(tw)}`;
     if (p.dependsOn.length) line += `   depends on ${p.dependsOn.join(", ")}`;
+    const failedIn = v.needsCommit.get(p.id);
+    if (failedIn) line += `   needs a commit: verified in run ${failedIn}, its commit failed; committed first`;
     lines.push(line.trimEnd());
   }
   return lines.join("\n") + "\n";
@@ -76,6 +81,7 @@ function planJson(v: PlanView): Record<string, unknown> {
       depends_on: p.dependsOn,
       provider: p.options.provider,
       model: p.options.model,
+      ...(v.needsCommit.has(p.id) ? { needs_commit: true } : {}),
     })),
     run: { action: v.run.action, run_id: v.run.runId },
     permissions: { run: v.permissions.run },
@@ -108,7 +114,27 @@ export const spec: CommandSpec = {
       leaseLive: record?.state === "running" ? await runPidPresent(target.storeRoot) : false,
     });
     const permissions = await runPermissionsFor(packet, selected, target.storeRoot);
-    const view: PlanView = { packet, label: target.label, storeRoot: target.storeRoot, selected, run, permissions };
+    // A prompt whose commit failed commits its verified work before the others (docs/crash_recovery.md).
+    // An unreadable state.json is `run`'s to refuse; the plan still prints.
+    const state = await readState(target.storeRoot).catch(() => null);
+    const needsCommit = new Map<string, string>();
+    for (const p of selected) {
+      const pending = pendingOf(state?.prompts[p.id]);
+      if (pending) needsCommit.set(p.id, pending.run_id);
+    }
+    const ordered = [
+      ...selected.filter((p) => needsCommit.has(p.id)),
+      ...selected.filter((p) => !needsCommit.has(p.id)),
+    ];
+    const view: PlanView = {
+      packet,
+      label: target.label,
+      storeRoot: target.storeRoot,
+      selected: ordered,
+      run,
+      permissions,
+      needsCommit,
+    };
     ctx.stdout.write(ctx.json ? JSON.stringify(planJson(view)) + "\n" : renderPlan(view));
     return 0;
   },

@@ -83,6 +83,17 @@ export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()):
     );
   }
   for (const w of r.preserved ?? []) row("preserved", `${w.prompt_id}: ${w.ref} (${w.repos.join(", ")})`);
+  for (const c of r.commit_pending ?? []) {
+    const where = c.repos.map((x) => `${x.repo}: ${x.paths} path(s)`).join(", ");
+    row(
+      "commit",
+      wrap(
+        `${c.prompt_id} needs a commit: its verified work (${where}) waits for its next run`,
+        88,
+        indent,
+      ),
+    );
+  }
   if ((r.vacuous ?? []).length > 0) {
     row("vacuous", `${r.vacuous.join(", ")} (contract passed before any session ran)`);
   }

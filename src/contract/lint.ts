@@ -63,16 +63,36 @@ function countItems(contract: Contract): number {
   return n;
 }
 
-/** Every contract lint finding of one prompt (errors and warnings of docs/reference/contract.md §11). */
-export async function lintContract(prompt: Prompt, packet: Packet): Promise<Finding[]> {
+/**
+ * `canonicalPath` remembered per path: a packet's prompts share their working directory and repos, so `packet lint`
+ * resolves each once instead of once per prompt (entries are resolved each time: they differ per prompt).
+ */
+export function rememberedCanonicalPath(): (path: string) => string {
+  const known = new Map<string, string>();
+  return (path) => {
+    let real = known.get(path);
+    if (real === undefined) known.set(path, real = canonicalPath(path));
+    return real;
+  };
+}
+
+/**
+ * Every contract lint finding of one prompt (errors and warnings of docs/reference/contract.md §11). `canonical`
+ * resolves the prompt's working directory and the packet's repos (see {@link rememberedCanonicalPath}).
+ */
+export async function lintContract(
+  prompt: Prompt,
+  packet: Packet,
+  canonical: (path: string) => string = canonicalPath,
+): Promise<Finding[]> {
   const findings: Finding[] = [];
   const add = (kind: string, severity: Finding["severity"], key: string | null, message: string) =>
     findings.push({ kind, severity, prompt_id: prompt.id, file: prompt.relFile, key, message });
   const repos = repoIndex(packet);
   const repoNames = new Set(Object.keys(repos));
-  const scope = canonicalPath(prompt.cwd);
+  const scope = canonical(prompt.cwd);
   const canonRepos: Record<string, string> = {};
-  for (const [k, v] of Object.entries(repos)) canonRepos[k] = canonicalPath(v);
+  for (const [k, v] of Object.entries(repos)) canonRepos[k] = canonical(v);
   const scopeRepo = repoForScope(scope, canonRepos);
   const verify: Record<string, unknown> = isRecord(prompt.verify) ? prompt.verify : {};
   // Only these clauses hold globs; the matcher is loaded for them alone.

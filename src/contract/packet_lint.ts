@@ -2,7 +2,7 @@
  * `packet lint` findings (docs/reference/packet.md §11, docs/reference/contract.md §11): everything the loader reports, the file-name rules,
  * and the contract rules of src/contract/lint.ts. Never runs git or commands.
  */
-import { lintContract } from "./lint.ts";
+import { lintContract, rememberedCanonicalPath } from "./lint.ts";
 import { lintSimulate } from "../packet/simulate_lint.ts";
 import { inspectPacket, type LoadOptions } from "../packet/load.ts";
 import { filenamePrefix } from "../packet/prompt_text.ts";
@@ -41,6 +41,7 @@ export async function lintPacket(
   const found: Finding[] = [...r.findings];
   const packet = r.packet;
   const seenIds = new Set<string>();
+  const canonical = rememberedCanonicalPath();
   // The first prompt of each file, looked up by name (a search per file was quadratic in the packet's size).
   const byFile = new Map<string, Prompt>();
   for (const p of packet?.prompts ?? []) if (!byFile.has(p.file)) byFile.set(p.file, p);
@@ -72,7 +73,7 @@ export async function lintPacket(
     seenIds.add(prompt.id);
     let contract: Finding[];
     try {
-      contract = await lintContract(prompt, packet);
+      contract = await lintContract(prompt, packet, canonical);
     } catch (e) {
       contract = [{
         kind: "contract_lint_failed",

@@ -67,18 +67,22 @@ export function canonicalPath(abs: string): string {
   try {
     return Deno.realPathSync(abs || sep);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) from = parts.length - 1;
+    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) from = parts.length - 1;
   }
+  // Each prefix costs one realpath: a prefix that is missing (or has a file above it) fails it as it would fail a
+  // stat, so no stat comes first; any other failure asks stat whether the prefix is there, as before.
   for (let i = from; i > 0; i--) {
     const prefix = parts.slice(0, i).join(sep) || sep;
-    if (!existsSync(prefix)) continue;
+    let real: string;
     try {
-      const real = Deno.realPathSync(prefix);
-      const rest = parts.slice(i);
-      return rest.length ? join(real, ...rest) : real;
-    } catch {
+      real = Deno.realPathSync(prefix);
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) continue;
+      if (!existsSync(prefix)) continue;
       return abs;
     }
+    const rest = parts.slice(i);
+    return rest.length ? join(real, ...rest) : real;
   }
   return abs;
 }

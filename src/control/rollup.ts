@@ -79,6 +79,8 @@ export interface StatusRollup {
   amendments: { prompt_id: string; count: number; phases: string[] }[];
   /** Failed work kept under a ref until the prompt's next run restores it (docs/keep_going.md). */
   preserved: { prompt_id: string; ref: string; repos: string[] }[];
+  /** Verified work whose commit failed, kept for the prompt's next run to commit (docs/crash_recovery.md). */
+  commit_pending: { prompt_id: string; run_id: string; repos: { repo: string; paths: number }[] }[];
   /** Each selected prompt's attempts in this run, in selection order (prompts without one are left out). */
   timeline: TimelinePrompt[];
   /** Selected prompts whose result in this run is flagged `vacuous` (docs/lint.md), in selection order. */
@@ -205,6 +207,22 @@ function preservedWork(prompts: Record<string, unknown>): StatusRollup["preserve
     if (!p || typeof p.ref !== "string") continue;
     const repos = Array.isArray(p.repos) ? p.repos.filter(isRecord).map((r) => String(r.repo)) : [];
     out.push({ prompt_id: id, ref: p.ref, repos });
+  }
+  return out;
+}
+
+/** Prompts of state.json whose commit failed, their verified work kept (`commit_pending`); malformed ones skipped. */
+function pendingCommits(prompts: Record<string, unknown>): StatusRollup["commit_pending"] {
+  const out: StatusRollup["commit_pending"] = [];
+  for (const [id, entry] of Object.entries(prompts)) {
+    if (!isRecord(entry) || entry.status !== "commit_failed" || !isRecord(entry.commit_pending)) continue;
+    const c = entry.commit_pending;
+    if (typeof c.run_id !== "string" || !isRecord(c.repos)) continue;
+    const repos = Object.entries(c.repos).map(([repo, f]) => ({
+      repo,
+      paths: isRecord(f) ? Object.keys(f).length : 0,
+    }));
+    out.push({ prompt_id: id, run_id: c.run_id, repos });
   }
   return out;
 }
@@ -410,6 +428,7 @@ export function summarizeRollup(
     ...liveParts(live, inp.delivered),
     amendments: amendmentsOf(inp.amendmentTexts, runId),
     preserved: preservedWork(prompts),
+    commit_pending: pendingCommits(prompts),
     timeline: timelineOf(ids, prompts, runId),
     vacuous,
     lease: { state: lease.state, pid: lease.pid, hostname: lease.hostname },

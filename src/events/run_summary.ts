@@ -81,6 +81,8 @@ export interface SummaryPrompt {
   blocked_by?: string[];
   /** Where the failed prompt's work was preserved (docs/keep_going.md). */
   preserved?: unknown;
+  /** Its commit failed and its verified work is kept for its next run to commit (docs/crash_recovery.md). */
+  needs_commit?: true;
 }
 
 /** Counts over the prompts and attempts of the run. */

@@ -18,6 +18,7 @@ import { defaultRepoOf, parseRepos } from "./repos.ts";
 import { parsePromptFile, type RawPrompt } from "./prompt_file.ts";
 import { type AgentControlConfig, agentOwnedFindings, type ExecutionPolicy, VERIFIER_OWNED } from "./agent_control.ts";
 import { applyLegacyRoots, buildPrompts, uniquePrompts } from "./assemble.ts";
+import { outsideMessage, outsidePacket } from "./confine.ts";
 import type { Finding, OptionOverrides, Packet, Prompt, Repo } from "./types.ts";
 
 /** The manifest file name. */
@@ -115,17 +116,29 @@ async function canonicalDir(dir: string): Promise<string> {
 
 /** Discover prompt files: `*.prompt.md`, else `*.md` without `*.checklist.md` (absolute, sorted by name). */
 export async function discoverPromptFiles(promptDir: string): Promise<string[]> {
+  return (await discoverPromptEntries(promptDir)).files;
+}
+
+/** {@link discoverPromptFiles}, with the files that are symlinks. */
+async function discoverPromptEntries(promptDir: string): Promise<{ files: string[]; links: Set<string> }> {
   const names: string[] = [];
+  const linked = new Set<string>();
   try {
-    for await (const e of Deno.readDir(promptDir)) if (e.isFile || e.isSymlink) names.push(e.name);
+    for await (const e of Deno.readDir(promptDir)) {
+      if (e.isFile || e.isSymlink) names.push(e.name);
+      if (e.isSymlink) linked.add(e.name);
+    }
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) return [];
+    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
+      return { files: [], links: linked };
+    }
     throw e;
   }
   names.sort();
   let picked = names.filter((n) => n.endsWith(".prompt.md") && !n.endsWith(".checklist.md"));
   if (picked.length === 0) picked = names.filter((n) => n.endsWith(".md") && !n.endsWith(".checklist.md"));
-  return picked.map((n) => `${promptDir}/${n}`);
+  const files = picked.map((n) => `${promptDir}/${n}`);
+  return { files, links: new Set(picked.filter((n) => linked.has(n)).map((n) => `${promptDir}/${n}`)) };
 }
 
 function relTo(dir: string, path: string): string {
@@ -175,7 +188,9 @@ async function readPromptFiles(
   root: string,
   promptDir: string,
 ): Promise<{ promptFiles: string[]; parsed: { raw: RawPrompt | null; own: FindingSink }[] }> {
-  const promptFiles = await discoverPromptFiles(promptDir);
+  const { files: promptFiles, links } = await discoverPromptEntries(promptDir);
+  // One real-path check for the directory; then only the files that are links need their own.
+  const dirInside = promptFiles.length === 0 || (await outsidePacket(root, promptDir)) === null;
   const parsed: { raw: RawPrompt | null; own: FindingSink }[] = new Array(promptFiles.length);
   let next = 0;
   const worker = async () => {
@@ -183,7 +198,15 @@ async function readPromptFiles(
       const i = next++;
       const file = promptFiles[i]!;
       const own = new FindingSink();
-      parsed[i] = { raw: await parsePromptFile(file, relTo(root, file), own), own };
+      const rel = relTo(root, file);
+      // A prompt file (or the prompt dir) linked outside the packet is never read: it would be sent to a provider.
+      const outside = dirInside && !links.has(file) ? null : await outsidePacket(root, file);
+      if (outside) {
+        own.error("outside_packet", `${rel}: ${outsideMessage(root, outside)}`, { file: rel });
+        parsed[i] = { raw: null, own };
+        continue;
+      }
+      parsed[i] = { raw: await parsePromptFile(file, rel, own), own };
     }
   };
   await Promise.all(Array.from({ length: Math.min(PROMPT_READ_CONCURRENCY, promptFiles.length) }, worker));
@@ -192,6 +215,11 @@ async function readPromptFiles(
 
 /** The manifest's text; a directory without one is not a packet (exit 4). */
 async function readManifest(root: string): Promise<string> {
+  const outside = await outsidePacket(root, `${root}/${MANIFEST_FILE}`);
+  if (outside) {
+    const message = `${MANIFEST_FILE}: ${outsideMessage(root, outside)}`;
+    throw new PacketError(findingCode("outside_packet"), message, { file: MANIFEST_FILE });
+  }
   try {
     return await Deno.readTextFile(`${root}/${MANIFEST_FILE}`);
   } catch (e) {

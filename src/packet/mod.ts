@@ -9,6 +9,7 @@ export {
 } from "./agent_control.ts";
 export { type ExplainedValue, explainPacket, type PacketExplanation, type ValueSource } from "./explain.ts";
 export { packetFingerprint } from "./fingerprint.ts";
+export { outsideMessage, type OutsidePacket, outsidePacket } from "./confine.ts";
 export { parseFrontMatter } from "./front_matter.ts";
 export {
   discoverPromptFiles,

@@ -40,7 +40,8 @@ class Buffered {
 const encoder = new TextEncoder();
 
 function fileWriter(path: string): { write(text: string): void; close(): void } {
-  const file = openStoreFileSync(path); // a store log: never through a link (docs/store.md)
+  // A store log: never through a link (docs/store.md). Each attempt's files have new names: created first.
+  const file = openStoreFileSync(path, { fresh: true });
   return {
     write(text: string) {
       const bytes = encoder.encode(text);

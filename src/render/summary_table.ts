@@ -42,7 +42,7 @@ function commitOf(p: SummaryPrompt): string {
   return more.length > 0 ? `${first.short} +${more.length}` : first.short;
 }
 
-/** The markers of a prompt: steered, amended, vacuous, blocked, pre-flight, preserved. */
+/** The markers of a prompt: steered, amended, vacuous, blocked, pre-flight, preserved, needs a commit. */
 function notesOf(p: SummaryPrompt): string {
   const notes: string[] = [];
   if (p.steered) notes.push(`steered ×${p.steer_count}`);
@@ -50,6 +50,7 @@ function notesOf(p: SummaryPrompt): string {
   if (p.vacuous) notes.push("vacuous contract");
   if (p.blocked_by) notes.push(`blocked by ${p.blocked_by.join(", ")}`);
   if (p.preserved) notes.push("work preserved");
+  if (p.needs_commit) notes.push("needs a commit");
   return notes.join(", ");
 }
 

@@ -90,7 +90,7 @@ export async function commitPrompt(
       if (own === undefined) failpoint("commit.before_git_commit");
       const commit = own ?? (add.ok ? await runGit(repo.path, ["commit", "-q", "--file", tmp]) : add);
       if (!commit.ok) {
-        const msg = (commit.stderr || commit.stdout).trim().split("\n")[0] ?? "git commit failed";
+        const msg = (commit.stderr || commit.stdout).trim().split("\n")[0] || `git commit failed (exit ${commit.code})`;
         error ??= `commit failed in ${repo.name}: ${msg}`;
         results.push({ repo: repo.name, status: "failed", error: msg });
         break;

@@ -41,7 +41,7 @@ export function storeRelative(root: string, storeRoot: string | null): string | 
  * Uncommitted paths of a work tree (modified, staged, deleted, untracked; both sides of renames), store-root paths
  * excluded, sorted. Null when `root` is not a git work tree or git fails.
  */
-async function uncommittedPaths(root: string, storeRoot: string | null): Promise<string[] | null> {
+export async function uncommittedPaths(root: string, storeRoot: string | null): Promise<string[] | null> {
   const r = await gitIn(root, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
   if (!r.ok) return null;
   return changedPaths(parsePorcelainZ(r.stdout), storeRelative(root, storeRoot));
@@ -51,6 +51,13 @@ async function uncommittedPaths(root: string, storeRoot: string | null): Promise
 export function listPaths(paths: string[], max = 20): string {
   const shown = paths.slice(0, max).join(", ");
   return paths.length > max ? `${shown}, and ${paths.length - max} more` : shown;
+}
+
+/** Paths a prompt's failed commit left (src/run/commit_pending.ts), keyed by canonical repo root. */
+export interface PendingClaim {
+  prompt: Prompt;
+  /** Canonical repo root → the prompt's pending paths there. */
+  byRoot: Map<string, Set<string>>;
 }
 
 /** A target repo with uncommitted changes. */
@@ -67,7 +74,9 @@ export interface DirtyRepo {
  * are left to the repo check.
  *
  * It must run after crash recovery has claimed an interrupted prompt's leftovers (those are that prompt's work, not
- * the user's): `claimed` lists the prompts whose leftovers were claimed, and their repos are not refused.
+ * the user's): `claimed` lists the prompts whose leftovers were claimed, and their repos are not refused. `pending`
+ * lists the paths of prompts whose commit failed (src/run/commit_pending.ts): a selected prompt's are its own work,
+ * never refused; another prompt's are refused naming that prompt and how to commit them.
  */
 export async function dirtyRepos(
   packet: Packet,
@@ -75,18 +84,37 @@ export async function dirtyRepos(
   storeRoot: string | null,
   allowDirty: boolean,
   claimed: Prompt[] = [],
+  pending: PendingClaim[] = [],
 ): Promise<DirtyRepo[]> {
   if (allowDirty) return [];
   // Repos of prompts whose leftovers recovery claimed: that dirt is the interrupted prompt's work.
   const seen = new Set(claimed.flatMap((p) => promptRepos(packet, p).map((r) => canonicalPath(r.path))));
+  const selected = new Set(prompts.map((p) => p.id));
   const out: DirtyRepo[] = [];
   for (const prompt of prompts) {
     for (const repo of promptRepos(packet, prompt)) {
       const key = canonicalPath(repo.path);
       if (seen.has(key)) continue;
       seen.add(key);
-      const dirty = await uncommittedPaths(repo.path, storeRoot);
+      let dirty = await uncommittedPaths(repo.path, storeRoot);
       if (dirty === null || dirty.length === 0) continue;
+      for (const claim of pending) {
+        const own = claim.byRoot.get(key);
+        if (!own) continue;
+        const theirs = dirty.filter((p) => own.has(p));
+        dirty = dirty.filter((p) => !own.has(p));
+        if (theirs.length === 0 || selected.has(claim.prompt.id)) continue;
+        const id = claim.prompt.id;
+        out.push({
+          repo: repo.name,
+          paths: theirs,
+          message: `repo ${repo.name}: prompt ${id} verified ${theirs.length} uncommitted path(s) but its commit ` +
+            `failed: ${listPaths(theirs)}; run prompt ${id} again to commit them in its own commit ` +
+            `(\`prompt_runner run <target> ${id}\` or \`run --remaining\`); --allow-dirty keeps them out of the ` +
+            "selected prompts",
+        });
+      }
+      if (dirty.length === 0) continue;
       out.push({
         repo: repo.name,
         paths: dirty,
@@ -112,13 +140,15 @@ export interface RepoBaseline extends TargetRepo {
 /**
  * Capture the baseline of each target repo of a prompt: HEAD and the uncommitted paths from ONE
  * `git status --porcelain=v2 --branch -z` per repo (a git spawn of the large runner process is most of a trivial
- * prompt's cost, docs/bench.md `scale`). With `recorded` (an interrupted prompt's own baseline) only HEAD is used.
+ * prompt's cost, docs/bench.md `scale`). With `recorded` (an interrupted prompt's own baseline) only HEAD is used;
+ * `own` (repo name → paths) are the prompt's own work (a failed commit's), never in its baseline.
  */
 export async function captureBaseline(
   packet: Packet,
   prompt: Prompt,
   storeRoot: string | null,
   recorded: Record<string, string[]> | null = null,
+  own: Record<string, string[]> | null = null,
 ): Promise<RepoBaseline[]> {
   const out: RepoBaseline[] = [];
   const seen = new Set<string>();
@@ -129,7 +159,8 @@ export async function captureBaseline(
     const st = await branchStatus(repo.path);
     const head = st.ok ? st.status.oid : null;
     const found = st.ok ? changedPaths(st.status.entries, storeRelative(repo.path, storeRoot)) : [];
-    const dirty = recorded ? recorded[repo.name] ?? [] : found;
+    const mine = new Set(own?.[repo.name] ?? []);
+    const dirty = recorded ? recorded[repo.name] ?? [] : found.filter((p) => !mine.has(p));
     out.push({ ...repo, root, head, dirty });
   }
   return out;

@@ -15,12 +15,13 @@ export { dirtyRepos } from "./dirty.ts";
 export { lintGateForSelection } from "./lint_gate.ts";
 export { vacuousFindings } from "./preflight_vacuous.ts";
 export { hasLeftovers } from "./prompt_guard.ts";
+export { pendingClaims } from "./commit_pending.ts";
 export { readinessReport, renderReadiness } from "./readiness.ts";
 export { type RunPermissions, runPermissionsFor } from "./run_permissions.ts";
 export { runPacket, type RuntimeStore } from "./runner.ts";
 export type { EventLimits } from "./run_request.ts";
 export type { DisplayRequest } from "./progress_display.ts";
-export { readState } from "./state.ts";
+export { pendingOf, readState } from "./state.ts";
 export {
   buildRunSummary,
   readRunSummary,

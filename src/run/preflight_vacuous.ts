@@ -23,6 +23,8 @@ export interface VacuousFindingOptions {
   strict: boolean;
   /** The question is about `run --remaining` (pre-flight completion requested): passing prompts are intended skips. */
   remaining: boolean;
+  /** Prompts whose failed commit left their verified work on the tree: it passes because it is their own work. */
+  pendingCommit?: ReadonlySet<string>;
 }
 
 /** The message of a `vacuous` finding (pure). */
@@ -44,7 +46,7 @@ export async function vacuousFindings(
   const progress = await readProgress(storeRoot);
   const out: VacuousFinding[] = [];
   for (const prompt of packet.prompts) {
-    if (progress.get(prompt.id)?.status === "completed") continue;
+    if (progress.get(prompt.id)?.status === "completed" || opts.pendingCommit?.has(prompt.id)) continue;
     const report = await vacuousReport(packet, prompt, storeRoot, { runId: null, strict: opts.strict });
     if (report === null) continue;
     out.push({

@@ -29,7 +29,7 @@ import {
   verificationFailedLine,
   verificationReason,
 } from "./output.ts";
-import { commitWork, failureRecord, finish, halted, type PromptOutcome } from "./prompt_result.ts";
+import { commitFailed, commitWork, failureRecord, finish, halted, type PromptOutcome } from "./prompt_result.ts";
 import { repairPrompt } from "./repair_prompt.ts";
 import type { CommitRecord, PromptStatus } from "./state.ts";
 import type { SteerDesk } from "./steering.ts";
@@ -313,8 +313,7 @@ async function complete(
   const c = await commitWork(ctx, desk, prompt, report);
   if (c.error) {
     j.agent?.discard("the iteration's commit failed");
-    ctx.err(`error: ${c.error}`);
-    await ctx.appendProgress(prompt.id, "failed", null);
+    await commitFailed(ctx, prompt, c.error, c.record);
     const facts = { attempts, commit: c.record, failureClass: null, reason: c.error, lastVerifier: report };
     await finish(ctx, desk, prompt, sessionResult("commit_failed", facts), action);
     return { outcome: outcome(prompt, "commit_failed", c.error, null, attempts, c.record) };

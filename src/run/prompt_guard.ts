@@ -11,6 +11,7 @@ import { captureBaseline, dirtyRepos, listPaths, preexistingByRoot, promptRepos,
 import { type PreservedWork, preserveFailedWork, restorePreserved } from "./preserve.ts";
 import type { PromptState, PromptStatus, StateDoc, StateStore } from "./state.ts";
 import { RunFailedError } from "../errors.ts";
+import { pendingClaims, pendingIn, pendingPaths } from "./commit_pending.ts";
 
 /** Final states whose leftovers are preserved and reset (an interrupted prompt's leftovers are resumed instead). */
 const PRESERVED_STATUSES: ReadonlySet<PromptStatus> = new Set(["failed", "verification_failed", "verifier_fault"]);
@@ -52,7 +53,8 @@ export async function refuseDirtyRepos(
   state: StateStore | null,
 ): Promise<void> {
   const claimed = state ? prompts.filter((p) => entryHasLeftovers(state.entry(p.id))) : [];
-  const dirty = await dirtyRepos(packet, prompts, storeRoot, allowDirty, claimed);
+  const pending = state ? pendingClaims(packet, (id) => pendingIn(state, id) ? state.entry(id) : undefined) : [];
+  const dirty = await dirtyRepos(packet, prompts, storeRoot, allowDirty, claimed, pending);
   if (dirty.length) {
     throw new RunFailedError("preflight_failed", "preflight failed", { hints: dirty.map((d) => d.message) });
   }
@@ -68,7 +70,10 @@ export async function beginPrompt(
   // listed once per run, so a prompt's start costs one git spawn per target repo.
   const repos = promptRepos(packet, prompt);
   const found = ctx.env.preserved.newest(repos, prompt.id);
-  const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recordedBaseline(ctx, prompt));
+  // A failed commit's paths are the prompt's own work, never its baseline (src/run/commit_pending.ts).
+  const pending = pendingIn(ctx.state, prompt.id);
+  const own = pending ? pendingPaths(pending) : null;
+  const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recordedBaseline(ctx, prompt), own);
   ctx.slot.beginPreexisting(preexistingByRoot(baseline));
   const user = baseline.filter((b) => b.dirty.length > 0);
   if (user.length) {

@@ -10,6 +10,7 @@ import type { FailureEnvelope } from "./classify.ts";
 import { commitMessage, commitPrompt } from "./commit.ts";
 import { isPacketLocalStore } from "./commit_records.ts";
 import { withExclusions } from "./dirty.ts";
+import { pendingWork } from "./commit_pending.ts";
 import type { RunContext } from "./context.ts";
 import { faultBlock, preflightCompletedLine } from "./output.ts";
 import type { CommitRecord, FailureRecord, PromptResult, PromptStatus } from "./state.ts";
@@ -83,6 +84,8 @@ export async function finish(
   await ctx.state.updatePrompt(prompt.id, (p) => {
     p.status = full.status;
     p.result = full; // replaced, never merged
+    // A failed commit's work is the prompt's until a later result of it replaces this one (src/run/commit_pending.ts).
+    if (full.status !== "commit_failed") delete p.commit_pending;
     delete p.retry_delay_ms;
     if (full.blocked_by) p.blocked_by = full.blocked_by;
     else delete p.blocked_by;
@@ -129,6 +132,34 @@ export async function commitWork(
   const repos = withExclusions(ctx.reposFor(prompt), ctx.preexisting);
   const out = await ctx.withBoundaries(commitPrompt(repos, message, (l) => ctx.say(l), records));
   return { record: out.record, suffix: out.suffix, error: out.error };
+}
+
+/**
+ * A verified prompt's commit failed: say why, record `failed` in progress.log and, before its result, the paths it
+ * left uncommitted with their digests (`commit_pending`): its verified work, claimed by its next run
+ * (docs/crash_recovery.md, "A commit that failed").
+ */
+export async function commitFailed(
+  ctx: RunContext,
+  prompt: Prompt,
+  error: string,
+  record: CommitRecord,
+): Promise<void> {
+  ctx.err(`error: ${error}`);
+  await ctx.appendProgress(prompt.id, "failed", null);
+  const repos = ctx.reposFor(prompt);
+  const pending = await pendingWork(repos, ctx.preexisting, ctx.storeRoot || null, record, ctx.runId, nowIso());
+  await ctx.state.updatePrompt(prompt.id, (p) => {
+    if (pending) p.commit_pending = pending;
+    else delete p.commit_pending;
+  });
+  if (pending) {
+    const where = Object.entries(pending.repos).map(([r, f]) => `${r}: ${Object.keys(f).length} path(s)`).join(", ");
+    ctx.err(
+      `prompt ${prompt.id} keeps its verified work uncommitted (${where}); its next run commits it ` +
+        `(run \`run --remaining\` or run prompt ${prompt.id} again once the commit can succeed)`,
+    );
+  }
 }
 
 /** Pre-flight verification (docs/reference/contract.md §9); returns an outcome when the prompt completed or faulted. */

@@ -7,9 +7,19 @@
 import { INTERRUPTED_EXIT } from "./interrupts.ts";
 import type { PromptStatus } from "./state.ts";
 
-/** Prompt order: the prompt whose leftovers crash recovery found goes first, continuing its attempt. */
-export function runOrder<T extends { id: string }>(prompts: readonly T[], first: T | undefined): T[] {
-  return first ? [first, ...prompts.filter((p) => p.id !== first.id)] : [...prompts];
+/**
+ * Prompt order: the prompt whose leftovers crash recovery found goes first, continuing its attempt; then the selected
+ * prompts whose commit failed (`claiming`, in their order), which commit their verified work before any other
+ * prompt can touch it; then the rest in order.
+ */
+export function runOrder<T extends { id: string }>(
+  prompts: readonly T[],
+  first: T | undefined,
+  claiming: readonly T[] = [],
+): T[] {
+  const head = [...(first ? [first] : []), ...claiming.filter((p) => p.id !== first?.id)];
+  const ids = new Set(head.map((p) => p.id));
+  return [...head, ...prompts.filter((p) => !ids.has(p.id))];
 }
 
 /** The dependencies of a prompt completed neither earlier in this run nor in progress.log, in declared order. */
@@ -27,7 +37,7 @@ export interface PromptEntryInput {
   preflightOn: boolean;
   /** The `repair` command: the first attempt is a repair. */
   repairFirst: boolean;
-  /** The prompt continues an interrupted attempt's leftovers. */
+  /** The prompt continues an interrupted attempt's leftovers, or claims the work its failed commit left. */
   recovering: boolean;
   /** The prompt's preserved work was applied before it. */
   restored: boolean;

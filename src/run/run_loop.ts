@@ -14,6 +14,8 @@ import { afterPrompt, blockersOf, promptEntry } from "./run_decide.ts";
 import type { SteerDesk } from "./steering.ts";
 import { probeVacuous } from "./vacuous.ts";
 import { verifyCompletion } from "./agent_chain.ts";
+import { pendingIn } from "./commit_pending.ts";
+import { claimPendingCommit } from "./commit_claim.ts";
 
 /** What the loop leaves for closing the run. */
 export interface RunTally {
@@ -119,18 +121,21 @@ async function runOnePrompt(
   preserved: Map<string, PreservedWork>,
 ): Promise<PromptOutcome> {
   ctx.slot.beginPrompt(prompt.id);
+  // The verified work of this prompt's failed commit: claimed and committed before anything else (commit_claim.ts).
+  const pending = pendingIn(ctx.state, prompt.id);
   const { baseline, restored } = await beginPrompt(ctx, ctx.packet, prompt);
   const entry = promptEntry({
     preflightOn: settings.preflightOn,
     repairFirst: ctx.opts.repairFirst,
-    recovering: recovering !== null,
+    recovering: recovering !== null || pending !== null,
     restored,
   });
   let outcome: PromptOutcome | null = null;
+  if (pending && !recovering) outcome = await claimPendingCommit(ctx, desk, prompt, pending);
   // Agent control and agent-owned completion (docs/agent-control.md §3): passing files — stale, or a repeated
   // iteration's — never complete a prompt without a session; the agent's directive or the session decides.
   const noPreflight = ctx.packet.execution.completion === "agent_owned" || ctx.packet.agentControl !== null;
-  if (entry.preflight && !noPreflight) outcome = await preflight(ctx, desk, prompt);
+  if (entry.preflight && !noPreflight) outcome ??= await preflight(ctx, desk, prompt);
   if (entry.probeVacuous) {
     outcome ??= await probeVacuous(ctx, desk, prompt, {
       preflightRequested: settings.preflightOn,

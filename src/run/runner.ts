@@ -29,6 +29,7 @@ import { writeSummaryTable } from "../render/summary_table.ts";
 import type { RunSummaryStream } from "../events/mod.ts";
 import type { RecoveryTarget } from "./crash_recovery.ts";
 import { recoverAtStart, recoveryPending } from "./recover_at_start.ts";
+import { pendingIn } from "./commit_pending.ts";
 import { runExitCode, runOrder, runVerdict } from "./run_decide.ts";
 import { listenForSignals, NO_CONTEXT, openContext, openRun, type RunOpening } from "./run_open.ts";
 import { INTERRUPTED_EXIT } from "./interrupts.ts";
@@ -159,7 +160,9 @@ async function runLeased(
 ): Promise<number> {
   // Leftover changes of an interrupted prompt belong to it: that prompt goes first, continuing its attempt.
   const first = leftovers ? packet.prompts.find((p) => p.id === leftovers.promptId) : undefined;
-  const prompts = runOrder(selected, first);
+  // A prompt whose commit failed commits its verified work before another prompt can touch it (commit_claim.ts).
+  const claiming = selected.filter((p) => pendingIn(state, p.id) !== null);
+  const prompts = runOrder(selected, first, claiming);
   // The live status line or the heartbeat (docs/status.md) sits around every line the run writes from here on.
   const display = new ProgressDisplay(req.io, req.display, prompts.length);
   const shown: RunRequest = { ...req, io: display.io };

@@ -113,6 +113,8 @@ export interface PromptResult {
   stage?: "preflight" | "post_session";
   /** The contract already passed before the prompt's first session ran (docs/lint.md); absent otherwise. */
   vacuous?: boolean;
+  /** The work of an earlier run whose commit failed, claimed (verified again) and committed by this result. */
+  claimed?: CommitClaim;
 }
 
 /** One prompt's entry. */
@@ -131,6 +133,36 @@ export interface PromptState {
   preserved?: { ref: string; run_id: string; prompt_id: string; at: string; repos: PreservedRepoRecord[] };
   /** The preserved work a run applied again before the prompt's first attempt. */
   restored?: { ref: string; run_id: string; at: string; repos: PreservedRepoRecord[] };
+  /**
+   * A `commit_failed` prompt's verified, uncommitted work (docs/crash_recovery.md, "A commit that failed"): its
+   * paths are this prompt's, claimed and committed by its next run.
+   */
+  commit_pending?: CommitPending;
+}
+
+/** The work a prompt verified but could not commit: per repo name, each path with its content digest then. */
+export interface CommitPending {
+  run_id: string;
+  at: string;
+  /** Repo name → repo-relative path → digest (`sha256:…`, `link:<target>`, `absent`, `other`). */
+  repos: Record<string, Record<string, string>>;
+  /** The run that verified the work again and was committing it (a crash then leaves a commit to adopt). */
+  claimed_by?: string;
+}
+
+/** The pending commit of a prompt entry: only while the prompt's latest result is `commit_failed`. */
+export function pendingOf(entry: PromptState | undefined): CommitPending | null {
+  return entry?.status === "commit_failed" && entry.commit_pending ? entry.commit_pending : null;
+}
+
+/** What a prompt's run claimed of its earlier run's failed commit (recorded on the result that committed it). */
+export interface CommitClaim {
+  /** The run whose commit failed. */
+  run_id: string;
+  /** Repo name → the claimed paths still uncommitted. */
+  repos: Record<string, string[]>;
+  /** Claimed paths whose content changed since that verification (`repo:path`). */
+  changed: string[];
 }
 
 /** One repo's share of preserved work: the preserved commit and the paths the failed prompt changed. */
@@ -316,6 +348,17 @@ export class StateStore {
   entry(promptId: string): PromptState | undefined {
     const held = this.#entries.get(promptId);
     return held === undefined ? undefined : thawEntry(held);
+  }
+
+  /**
+   * Whether a prompt's entry may hold `commit_pending` (src/run/commit_pending.ts), without thawing an entry at rest:
+   * the key's JSON text is looked for (a string value holding it is escaped, so a hit is the key or costs one thaw).
+   */
+  mayHoldCommitPending(promptId: string): boolean {
+    const held = this.#entries.get(promptId);
+    if (held === undefined) return false;
+    if (!(held instanceof FrozenEntry)) return held.commit_pending !== undefined;
+    return held.parts.some((p) => p.includes('"commit_pending":'));
   }
 
   /** The ids of every prompt with an entry, in the order held. */

@@ -129,6 +129,7 @@ function promptOf(id: string, name: string, entry: PromptState | undefined, runI
     ...(result?.vacuous === true ? { vacuous: true as const } : {}),
     ...(blocked && blocked.length > 0 ? { blocked_by: blocked } : {}),
     ...(preserved ? { preserved } : {}),
+    ...(status === "commit_failed" && entry?.commit_pending ? { needs_commit: true as const } : {}),
   };
 }
 

@@ -1,8 +1,9 @@
 /**
  * The run journal (docs/reference/runner.md §10.5 [P2]): `runs/<run_id>/journal.jsonl`, one line per run lifecycle fact —
  * `{seq, at, run_id, type, data}` with types `run_created`, `run_resumed`, `prompt_finished`, `run_completed`,
- * `run_failed`, `run_superseded`. Each line is appended with a single write and fsynced; a torn final line (a crash
- * mid-append) is moved to `journal.jsonl.torn.<n>` before the next append, so the journal stays valid JSON Lines.
+ * `run_failed`, `run_superseded` (and `packet_amended`, `commit_claimed`). Each line is appended with a single write
+ * and fsynced; a torn final line (a crash mid-append) is moved to `journal.jsonl.torn.<n>` before the next append, so
+ * the journal stays valid JSON Lines.
  *
  * The journal is read once per process (the first append: torn tail, next `seq`); later appends only count, and
  * re-read only when the file's size is not the size this process left it at (someone else changed it).
@@ -22,7 +23,8 @@ export type JournalType =
   | "run_completed"
   | "run_failed"
   | "run_superseded"
-  | "packet_amended";
+  | "packet_amended"
+  | "commit_claimed";
 
 /** One journal line. */
 export interface JournalEntry {

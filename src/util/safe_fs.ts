@@ -184,8 +184,23 @@ function sameFile(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
 /**
  * Open a store file read-write for appending without following a link: absent → created with `createNew` (0600);
  * present → it must be a regular file, and after opening the handle's `fstat` must match the path's `lstat`.
+ * `fresh`: the path is expected not to exist yet (an attempt's new log), so the `createNew` is tried first — it never
+ * follows a link nor opens anything already there — and the `lstat` before it, which would fail, is not made; when
+ * something is there after all, the ordinary checks run.
  */
-export function openStoreFileSync(path: string): Deno.FsFile {
+export function openStoreFileSync(path: string, opts: { fresh?: boolean } = {}): Deno.FsFile {
+  if (opts.fresh) {
+    let file: Deno.FsFile | null = null;
+    try {
+      file = Deno.openSync(path, { read: true, append: true, createNew: true, mode: FILE_MODE });
+    } catch (e) {
+      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    }
+    if (file !== null) {
+      verifyHandle(path, file);
+      return file;
+    }
+  }
   for (let tries = 0; tries < 3; tries++) {
     const before = lstatStoreSync(path, "file");
     let file: Deno.FsFile;

@@ -18,3 +18,35 @@ Deno.test("canonicalPath() resolves an existing path, a missing tail under a lin
   assert.equal(canonicalPath("/"), "/");
   assert.equal(canonicalJoin(`${real}/link`, "sub/../sub/f.txt"), `${real}/repo/sub/f.txt`);
 });
+
+/** Counts the file-system calls canonicalPath() makes while `fn` runs (the test's own seam over `Deno`). */
+function countingCalls(fn: () => void): { realpath: number; stat: number } {
+  const counts = { realpath: 0, stat: 0 };
+  const realPathSync = Deno.realPathSync;
+  const statSync = Deno.statSync;
+  Deno.realPathSync = (p) => (counts.realpath++, realPathSync(p));
+  Deno.statSync = (p) => (counts.stat++, statSync(p));
+  try {
+    fn();
+  } finally {
+    Deno.realPathSync = realPathSync;
+    Deno.statSync = statSync;
+  }
+  return counts;
+}
+
+Deno.test("canonicalPath() costs one realpath per prefix tried and no stat (a missing file under an existing dir: two)", async () => {
+  await using dir = await tempDir();
+  const real = Deno.realPathSync(dir.path);
+  await Deno.mkdir(`${real}/repo/sub`, { recursive: true });
+  await Deno.writeTextFile(`${real}/repo/sub/f.txt`, "x");
+  let out = "";
+  assert.deepEqual(countingCalls(() => out = canonicalPath(`${real}/repo/sub/f.txt`)), { realpath: 1, stat: 0 });
+  assert.equal(out, `${real}/repo/sub/f.txt`);
+  assert.deepEqual(countingCalls(() => out = canonicalPath(`${real}/repo/sub/new.txt`)), { realpath: 2, stat: 0 });
+  assert.equal(out, `${real}/repo/sub/new.txt`);
+  assert.deepEqual(countingCalls(() => out = canonicalPath(`${real}/repo/a/b/c.txt`)), { realpath: 4, stat: 0 });
+  assert.equal(out, `${real}/repo/a/b/c.txt`);
+  assert.deepEqual(countingCalls(() => out = canonicalPath(`${real}/repo/sub/f.txt/under`)), { realpath: 2, stat: 0 });
+  assert.equal(out, `${real}/repo/sub/f.txt/under`);
+});

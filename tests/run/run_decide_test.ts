@@ -22,6 +22,13 @@ Deno.test("runOrder(): the recovered prompt goes first, once; without one the or
   assert.notEqual(same, input);
 });
 
+Deno.test("runOrder(): prompts whose commit failed go next (after the recovered one), each once, in their order", () => {
+  const [a, b, c, d] = [P("01"), P("02"), P("03"), P("04")];
+  assert.deepEqual(runOrder([a, b, c, d], undefined, [d, b]).map((p) => p.id), ["04", "02", "01", "03"]);
+  assert.deepEqual(runOrder([a, b, c, d], c, [c, d]).map((p) => p.id), ["03", "04", "01", "02"]);
+  assert.deepEqual(runOrder([a, b], undefined, []).map((p) => p.id), ["01", "02"]);
+});
+
 Deno.test("blockersOf(): a dependency blocks unless completed in this run or in progress.log, in declared order", () => {
   const progress = new Map([["01", "completed"], ["02", "failed"]]);
   const status = (id: string) => progress.get(id);

@@ -147,6 +147,40 @@ Deno.test("appendStoreLine checks, opens and writes synchronously (no worker-thr
   await synced;
 });
 
+Deno.test("openStoreFileSync fresh: a new file costs no failing lstat first; a link, FIFO or file already there gets the ordinary checks", async () => {
+  await using dir = await tempDir();
+  const out = await outside(dir.path);
+  const lstatSync = Deno.lstatSync;
+  let lstats = 0;
+  Deno.lstatSync = (p) => (lstats++, lstatSync(p));
+  let file: Deno.FsFile;
+  try {
+    file = openStoreFileSync(`${dir.path}/new.log`, { fresh: true });
+  } finally {
+    Deno.lstatSync = lstatSync;
+  }
+  file.writeSync(new TextEncoder().encode("one\n"));
+  file.close();
+  assert.equal(lstats, 1, "only the handle check's lstat");
+  assert.equal((await Deno.lstat(`${dir.path}/new.log`)).mode! & 0o777, 0o600);
+  // Already there: a regular file is appended to, a link or a FIFO is refused and nothing outside changes.
+  const again = openStoreFileSync(`${dir.path}/new.log`, { fresh: true });
+  again.writeSync(new TextEncoder().encode("two\n"));
+  again.close();
+  assert.equal(await Deno.readTextFile(`${dir.path}/new.log`), "one\ntwo\n");
+  await Deno.symlink(`${out}/f`, `${dir.path}/link.log`);
+  assert.throws(
+    () => openStoreFileSync(`${dir.path}/link.log`, { fresh: true }),
+    refusedNaming(`${dir.path}/link.log`),
+  );
+  await Deno.symlink(`${out}/fifo`, `${dir.path}/fifo.log`);
+  assert.throws(
+    () => openStoreFileSync(`${dir.path}/fifo.log`, { fresh: true }),
+    refusedNaming(`${dir.path}/fifo.log`),
+  );
+  assert.equal(await Deno.readTextFile(`${out}/f`), "keep\n");
+});
+
 Deno.test("store reads return exactly each file's bytes at every size around the read buffer, never a shared view", async () => {
   await using dir = await tempDir();
   const sizes = [0, 1, 1200, 65535, 65536, 65537, 200_001];

@@ -10,6 +10,7 @@ import { Exit } from "../../errors.ts";
 import { runPermissionsFor } from "../../run/run_permissions.ts";
 import { dirtyRepos } from "../../run/dirty.ts";
 import { hasLeftovers } from "../../run/prompt_guard.ts";
+import { pendingClaims } from "../../run/commit_pending.ts";
 import { readState, type StateDoc } from "../../run/state.ts";
 import { vacuousFindings } from "../../run/preflight_vacuous.ts";
 
@@ -34,7 +35,8 @@ export async function runReadiness(ctx: CommandContext, doctor: boolean): Promis
   }
   const claimed = state ? packet.prompts.filter((p) => hasLeftovers(state, p.id)) : [];
   const allowDirty = ctx.flags["allow-dirty"] === true;
-  for (const d of await dirtyRepos(packet, packet.prompts, target.storeRoot, allowDirty, claimed)) {
+  const pending = state ? pendingClaims(packet, (id) => state.prompts[id]) : [];
+  for (const d of await dirtyRepos(packet, packet.prompts, target.storeRoot, allowDirty, claimed, pending)) {
     report.readiness_errors.push({ kind: "uncommitted_changes", repo: d.repo, message: d.message });
   }
   if (!doctor) {
@@ -44,6 +46,7 @@ export async function runReadiness(ctx: CommandContext, doctor: boolean): Promis
       report.vacuous = await vacuousFindings(packet, target.storeRoot, {
         strict,
         remaining: ctx.flags.remaining === true,
+        pendingCommit: new Set(pending.map((c) => c.prompt.id)),
       });
     } catch (e) {
       // A corrupt progress.log or amendments file: `run` would stop on it too; the rest of the report still prints.
