@@ -12,15 +12,10 @@ import { denoFlagsFor } from "../../src/cli/frame.ts";
 import { ControlError, setView } from "../../src/control/mod.ts";
 import { storePaths, storeRootForPacket } from "../../src/store/paths.ts";
 import { check, median, percentile, round } from "./_harness.ts";
+import { streamPacket } from "./_stream_packet.ts";
 import { AppendedLines } from "./_lines.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-const GIT_ENV = {
-  GIT_AUTHOR_NAME: "B",
-  GIT_AUTHOR_EMAIL: "b@x.invalid",
-  GIT_COMMITTER_NAME: "B",
-  GIT_COMMITTER_EMAIL: "b@x.invalid",
-};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -95,27 +90,6 @@ function cli(args: string[]): Deno.ChildProcess {
   }).spawn();
 }
 
-/** A one-prompt simulated packet streaming `messages` messages at zero delay; returns its real path. */
-async function packet(root: string, messages: number): Promise<string> {
-  const dir = `${root}/p${crypto.randomUUID().slice(0, 8)}`;
-  await Deno.mkdir(`${dir}/prompts`, { recursive: true });
-  await Deno.mkdir(`${dir}/app`, { recursive: true });
-  const g = await new Deno.Command("git", { args: ["init", "-q", "-b", "main"], cwd: `${dir}/app`, env: GIT_ENV })
-    .output();
-  check(g.success, "git init failed");
-  await Deno.writeTextFile(
-    `${dir}/prompt_runner_packet.md`,
-    "---\nname: bench\nprofile: simulated-default\nrepos:\n  app: {path: app, default: true}\n---\n",
-  );
-  const list = JSON.stringify(Array.from({ length: messages }, (_, i) => `token ${i} `));
-  await Deno.writeTextFile(
-    `${dir}/prompts/01_stream.prompt.md`,
-    `---\nverify:\n  files_exist: [done.txt]\nsimulate:\n  attempts:\n    - delay_ms: 0\n      messages: ${list}\n` +
-      "      writes: [{path: done.txt, text: ok}]\n---\n# Stream\n",
-  );
-  return await Deno.realPath(dir);
-}
-
 /** The run id once the run's session is live and streaming (its snapshot says so). */
 async function liveRunId(storeRoot: string, run: Deno.ChildProcess, exited: () => boolean): Promise<string> {
   const snap = storePaths(storeRoot).snapshot;
@@ -158,7 +132,7 @@ export async function realRun(
   requests: boolean,
   gapMs: [number, number],
 ): Promise<RunSample> {
-  const dir = await packet(root, messages);
+  const dir = await streamPacket(root, messages);
   const storeRoot = storeRootForPacket(dir);
   const run = cli(["run", dir, "--no-commit"]);
   const errText = new Response(run.stderr).text();

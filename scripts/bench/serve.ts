@@ -9,6 +9,7 @@
  * Checked: every client received every seq once, in order, then the `end` frame with `completed`; every run exits 0.
  */
 import { check, median, percentile, quick, round, sized } from "./_harness.ts";
+import { streamPacket } from "./_stream_packet.ts";
 import { findCommand } from "../../src/cli/registry.ts";
 import { denoFlagsFor } from "../../src/cli/frame.ts";
 import { acquireLease } from "../../src/store/lease.ts";
@@ -16,12 +17,6 @@ import { benchPlane } from "./_plane.ts";
 import { storePaths, storeRootForPacket } from "../../src/store/paths.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-const GIT_ENV = {
-  GIT_AUTHOR_NAME: "B",
-  GIT_AUTHOR_EMAIL: "b@x.invalid",
-  GIT_COMMITTER_NAME: "B",
-  GIT_COMMITTER_EMAIL: "b@x.invalid",
-};
 
 function cli(args: string[], stdout: "piped" | "null" = "null"): Deno.ChildProcess {
   const flags = denoFlagsFor(findCommand(args)!.entry.permissions);
@@ -32,26 +27,6 @@ function cli(args: string[], stdout: "piped" | "null" = "null"): Deno.ChildProce
     stdout,
     stderr: "piped",
   }).spawn();
-}
-
-async function packet(root: string, messages: number): Promise<string> {
-  const dir = `${root}/p${crypto.randomUUID().slice(0, 8)}`;
-  await Deno.mkdir(`${dir}/prompts`, { recursive: true });
-  await Deno.mkdir(`${dir}/app`, { recursive: true });
-  const g = await new Deno.Command("git", { args: ["init", "-q", "-b", "main"], cwd: `${dir}/app`, env: GIT_ENV })
-    .output();
-  check(g.success, "git init failed");
-  await Deno.writeTextFile(
-    `${dir}/prompt_runner_packet.md`,
-    "---\nname: bench\nprofile: simulated-default\nrepos:\n  app: {path: app, default: true}\n---\n",
-  );
-  const list = JSON.stringify(Array.from({ length: messages }, (_, i) => `token ${i} `));
-  await Deno.writeTextFile(
-    `${dir}/prompts/01_stream.prompt.md`,
-    `---\nverify:\n  files_exist: [done.txt]\nsimulate:\n  attempts:\n    - delay_ms: 0\n      messages: ${list}\n` +
-      "      writes: [{path: done.txt, text: ok}]\n---\n# Stream\n",
-  );
-  return await Deno.realPath(dir);
 }
 
 interface Server {
@@ -137,7 +112,7 @@ async function cpuMs(pid: number): Promise<number> {
 }
 
 async function latency(root: string, samples: number): Promise<{ p50: number; p99: number }> {
-  const dir = await packet(root, 1);
+  const dir = await streamPacket(root, 1);
   const storeRoot = storeRootForPacket(dir);
   const runId = "20261201T230000Z-SERVE1";
   const lease = await acquireLease(storeRoot, { runId, packetDir: dir, argv: ["bench"] });
@@ -177,7 +152,7 @@ async function latency(root: string, samples: number): Promise<{ p50: number; p9
 }
 
 async function loaded(root: string, clients: number, messages: number) {
-  const dir = await packet(root, messages);
+  const dir = await streamPacket(root, messages);
   const id = dir.slice(dir.lastIndexOf("/") + 1);
   const srv = await serve(dir);
   let peak = await rssMb(srv.child.pid);
