@@ -6,37 +6,18 @@
 import assert from "node:assert/strict";
 import { git, initRepo, tempDir } from "../support/fs.ts";
 import { writeScalePacket } from "../../scripts/bench/_scale_packet.ts";
-import { runPacket } from "../../src/run/runner.ts";
+import { runScalePacket } from "./_scale_run.ts";
 import { captureBaseline, type RepoBaseline } from "../../src/run/dirty.ts";
 import { PreservedRefs, preserveFailedWork, restorePreserved } from "../../src/run/preserve.ts";
 import { spawnTotals } from "../../src/util/read_meter.ts";
 import { loadPacket } from "../../src/packet/load.ts";
 import { parseProgress } from "../../src/store/progress.ts";
 
-const quiet = { write: (_: string) => {}, isTerminal: false };
-
 /** `run <dir> --no-commit` in this process; returns the git processes it started. */
 async function gitSpawnsOfRun(dir: string, count: number): Promise<number> {
   const before = spawnTotals("git");
   const shells = spawnTotals("helper_shell");
-  const code = await runPacket({
-    packetDir: dir,
-    storeRoot: `${dir}/.prompt_runner`,
-    label: dir,
-    kind: "packet",
-    selection: { ids: [], phase: null, remaining: false, from: null, through: null },
-    overrides: {},
-    newRun: false,
-    verifyFirst: null,
-    keepGoing: false,
-    commit: "none",
-    skipPreflight: true,
-    dryRun: false,
-    io: { stdout: quiet, stderr: quiet, json: false, color: false },
-    argv: ["run", dir, "--no-commit"],
-    random: () => 0,
-  });
-  assert.equal(code, 0);
+  await runScalePacket(dir);
   const progress = parseProgress(await Deno.readTextFile(`${dir}/.prompt_runner/progress.log`), "progress.log");
   assert.equal([...progress.values()].filter((r) => r.status === "completed").length, count);
   assert.equal(spawnTotals("helper_shell") - shells, 1, "the run's git queries go through one helper shell");

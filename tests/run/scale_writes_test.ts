@@ -8,35 +8,15 @@
 import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
 import { writeScalePacket } from "../../scripts/bench/_scale_packet.ts";
-import { runPacket } from "../../src/run/runner.ts";
+import { runScalePacket } from "./_scale_run.ts";
 import { writeTotals } from "../../src/util/read_meter.ts";
 import { parseProgress } from "../../src/store/progress.ts";
-
-const quiet = { write: (_: string) => {}, isTerminal: false };
 
 /** `run <dir> --no-commit` in this process; returns the snapshot and cursor writes it made. */
 async function writesOfRun(dir: string, count: number): Promise<{ snapshot: number; cursor: number }> {
   const snapshot = writeTotals("snapshot");
   const cursor = writeTotals("simulated cursor");
-  const code = await runPacket({
-    packetDir: dir,
-    storeRoot: `${dir}/.prompt_runner`,
-    label: dir,
-    kind: "packet",
-    selection: { ids: [], phase: null, remaining: false, from: null, through: null },
-    overrides: {},
-    newRun: false,
-    verifyFirst: null,
-    keepGoing: false,
-    commit: "none",
-    skipPreflight: true,
-    dryRun: false,
-    io: { stdout: quiet, stderr: quiet, json: false, color: false },
-    argv: ["run", dir, "--no-commit"],
-    random: () => 0,
-    snapshotCoalesceMs: 600_000,
-  });
-  assert.equal(code, 0);
+  await runScalePacket(dir, { snapshotCoalesceMs: 600_000 });
   const progress = parseProgress(await Deno.readTextFile(`${dir}/.prompt_runner/progress.log`), "progress.log");
   assert.equal([...progress.values()].filter((r) => r.status === "completed").length, count);
   const snap = JSON.parse(await Deno.readTextFile(`${dir}/.prompt_runner/control/snapshot.json`));
