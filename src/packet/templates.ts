@@ -2,6 +2,7 @@
  * Prompt templates (docs/packets.md, "Templates"): markdown files with front matter that `prompt new` renders into a
  * prompt file. Three places, highest first: the packet's `templates/`, the config home's `templates/`, the built-ins.
  */
+import { outsideMessage, outsidePacket } from "./confine.ts";
 import { FrontMatterSyntaxError, parseFrontMatter } from "./front_matter.ts";
 import { configHome } from "./profiles.ts";
 import { findingCode, PacketError, UsageError } from "../errors.ts";
@@ -162,11 +163,9 @@ async function readTemplateFile(file: string, confineTo: string | null): Promise
     new PacketError(findingCode("template_invalid"), `template ${file} ${what}`, { file });
   if (!info.isFile) throw refuse("is not a regular file; expected a .prompt.md file");
   if (confineTo !== null) {
-    const real = await Deno.realPath(file);
     const root = await Deno.realPath(confineTo).catch(() => confineTo);
-    if (!real.startsWith(`${root}/`)) {
-      throw refuse(`resolves to ${real}, outside the packet ${root}; expected a file inside the packet`);
-    }
+    const where = await outsidePacket(root, file);
+    if (where !== null) throw refuse(outsideMessage(root, where));
   }
   return await Deno.readTextFile(file);
 }

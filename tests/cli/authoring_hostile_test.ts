@@ -131,7 +131,7 @@ Deno.test("prompt new never copies a file outside the packet into a prompt throu
   assert.equal(linked.code, 3, linked.stderr);
   assert.match(
     linked.stderr,
-    /templates\/evil\.prompt\.md resolves to .*secret\.md, outside the packet .*demo; expected a file inside/,
+    /templates\/evil\.prompt\.md resolves to .*secret\.md \(through the symlink .*evil\.prompt\.md -> .*secret\.md\), outside the packet .*demo; expected a file inside/,
   );
   // A FIFO is refused before it is read (reading it would wait forever).
   assert.equal(
