@@ -14,6 +14,7 @@ import { storePaths, storeRootForPacket } from "../../src/store/paths.ts";
 import { check, median, percentile, round } from "./_harness.ts";
 import { streamPacket } from "./_stream_packet.ts";
 import { AppendedLines } from "./_lines.ts";
+import { flushStageTrace, traceStageAt } from "../../src/util/stage_trace.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -53,21 +54,31 @@ export class LogTail {
     }
   }
 
-  /** The final outcome of `request` once it is in the log; throws after `timeoutMs`. */
+  /**
+   * The final outcome of `request` once it is in the log; throws after `timeoutMs`. With stage tracing on
+   * (src/util/stage_trace.ts), notes when the read that found it was woken and by what (the log's watcher or the
+   * 2 ms poll).
+   */
   async until(request: string, timeoutMs: number): Promise<{ outcome: string; at: number }> {
     const end = performance.now() + timeoutMs;
+    let woken = "first";
+    let wokenAt = performance.now();
     for (;;) {
       this.#read();
       const got = this.seen.get(request);
-      if (got) return got;
+      if (got) {
+        traceStageAt(performance.timeOrigin + wokenAt, `bench_woken_${woken}`, request);
+        return got;
+      }
       check(performance.now() < end, `request ${request} has no outcome in log.jsonl after ${timeoutMs} ms`);
-      await new Promise<void>((r) => {
-        const t = setTimeout(() => r(), 2);
+      woken = await new Promise<string>((r) => {
+        const t = setTimeout(() => r("poll"), 2);
         this.#tick = () => {
           clearTimeout(t);
-          r();
+          r("watch");
         };
       });
+      wokenAt = performance.now();
       this.#tick = null;
     }
   }
@@ -77,6 +88,15 @@ export class LogTail {
       this.#watcher.close();
     } catch { /* already closed */ }
   }
+}
+
+/** With stage tracing on: the bench's own stages of one request, on the one wall clock. */
+export function traceCall(label: string, request: string, callStart: number, callEnd: number, seen: number): void {
+  const o = performance.timeOrigin;
+  traceStageAt(o + callStart, `bench_case_${label}`, request);
+  traceStageAt(o + callStart, "bench_call_start", request);
+  traceStageAt(o + callEnd, "bench_call_end", request);
+  traceStageAt(o + seen, "bench_seen", request);
 }
 
 function cli(args: string[]): Deno.ChildProcess {
@@ -163,6 +183,7 @@ export async function realRun(
         const got = await tail.until(name, 30_000);
         if (got.outcome !== "applied") break; // refused at close: "run has finished"
         pending.push({ request: name, e2e: got.at - t0, call: t1 - t0, startedAt: performance.timeOrigin + t0 });
+        traceCall("real_run", name, t0, t1, got.at);
       }
     }
     const s = await status;
@@ -190,6 +211,7 @@ export async function realRun(
       streamMs,
     };
   } finally {
+    flushStageTrace();
     tail?.close();
     if (!exited) run.kill("SIGKILL");
     await status;

@@ -18,7 +18,8 @@ import { setView } from "../../src/control/mod.ts";
 import { benchPlane } from "./_plane.ts";
 import { check, percentile, round, sized } from "./_harness.ts";
 import { RUN_ID, type RunnerMode } from "./_control_runner.ts";
-import { LogTail, realRunLatency } from "./_control_run.ts";
+import { LogTail, realRunLatency, traceCall } from "./_control_run.ts";
+import { flushStageTrace } from "../../src/util/stage_trace.ts";
 
 const ctx = { prompt_id: "01", attempt: 1, stream: "initial" as const, provider: "simulated", session_id: "b" };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -132,6 +133,7 @@ async function requestLatency(c: LatencyCase) {
       const got = await tail!.until(h.request, 10_000);
       check(got.outcome === "applied", `request ${h.request} was ${got.outcome}, expected applied`);
       e2e.push(got.at - t0);
+      traceCall(`${c.streaming}_${c.watch ? "watch" : `poll${c.pollMs}`}`, h.request, t0, t1, got.at);
       // Near 0 when the runner applied it before the call returned (the call re-reads the snapshot after the write).
       afterCall.push(got.at - t1);
     }
@@ -144,6 +146,7 @@ async function requestLatency(c: LatencyCase) {
       check(loaded > 0 && unloaded > 0, `the runner streamed no events (loaded ${loaded}, unloaded ${unloaded}/s)`);
     }
   } finally {
+    flushStageTrace();
     tail?.close();
     await stdin.close().catch(() => {});
     await child.status;

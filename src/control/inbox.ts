@@ -14,6 +14,7 @@ import { inspectBody } from "./request_body.ts";
 import type { LogEntry, LogOutcome } from "./log.ts";
 import type { StorePaths } from "../store/mod.ts";
 import { errorMessage } from "../util/common.ts";
+import { stageTraceOn, traceStage } from "../util/stage_trace.ts";
 
 /** A decision for one request: its log entry, its receipt outcome, and what applying it does. */
 export interface Decision {
@@ -145,9 +146,11 @@ export class RequestInbox {
     let prev = this.#list();
     if (prev === null || prev.length === 0) return;
     let prevSet = new Set(prev);
+    if (stageTraceOn()) for (const name of prev) traceStage("listed", name);
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const cur = this.#list();
       if (cur === null || cur.length === 0) return;
+      if (stageTraceOn()) for (const name of cur) traceStage("listed", name);
       const ready = readyNames(cur, prevSet);
       for (const name of cur) {
         if (!ready.has(name)) continue;
@@ -185,6 +188,7 @@ export class RequestInbox {
     }
     const path = claims.claim(name);
     if (path === null) return; // another consumer took it
+    traceStage("claimed", name);
     this.#processClaimed(name, path);
   }
 
@@ -281,6 +285,7 @@ export class RequestInbox {
       outcome: d.outcome,
       reason: d.reason,
     }));
+    traceStage("appended", name);
     this.#logged.set(key, d.reason);
     this.#d.audit.writeReceipt({
       request: name,

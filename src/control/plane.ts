@@ -14,6 +14,7 @@ import {
 } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 import { meterWrite } from "../util/read_meter.ts";
+import { flushStageTrace, traceStage } from "../util/stage_trace.ts";
 import type {
   AcceptedSteer,
   EventContext,
@@ -438,6 +439,7 @@ class FilePlane implements RunnerPlane {
     else this.#events.flushIfDue();
     const now = Date.now();
     if (!this.#waker.takeDirty() && now - this.#lastScan < this.#waker.pollMs) return;
+    traceStage("scan", "-");
     this.#lastScan = now;
     this.#scan();
   }
@@ -667,6 +669,7 @@ class FilePlane implements RunnerPlane {
     this.#audit.close();
     this.#inbox.release();
     await this.#waker.stop();
+    flushStageTrace();
   }
 
   /** Test seam: the audit writer (to simulate failed receipt writes). */

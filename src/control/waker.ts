@@ -10,6 +10,7 @@
  * requests must not wake it, and a removal never creates work.
  */
 import { defaultWatch, type WatchFactory, WatchLoop } from "./watch_loop.ts";
+import { stageTraceOn, traceStage } from "../util/stage_trace.ts";
 
 export type { WatchFactory };
 
@@ -62,10 +63,12 @@ export class PlaneWaker {
   start(): void {
     this.#poll = setInterval(() => this.#poke(true), Math.max(this.pollMs, 50));
     if (!this.#watch) return;
+    const trace = stageTraceOn();
     this.#loop = new WatchLoop(this.#dir, {
       watchFs: this.#watchFs,
       rearmMs: this.#rearmMs,
       onEvent: (event) => {
+        if (trace) traceStage(`watch_${event.kind}`, event.paths[0]?.slice(event.paths[0].lastIndexOf("/") + 1) ?? "");
         if (event.flag === "rescan") return true;
         if (event.kind !== "remove") this.#poke(false);
         return false;

@@ -7,6 +7,8 @@
  * due: at most one turn per `intervalMs` of work, so the cost is bounded by elapsed time, not by the event count.
  */
 
+import { traceStage } from "../util/stage_trace.ts";
+
 /**
  * Default time between two forced turns of the event loop, in ms. A turn through the yielder's one channel costs
  * about 10 µs when nothing is pending (about 1% of a busy loop at 1 ms); a request's watch event then waits for its
@@ -69,11 +71,13 @@ export class TurnYielder {
       this.#channel = channel;
     }
     const channel = this.#channel;
+    traceStage("yield", "-");
     await new Promise<void>((resolve) => {
       this.#resume = resolve;
       channel.port2.postMessage(null);
     });
     this.#last = this.#now();
+    traceStage("turn", "-");
   }
 
   /** Close the channel (an open port would keep the process alive); a later turn opens a new one. */
