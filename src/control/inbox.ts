@@ -146,11 +146,11 @@ export class RequestInbox {
     let prev = this.#list();
     if (prev === null || prev.length === 0) return;
     let prevSet = new Set(prev);
-    if (stageTraceOn()) for (const name of prev) traceStage("listed", name);
+    if (stageTraceOn()) { for (const name of prev) traceStage("listed", name); }
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const cur = this.#list();
       if (cur === null || cur.length === 0) return;
-      if (stageTraceOn()) for (const name of cur) traceStage("listed", name);
+      if (stageTraceOn()) { for (const name of cur) traceStage("listed", name); }
       const ready = readyNames(cur, prevSet);
       for (const name of cur) {
         if (!ready.has(name)) continue;

@@ -438,6 +438,7 @@ class FilePlane implements RunnerPlane {
     if (this.#opts.flushEveryBoundary) this.#events.flush();
     else this.#events.flushIfDue();
     const now = Date.now();
+    this.#waker.probe(now);
     if (!this.#waker.takeDirty() && now - this.#lastScan < this.#waker.pollMs) return;
     traceStage("scan", "-");
     this.#lastScan = now;

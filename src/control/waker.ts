@@ -26,6 +26,13 @@ export interface PlaneWakerOptions {
   rearmMs?: number;
   /** Watcher factory (default `Deno.watchFs`, non-recursive). */
   watchFs?: WatchFactory;
+  /**
+   * Least time in ms between two {@link PlaneWaker.probe}s of the directory's change time (0: every call; negative:
+   * never; default 1 with a watcher, never without: the poll-only baseline stays poll-only).
+   */
+  probeMs?: number;
+  /** The probe's `stat` of the directory (default `Deno.statSync`); a fake in tests. */
+  statDir?: (dir: string) => Pick<Deno.FileInfo, "mtime" | "ctime">;
 }
 
 /** Watches a directory and wakes waiters. */
@@ -44,6 +51,11 @@ export class PlaneWaker {
   #window: ReturnType<typeof setTimeout> | null = null;
   #trailing = false;
   #stopped = false;
+  readonly #probeMs: number;
+  readonly #statDir: (dir: string) => Pick<Deno.FileInfo, "mtime" | "ctime">;
+  #lastProbe = -Infinity;
+  /** The directory's change times at the last probe (`mtime:ctime` in ms), null before the first. */
+  #probed: string | null = null;
 
   constructor(dir: string, opts: PlaneWakerOptions) {
     this.#dir = dir;
@@ -52,6 +64,8 @@ export class PlaneWaker {
     this.#watch = opts.watch;
     this.#rearmMs = opts.rearmMs ?? 250;
     this.#watchFs = opts.watchFs ?? defaultWatch;
+    this.#probeMs = opts.probeMs ?? (opts.watch ? 1 : -1);
+    this.#statDir = opts.statDir ?? Deno.statSync;
   }
 
   /** Watchers armed so far (re-arms included); for tests and diagnostics. */
@@ -103,6 +117,31 @@ export class PlaneWaker {
     const waiters = this.#waiters;
     this.#waiters = [];
     for (const w of waiters) w();
+  }
+
+  /**
+   * From a loop that is busy (a provider streaming without pause), at most once per `probeMs` of `now` (any ms
+   * clock): look at the directory's change times and mark a rescan due when they moved since the last probe. A
+   * request renamed in changes them at once, while its watch event still has to travel through the watcher's thread
+   * and the event loop — which, with the cores busy, was where the slowest requests waited tens of ms
+   * (docs/bench.md, "Control under full load"). A hint like the watcher's: the runner's own claims move the times
+   * too (one more, empty, scan), and a change within the times' resolution of the last probe is left to the watcher.
+   */
+  probe(now: number): void {
+    if (this.#probeMs < 0 || now - this.#lastProbe < this.#probeMs || this.#stopped) return;
+    this.#lastProbe = now;
+    let stamp: string;
+    try {
+      const st = this.#statDir(this.#dir);
+      stamp = `${st.mtime?.getTime()}:${st.ctime?.getTime()}`;
+    } catch {
+      return; // gone or unreadable: the scan reports it, the watcher re-arms
+    }
+    if (this.#probed !== null && stamp !== this.#probed) {
+      traceStage("probe_changed", "-");
+      this.#dirty = true;
+    }
+    this.#probed = stamp;
   }
 
   /** Whether a rescan is due; clears the flag. */

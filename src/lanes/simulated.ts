@@ -209,7 +209,7 @@ class SimulatedSession implements LaneSession {
    * (process or in-process) arrived.
    */
   async *#act(
-    actions: Action[],
+    actions: Iterable<Action>,
     writer: ScriptWriter,
     delay: number,
   ): AsyncGenerator<ProviderEvent, "done" | "stopped"> {

@@ -147,9 +147,13 @@ export type Action =
   | { kind: "agent"; entries: unknown }
   | { kind: "wait"; ms: number };
 
-/** The actions a step lists, in order (its `events:` list, else its thinking, messages, tools, usage, agent control). */
-export function stepActions(step: Record<string, unknown>): Action[] {
-  const out: Action[] = [];
+/**
+ * The actions a step lists, in order (its `events:` list, else its thinking, messages, tools, usage, agent control),
+ * made one at a time as they are played: a script of 50,000 messages took 60 ms to turn into actions up front, all
+ * of it on the runner's thread while the session was live, so a control request landing then waited for it
+ * (docs/bench.md, "Control under full load").
+ */
+export function* stepActions(step: Record<string, unknown>): Generator<Action, void, undefined> {
   const explicit = step.events;
   if (Array.isArray(explicit)) {
     for (const raw of explicit) {
@@ -157,43 +161,44 @@ export function stepActions(step: Record<string, unknown>): Action[] {
       if (!item) continue;
       if ("message" in item) {
         // Explicit events are raw deltas: consecutive items continue one message (write their spaces yourself).
-        out.push({ kind: "event", event: { type: "message_streamed", data: { delta: String(item.message ?? "") } } });
+        yield ({ kind: "event", event: { type: "message_streamed", data: { delta: String(item.message ?? "") } } });
       } else if ("thinking" in item) {
-        out.push({
+        yield ({
           kind: "event",
           event: { type: "message_streamed", data: { delta: String(item.thinking ?? ""), kind: "thinking" } },
         });
-      } else if ("tool" in item) out.push({ kind: "tool", tool: asMap(item.tool) ?? {} });
-      else if ("write" in item) out.push({ kind: "write", write: item.write });
-      else if ("agent_control" in item) out.push({ kind: "agent", entries: item.agent_control });
-      else if ("usage" in item) out.push({ kind: "event", event: usageData(item.usage) });
-      else if ("wait_ms" in item) out.push({ kind: "wait", ms: delayOf(item.wait_ms) });
+      } else if ("tool" in item) yield ({ kind: "tool", tool: asMap(item.tool) ?? {} });
+      else if ("write" in item) yield ({ kind: "write", write: item.write });
+      else if ("agent_control" in item) yield ({ kind: "agent", entries: item.agent_control });
+      else if ("usage" in item) yield ({ kind: "event", event: usageData(item.usage) });
+      else if ("wait_ms" in item) yield ({ kind: "wait", ms: delayOf(item.wait_ms) });
       else if ("notice" in item) {
-        out.push({
+        yield ({
           kind: "event",
           event: { type: "notice", data: { level: "info", code: "simulated", message: String(item.notice ?? "") } },
         });
       }
     }
-    return out;
+    return;
   }
   // Each item is a message of its own (its own message_id), so renderers never glue two items together.
-  asList(step.thinking).forEach((t, i) => {
-    const data = { delta: String(t), kind: "thinking" as const, message_id: `sim-thinking-${i + 1}` };
-    out.push({ kind: "event", event: { type: "message_streamed", data } });
-  });
-  asList(step.messages).forEach((m, i) => {
-    out.push({
-      kind: "event",
-      event: { type: "message_streamed", data: { delta: String(m), message_id: `sim-message-${i + 1}` } },
-    });
-  });
-  for (const t of asList(step.tools)) out.push({ kind: "tool", tool: asMap(t) ?? {} });
-  if (step.usage !== undefined && step.usage !== null) out.push({ kind: "event", event: usageData(step.usage) });
-  if (step.agent_control !== undefined && step.agent_control !== null) {
-    out.push({ kind: "agent", entries: step.agent_control });
+  const thinking = asList(step.thinking);
+  for (let i = 0; i < thinking.length; i++) {
+    const data = { delta: String(thinking[i]), kind: "thinking" as const, message_id: `sim-thinking-${i + 1}` };
+    yield { kind: "event", event: { type: "message_streamed", data } };
   }
-  return out;
+  const messages = asList(step.messages);
+  for (let i = 0; i < messages.length; i++) {
+    yield {
+      kind: "event",
+      event: { type: "message_streamed", data: { delta: String(messages[i]), message_id: `sim-message-${i + 1}` } },
+    };
+  }
+  for (const t of asList(step.tools)) yield ({ kind: "tool", tool: asMap(t) ?? {} });
+  if (step.usage !== undefined && step.usage !== null) yield ({ kind: "event", event: usageData(step.usage) });
+  if (step.agent_control !== undefined && step.agent_control !== null) {
+    yield ({ kind: "agent", entries: step.agent_control });
+  }
 }
 
 /** How a scripted session fails: the stream's end and its two events (`error_occurred`, then `run_failed`). */

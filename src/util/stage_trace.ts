@@ -1,7 +1,7 @@
 /**
  * Opt-in stage timestamps on one clock across processes, for finding where a control request's time goes
  * (docs/bench.md, "Control under full load"). With `PROMPT_RUNNER_STAGE_TRACE=<file>` in the environment (and the
- * permission to read it), {@link traceStage} keeps `<wall ms> <stage> <key>` lines in memory — wall ms with sub-ms
+ * permission to read it), {@link traceStage} keeps `<wall ms> <stage> <key> <pid>` lines in memory — wall ms with sub-ms
  * precision, `performance.timeOrigin + performance.now()`, the same machine clock in every process — and
  * {@link flushStageTrace} appends them to that file. Off (the default) a call is one comparison; the environment
  * is read once, at the first call, and never prompts for the permission.
@@ -42,7 +42,7 @@ export function traceStage(stage: string, key: string): void {
 /** Note that `stage` happened at `wall` ({@link wallMs}) for `key`, known only afterwards; nothing when off. */
 export function traceStageAt(wall: number, stage: string, key: string): void {
   if (traceFile() === null) return;
-  lines.push(`${wall.toFixed(3)} ${stage} ${key || "-"}`);
+  lines.push(`${wall.toFixed(3)} ${stage} ${key || "-"} ${Deno.pid}`);
 }
 
 /** Append what was noted to the trace file and forget it; nothing when tracing is off or nothing was noted. */
