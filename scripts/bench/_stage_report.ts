@@ -17,7 +17,17 @@ export interface RequestStages {
   stages: Record<string, number>;
 }
 
-const KEYED = ["bench_call_end", "watch", "listed", "claimed", "appended", "bench_woken", "bench_seen"] as const;
+const KEYED = [
+  "bench_call_end",
+  "watch",
+  "listed",
+  "claimed",
+  "read",
+  "decided",
+  "appended",
+  "bench_woken",
+  "bench_seen",
+] as const;
 
 function lowerBound(xs: number[], x: number): number {
   let lo = 0, hi = xs.length;

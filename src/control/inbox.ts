@@ -218,6 +218,7 @@ export class RequestInbox {
       return;
     }
     const content = claims.read(path);
+    traceStage("read", name);
     if (content.kind === "gone") return;
     if (content.kind === "not_file" || content.kind === "oversized") {
       const fileType = content.kind === "oversized" ? "file" : content.fileType;
@@ -276,6 +277,7 @@ export class RequestInbox {
       };
     }
     const key = `${name}:${d.outcome}`;
+    traceStage("decided", name);
     this.#d.audit.append(this.#d.entry({
       key,
       request: name,
