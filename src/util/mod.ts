@@ -77,6 +77,7 @@ export { createNew } from "./create_new.ts";
 export { nullIfAbsent } from "./fs.ts";
 export { HeldAppender } from "./held_append.ts";
 export { meterRead, meterSpawn, meterWrite, readTotals, spawnTotals, writeTotals } from "./read_meter.ts";
+export { flushStageTrace, STAGE_TRACE_ENV, stageTraceOn, traceStage, traceStageAt, wallMs } from "./stage_trace.ts";
 export {
   activeHelperShell,
   closeHelperShell,
