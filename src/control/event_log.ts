@@ -8,6 +8,7 @@ import { ensureStoreDirSync, lstatStoreSync, openStoreFileSync } from "../util/s
 import { storePaths } from "../store/paths.ts";
 import { isRecord } from "../util/common.ts";
 import { failpoint } from "../util/failpoint.ts";
+import { traceStage } from "../util/stage_trace.ts";
 
 const FLUSH_MS = 20;
 /** At a boundary, queued lines are written once this many bytes are queued … */
@@ -24,7 +25,20 @@ export interface SegmentPolicy {
   maxBytes: number;
   /** The path of the next sealed segment (called once per seal). */
   nextSegment: () => string;
+  /**
+   * Start an fsync of the open file off the runner's thread after this many bytes were written since the last one
+   * (default {@link SYNC_AHEAD_BYTES}; 0: never), so the seal's own fsync finds little left to write.
+   */
+  syncAheadBytes?: number;
 }
+
+/**
+ * Bytes between two background fsyncs of a segment being filled. The seal fsyncs the file on the runner's thread
+ * before renaming it (the sealed segment must be durable); with 64 MiB unwritten that took 65–73 ms, during which a
+ * streaming run applied no control request (docs/bench.md, "Control under full load"). With the file synced ahead
+ * every 8 MiB on a worker thread, the seal waits for at most about that much.
+ */
+export const SYNC_AHEAD_BYTES = 8 * 1024 * 1024;
 
 /** fsync a directory so a rename in it is durable (best effort: some filesystems refuse). */
 function syncDir(dir: string): void {
@@ -149,6 +163,14 @@ export class EventAppender {
   reopened = 0;
   /** Segments sealed by this appender (diagnostics, tests). */
   sealed = 0;
+  /** Background fsyncs started (diagnostics, tests). */
+  syncedAhead = 0;
+  /** A second handle on the open file, for the background fsyncs (fsync applies to the file, not the handle). */
+  #syncer: Deno.FsFile | null = null;
+  /** The background fsync in flight, if any. */
+  #ahead: Promise<void> | null = null;
+  /** Bytes written since the last background fsync started. */
+  #unsynced = 0;
 
   /**
    * Open (create) the events file for appending; a torn last line is terminated so new lines stay separate. With a
@@ -188,6 +210,7 @@ export class EventAppender {
     } catch {
       return; // raced with another change: checked again at the next flush
     }
+    this.#dropSyncer();
     this.#file.close();
     this.#file = file;
     const now = file.statSync();
@@ -200,6 +223,41 @@ export class EventAppender {
     let off = 0;
     while (off < bytes.length) off += this.#file.writeSync(bytes.subarray(off));
     this.#size += bytes.length;
+    this.#unsynced += bytes.length;
+    const every = this.#segments?.syncAheadBytes ?? SYNC_AHEAD_BYTES;
+    if (this.#segments !== null && every > 0 && this.#unsynced >= every && this.#ahead === null) this.#syncAhead();
+  }
+
+  /**
+   * Start an fsync of the open file on a worker thread, through a second handle on it (a write through the first
+   * never waits for it). Only ever in addition to the fsyncs the record needs (the seal's, the boundary's).
+   */
+  #syncAhead(): void {
+    if (this.#syncer === null) {
+      try {
+        const f = openStoreFileSync(this.#path);
+        if (f.statSync().ino === this.#ino) this.#syncer = f;
+        else f.close(); // replaced under the runner: the next write reopens
+      } catch { /* raced with a change of the file: tried again after the next write */ }
+      if (this.#syncer === null) return;
+    }
+    this.#unsynced = 0;
+    this.syncedAhead += 1;
+    this.#ahead = this.#syncer.sync().catch(() => {}).finally(() => (this.#ahead = null));
+  }
+
+  /** Drop the second handle (the file it names is sealed, replaced or closed). */
+  #dropSyncer(): void {
+    try {
+      this.#syncer?.close();
+    } catch { /* closed under a pending fsync: it ends with it */ }
+    this.#syncer = null;
+    this.#unsynced = 0;
+  }
+
+  /** Settles when no background fsync is in flight (tests). */
+  async syncedAheadIdle(): Promise<void> {
+    while (this.#ahead !== null) await this.#ahead;
   }
 
   /**
@@ -208,7 +266,9 @@ export class EventAppender {
    * file; the next open continues `seq` from the segment (`lastRunSeq()` in segments.ts).
    */
   #seal(policy: SegmentPolicy): boolean {
+    traceStage("seal", "-");
     this.#file.syncSync();
+    traceStage("sealed_fsync", "-");
     const target = policy.nextSegment();
     try {
       Deno.renameSync(this.#path, target);
@@ -221,11 +281,13 @@ export class EventAppender {
     syncDir(this.#path.slice(0, this.#path.lastIndexOf("/")));
     this.sealed += 1;
     failpoint("control.events_after_seal");
+    this.#dropSyncer();
     this.#file.close();
     this.#file = openStoreFileSync(this.#path);
     const st = this.#file.statSync();
     this.#ino = st.ino;
     this.#size = st.size;
+    traceStage("sealed", "-");
     return true;
   }
 
@@ -306,6 +368,7 @@ export class EventAppender {
     if (this.#closed) return;
     this.sync();
     this.#closed = true;
+    this.#dropSyncer();
     this.#file.close();
   }
 }

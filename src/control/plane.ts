@@ -669,6 +669,7 @@ class FilePlane implements RunnerPlane {
     this.#events.close();
     this.#audit.close();
     this.#inbox.release();
+    await this.#events.syncedAheadIdle();
     await this.#waker.stop();
     flushStageTrace();
   }
