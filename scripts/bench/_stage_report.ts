@@ -90,6 +90,25 @@ export function requestStages(text: string): RequestStages[] {
   return out.sort((a, b) => a.total - b.total);
 }
 
+/** Each seal of `events.jsonl` in the trace: its fsync and its whole duration, ms, in the order they happened. */
+export function sealSpans(text: string): { fsync: number; total: number }[] {
+  const byPid = new Map<string, { start: number; fsync: number }>();
+  const out: { at: number; fsync: number; total: number }[] = [];
+  for (const line of text.split("\n")) {
+    const [at, stage, , pid = "?"] = line.split(" ");
+    const t = Number(at);
+    if (!Number.isFinite(t)) continue;
+    if (stage === "seal") byPid.set(pid, { start: t, fsync: NaN });
+    else if (stage === "sealed_fsync" && byPid.has(pid)) byPid.get(pid)!.fsync = t;
+    else if (stage === "sealed" && byPid.has(pid)) {
+      const s = byPid.get(pid)!;
+      byPid.delete(pid);
+      out.push({ at: s.start, fsync: s.fsync - s.start, total: t - s.start });
+    }
+  }
+  return out.sort((a, b) => a.at - b.at).map(({ fsync, total }) => ({ fsync, total }));
+}
+
 function fmt(x: number): string {
   return Number.isFinite(x) ? round(x, 2).toFixed(2).padStart(8) : "       -";
 }
@@ -116,7 +135,16 @@ export function stageReport(reqs: RequestStages[], slowest: number): string {
 }
 
 if (import.meta.main) {
-  const all = requestStages(await Deno.readTextFile(Deno.args[0]!));
+  const text = await Deno.readTextFile(Deno.args[0]!);
+  const seals = sealSpans(text);
+  if (seals.length > 0) {
+    console.log(
+      `seals of events.jsonl (fsync / all, ms): ${
+        seals.map((s) => `${fmt(s.fsync).trim()} / ${fmt(s.total).trim()}`).join(", ")
+      }\n`,
+    );
+  }
+  const all = requestStages(text);
   for (const label of new Set(all.map((r) => r.label))) {
     const reqs = all.filter((r) => r.label === label);
     console.log(`--- ${label}\n${stageReport(reqs, Math.max(5, Math.ceil(reqs.length / 100)))}`);

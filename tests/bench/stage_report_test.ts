@@ -1,6 +1,6 @@
 /** The stage trace reader (scripts/bench/_stage_report.ts): one request's stages from lines of several processes. */
 import assert from "node:assert/strict";
-import { requestStages, stageReport } from "../../scripts/bench/_stage_report.ts";
+import { requestStages, sealSpans, stageReport } from "../../scripts/bench/_stage_report.ts";
 
 const R = "20261202T000000.000001Z-7-000001-abcd.json";
 // The bench (pid 7) and the runner (pid 9) on one clock; the runner's loop is busy from 1004 to 1030.
@@ -42,4 +42,17 @@ Deno.test("requestStages: each stage from the call's start, the first sight of e
   const text = stageReport([r!], 1);
   assert.match(text, /^1 requests/);
   assert.match(text, /loop_longest_busy\s+26\.00/);
+});
+
+Deno.test("sealSpans: each seal's fsync and whole duration, per process, in order", () => {
+  const trace = [
+    "10.000 seal - 9",
+    "10.500 seal - 8",
+    "20.000 sealed_fsync - 9",
+    "21.000 sealed - 9",
+    "30.500 sealed_fsync - 8",
+    "40.500 sealed - 8",
+    "50.000 seal - 9", // never finished: not reported
+  ].join("\n");
+  assert.deepEqual(sealSpans(trace), [{ fsync: 10, total: 11 }, { fsync: 20, total: 30 }]);
 });
