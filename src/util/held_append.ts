@@ -128,9 +128,11 @@ export class HeldAppends {
 
 let active: HeldAppends | null = null;
 
-/** Hold the run's appended files open until {@link closeHeldAppends} (the runner, for one run). */
+/**
+ * Hold the run's appended files open until {@link closeHeldAppends} (the runner, for one run). A second run in the same
+ * process takes over; each closes its own handles.
+ */
 export function openHeldAppends(): HeldAppends {
-  active?.close();
   active = new HeldAppends();
   return active;
 }
