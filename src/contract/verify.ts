@@ -42,12 +42,21 @@ function clauseEntries(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [value];
 }
 
-/** Build the clause environment: canonical repo roots and default scope. */
+/**
+ * Build the clause environment: canonical repo roots and default scope. A path named twice (the default scope is
+ * usually a repo's root) is resolved once: both answers come from the same moment.
+ */
 export function clauseEnv(ctx: VerifyContext): ClauseEnv {
+  const resolved = new Map<string, string>();
+  const canonical = (path: string): string => {
+    let real = resolved.get(path);
+    if (real === undefined) resolved.set(path, real = canonicalPath(path));
+    return real;
+  };
   const repos: RepoIndex = {};
-  for (const [name, root] of Object.entries(ctx.repos)) repos[name] = canonicalPath(root);
-  if (repos.packet === undefined) repos.packet = canonicalPath(ctx.packetDir);
-  const scope = canonicalPath(ctx.defaultScope);
+  for (const [name, root] of Object.entries(ctx.repos)) repos[name] = canonical(root);
+  if (repos.packet === undefined) repos.packet = canonical(ctx.packetDir);
+  const scope = canonical(ctx.defaultScope);
   return { ctx, repos, scope, scopeRepo: repoForScope(scope, repos), git: ctx.gitCache ?? new GitCache() };
 }
 
