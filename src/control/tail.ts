@@ -82,12 +82,17 @@ export class Wakeup {
 const NL = 0x0a;
 const CHUNK = 1 << 16;
 
-/** The line each item of a raw-keeping reader was decoded from, exactly as written (never enumerated or copied). */
-const rawLines = new WeakMap<object, string>();
+/**
+ * The line each item of a raw-keeping reader was decoded from, exactly as written: a symbol-keyed property of the
+ * item (never serialised by `JSON.stringify`, nor listed by `Object.keys`), which costs a few ns per line where a
+ * WeakMap entry costs a few hundred (and burdens the GC).
+ */
+const RAW_LINE: unique symbol = Symbol("rawLine");
 
 /** The line `item` was decoded from by a reader opened with `keepRaw`, exactly as written; else undefined. */
 export function rawLineOf(item: object): string | undefined {
-  return rawLines.get(item);
+  const raw = (item as { [RAW_LINE]?: unknown })[RAW_LINE];
+  return typeof raw === "string" ? raw : undefined;
 }
 
 /** Reads complete JSON-object lines from an open file, starting at a byte offset. */
@@ -236,7 +241,7 @@ function pushLine(line: string, out: Record<string, unknown>[], keepRaw: boolean
   try {
     const v: unknown = JSON.parse(line);
     if (!isRecord(v)) return;
-    if (keepRaw) rawLines.set(v, line);
+    if (keepRaw) (v as { [RAW_LINE]?: string })[RAW_LINE] = line;
     out.push(v);
   } catch { /* not JSON */ }
 }

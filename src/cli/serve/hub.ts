@@ -3,7 +3,7 @@
  * and every client that is in step sends the same bytes. The hub keeps the last frames in a ring bounded in bytes
  * (flat memory); its clients' side is hub_frames.ts.
  */
-import { type RunRef, type StreamItem, subscribe } from "../../control/mod.ts";
+import { type RunRef, type StreamItem, subscribeBatches } from "../../control/mod.ts";
 import { FrameBuilder, type FrameRun } from "./frames.ts";
 import { Fifo } from "./ring.ts";
 
@@ -89,10 +89,13 @@ export class EventHub {
           this.seal();
         },
       };
-      for await (const item of subscribe(this.ref, opts)) {
-        this.building.add(item);
-        // A long read is handed out every batch's worth, and at its end (onIdle); run_finished at once.
-        if (this.building.size >= BATCH_BYTES || item.type === "run_finished") this.seal();
+      // One await per read of the stream (its items in one batch), not one per item.
+      for await (const items of subscribeBatches(this.ref, opts)) {
+        for (const item of items) {
+          this.building.add(item);
+          // A long read is handed out every batch's worth, and at its end (onIdle); run_finished at once.
+          if (this.building.size >= BATCH_BYTES || item.type === "run_finished") this.seal();
+        }
       }
     } catch {
       /* clients fall back to followers of their own */
