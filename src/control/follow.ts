@@ -195,53 +195,57 @@ export async function* followRunBatches(
         reader = reopenLive();
         if (reader !== null || prefix.length > 0) continue;
       }
-      // Idle: decide whether the run is over, or whether the file under us was truncated or replaced.
-      if (reader !== null && reader.truncated()) {
-        seqs.reason = "truncated";
-        const fresh = LineReader.open(path, "start", raw);
-        if (fresh !== null) {
-          reader.close();
-          reader = fresh;
-          continue;
-        }
-        // Truncated, then removed: handled as a replacement below (wait for the runner to recreate it).
-      }
-      if (reader !== null && reader.replaced(path)) {
-        if (yield* drain()) return;
-        const again = await readSnapshotOrNull(storeRoot);
-        if (again?.run_id !== runId) {
-          yield [synthetic(runId, "abandoned", null)];
-          return;
-        }
-        // Still this run's stream: sealed into a segment (the runner opened a fresh file), or replaced or removed
-        // under the runner (which reopens the path at its next flush): follow the new file, after any segments
-        // sealed meanwhile; while none exists, the end checks below still apply.
-        const next = reopenLive();
-        if (next !== null) {
-          reader.close();
-          reader = next;
-          seqs.reason = "replaced";
-          continue;
-        }
-      }
-      // A read that delivered lines shows the run writing: the snapshot is read when the stream goes quiet (no lines
-      // for QUIET_MS), or at most every 250 ms while it streams — not at every wake (at full speed about every other
-      // wake finds nothing: its watch event names a write the previous read already took).
+      // A read that delivered lines shows the run writing, to the file read: the end and file checks wait for the next
+      // read that finds nothing (a run that ended, or a file sealed or replaced, gets no more lines, so that read
+      // comes: at the next write or poll).
       if (busy) lastBusy = lastRead;
-      const check = Date.now() - lastBusy >= QUIET_MS || Date.now() - lastSnap >= 250;
-      const now = check ? await readSnapshotOrNull(storeRoot) : null;
-      if (check) lastSnap = Date.now();
-      if (now && now.run_id === runId && (now.status === "completed" || now.status === "failed")) {
-        if (yield* drain()) return;
-        yield [synthetic(runId, now.status, now.reason)];
-        return;
-      }
-      if (Date.now() - lastLease >= Math.min(500, pollMs)) {
-        lastLease = Date.now();
-        if ((await readLease(storeRoot)).state === "down") {
+      else {
+        // Idle: decide whether the run is over, or whether the file under us was truncated or replaced.
+        if (reader !== null && reader.truncated()) {
+          seqs.reason = "truncated";
+          const fresh = LineReader.open(path, "start", raw);
+          if (fresh !== null) {
+            reader.close();
+            reader = fresh;
+            continue;
+          }
+          // Truncated, then removed: handled as a replacement below (wait for the runner to recreate it).
+        }
+        if (reader !== null && reader.replaced(path)) {
           if (yield* drain()) return;
-          yield [synthetic(runId, "abandoned", null)];
+          const again = await readSnapshotOrNull(storeRoot);
+          if (again?.run_id !== runId) {
+            yield [synthetic(runId, "abandoned", null)];
+            return;
+          }
+          // Still this run's stream: sealed into a segment (the runner opened a fresh file), or replaced or removed
+          // under the runner (which reopens the path at its next flush): follow the new file, after any segments
+          // sealed meanwhile; while none exists, the end checks below still apply.
+          const next = reopenLive();
+          if (next !== null) {
+            reader.close();
+            reader = next;
+            seqs.reason = "replaced";
+            continue;
+          }
+        }
+        // The snapshot is read once the stream has been quiet for QUIET_MS (or every 250 ms), not at every wake that
+        // found nothing: at full speed about every other wake does (its watch event names a write already read).
+        const check = Date.now() - lastBusy >= QUIET_MS || Date.now() - lastSnap >= 250;
+        const now = check ? await readSnapshotOrNull(storeRoot) : null;
+        if (check) lastSnap = Date.now();
+        if (now && now.run_id === runId && (now.status === "completed" || now.status === "failed")) {
+          if (yield* drain()) return;
+          yield [synthetic(runId, now.status, now.reason)];
           return;
+        }
+        if (Date.now() - lastLease >= Math.min(500, pollMs)) {
+          lastLease = Date.now();
+          if ((await readLease(storeRoot)).state === "down") {
+            if (yield* drain()) return;
+            yield [synthetic(runId, "abandoned", null)];
+            return;
+          }
         }
       }
       opts.onIdle?.();
@@ -256,18 +260,13 @@ export async function* followRunBatches(
   }
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts. */
+/**
+ * Resolves after `ms` (the coalescing pause: a few ms). An abort during it is seen when it ends: an abort listener
+ * added and removed per read would cost more than the pause.
+ */
 function pause(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /**

@@ -19,6 +19,7 @@ export class Wakeup {
   #waiter: (() => void) | null = null;
   #pending = false;
   #stopped = false;
+  #signals: { signal: AbortSignal; onAbort: () => void }[] = [];
   readonly #watch: WatchLoop | null;
 
   constructor(dir: string | null, opts: { rearmMs?: number; watchFs?: FollowWatchFactory } = {}) {
@@ -57,16 +58,21 @@ export class Wakeup {
       this.#pending = false;
       return Promise.resolve();
     }
+    if (signal !== undefined && !this.#signals.some((s) => s.signal === signal)) {
+      // One abort listener per signal until close(), not one added and removed per wait (a follower waits once per
+      // read).
+      const onAbort = () => this.#fire();
+      this.#signals.push({ signal, onAbort });
+      signal.addEventListener("abort", onAbort, { once: true });
+    }
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        signal?.removeEventListener("abort", done);
         if (this.#waiter === done) this.#waiter = null;
         this.#pending = false;
         resolve();
       };
       const timer = setTimeout(done, pollMs);
-      signal?.addEventListener("abort", done, { once: true });
       this.#waiter = done;
     });
   }
@@ -74,6 +80,7 @@ export class Wakeup {
   /** Stop watching. */
   async close(): Promise<void> {
     this.#stopped = true;
+    for (const { signal, onAbort } of this.#signals.splice(0)) signal.removeEventListener("abort", onAbort);
     await this.#watch?.stop();
     this.#fire();
   }
