@@ -5,7 +5,10 @@
  *   client here has its frame, one clock; p50/p99 over single events spaced apart.
  * - Load: a full-speed simulated `prompt_runner run` (its own process, one prompt streaming M messages at zero
  *   delay) followed by 0, 1, 10 and 50 SSE clients, the client counts alternated within each repeat: the run's own
- *   duration (its `run_opened` → `run_finished` instants) as a ratio to 0 clients, and the server's peak RSS.
+ *   duration (its `run_opened` → `run_finished` instants) as a ratio to 0 clients, the server's peak RSS, and its CPU
+ *   (from the first client, and from the first frame: streaming alone).
+ * The clients scan the bytes for the `id:` lines (no text decoding, no per-frame strings), so that they take as little
+ * of the cores as they can: the figures are the server's cost, not this process's string handling.
  * Checked: every client received every seq once, in order, then the `end` frame with `completed`; every run exits 0.
  */
 import { check, median, percentile, quick, round, sized } from "./_harness.ts";
@@ -214,7 +217,14 @@ async function loaded(root: string, clients: number, messages: number) {
       } catch { /* not yet */ }
       await new Promise((r) => setTimeout(r, 5));
     }
-    const streams = Array.from({ length: clients }, () => client(srv, `/api/v1/targets/${id}/events`));
+    // The server's CPU from the first frame a client receives: what streaming costs per event, without what a first
+    // client costs once (the stream's modules loaded and compiled, the connections set up).
+    let streaming: Promise<number> | null = null;
+    const first = () => streaming ??= cpuMs(srv.child.pid);
+    const streams = Array.from(
+      { length: clients },
+      (_, i) => client(srv, `/api/v1/targets/${id}/events`, i === 0 ? first : undefined),
+    );
     const status = await run.status;
     check(status.code === 0, `run exited ${status.code}: ${(await runErr).slice(-400)}`);
     const results = await Promise.all(streams);
@@ -230,7 +240,9 @@ async function loaded(root: string, clients: number, messages: number) {
       );
       check(r.end?.status === "completed", `a client's stream ended with ${JSON.stringify(r.end)}`);
     }
-    const cpu = (await cpuMs(srv.child.pid)) - cpuBefore;
+    const cpuEnd = await cpuMs(srv.child.pid);
+    const cpu = cpuEnd - cpuBefore;
+    const streamingCpu = streaming === null ? 0 : cpuEnd - await streaming;
     check(Number.isFinite(cpu) && cpu >= 0, "the server's CPU time could not be read");
     sampling = false;
     await sampler;
@@ -240,6 +252,7 @@ async function loaded(root: string, clients: number, messages: number) {
       baseMb: base,
       events: finished.seq,
       serverCpuMs: cpu,
+      streamingCpuMs: streamingCpu,
     };
   } finally {
     sampling = false;
@@ -264,7 +277,7 @@ export async function bench(): Promise<Record<string, number | string>> {
     const messages = sized(30_000, 5_000);
     const runs = new Map<
       number,
-      { runMs: number; peakMb: number; baseMb: number; events: number; serverCpuMs: number }[]
+      { runMs: number; peakMb: number; baseMb: number; events: number; serverCpuMs: number; streamingCpuMs: number }[]
     >();
     for (let r = 0; r < 5; r++) {
       const order = counts.map((_, i) => counts[(i + r) % counts.length]!);
@@ -289,6 +302,12 @@ export async function bench(): Promise<Record<string, number | string>> {
         median(runs.get(n)!.map((x) => (1000 * x.serverCpuMs) / x.events)),
         1,
       );
+      if (n > 0) {
+        figures[`serve_server_cpu_streaming_per_event_${n}_clients_us`] = round(
+          median(runs.get(n)!.map((x) => (1000 * x.streamingCpuMs) / x.events)),
+          1,
+        );
+      }
     }
     figures.serve_load_average_start = round(loadStart, 2);
     figures.serve_load_average_end = round(await loadAverage(), 2);
