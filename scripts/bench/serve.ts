@@ -64,6 +64,7 @@ async function serve(dir: string): Promise<Server> {
 }
 
 const NL = 0x0a;
+const CR = 0x0d;
 const ID = new TextEncoder().encode("id: ");
 const END = new TextEncoder().encode("event: end");
 const DATA = new TextEncoder().encode("data: ");
@@ -76,39 +77,34 @@ function startsAt(buf: Uint8Array, at: number, word: Uint8Array): boolean {
 }
 
 /**
- * One SSE client: counts frames; resolves with the seqs seen and the end frame. A lean reader, so that the figures
- * are the server's cost rather than this process's string handling: it scans the bytes for the `id:` lines (no text
- * decoding, no per-frame strings or regex) and decodes only the `end` frame's data; the checks are the same — every
- * `id:` is counted and must follow the one before by one.
+ * An SSE stream's bytes, fed in pieces of any size: counts the `id:` lines (each must follow the one before by one)
+ * and keeps the `end` frame's data; no text is decoded but that.
  */
-async function client(srv: Server, path: string, onFrame?: (seq: number) => void) {
-  // A stream that never ends fails the case instead of hanging it.
-  const r = await fetch(new URL(path, srv.url), {
-    headers: { authorization: `Bearer ${srv.token}` },
-    signal: AbortSignal.timeout(300_000),
-  });
-  check(r.status === 200, `stream answered ${r.status}`);
-  const reader = r.body!.getReader();
-  let count = 0, last = 0, inOrder = true, endNext = false;
-  let end: Record<string, unknown> | null = null;
-  // The incomplete last line of the previous read (a line may span two reads).
-  let carry: Uint8Array | null = null;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    let buf = value;
-    if (carry !== null) {
-      buf = new Uint8Array(carry.length + value.length);
-      buf.set(carry);
-      buf.set(value, carry.length);
-      carry = null;
+class SseScan {
+  count = 0;
+  last = 0;
+  inOrder = true;
+  end: Record<string, unknown> | null = null;
+  #endNext = false;
+  /** The incomplete last line of the previous piece (a line may span two pieces). */
+  #carry: Uint8Array | null = null;
+
+  constructor(private readonly onFrame?: (seq: number) => void) {}
+
+  feed(piece: Uint8Array): void {
+    let buf = piece;
+    if (this.#carry !== null) {
+      buf = new Uint8Array(this.#carry.length + piece.length);
+      buf.set(this.#carry);
+      buf.set(piece, this.#carry.length);
+      this.#carry = null;
     }
     let i = 0;
     for (;;) {
       const j = buf.indexOf(NL, i);
       if (j < 0) {
-        if (i < buf.length) carry = buf.slice(i);
-        break;
+        if (i < buf.length) this.#carry = buf.slice(i);
+        return;
       }
       if (startsAt(buf, i, ID)) {
         let seq = 0;
@@ -117,19 +113,110 @@ async function client(srv: Server, path: string, onFrame?: (seq: number) => void
           check(d >= 0 && d <= 9, "an id: line that is not a number");
           seq = seq * 10 + d;
         }
-        if (seq !== last + 1 && last !== 0) inOrder = false;
-        last = seq;
-        count += 1;
-        onFrame?.(seq);
-      } else if (startsAt(buf, i, END)) endNext = true;
-      else if (endNext && startsAt(buf, i, DATA)) {
-        end = JSON.parse(new TextDecoder().decode(buf.subarray(i + DATA.length, j)));
-        endNext = false;
+        if (seq !== this.last + 1 && this.last !== 0) this.inOrder = false;
+        this.last = seq;
+        this.count += 1;
+        this.onFrame?.(seq);
+      } else if (startsAt(buf, i, END)) this.#endNext = true;
+      else if (this.#endNext && startsAt(buf, i, DATA)) {
+        this.end = JSON.parse(new TextDecoder().decode(buf.subarray(i + DATA.length, j)));
+        this.#endNext = false;
       }
       i = j + 1;
     }
   }
-  return { count, last, inOrder, end };
+}
+
+/** Where an HTTP head ends (the offset of its blank line's CRLFCRLF), or -1 when `data` does not hold it all. */
+function headEnd(data: Uint8Array): number {
+  for (let k = data.indexOf(CR); k >= 0 && k + 3 < data.length; k = data.indexOf(CR, k + 1)) {
+    if (data[k + 1] === NL && data[k + 2] === CR && data[k + 3] === NL) return k;
+  }
+  return -1;
+}
+
+/**
+ * One SSE client: counts frames; resolves with the seqs seen and the end frame. It speaks HTTP/1.1 over its own
+ * socket and reads into one large buffer (no fetch body stream, whose per-read machinery cost this process more CPU
+ * than the server spent), and scans the bytes for the `id:` lines ({@link SseScan}): the figures are the server's
+ * cost, not this process's. The checks are the same: every `id:` counted, each following the one before by one.
+ */
+async function client(srv: Server, path: string, onFrame?: (seq: number) => void) {
+  const url = new URL(path, srv.url);
+  check(url.protocol === "http:", `the bench's client speaks plain HTTP, not ${url.protocol}`);
+  const conn = await Deno.connect({ hostname: url.hostname, port: Number(url.port) });
+  // A stream that never ends fails the case instead of hanging it.
+  const timer = setTimeout(() => conn.close(), 300_000);
+  try {
+    const request = `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n` +
+      `Authorization: Bearer ${srv.token}\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n`;
+    const out = new TextEncoder().encode(request);
+    for (let at = 0; at < out.length;) at += await conn.write(out.subarray(at));
+    const scan = new SseScan(onFrame);
+    const buf = new Uint8Array(1 << 18);
+    let held = new Uint8Array(0); // bytes read but not yet consumed (the head, a chunk-size line)
+    let chunked = false, headDone = false, left = 0; // left: data bytes of the current chunk still to come
+    let ended = false;
+    while (!ended) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+      let data = buf.subarray(0, n);
+      if (held.length > 0) {
+        const joined = new Uint8Array(held.length + n);
+        joined.set(held);
+        joined.set(data, held.length);
+        data = joined;
+        held = new Uint8Array(0);
+      }
+      let i = 0;
+      if (!headDone) {
+        const cut = headEnd(data);
+        if (cut < 0) {
+          held = data.slice();
+          continue;
+        }
+        const head = new TextDecoder().decode(data.subarray(0, cut));
+        check(/^HTTP\/1\.1 200 /.test(head), `stream answered ${head.split("\r\n")[0]}`);
+        chunked = /^transfer-encoding:\s*chunked/im.test(head);
+        headDone = true;
+        i = cut + 4;
+      }
+      while (i < data.length) {
+        if (!chunked) {
+          scan.feed(data.subarray(i));
+          i = data.length;
+        } else if (left > 0) {
+          const take = Math.min(left, data.length - i);
+          scan.feed(data.subarray(i, i + take));
+          i += take;
+          left -= take;
+        } else {
+          // A chunk's size line ("<hex>\r\n"), after the CRLF that ends the chunk before it.
+          let k = i;
+          if (data[k] === CR && data[k + 1] === NL) k += 2;
+          const eol = data.indexOf(NL, k);
+          if (eol < 0) {
+            held = data.slice(i);
+            break;
+          }
+          const size = parseInt(new TextDecoder().decode(data.subarray(k, eol)).trim(), 16);
+          check(Number.isFinite(size), "a malformed chunk size");
+          i = eol + 1;
+          if (size === 0) {
+            ended = true;
+            break;
+          }
+          left = size;
+        }
+      }
+    }
+    return { count: scan.count, last: scan.last, inOrder: scan.inOrder, end: scan.end };
+  } finally {
+    clearTimeout(timer);
+    try {
+      conn.close();
+    } catch { /* closed by the timer */ }
+  }
 }
 
 /** A process's `/proc` status file, read through `cat` (Deno reads `/proc` only with every permission). */
@@ -137,6 +224,43 @@ async function procText(pid: number, file: "status" | "stat"): Promise<string> {
   const out = await new Deno.Command("cat", { args: [`/proc/${pid}/${file}`], stdout: "piped", stderr: "null" })
     .output();
   return new TextDecoder().decode(out.stdout);
+}
+
+/**
+ * A process's peak RSS, sampled every 100 ms by one long-lived shell that reads `/proc/<pid>/status` with its
+ * builtins: a process spawned per sample cost this process more CPU than the server it measured, on the same cores.
+ */
+class RssSampler {
+  #peak = 0;
+  readonly #child: Deno.ChildProcess;
+  readonly #reading: Promise<void>;
+
+  constructor(pid: number) {
+    const status = `/proc/${pid}/status`;
+    const script = `while [ -r ${status} ]; do while read -r k v _; do case "$k" in VmRSS:) echo "$v";; esac; done ` +
+      `< ${status}; sleep 0.1; done`;
+    const child = new Deno.Command("sh", { args: ["-c", script], stdin: "null", stdout: "piped", stderr: "null" })
+      .spawn();
+    this.#child = child;
+    this.#reading = (async () => {
+      let rest = "";
+      for await (const text of child.stdout.pipeThrough(new TextDecoderStream())) {
+        const lines = (rest + text).split("\n");
+        rest = lines.pop()!;
+        for (const l of lines) if (/^\d+$/.test(l)) this.#peak = Math.max(this.#peak, Number(l) / 1024);
+      }
+    })();
+  }
+
+  /** Stop sampling; the peak in MB (0 if no sample was taken). */
+  async stop(): Promise<number> {
+    try {
+      this.#child.kill("SIGTERM");
+    } catch { /* already ended */ }
+    await this.#child.status;
+    await this.#reading;
+    return this.#peak;
+  }
 }
 
 async function rssMb(pid: number): Promise<number> {
@@ -199,13 +323,7 @@ async function loaded(root: string, clients: number, messages: number) {
   check(base > 0, "the server's RSS could not be read");
   // The server's CPU over the run only: what it spent starting up is not the clients' cost.
   const cpuBefore = await cpuMs(srv.child.pid);
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      peak = Math.max(peak, await rssMb(srv.child.pid));
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
+  const sampler = new RssSampler(srv.child.pid);
   const run = cli(["run", dir]);
   const runErr = new Response(run.stderr).text();
   try {
@@ -244,8 +362,9 @@ async function loaded(root: string, clients: number, messages: number) {
     const cpu = cpuEnd - cpuBefore;
     const streamingCpu = streaming === null ? 0 : cpuEnd - await streaming;
     check(Number.isFinite(cpu) && cpu >= 0, "the server's CPU time could not be read");
-    sampling = false;
-    await sampler;
+    const sampled = await sampler.stop();
+    check(sampled > 0, "the server's RSS was not sampled during the run");
+    peak = Math.max(peak, sampled);
     return {
       runMs: Date.parse(finished.at) - Date.parse(opened.at),
       peakMb: peak,
@@ -255,8 +374,7 @@ async function loaded(root: string, clients: number, messages: number) {
       streamingCpuMs: streamingCpu,
     };
   } finally {
-    sampling = false;
-    await sampler;
+    await sampler.stop();
     await srv.stop();
   }
 }
