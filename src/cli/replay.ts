@@ -3,24 +3,18 @@
  * [--thinking S] [--diff D] [--json]`: re-render a recorded run's events offline through the live renderers.
  */
 import type { CommandContext, CommandSpec, FlagValues } from "./frame.ts";
-import { resolveTarget } from "./target.ts";
-import { TARGET_FLAGS } from "./selection_flags.ts";
+import { type ResolvedTarget, resolveTarget, TARGET_FLAGS } from "./target.ts";
 import { NotFoundError, UsageError } from "../errors.ts";
 import type { Envelope, View } from "../events/mod.ts";
 import { VIEW_VALUES } from "../events/types.ts";
 import { storePaths } from "../store/paths.ts";
 import { readInterventions } from "../control/interventions.ts";
-import { loadPacket } from "../packet/load.ts";
-import type { Packet } from "../packet/mod.ts";
+import type { PromptText } from "../packet/mod.ts";
 import { normalizePromptId } from "../util/ids.ts";
 import { fileStamp, isRunId } from "../util/time.ts";
-import {
-  DEFAULT_DIFF_MAX_LINES,
-  DEFAULT_TOOL_OUTPUT_MAX_LINES,
-  gitPathDiff,
-  loadFullWidth,
-  needsFullWidthIn,
-} from "../render/mod.ts";
+import { DEFAULT_DIFF_MAX_LINES, DEFAULT_TOOL_OUTPUT_MAX_LINES } from "../render/create.ts";
+import { gitPathDiff } from "../render/git_diff.ts";
+import { loadFullWidth, needsFullWidthIn } from "../render/text_width.ts";
 import { Replayer } from "../render/replay.ts";
 import { eventStream, readEventFiles } from "../control/mod.ts";
 
@@ -104,6 +98,20 @@ async function existing(paths: string[]): Promise<string | null> {
   return null;
 }
 
+/**
+ * The packet's prompt files and bodies as they are now (they may have changed since the run), read without the
+ * loader's option code (src/packet/packet_files.ts); null when the packet does not read, and then headers show what
+ * the events carry.
+ */
+async function promptsNow(target: ResolvedTarget): Promise<{ dir: string; prompts: PromptText[] } | null> {
+  const rewrite = target.repoRemap ? (t: string) => target.repoRemap!.rewriteText(t) : null;
+  try {
+    return await (await import("../packet/packet_files.ts")).promptTexts(target.packetDir, rewrite);
+  } catch {
+    return null;
+  }
+}
+
 async function run(ctx: CommandContext): Promise<number> {
   const target = await resolveTarget(ctx.positionals, ctx.flags, { idsFollow: false });
   const view = viewFromFlags(ctx.flags);
@@ -118,16 +126,13 @@ async function run(ctx: CommandContext): Promise<number> {
   }
   const attempt = positiveInt(ctx.flags, "attempt");
 
+  // The prompt files (and js-yaml) load while the event files are looked up.
+  const packetRead = promptsNow(target);
   const stream = await eventsFilesFor(target.storeRoot, runFlag);
   const runId = stream.runId;
   const filtered = promptId !== null || attempt !== null;
-
-  let packet: Packet | null = null;
-  try {
-    packet = await loadPacket(target.packetDir);
-  } catch {
-    packet = null; // the packet may have changed since; headers then show what the events carry
-  }
+  const packet = await packetRead;
+  const promptById = new Map(packet?.prompts.map((p) => [p.id, p]) ?? []);
   // string-width loads only when some text needs it (src/render/text_width.ts): the headers' prompt bodies and paths
   // here, each event and steer text as it comes.
   const width = (value: unknown) => needsFullWidthIn(value) ? loadFullWidth() : undefined;
@@ -146,12 +151,9 @@ async function run(ctx: CommandContext): Promise<number> {
     tool_output_max_lines: DEFAULT_TOOL_OUTPUT_MAX_LINES,
     pathDiffFor: (cwd) => gitPathDiff(cwd),
     headerExtras: (id, at) => {
-      const prompt = packet?.prompts.find((p) => p.id === id) ?? null;
-      const rel = prompt && packet && prompt.file.startsWith(packet.dir + "/")
-        ? prompt.file.slice(packet.dir.length + 1)
-        : prompt?.file ?? null;
+      const prompt = promptById.get(id) ?? null;
       const log = logFile.key === `${id}@${at}` ? logFile.path : null;
-      return { promptFile: rel, body: prompt?.body ?? null, logFile: log };
+      return { promptFile: prompt?.relFile ?? null, body: prompt?.body ?? null, logFile: log };
     },
     steerText: (request) => steerTexts.get(request) ?? null,
   });
