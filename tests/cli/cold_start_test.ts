@@ -112,6 +112,42 @@ Deno.test("plan, list and packet lint evaluate neither the process-tree code nor
   }
 });
 
+/** What `replay` needs of the packet is its prompt files: not the loader's option layering, profiles and checks. */
+const PACKET_LOADER_FILES = [
+  "src/packet/load.ts",
+  "src/packet/assemble.ts",
+  "src/packet/profiles.ts",
+  "src/packet/options_intern.ts",
+  "src/packet/repos.ts",
+];
+/** The render surface and the renderers' neighbours `replay` does not use (summaries, JUnit, CI commands, sinks). */
+const RENDER_SURFACE_FILES = [
+  "src/render/mod.ts",
+  "src/render/junit.ts",
+  "src/render/summary_markdown.ts",
+  "src/render/ci_commands.ts",
+  "src/render/sinks.ts",
+  "src/render/status_line.ts",
+];
+
+Deno.test("replay evaluates neither the packet loader, js-yaml nor the render surface up front", async () => {
+  const files = await sources();
+  const load = staticLoad(files, ["main.ts", commandModule(["replay"])]);
+  const bad = offending(load, [...PACKET_LOADER_FILES, ...RENDER_SURFACE_FILES, "src/cli/selection_flags.ts"], [
+    "js-yaml",
+  ]);
+  assert.deepEqual(bad, [], `replay loads up front: ${bad.join(", ")}`);
+  // What it reads the prompt files with (loaded while the event files are looked up) leaves the loader out too.
+  const prompts = staticLoad(files, ["src/packet/packet_files.ts"]);
+  assert.deepEqual(PACKET_LOADER_FILES.filter((f) => prompts.files.has(f)), []);
+  assert.ok(prompts.packages.has("js-yaml"), "the prompt files' front matter is YAML");
+  // The check can see them: run reaches every one.
+  const run = staticLoad(files, ["main.ts", commandModule(["run"])]);
+  for (const f of [...PACKET_LOADER_FILES, ...RENDER_SURFACE_FILES]) {
+    assert.ok(run.files.has(f), `run should reach ${f}`);
+  }
+});
+
 Deno.test("the check sees heavy loads: run reaches the lanes, the runner, the verifier and the renderer", async () => {
   const files = await sources();
   const load = staticLoad(files, ["main.ts", commandModule(["run"])]);
