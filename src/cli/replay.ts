@@ -13,6 +13,8 @@ import type { PromptText } from "../packet/mod.ts";
 import { normalizePromptId } from "../util/ids.ts";
 import { fileStamp, isRunId } from "../util/time.ts";
 import { DEFAULT_DIFF_MAX_LINES, DEFAULT_TOOL_OUTPUT_MAX_LINES } from "../render/create.ts";
+import { logHeaderPromptFile } from "../render/chrome.ts";
+import { promptBodyAt } from "../packet/prompt_body.ts";
 import { gitPathDiff } from "../render/git_diff.ts";
 import { loadFullWidth, needsFullWidthIn } from "../render/text_width.ts";
 import { Replayer } from "../render/replay.ts";
@@ -98,17 +100,54 @@ async function existing(paths: string[]): Promise<string | null> {
   return null;
 }
 
-/**
- * The packet's prompt files and bodies as they are now (they may have changed since the run), read without the
- * loader's option code (src/packet/packet_files.ts); null when the packet does not read, and then headers show what
- * the events carry.
- */
-async function promptsNow(target: ResolvedTarget): Promise<{ dir: string; prompts: PromptText[] } | null> {
-  const rewrite = target.repoRemap ? (t: string) => target.repoRemap!.rewriteText(t) : null;
+/** The first bytes of a file (a log's header), or "" when it does not read. */
+async function head(path: string): Promise<string> {
   try {
-    return await (await import("../packet/packet_files.ts")).promptTexts(target.packetDir, rewrite);
+    using file = await Deno.open(path);
+    const buf = new Uint8Array(LOG_HEAD_BYTES);
+    let n = 0;
+    while (n < buf.length) {
+      const got = await file.read(buf.subarray(n));
+      if (got === null) break;
+      n += got;
+    }
+    return new TextDecoder().decode(buf.subarray(0, n));
   } catch {
-    return null;
+    return "";
+  }
+}
+
+/** How much of a log is read for its header: the `Session:` line holds the tool list, so allow for a long one. */
+const LOG_HEAD_BYTES = 16384;
+
+/**
+ * The prompt files a header shows, as they are now: the file the attempt's log names (its body read without decoding
+ * the front matter, src/packet/prompt_body.ts), else — no log, or the file it names is gone — the packet's prompt file
+ * of that id (src/packet/packet_files.ts, which loads the YAML parser, read once when first needed).
+ */
+class PromptFiles {
+  #byId: Promise<Map<string, PromptText>> | null = null;
+  readonly #rewrite: ((text: string) => string) | null;
+  constructor(private readonly target: ResolvedTarget) {
+    const remap = target.repoRemap;
+    this.#rewrite = remap ? (t) => remap.rewriteText(t) : null;
+  }
+
+  async of(promptId: string, logPath: string | null): Promise<{ relFile: string; body: string } | null> {
+    const named = logPath === null ? null : logHeaderPromptFile(await head(logPath));
+    const fromLog = named === null ? null : await promptBodyAt(this.target.packetDir, named, this.#rewrite);
+    return fromLog ?? (await (this.#byId ??= this.#packet())).get(promptId) ?? null;
+  }
+
+  /** The packet's prompt files by id; empty when the packet does not read. */
+  async #packet(): Promise<Map<string, PromptText>> {
+    try {
+      const { promptTexts } = await import("../packet/packet_files.ts");
+      const texts = await promptTexts(this.target.packetDir, this.#rewrite);
+      return new Map(texts?.prompts.map((p) => [p.id, p]) ?? []);
+    } catch {
+      return new Map();
+    }
   }
 }
 
@@ -126,22 +165,23 @@ async function run(ctx: CommandContext): Promise<number> {
   }
   const attempt = positiveInt(ctx.flags, "attempt");
 
-  // The prompt files (and js-yaml) load while the event files are looked up.
-  const packetRead = promptsNow(target);
   const stream = await eventsFilesFor(target.storeRoot, runFlag);
   const runId = stream.runId;
   const filtered = promptId !== null || attempt !== null;
-  const packet = await packetRead;
-  const promptById = new Map(packet?.prompts.map((p) => [p.id, p]) ?? []);
-  // string-width loads only when some text needs it (src/render/text_width.ts): the headers' prompt bodies and paths
-  // here, each event and steer text as it comes.
+  // string-width loads only when some text needs it (src/render/text_width.ts): each header's paths and prompt body,
+  // each event and steer text as it comes.
   const width = (value: unknown) => needsFullWidthIn(value) ? loadFullWidth() : undefined;
-  await width([target.storeRoot, packet?.dir ?? "", packet?.prompts.map((p) => [p.body, p.file]) ?? []]);
-  // Steer texts and log files are looked up as their events arrive: nothing is collected up front.
+  await width(target.storeRoot);
+  // Steer texts, log files and prompt files are looked up as their events arrive: nothing is collected up front.
   const steerTexts = new Map<string, string>();
   const steersRead = new Set<string>();
   const logs = storePaths(target.storeRoot).logs;
-  let logFile: { key: string; path: string | null } = { key: "", path: null };
+  const promptFiles = new PromptFiles(target);
+  let current: { key: string; log: string | null; prompt: { relFile: string; body: string } | null } = {
+    key: "",
+    log: null,
+    prompt: null,
+  };
 
   const replayer = new Replayer({
     view,
@@ -151,9 +191,8 @@ async function run(ctx: CommandContext): Promise<number> {
     tool_output_max_lines: DEFAULT_TOOL_OUTPUT_MAX_LINES,
     pathDiffFor: (cwd) => gitPathDiff(cwd),
     headerExtras: (id, at) => {
-      const prompt = promptById.get(id) ?? null;
-      const log = logFile.key === `${id}@${at}` ? logFile.path : null;
-      return { promptFile: prompt?.relFile ?? null, body: prompt?.body ?? null, logFile: log };
+      const h = current.key === `${id}@${at}` ? current : null;
+      return { promptFile: h?.prompt?.relFile ?? null, body: h?.prompt?.body ?? null, logFile: h?.log ?? null };
     },
     steerText: (request) => steerTexts.get(request) ?? null,
   });
@@ -187,10 +226,9 @@ async function run(ctx: CommandContext): Promise<number> {
     if (ev.type === "prompt_started" && ev.prompt_id !== null) {
       const t = Date.parse(ev.at);
       const stamps = Number.isNaN(t) ? [] : [t, t - 1000, t + 1000].map((ms) => fileStamp(new Date(ms)));
-      logFile = {
-        key: `${ev.prompt_id}@${ev.at}`,
-        path: await existing(stamps.map((s) => `${logs}/prompt-${ev.prompt_id}-${s}.log`)),
-      };
+      const log = await existing(stamps.map((s) => `${logs}/prompt-${ev.prompt_id}-${s}.log`));
+      current = { key: `${ev.prompt_id}@${ev.at}`, log, prompt: await promptFiles.of(ev.prompt_id, log) };
+      await width([log ?? "", current.prompt?.relFile ?? "", current.prompt?.body ?? ""]);
     }
     if (ev.type === "steer_accepted" && ev.prompt_id !== null && !steersRead.has(ev.prompt_id)) {
       steersRead.add(ev.prompt_id);

@@ -137,10 +137,13 @@ Deno.test("replay evaluates neither the packet loader, js-yaml nor the render su
     "js-yaml",
   ]);
   assert.deepEqual(bad, [], `replay loads up front: ${bad.join(", ")}`);
-  // What it reads the prompt files with (loaded while the event files are looked up) leaves the loader out too.
-  const prompts = staticLoad(files, ["src/packet/packet_files.ts"]);
-  assert.deepEqual(PACKET_LOADER_FILES.filter((f) => prompts.files.has(f)), []);
-  assert.ok(prompts.packages.has("js-yaml"), "the prompt files' front matter is YAML");
+  // A header's prompt file is the one its attempt's log names, its body read without decoding the front matter: no
+  // YAML parser, no option code. Only a prompt without a log loads the packet's prompt files (and js-yaml), lazily.
+  const yamlFree = ["src/packet/front_matter.ts", "src/packet/options.ts", "src/packet/packet_files.ts"];
+  assert.deepEqual(yamlFree.filter((f) => load.files.has(f)), [], "replay reads prompt bodies without YAML");
+  const fallback = staticLoad(files, ["src/packet/packet_files.ts"]);
+  assert.deepEqual(PACKET_LOADER_FILES.filter((f) => fallback.files.has(f)), []);
+  assert.ok(fallback.packages.has("js-yaml"), "the check can see js-yaml: the prompt files' front matter is YAML");
   // The check can see them: run reaches every one.
   const run = staticLoad(files, ["main.ts", commandModule(["run"])]);
   for (const f of [...PACKET_LOADER_FILES, ...RENDER_SURFACE_FILES]) {

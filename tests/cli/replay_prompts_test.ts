@@ -1,7 +1,8 @@
 /**
- * `replay` shows each prompt's file and body preview from the packet's prompt files as they are now, read without the
- * packet loader (src/packet/packet_files.ts `promptTexts()`): the same file and body the loader gives, still shown
- * when something else in the packet no longer loads, and none for a prompt whose file is gone.
+ * `replay` shows each prompt's file and body preview from the prompt files as they are now, without the packet loader:
+ * the file the attempt's log names, its body read without decoding the front matter (src/packet/prompt_body.ts), else
+ * the packet's prompt file of that id (src/packet/packet_files.ts `promptTexts()`). The same file and body the loader
+ * gives; still shown when something else in the packet no longer loads; none for a prompt whose file is gone.
  */
 import assert from "node:assert/strict";
 import { loadPacket } from "../../src/packet/load.ts";
@@ -51,4 +52,44 @@ Deno.test("replay shows each prompt's file and body as the packet loader reads t
   assert.equal(gone.code, 0, gone.stderr);
   assert.doesNotMatch(header(gone.stdout, "01"), /Prompt:|Prompt preview/);
   assert.match(header(gone.stdout, "02"), /Prompt: {3}prompts\/02_second\.prompt\.md\n/);
+});
+
+Deno.test("replay without the run's logs, or with a prompt file renamed since, shows the packet's file of that id", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, {
+    "01_first.prompt.md": promptFile("1", writes("01"), "First step") + "\nAdd the first file.\n",
+    "02_second.prompt.md": promptFile("2", writes("02"), "Second step") + "\nThen the second one.\n",
+  });
+  assert.equal((await runCli(["run", pkt, "--no-commit"])).code, 0);
+  const before = await runCli(["replay", pkt, "--log-mode", "compact"]);
+  assert.match(header(before.stdout, "01"), /Log: {6}\S+\.log\n/);
+
+  // The file an attempt's log names is the one shown, whatever id it holds now.
+  const second = `${pkt}/prompts/02_second.prompt.md`;
+  await Deno.writeTextFile(second, (await Deno.readTextFile(second)).replace("id: 2\n", "id: 7\n"));
+  const renumbered = await runCli(["replay", pkt, "--log-mode", "compact"]);
+  assert.match(
+    header(renumbered.stdout, "02"),
+    /Prompt: {3}prompts\/02_second\.prompt\.md\n[\s\S]*  Then the second one\./,
+  );
+  await Deno.writeTextFile(second, (await Deno.readTextFile(second)).replace("id: 7\n", "id: 2\n"));
+
+  // Renamed since the run: the log names a file that is gone, so the header shows the file that now has id 01.
+  await Deno.rename(`${pkt}/prompts/01_first.prompt.md`, `${pkt}/prompts/01_renamed.prompt.md`);
+  const renamed = await runCli(["replay", pkt, "--log-mode", "compact"]);
+  assert.equal(renamed.code, 0, renamed.stderr);
+  assert.match(
+    header(renamed.stdout, "01"),
+    /Prompt: {3}prompts\/01_renamed\.prompt\.md\n[\s\S]*  Add the first file\./,
+  );
+
+  // No logs at all: every header comes from the packet's prompt files, and reads as before but for the Log line.
+  await Deno.remove(`${pkt}/.prompt_runner/logs`, { recursive: true });
+  const noLogs = await runCli(["replay", pkt, "--log-mode", "compact"]);
+  assert.equal(noLogs.code, 0, noLogs.stderr);
+  assert.equal(
+    noLogs.stdout,
+    renamed.stdout.replace(/^Log: {6}\S+\n/gm, ""),
+    "the same headers, taken from the packet, without the Log lines",
+  );
 });
