@@ -8,7 +8,6 @@ import { packetFingerprint } from "../packet/fingerprint.ts";
 import { amendedFingerprint } from "../run/amended_from.ts";
 import { readCurrentRunRecord, type ResumeDecision, resumeDecision, runPidPresent } from "../store/run_record_read.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
-import { readProgress } from "../store/progress.ts";
 import { type RunPermissions, runPermissionsFor } from "../run/run_permissions.ts";
 import { pendingOf, readState } from "../run/state.ts";
 
@@ -116,7 +115,10 @@ export const spec: CommandSpec = {
     const selection = parseSelection(ctx.flags, target.rest);
     // The store's records are read while the packet loads (its YAML parse keeps the thread busy); each read's
     // outcome is taken, or its error thrown, where the read used to be.
-    const progressRead = selection.remaining ? held(readProgress(target.storeRoot)) : null;
+    // progress.log is read only for `--remaining`, and its reader loaded only then.
+    const progressRead = selection.remaining
+      ? held(import("../store/progress.ts").then((m) => m.readProgress(target.storeRoot)))
+      : null;
     const recordRead = held(readCurrentRunRecord(target.storeRoot));
     // An unreadable state.json is `run`'s to refuse; the plan still prints.
     const stateRead = readState(target.storeRoot).catch(() => null);
