@@ -17,6 +17,25 @@ export async function readAmendments(storeRoot: string, promptId: string): Promi
   );
 }
 
+/**
+ * The ids of the prompts that have an amendments file under `<store>/amendments` (any entry named `<id>.jsonl`: what
+ * it is, {@link readAmendments} checks), read in one listing; empty when the directory is absent, null when it cannot
+ * be listed. A check over a whole packet at a run's start reads the file of these prompts only (a point-in-time view,
+ * as one read per prompt is): every other prompt's enforced contract is its packet contract.
+ */
+export function amendedPromptIds(storeRoot: string): Set<string> | null {
+  const ids = new Set<string>();
+  try {
+    for (const e of Deno.readDirSync(storePaths(storeRoot).amendments)) {
+      if (e.name.endsWith(".jsonl")) ids.add(e.name.slice(0, -".jsonl".length));
+    }
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return ids;
+    return null;
+  }
+  return ids;
+}
+
 function wrap(v: unknown): unknown[] {
   return v === undefined || v === null ? [] : Array.isArray(v) ? [...v] : [v];
 }

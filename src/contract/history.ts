@@ -1,6 +1,7 @@
 /** The verification history `<store>/verifications.jsonl` (docs/reference/runner.md §10.2) and amendment timing classes. */
 import { parseJsonLines } from "../util/fs.ts";
-import { appendStoreLine, createStoreFileOnceSync, readStoreTextOrNull, secureStoreRoot } from "../util/safe_fs.ts";
+import { createStoreFileOnceSync, readStoreTextOrNull, secureStoreRoot } from "../util/safe_fs.ts";
+import { appendHeldLine } from "../util/held_append.ts";
 import { storePaths } from "../store/paths.ts";
 import type { TimingClass, VerifyReport } from "./types.ts";
 
@@ -40,7 +41,7 @@ export async function appendVerification(storeRoot: string, report: VerifyReport
   const paths = storePaths(storeRoot);
   await secureStoreRoot(paths.root);
   createStoreFileOnceSync(paths.gitignore, "*\n");
-  await appendStoreLine(paths.verifications, JSON.stringify(verificationRecord(report)));
+  await appendHeldLine(paths.verifications, JSON.stringify(verificationRecord(report)));
 }
 
 /** Every history record of one prompt, in file order. */

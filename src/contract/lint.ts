@@ -65,15 +65,17 @@ function countItems(contract: Contract): number {
 
 /**
  * `canonicalPath` remembered per path: a packet's prompts share their working directory and repos, so `packet lint`
- * resolves each once instead of once per prompt (entries are resolved each time: they differ per prompt).
+ * resolves each once instead of once per prompt. An entry (it differs per prompt) costs its own realpath; when it is
+ * missing, its directory is resolved through the same memory, so prompts writing into one directory resolve it once.
  */
 export function rememberedCanonicalPath(): (path: string) => string {
   const known = new Map<string, string>();
-  return (path) => {
+  const canonical = (path: string): string => {
     let real = known.get(path);
-    if (real === undefined) known.set(path, real = canonicalPath(path));
+    if (real === undefined) known.set(path, real = canonicalPath(path, canonical));
     return real;
   };
+  return canonical;
 }
 
 /**
@@ -169,7 +171,7 @@ export async function lintContract(
         const base = explicit ?? scope;
         const root = explicit ?? (scopeRepo !== null ? canonRepos[scopeRepo]! : scope);
         const rel = pathStr.replace(/\/+$/, "") || ".";
-        if (!isWithin(root, canonicalJoin(base, rel))) {
+        if (!isWithin(root, canonicalJoin(base, rel, canonical))) {
           add(
             "verify_path_escapes_repo",
             "warning",

@@ -14,7 +14,14 @@ export { checklistItems, checklistPath, checklistText } from "./checklist.ts";
 export { type ClauseEnv, refOf } from "./clauses/_common.ts";
 export { changedPaths, pathAllowed } from "./clauses/git_clauses.ts";
 export { repoIndex, verifyContextFor } from "./context.ts";
-export { contractDiff, enforcedContract, foldAmendments, packetContract, readAmendments } from "./enforced.ts";
+export {
+  amendedPromptIds,
+  contractDiff,
+  enforcedContract,
+  foldAmendments,
+  packetContract,
+  readAmendments,
+} from "./enforced.ts";
 export { isLegacyCommand, isRecord, pathEscapes, pick, substituteRepo, validateEntry } from "./entries.ts";
 export { GitCache, gitIn, parsePorcelainZ } from "./git.ts";
 export { appendVerification, latestVerification, timingClass } from "./history.ts";

@@ -53,13 +53,21 @@ export function isWithin(root: string, path: string): boolean {
  * Join `rel` onto `base`, normalise, and resolve symlinks in the longest existing prefix, so that a path through a
  * symlinked directory is reported where it really lives. Missing tails are appended verbatim.
  */
-export function canonicalJoin(base: string, rel: string): string {
+export function canonicalJoin(
+  base: string,
+  rel: string,
+  canonical: (path: string) => string = canonicalPath,
+): string {
   const joined = normalize(isAbsolute(rel) ? rel : join(base, rel)).replace(/(.)\/+$/, "$1");
-  return canonicalPath(joined);
+  return canonical(joined);
 }
 
-/** Resolve symlinks of the longest existing prefix of an absolute, normalised path. */
-export function canonicalPath(abs: string): string {
+/**
+ * Resolve symlinks of the longest existing prefix of an absolute, normalised path. `parent`, when given, resolves the
+ * parent of a missing path instead of the walk below (the same answer: a remembered resolver, {@link
+ * rememberedCanonicalPath} in lint.ts, asks the file system once per directory).
+ */
+export function canonicalPath(abs: string, parent?: (path: string) => string): string {
   const parts = abs.split(sep);
   // The whole path first: the common case (it exists) costs one realpath instead of a stat and a realpath; when it is
   // missing, the walk starts at its parent, so a missing path costs what it did.
@@ -68,6 +76,10 @@ export function canonicalPath(abs: string): string {
     return Deno.realPathSync(abs || sep);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) from = parts.length - 1;
+  }
+  if (parent && from < parts.length && from > 0) {
+    const real = parent(parts.slice(0, from).join(sep) || sep);
+    return join(real, parts[from]!);
   }
   // Each prefix costs one realpath: a prefix that is missing (or has a file above it) fails it as it would fail a
   // stat, so no stat comes first; any other failure asks stat whether the prefix is there, as before.

@@ -42,28 +42,55 @@ function clauseEntries(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [value];
 }
 
-/** Build the clause environment: canonical repo roots and default scope. */
+/**
+ * Build the clause environment: canonical repo roots and default scope. A path named twice (the default scope is
+ * usually a repo's root) is resolved once: both answers come from the same moment.
+ */
 export function clauseEnv(ctx: VerifyContext): ClauseEnv {
+  const resolved = new Map<string, string>();
+  const canonical = (path: string): string => {
+    let real = resolved.get(path);
+    if (real === undefined) resolved.set(path, real = canonicalPath(path));
+    return real;
+  };
   const repos: RepoIndex = {};
-  for (const [name, root] of Object.entries(ctx.repos)) repos[name] = canonicalPath(root);
-  if (repos.packet === undefined) repos.packet = canonicalPath(ctx.packetDir);
-  const scope = canonicalPath(ctx.defaultScope);
+  for (const [name, root] of Object.entries(ctx.repos)) repos[name] = canonical(root);
+  if (repos.packet === undefined) repos.packet = canonical(ctx.packetDir);
+  const scope = canonical(ctx.defaultScope);
   return { ctx, repos, scope, scopeRepo: repoForScope(scope, repos), git: ctx.gitCache ?? new GitCache() };
 }
 
 /** Evaluate every item of a contract, in clause order then entry order (no report envelope). */
 export async function evaluateItems(contract: Contract, ctx: VerifyContext): Promise<ReportItem[]> {
+  return (await evaluateUntil(contract, ctx, false))!;
+}
+
+/**
+ * The items in clause order then entry order; with `stopAtMiss`, null as soon as one item does not pass (the rest are
+ * not evaluated: no command runs, no file is read for them).
+ */
+async function evaluateUntil(
+  contract: Contract,
+  ctx: VerifyContext,
+  stopAtMiss: boolean,
+): Promise<ReportItem[] | null> {
   const env = clauseEnv(ctx);
   const items: ReportItem[] = [];
+  const missed = (from: number) => stopAtMiss && items.slice(from).some((i) => i.status !== "pass");
   for (const clause of CLAUSES) {
     if (!Object.hasOwn(contract, clause)) continue;
     const entries = clauseEntries(contract[clause]);
     if (clause === "changed_paths_only") {
+      const from = items.length;
       if (entries.length) items.push(...(await checkChangedPathsOnly(entries, env)));
+      if (missed(from)) return null;
       continue;
     }
     const evaluate = EVALUATORS[clause];
-    for (let i = 0; i < entries.length; i++) items.push(await evaluate(entries[i], env, `${clause}#${i + 1}`));
+    for (let i = 0; i < entries.length; i++) {
+      items.push(await evaluate(entries[i], env, `${clause}#${i + 1}`));
+      if (missed(items.length - 1)) return null;
+    }
   }
   return items;
 }
@@ -113,4 +140,18 @@ export async function verifyContract(
 ): Promise<VerifyReport> {
   const items = await evaluateItems(contract, ctx);
   return await buildReport(items, contract, ctx, amendments);
+}
+
+/**
+ * The report of {@link verifyContract} when every item passes, else null — evaluated only up to the first item that
+ * does not pass (the vacuous probe, src/run/vacuous.ts: a contract that already fails before the session, the usual
+ * case, costs its first missing entry, not every clause, the digest and the report).
+ */
+export async function verifyIfPassing(
+  contract: Contract,
+  ctx: VerifyContext,
+  amendments: AmendmentRecord[],
+): Promise<VerifyReport | null> {
+  const items = await evaluateUntil(contract, ctx, true);
+  return items === null ? null : await buildReport(items, contract, ctx, amendments);
 }

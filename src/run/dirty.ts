@@ -91,9 +91,12 @@ export async function dirtyRepos(
   const seen = new Set(claimed.flatMap((p) => promptRepos(packet, p).map((r) => canonicalPath(r.path))));
   const selected = new Set(prompts.map((p) => p.id));
   const out: DirtyRepo[] = [];
+  // The prompts share their few repos: each resolved once per check, not once per prompt (linear at a run's start).
+  const keys = new Map<string, string>();
   for (const prompt of prompts) {
     for (const repo of promptRepos(packet, prompt)) {
-      const key = canonicalPath(repo.path);
+      let key = keys.get(repo.path);
+      if (key === undefined) keys.set(repo.path, key = canonicalPath(repo.path));
       if (seen.has(key)) continue;
       seen.add(key);
       let dirty = await uncommittedPaths(repo.path, storeRoot);

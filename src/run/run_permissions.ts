@@ -13,7 +13,7 @@ import { isAbsolute, join, normalize } from "../util/path.ts";
 import { laneExecutables } from "../lanes/catalog.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
 import { isLegacyCommand, isRecord, pick, substituteRepo, validateEntry } from "../contract/entries.ts";
-import { enforcedContract, packetContract } from "../contract/enforced.ts";
+import { amendedPromptIds, enforcedContract, packetContract } from "../contract/enforced.ts";
 import { canonicalJoin, canonicalPath } from "../contract/paths.ts";
 import { repoIndex } from "../contract/context.ts";
 import { KILL_EXECUTABLE } from "../util/executables.ts";
@@ -135,14 +135,22 @@ export async function runPermissionsFor(
   const repos: Record<string, string> = {};
   for (const [name, root] of Object.entries(repoIndex(packet))) repos[name] = canonicalPath(root);
   const spawns: PromptSpawns[] = [];
+  // Linear in the packet at a run's start: the amendments directory is listed once (a prompt without a file has its
+  // packet contract) and each working directory resolved once (docs/bench.md, "Per-prompt cost").
+  const amended = storeRoot === null ? new Set<string>() : amendedPromptIds(storeRoot);
+  const scopes = new Map<string, string>();
   for (const p of prompts) {
-    const contract = storeRoot === null ? packetContract(p) : (await enforcedContract(p, storeRoot)).contract;
+    const contract = storeRoot === null || (amended !== null && !amended.has(p.id))
+      ? packetContract(p)
+      : (await enforcedContract(p, storeRoot)).contract;
     const lane = laneExecutables(p.options.provider, p.options);
+    let scope = scopes.get(p.cwd);
+    if (scope === undefined) scopes.set(p.cwd, scope = canonicalPath(p.cwd));
     spawns.push({
       id: p.id,
       lane: lane ? { name: p.options.provider, ...lane } : null,
       cwd: p.cwd,
-      scope: canonicalPath(p.cwd),
+      scope,
       commands: contract.commands ?? [],
     });
   }

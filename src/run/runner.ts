@@ -11,6 +11,7 @@ import { selectPrompts } from "../packet/select.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
 import { newRunId } from "../util/time.ts";
 import { closeHelperShell, openHelperShell } from "../util/helper_shell.ts";
+import { closeHeldAppends, openHeldAppends } from "../util/held_append.ts";
 import { loadFullWidth } from "../render/mod.ts";
 import { failpoint } from "../util/failpoint.ts";
 import type { RunContext } from "./context.ts";
@@ -172,6 +173,8 @@ async function runLeased(
   const ciLog = ciEnv ? new CiLog(ciEnv, req.io.json ? display.io.stderr : display.io.stdout, dirs) : null;
   // The run's read-only git queries go through one long-lived shell instead of a spawn of this process each.
   const shell = openHelperShell();
+  // The journal, progress.log and the verification history stay open between the run's appends (each still checked).
+  const held = openHeldAppends();
   try {
     const opened = await openRun(shown, packet, prompts.map((p) => p.id), lease);
     const track = (plane: RunnerPlane) => trackPlane(plane, display.progress, ...(ciLog ? [ciLog] : []));
@@ -196,6 +199,7 @@ async function runLeased(
     return await closeRun(ctx, shown, opened, tally, ciLog);
   } finally {
     display.stop();
+    closeHeldAppends(held);
     await closeHelperShell(shell);
   }
 }

@@ -9,7 +9,7 @@
 import type { Contract, VerifyReport } from "../contract/mod.ts";
 import { enforcedContract } from "../contract/enforced.ts";
 import { verifyContextFor } from "../contract/context.ts";
-import { verifyContract } from "../contract/verify.ts";
+import { verifyIfPassing } from "../contract/verify.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
 import type { RunContext } from "./context.ts";
 import { finish, type PromptOutcome } from "./prompt_result.ts";
@@ -86,9 +86,10 @@ export async function vacuousReport(
     attempt: null,
     env,
   });
-  const work = verifyContract(probed, vctx, amendments);
+  // Only a passing report is of use: the evaluation stops at the first item that does not pass.
+  const work = verifyIfPassing(probed, vctx, amendments);
   const report = await (opts.guard ? opts.guard(work) : work);
-  return isVacuous(report) ? report : null;
+  return report !== null && isVacuous(report) ? report : null;
 }
 
 /**

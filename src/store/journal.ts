@@ -10,7 +10,8 @@
  */
 import { storePaths } from "./paths.ts";
 import { FILE_MODE } from "../util/fs.ts";
-import { appendStoreLine, ensureStoreDir, lstatStoreSync, readStoreBytesOrNullSync } from "../util/safe_fs.ts";
+import { ensureStoreDir, lstatStoreSync, readStoreBytesOrNullSync } from "../util/safe_fs.ts";
+import { appendHeldLine } from "../util/held_append.ts";
 import { nowIso } from "../util/time.ts";
 import { meterRead } from "../util/read_meter.ts";
 import { failpoint } from "../util/failpoint.ts";
@@ -122,7 +123,7 @@ export async function appendJournal(
   known ??= await openJournal(path);
   const entry: JournalEntry = { seq: known.seq, at: nowIso(), run_id: runId, type, data };
   const line = JSON.stringify(entry) + "\n";
-  await appendStoreLine(path, line, { fsync: true });
+  await appendHeldLine(path, line, { fsync: true });
   opened.set(path, { seq: known.seq + 1, size: known.size + new TextEncoder().encode(line).length });
   failpoint("journal.after_append");
   return entry;

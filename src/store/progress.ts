@@ -5,13 +5,8 @@
  */
 import { RunFailedError } from "../errors.ts";
 import { storePaths } from "./paths.ts";
-import {
-  appendStoreLine,
-  atomicWriteStoreText,
-  ensureStoreDir,
-  lstatStoreSync,
-  readStoreTextOrNull,
-} from "../util/safe_fs.ts";
+import { atomicWriteStoreText, ensureStoreDir, lstatStoreSync, readStoreTextOrNull } from "../util/safe_fs.ts";
+import { appendHeldLine } from "../util/held_append.ts";
 import { normalizePromptId } from "../util/ids.ts";
 import { nowIso } from "../util/time.ts";
 import { failpoint } from "../util/failpoint.ts";
@@ -178,7 +173,7 @@ export async function appendProgress(
   const line = formatProgressLine(id, status, nowIso(), suffix);
   // The first line creates the file atomically: a crash can never leave an empty progress.log (which reads as
   // corrupt). Later lines are single O_APPEND writes. Never through a link (src/util/safe_fs.ts).
-  if (lstatStoreSync(paths.progress, "file") !== null) await appendStoreLine(paths.progress, line, { fsync: true });
+  if (lstatStoreSync(paths.progress, "file") !== null) await appendHeldLine(paths.progress, line, { fsync: true });
   else await atomicWriteStoreText(paths.progress, line + "\n", { fsync: true });
   failpoint("progress.after_append");
 }

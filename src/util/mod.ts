@@ -75,7 +75,7 @@ export { fileStamp, formatAge, formatDuration, isRunId, newRunId, nowIso, parseD
 export { parseYaml, stringifyYaml, YamlSyntaxError } from "./yaml.ts";
 export { createNew } from "./create_new.ts";
 export { nullIfAbsent } from "./fs.ts";
-export { HeldAppender } from "./held_append.ts";
+export { appendHeldLine, closeHeldAppends, HeldAppender, HeldAppends, openHeldAppends } from "./held_append.ts";
 export { meterRead, meterSpawn, meterWrite, readTotals, spawnTotals, writeTotals } from "./read_meter.ts";
 export {
   activeHelperShell,

@@ -1,6 +1,7 @@
 /** canonicalPath(): symlinks of the longest existing prefix resolved, a missing tail kept verbatim. */
 import assert from "node:assert/strict";
 import { canonicalJoin, canonicalPath } from "../../src/contract/paths.ts";
+import { rememberedCanonicalPath } from "../../src/contract/lint.ts";
 import { tempDir } from "../support/fs.ts";
 
 Deno.test("canonicalPath() resolves an existing path, a missing tail under a link, a dangling link and a file prefix", async () => {
@@ -17,6 +18,12 @@ Deno.test("canonicalPath() resolves an existing path, a missing tail under a lin
   assert.equal(canonicalPath(`${real}/link/sub/f.txt/under`), `${real}/repo/sub/f.txt/under`, "below a file");
   assert.equal(canonicalPath("/"), "/");
   assert.equal(canonicalJoin(`${real}/link`, "sub/../sub/f.txt"), `${real}/repo/sub/f.txt`);
+  // The remembered resolver (a missing path's parent through the memory) answers the same, asked twice.
+  const remembered = rememberedCanonicalPath();
+  for (const p of ["sub/f.txt", "sub", "new/deeper.txt", "new/other.txt", "dangling", "sub/f.txt/under"]) {
+    for (let i = 0; i < 2; i++) assert.equal(remembered(`${real}/link/${p}`), canonicalPath(`${real}/link/${p}`), p);
+  }
+  assert.equal(remembered("/"), "/");
 });
 
 /** Counts the file-system calls canonicalPath() makes while `fn` runs (the test's own seam over `Deno`). */
