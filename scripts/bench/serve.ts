@@ -5,7 +5,10 @@
  *   client here has its frame, one clock; p50/p99 over single events spaced apart.
  * - Load: a full-speed simulated `prompt_runner run` (its own process, one prompt streaming M messages at zero
  *   delay) followed by 0, 1, 10 and 50 SSE clients, the client counts alternated within each repeat: the run's own
- *   duration (its `run_opened` → `run_finished` instants) as a ratio to 0 clients, and the server's peak RSS.
+ *   duration (its `run_opened` → `run_finished` instants) as a ratio to 0 clients, the server's peak RSS, and its CPU
+ *   (from the first client, and from the first frame: streaming alone).
+ * The clients scan the bytes for the `id:` lines (no text decoding, no per-frame strings), so that they take as little
+ * of the cores as they can: the figures are the server's cost, not this process's string handling.
  * Checked: every client received every seq once, in order, then the `end` frame with `completed`; every run exits 0.
  */
 import { check, median, percentile, quick, round, sized } from "./_harness.ts";
@@ -60,37 +63,160 @@ async function serve(dir: string): Promise<Server> {
   };
 }
 
-/** One SSE client: counts frames; resolves with the seqs seen and the end frame. */
-async function client(srv: Server, path: string, onFrame?: (seq: number) => void) {
-  // A stream that never ends fails the case instead of hanging it.
-  const r = await fetch(new URL(path, srv.url), {
-    headers: { authorization: `Bearer ${srv.token}` },
-    signal: AbortSignal.timeout(300_000),
-  });
-  check(r.status === 200, `stream answered ${r.status}`);
-  const reader = r.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = "", count = 0, last = 0, inOrder = true;
-  let end: Record<string, unknown> | null = null;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buf += value;
-    let cut: number;
-    while ((cut = buf.indexOf("\n\n")) >= 0) {
-      const block = buf.slice(0, cut);
-      buf = buf.slice(cut + 2);
-      if (block.startsWith("event: end")) end = JSON.parse(block.slice(block.indexOf("data: ") + 6));
-      const id = /^id: (\d+)$/m.exec(block);
-      if (id) {
-        const seq = Number(id[1]);
-        if (seq !== last + 1 && last !== 0) inOrder = false;
-        last = seq;
-        count += 1;
-        onFrame?.(seq);
+const NL = 0x0a;
+const CR = 0x0d;
+const ID = new TextEncoder().encode("id: ");
+const END = new TextEncoder().encode("event: end");
+const DATA = new TextEncoder().encode("data: ");
+
+/** Whether `buf` holds `word` at `at`. */
+function startsAt(buf: Uint8Array, at: number, word: Uint8Array): boolean {
+  if (at + word.length > buf.length) return false;
+  for (let k = 0; k < word.length; k++) if (buf[at + k] !== word[k]) return false;
+  return true;
+}
+
+/**
+ * An SSE stream's bytes, fed in pieces of any size: counts the `id:` lines (each must follow the one before by one)
+ * and keeps the `end` frame's data; no text is decoded but that.
+ */
+class SseScan {
+  count = 0;
+  last = 0;
+  inOrder = true;
+  end: Record<string, unknown> | null = null;
+  #endNext = false;
+  /** The incomplete last line of the previous piece (a line may span two pieces). */
+  #carry: Uint8Array | null = null;
+
+  constructor(private readonly onFrame?: (seq: number) => void) {}
+
+  feed(piece: Uint8Array): void {
+    let buf = piece;
+    if (this.#carry !== null) {
+      buf = new Uint8Array(this.#carry.length + piece.length);
+      buf.set(this.#carry);
+      buf.set(piece, this.#carry.length);
+      this.#carry = null;
+    }
+    let i = 0;
+    for (;;) {
+      const j = buf.indexOf(NL, i);
+      if (j < 0) {
+        if (i < buf.length) this.#carry = buf.slice(i);
+        return;
       }
+      if (startsAt(buf, i, ID)) {
+        let seq = 0;
+        for (let k = i + ID.length; k < j; k++) {
+          const d = buf[k]! - 0x30;
+          check(d >= 0 && d <= 9, "an id: line that is not a number");
+          seq = seq * 10 + d;
+        }
+        if (seq !== this.last + 1 && this.last !== 0) this.inOrder = false;
+        this.last = seq;
+        this.count += 1;
+        this.onFrame?.(seq);
+      } else if (startsAt(buf, i, END)) this.#endNext = true;
+      else if (this.#endNext && startsAt(buf, i, DATA)) {
+        this.end = JSON.parse(new TextDecoder().decode(buf.subarray(i + DATA.length, j)));
+        this.#endNext = false;
+      }
+      i = j + 1;
     }
   }
-  return { count, last, inOrder, end };
+}
+
+/** Where an HTTP head ends (the offset of its blank line's CRLFCRLF), or -1 when `data` does not hold it all. */
+function headEnd(data: Uint8Array): number {
+  for (let k = data.indexOf(CR); k >= 0 && k + 3 < data.length; k = data.indexOf(CR, k + 1)) {
+    if (data[k + 1] === NL && data[k + 2] === CR && data[k + 3] === NL) return k;
+  }
+  return -1;
+}
+
+/**
+ * One SSE client: counts frames; resolves with the seqs seen and the end frame. It speaks HTTP/1.1 over its own
+ * socket and reads into one large buffer (no fetch body stream, whose per-read machinery cost this process more CPU
+ * than the server spent), and scans the bytes for the `id:` lines ({@link SseScan}): the figures are the server's
+ * cost, not this process's. The checks are the same: every `id:` counted, each following the one before by one.
+ */
+async function client(srv: Server, path: string, onFrame?: (seq: number) => void) {
+  const url = new URL(path, srv.url);
+  check(url.protocol === "http:", `the bench's client speaks plain HTTP, not ${url.protocol}`);
+  const conn = await Deno.connect({ hostname: url.hostname, port: Number(url.port) });
+  // A stream that never ends fails the case instead of hanging it.
+  const timer = setTimeout(() => conn.close(), 300_000);
+  try {
+    const request = `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n` +
+      `Authorization: Bearer ${srv.token}\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n`;
+    const out = new TextEncoder().encode(request);
+    for (let at = 0; at < out.length;) at += await conn.write(out.subarray(at));
+    const scan = new SseScan(onFrame);
+    const buf = new Uint8Array(1 << 18);
+    let held = new Uint8Array(0); // bytes read but not yet consumed (the head, a chunk-size line)
+    let chunked = false, headDone = false, left = 0; // left: data bytes of the current chunk still to come
+    let ended = false;
+    while (!ended) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+      let data = buf.subarray(0, n);
+      if (held.length > 0) {
+        const joined = new Uint8Array(held.length + n);
+        joined.set(held);
+        joined.set(data, held.length);
+        data = joined;
+        held = new Uint8Array(0);
+      }
+      let i = 0;
+      if (!headDone) {
+        const cut = headEnd(data);
+        if (cut < 0) {
+          held = data.slice();
+          continue;
+        }
+        const head = new TextDecoder().decode(data.subarray(0, cut));
+        check(/^HTTP\/1\.1 200 /.test(head), `stream answered ${head.split("\r\n")[0]}`);
+        chunked = /^transfer-encoding:\s*chunked/im.test(head);
+        headDone = true;
+        i = cut + 4;
+      }
+      while (i < data.length) {
+        if (!chunked) {
+          scan.feed(data.subarray(i));
+          i = data.length;
+        } else if (left > 0) {
+          const take = Math.min(left, data.length - i);
+          scan.feed(data.subarray(i, i + take));
+          i += take;
+          left -= take;
+        } else {
+          // A chunk's size line ("<hex>\r\n"), after the CRLF that ends the chunk before it.
+          let k = i;
+          if (data[k] === CR && data[k + 1] === NL) k += 2;
+          const eol = data.indexOf(NL, k);
+          if (eol < 0) {
+            held = data.slice(i);
+            break;
+          }
+          const size = parseInt(new TextDecoder().decode(data.subarray(k, eol)).trim(), 16);
+          check(Number.isFinite(size), "a malformed chunk size");
+          i = eol + 1;
+          if (size === 0) {
+            ended = true;
+            break;
+          }
+          left = size;
+        }
+      }
+    }
+    return { count: scan.count, last: scan.last, inOrder: scan.inOrder, end: scan.end };
+  } finally {
+    clearTimeout(timer);
+    try {
+      conn.close();
+    } catch { /* closed by the timer */ }
+  }
 }
 
 /** A process's `/proc` status file, read through `cat` (Deno reads `/proc` only with every permission). */
@@ -98,6 +224,43 @@ async function procText(pid: number, file: "status" | "stat"): Promise<string> {
   const out = await new Deno.Command("cat", { args: [`/proc/${pid}/${file}`], stdout: "piped", stderr: "null" })
     .output();
   return new TextDecoder().decode(out.stdout);
+}
+
+/**
+ * A process's peak RSS, sampled every 100 ms by one long-lived shell that reads `/proc/<pid>/status` with its
+ * builtins: a process spawned per sample cost this process more CPU than the server it measured, on the same cores.
+ */
+class RssSampler {
+  #peak = 0;
+  readonly #child: Deno.ChildProcess;
+  readonly #reading: Promise<void>;
+
+  constructor(pid: number) {
+    const status = `/proc/${pid}/status`;
+    const script = `while [ -r ${status} ]; do while read -r k v _; do case "$k" in VmRSS:) echo "$v";; esac; done ` +
+      `< ${status}; sleep 0.1; done`;
+    const child = new Deno.Command("sh", { args: ["-c", script], stdin: "null", stdout: "piped", stderr: "null" })
+      .spawn();
+    this.#child = child;
+    this.#reading = (async () => {
+      let rest = "";
+      for await (const text of child.stdout.pipeThrough(new TextDecoderStream())) {
+        const lines = (rest + text).split("\n");
+        rest = lines.pop()!;
+        for (const l of lines) if (/^\d+$/.test(l)) this.#peak = Math.max(this.#peak, Number(l) / 1024);
+      }
+    })();
+  }
+
+  /** Stop sampling; the peak in MB (0 if no sample was taken). */
+  async stop(): Promise<number> {
+    try {
+      this.#child.kill("SIGTERM");
+    } catch { /* already ended */ }
+    await this.#child.status;
+    await this.#reading;
+    return this.#peak;
+  }
 }
 
 async function rssMb(pid: number): Promise<number> {
@@ -160,13 +323,7 @@ async function loaded(root: string, clients: number, messages: number) {
   check(base > 0, "the server's RSS could not be read");
   // The server's CPU over the run only: what it spent starting up is not the clients' cost.
   const cpuBefore = await cpuMs(srv.child.pid);
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      peak = Math.max(peak, await rssMb(srv.child.pid));
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
+  const sampler = new RssSampler(srv.child.pid);
   const run = cli(["run", dir]);
   const runErr = new Response(run.stderr).text();
   try {
@@ -178,7 +335,14 @@ async function loaded(root: string, clients: number, messages: number) {
       } catch { /* not yet */ }
       await new Promise((r) => setTimeout(r, 5));
     }
-    const streams = Array.from({ length: clients }, () => client(srv, `/api/v1/targets/${id}/events`));
+    // The server's CPU from the first frame a client receives: what streaming costs per event, without what a first
+    // client costs once (the stream's modules loaded and compiled, the connections set up).
+    let streaming: Promise<number> | null = null;
+    const first = () => streaming ??= cpuMs(srv.child.pid);
+    const streams = Array.from(
+      { length: clients },
+      (_, i) => client(srv, `/api/v1/targets/${id}/events`, i === 0 ? first : undefined),
+    );
     const status = await run.status;
     check(status.code === 0, `run exited ${status.code}: ${(await runErr).slice(-400)}`);
     const results = await Promise.all(streams);
@@ -194,20 +358,23 @@ async function loaded(root: string, clients: number, messages: number) {
       );
       check(r.end?.status === "completed", `a client's stream ended with ${JSON.stringify(r.end)}`);
     }
-    const cpu = (await cpuMs(srv.child.pid)) - cpuBefore;
+    const cpuEnd = await cpuMs(srv.child.pid);
+    const cpu = cpuEnd - cpuBefore;
+    const streamingCpu = streaming === null ? 0 : cpuEnd - await streaming;
     check(Number.isFinite(cpu) && cpu >= 0, "the server's CPU time could not be read");
-    sampling = false;
-    await sampler;
+    const sampled = await sampler.stop();
+    check(sampled > 0, "the server's RSS was not sampled during the run");
+    peak = Math.max(peak, sampled);
     return {
       runMs: Date.parse(finished.at) - Date.parse(opened.at),
       peakMb: peak,
       baseMb: base,
       events: finished.seq,
       serverCpuMs: cpu,
+      streamingCpuMs: streamingCpu,
     };
   } finally {
-    sampling = false;
-    await sampler;
+    await sampler.stop();
     await srv.stop();
   }
 }
@@ -228,7 +395,7 @@ export async function bench(): Promise<Record<string, number | string>> {
     const messages = sized(30_000, 5_000);
     const runs = new Map<
       number,
-      { runMs: number; peakMb: number; baseMb: number; events: number; serverCpuMs: number }[]
+      { runMs: number; peakMb: number; baseMb: number; events: number; serverCpuMs: number; streamingCpuMs: number }[]
     >();
     for (let r = 0; r < 5; r++) {
       const order = counts.map((_, i) => counts[(i + r) % counts.length]!);
@@ -253,6 +420,12 @@ export async function bench(): Promise<Record<string, number | string>> {
         median(runs.get(n)!.map((x) => (1000 * x.serverCpuMs) / x.events)),
         1,
       );
+      if (n > 0) {
+        figures[`serve_server_cpu_streaming_per_event_${n}_clients_us`] = round(
+          median(runs.get(n)!.map((x) => (1000 * x.streamingCpuMs) / x.events)),
+          1,
+        );
+      }
     }
     figures.serve_load_average_start = round(loadStart, 2);
     figures.serve_load_average_end = round(await loadAverage(), 2);

@@ -8,7 +8,6 @@ import { packetFingerprint } from "../packet/fingerprint.ts";
 import { amendedFingerprint } from "../run/amended_from.ts";
 import { readCurrentRunRecord, type ResumeDecision, resumeDecision, runPidPresent } from "../store/run_record_read.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
-import { readProgress } from "../store/progress.ts";
 import { type RunPermissions, runPermissionsFor } from "../run/run_permissions.ts";
 import { pendingOf, readState } from "../run/state.ts";
 
@@ -88,6 +87,22 @@ function planJson(v: PlanView): Record<string, unknown> {
   };
 }
 
+/**
+ * A read started now whose outcome is taken later: never an unhandled rejection in between (a packet that does not
+ * load throws first, as it did before the read started), and the error, if any, thrown when the outcome is taken.
+ */
+function held<T>(read: Promise<T>): () => Promise<T> {
+  const outcome = read.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  return async () => {
+    const o = await outcome;
+    if (!o.ok) throw o.error;
+    return o.value;
+  };
+}
+
 /** The `plan` command. */
 export const spec: CommandSpec = {
   usage: "[TARGET] [IDS…] [flags]",
@@ -98,10 +113,19 @@ export const spec: CommandSpec = {
     const overrides = parseOverrides(ctx.flags);
     const target = await resolveTarget(ctx.positionals, ctx.flags, { idsFollow: true });
     const selection = parseSelection(ctx.flags, target.rest);
+    // The store's records are read while the packet loads (its YAML parse keeps the thread busy); each read's
+    // outcome is taken, or its error thrown, where the read used to be.
+    // progress.log is read only for `--remaining`, and its reader loaded only then.
+    const progressRead = selection.remaining
+      ? held(import("../store/progress.ts").then((m) => m.readProgress(target.storeRoot)))
+      : null;
+    const recordRead = held(readCurrentRunRecord(target.storeRoot));
+    // An unreadable state.json is `run`'s to refuse; the plan still prints.
+    const stateRead = readState(target.storeRoot).catch(() => null);
     const packet = await loadPacket(target.packetDir, { overrides });
-    const progress = selection.remaining ? await readProgress(target.storeRoot) : new Map();
+    const progress = progressRead ? await progressRead() : new Map();
     const selected = selectPrompts(packet, selection, progress);
-    const record = await readCurrentRunRecord(target.storeRoot);
+    const record = await recordRead();
     const current = record ? await packetFingerprint(packet) : "";
     // A packet changed only by persisted amendments resumes its run, as `run` decides (docs/amendments.md).
     const amended = record ? await amendedFingerprint(target.storeRoot, current) : null;
@@ -115,8 +139,7 @@ export const spec: CommandSpec = {
     });
     const permissions = await runPermissionsFor(packet, selected, target.storeRoot);
     // A prompt whose commit failed commits its verified work before the others (docs/crash_recovery.md).
-    // An unreadable state.json is `run`'s to refuse; the plan still prints.
-    const state = await readState(target.storeRoot).catch(() => null);
+    const state = await stateRead;
     const needsCommit = new Map<string, string>();
     for (const p of selected) {
       const pending = pendingOf(state?.prompts[p.id]);

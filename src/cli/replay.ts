@@ -3,24 +3,20 @@
  * [--thinking S] [--diff D] [--json]`: re-render a recorded run's events offline through the live renderers.
  */
 import type { CommandContext, CommandSpec, FlagValues } from "./frame.ts";
-import { resolveTarget } from "./target.ts";
-import { TARGET_FLAGS } from "./selection_flags.ts";
+import { type ResolvedTarget, resolveTarget, TARGET_FLAGS } from "./target.ts";
 import { NotFoundError, UsageError } from "../errors.ts";
 import type { Envelope, View } from "../events/mod.ts";
 import { VIEW_VALUES } from "../events/types.ts";
 import { storePaths } from "../store/paths.ts";
 import { readInterventions } from "../control/interventions.ts";
-import { loadPacket } from "../packet/load.ts";
-import type { Packet } from "../packet/mod.ts";
+import type { PromptText } from "../packet/mod.ts";
 import { normalizePromptId } from "../util/ids.ts";
 import { fileStamp, isRunId } from "../util/time.ts";
-import {
-  DEFAULT_DIFF_MAX_LINES,
-  DEFAULT_TOOL_OUTPUT_MAX_LINES,
-  gitPathDiff,
-  loadFullWidth,
-  needsFullWidthIn,
-} from "../render/mod.ts";
+import { DEFAULT_DIFF_MAX_LINES, DEFAULT_TOOL_OUTPUT_MAX_LINES } from "../render/create.ts";
+import { logHeaderPromptFile } from "../render/chrome.ts";
+import { promptBodyAt } from "../packet/prompt_body.ts";
+import { gitPathDiff } from "../render/git_diff.ts";
+import { loadFullWidth, needsFullWidthIn } from "../render/text_width.ts";
 import { Replayer } from "../render/replay.ts";
 import { eventStream, readEventFiles } from "../control/mod.ts";
 
@@ -104,6 +100,57 @@ async function existing(paths: string[]): Promise<string | null> {
   return null;
 }
 
+/** The first bytes of a file (a log's header), or "" when it does not read. */
+async function head(path: string): Promise<string> {
+  try {
+    using file = await Deno.open(path);
+    const buf = new Uint8Array(LOG_HEAD_BYTES);
+    let n = 0;
+    while (n < buf.length) {
+      const got = await file.read(buf.subarray(n));
+      if (got === null) break;
+      n += got;
+    }
+    return new TextDecoder().decode(buf.subarray(0, n));
+  } catch {
+    return "";
+  }
+}
+
+/** How much of a log is read for its header: the `Session:` line holds the tool list, so allow for a long one. */
+const LOG_HEAD_BYTES = 16384;
+
+/**
+ * The prompt files a header shows, as they are now: the file the attempt's log names (its body read without decoding
+ * the front matter, src/packet/prompt_body.ts), else — no log, or the file it names is gone — the packet's prompt file
+ * of that id (src/packet/packet_files.ts, which loads the YAML parser, read once when first needed).
+ */
+class PromptFiles {
+  #byId: Promise<Map<string, PromptText>> | null = null;
+  readonly #rewrite: ((text: string) => string) | null;
+  constructor(private readonly target: ResolvedTarget) {
+    const remap = target.repoRemap;
+    this.#rewrite = remap ? (t) => remap.rewriteText(t) : null;
+  }
+
+  async of(promptId: string, logPath: string | null): Promise<{ relFile: string; body: string } | null> {
+    const named = logPath === null ? null : logHeaderPromptFile(await head(logPath));
+    const fromLog = named === null ? null : await promptBodyAt(this.target.packetDir, named, this.#rewrite);
+    return fromLog ?? (await (this.#byId ??= this.#packet())).get(promptId) ?? null;
+  }
+
+  /** The packet's prompt files by id; empty when the packet does not read. */
+  async #packet(): Promise<Map<string, PromptText>> {
+    try {
+      const { promptTexts } = await import("../packet/packet_files.ts");
+      const texts = await promptTexts(this.target.packetDir, this.#rewrite);
+      return new Map(texts?.prompts.map((p) => [p.id, p]) ?? []);
+    } catch {
+      return new Map();
+    }
+  }
+}
+
 async function run(ctx: CommandContext): Promise<number> {
   const target = await resolveTarget(ctx.positionals, ctx.flags, { idsFollow: false });
   const view = viewFromFlags(ctx.flags);
@@ -121,22 +168,20 @@ async function run(ctx: CommandContext): Promise<number> {
   const stream = await eventsFilesFor(target.storeRoot, runFlag);
   const runId = stream.runId;
   const filtered = promptId !== null || attempt !== null;
-
-  let packet: Packet | null = null;
-  try {
-    packet = await loadPacket(target.packetDir);
-  } catch {
-    packet = null; // the packet may have changed since; headers then show what the events carry
-  }
-  // string-width loads only when some text needs it (src/render/text_width.ts): the headers' prompt bodies and paths
-  // here, each event and steer text as it comes.
+  // string-width loads only when some text needs it (src/render/text_width.ts): each header's paths and prompt body,
+  // each event and steer text as it comes.
   const width = (value: unknown) => needsFullWidthIn(value) ? loadFullWidth() : undefined;
-  await width([target.storeRoot, packet?.dir ?? "", packet?.prompts.map((p) => [p.body, p.file]) ?? []]);
-  // Steer texts and log files are looked up as their events arrive: nothing is collected up front.
+  await width(target.storeRoot);
+  // Steer texts, log files and prompt files are looked up as their events arrive: nothing is collected up front.
   const steerTexts = new Map<string, string>();
   const steersRead = new Set<string>();
   const logs = storePaths(target.storeRoot).logs;
-  let logFile: { key: string; path: string | null } = { key: "", path: null };
+  const promptFiles = new PromptFiles(target);
+  let current: { key: string; log: string | null; prompt: { relFile: string; body: string } | null } = {
+    key: "",
+    log: null,
+    prompt: null,
+  };
 
   const replayer = new Replayer({
     view,
@@ -146,12 +191,8 @@ async function run(ctx: CommandContext): Promise<number> {
     tool_output_max_lines: DEFAULT_TOOL_OUTPUT_MAX_LINES,
     pathDiffFor: (cwd) => gitPathDiff(cwd),
     headerExtras: (id, at) => {
-      const prompt = packet?.prompts.find((p) => p.id === id) ?? null;
-      const rel = prompt && packet && prompt.file.startsWith(packet.dir + "/")
-        ? prompt.file.slice(packet.dir.length + 1)
-        : prompt?.file ?? null;
-      const log = logFile.key === `${id}@${at}` ? logFile.path : null;
-      return { promptFile: rel, body: prompt?.body ?? null, logFile: log };
+      const h = current.key === `${id}@${at}` ? current : null;
+      return { promptFile: h?.prompt?.relFile ?? null, body: h?.prompt?.body ?? null, logFile: h?.log ?? null };
     },
     steerText: (request) => steerTexts.get(request) ?? null,
   });
@@ -185,10 +226,9 @@ async function run(ctx: CommandContext): Promise<number> {
     if (ev.type === "prompt_started" && ev.prompt_id !== null) {
       const t = Date.parse(ev.at);
       const stamps = Number.isNaN(t) ? [] : [t, t - 1000, t + 1000].map((ms) => fileStamp(new Date(ms)));
-      logFile = {
-        key: `${ev.prompt_id}@${ev.at}`,
-        path: await existing(stamps.map((s) => `${logs}/prompt-${ev.prompt_id}-${s}.log`)),
-      };
+      const log = await existing(stamps.map((s) => `${logs}/prompt-${ev.prompt_id}-${s}.log`));
+      current = { key: `${ev.prompt_id}@${ev.at}`, log, prompt: await promptFiles.of(ev.prompt_id, log) };
+      await width([log ?? "", current.prompt?.relFile ?? "", current.prompt?.body ?? ""]);
     }
     if (ev.type === "steer_accepted" && ev.prompt_id !== null && !steersRead.has(ev.prompt_id)) {
       steersRead.add(ev.prompt_id);

@@ -46,11 +46,8 @@ export const OVERRIDE_FLAGS: Record<string, FlagSpec> = {
   "events-mode": { type: "string", value: "MODE", values: ENUM_OPTIONS.events_mode!, description: "compact|full|off" },
 };
 
-/** Target flags. */
-export const TARGET_FLAGS: Record<string, FlagSpec> = {
-  workspace: { type: "string", value: "M", description: "a workspace manifest path or a prepared workspace id" },
-  packet: { type: "string", value: "P", description: "the packet directory" },
-};
+/** Target flags (defined with target resolution, so a command taking only them does not load the option code). */
+export { TARGET_FLAGS } from "./target.ts";
 
 function str(flags: FlagValues, name: string): string | null {
   const v = flags[name];

@@ -6,7 +6,13 @@
 import { NotFoundError, UsageError } from "../errors.ts";
 import { storeRootForPacket } from "../store/paths.ts";
 import type { RepoRemap } from "../packet/mod.ts";
-import type { FlagValues } from "./frame.ts";
+import type { FlagSpec, FlagValues } from "./frame.ts";
+
+/** Target flags: `--workspace` and `--packet`. */
+export const TARGET_FLAGS: Record<string, FlagSpec> = {
+  workspace: { type: "string", value: "M", description: "a workspace manifest path or a prepared workspace id" },
+  packet: { type: "string", value: "P", description: "the packet directory" },
+};
 
 /** The manifest file that makes a directory a packet. */
 const MANIFEST = "prompt_runner_packet.md";

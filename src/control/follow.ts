@@ -12,6 +12,9 @@ import { readLease } from "../store/lease.ts";
 import { ControlError } from "./errors.ts";
 import { readSnapshotOrNull } from "./snapshot.ts";
 
+/** A stream with no new lines for this long is quiet: an idle wake then checks whether the run has ended. */
+const QUIET_MS = 50;
+
 /** Where a subscription starts (docs/reference/control-plane.md §11.2). */
 export type Cursor = "start" | "current" | number | { runId: string; seq: number };
 
@@ -66,6 +69,18 @@ export async function* followRun(
   runId: string,
   opts: FollowOptions = {},
 ): AsyncGenerator<StreamItem> {
+  for await (const batch of followRunBatches(storeRoot, runId, opts)) for (const item of batch) yield item;
+}
+
+/**
+ * {@link followRun}'s items in batches: what one read of the stream delivered (at most 64 KiB of lines), one await
+ * per batch instead of one per item (the shared follower of `control serve`). Same items, same order, same end.
+ */
+export async function* followRunBatches(
+  storeRoot: string,
+  runId: string,
+  opts: FollowOptions = {},
+): AsyncGenerator<StreamItem[]> {
   const p = storePaths(storeRoot);
   const pollMs = opts.pollMs ?? 1000;
   const follow = opts.follow ?? true;
@@ -93,9 +108,9 @@ export async function* followRun(
     const seq = typeof from === "number" ? from : from.seq;
     const last = live ? lastRunSeq(storeRoot, runId).seq : lastCompleteSeq(files.at(-1) ?? "").seq;
     if (cursorRun !== runId) {
-      yield { type: "resync", data: { reason: "rotated", cursor: from, run_id: runId, first_seq: 1 } };
+      yield [{ type: "resync", data: { reason: "rotated", cursor: from, run_id: runId, first_seq: 1 } }];
     } else if (seq > last + 1) {
-      yield { type: "resync", data: { reason: "cursor_ahead", cursor: from, run_id: runId, first_seq: 1 } };
+      yield [{ type: "resync", data: { reason: "cursor_ahead", cursor: from, run_id: runId, first_seq: 1 } }];
     } else minSeq = seq;
   }
   const seqs = new SeqGuard(runId, start === "start" ? minSeq - 1 : null);
@@ -116,25 +131,32 @@ export async function* followRun(
   let lastLease = 0;
   let lastSnap = 0;
   let lastRead = 0;
+  let lastBusy = 0;
   let delivered = 0;
   try {
-    // Deliver one chunk's items; true when the run's run_finished line was delivered.
-    const deliver = function* (items: StreamItem[]): Generator<StreamItem, boolean> {
+    // Deliver one chunk's items as one batch; true when the run's run_finished line was delivered.
+    const deliver = function* (items: StreamItem[]): Generator<StreamItem[], boolean> {
+      const out: StreamItem[] = [];
+      let finished = false;
       for (const item of items) {
         if (typeof item.seq === "number" && item.seq < minSeq) continue;
         const gap = seqs.admit(item);
         if (gap === false) continue; // already delivered (read again after a reopen)
-        if (gap !== null) yield gap;
+        if (gap !== null) out.push(gap);
         delivered += 1;
-        yield item;
-        if (item.type === "run_finished" && item.run_id === runId) return true;
+        out.push(item);
+        if (item.type === "run_finished" && item.run_id === runId) {
+          finished = true;
+          break;
+        }
       }
-      return false;
+      if (out.length > 0) yield out;
+      return finished;
     };
     // Drain what is available: the sealed segments not read yet (whole, in order; those below the cursor are
     // skipped unread), then the live file; true when the run's run_finished line was delivered.
     // A sync generator: delegating to it costs one promise per item, not a chain of async generators.
-    const drain = function* (): Generator<StreamItem, boolean> {
+    const drain = function* (): Generator<StreamItem[], boolean> {
       while (prefix.length > 0) {
         const next = prefix.shift()!;
         if (minSeq > 1 && lastCompleteSeq(next).seq < minSeq) continue;
@@ -165,7 +187,7 @@ export async function* followRun(
       if (!follow) return;
       const busy = delivered > before;
       if (!live) {
-        yield synthetic(runId, "abandoned", null);
+        yield [synthetic(runId, "abandoned", null)];
         return;
       }
       if (reader === null) {
@@ -173,51 +195,57 @@ export async function* followRun(
         reader = reopenLive();
         if (reader !== null || prefix.length > 0) continue;
       }
-      // Idle: decide whether the run is over, or whether the file under us was truncated or replaced.
-      if (reader !== null && reader.truncated()) {
-        seqs.reason = "truncated";
-        const fresh = LineReader.open(path, "start", raw);
-        if (fresh !== null) {
-          reader.close();
-          reader = fresh;
-          continue;
+      // A read that delivered lines shows the run writing, to the file read: the end and file checks wait for the next
+      // read that finds nothing (a run that ended, or a file sealed or replaced, gets no more lines, so that read
+      // comes: at the next write or poll).
+      if (busy) lastBusy = lastRead;
+      else {
+        // Idle: decide whether the run is over, or whether the file under us was truncated or replaced.
+        if (reader !== null && reader.truncated()) {
+          seqs.reason = "truncated";
+          const fresh = LineReader.open(path, "start", raw);
+          if (fresh !== null) {
+            reader.close();
+            reader = fresh;
+            continue;
+          }
+          // Truncated, then removed: handled as a replacement below (wait for the runner to recreate it).
         }
-        // Truncated, then removed: handled as a replacement below (wait for the runner to recreate it).
-      }
-      if (reader !== null && reader.replaced(path)) {
-        if (yield* drain()) return;
-        const again = await readSnapshotOrNull(storeRoot);
-        if (again?.run_id !== runId) {
-          yield synthetic(runId, "abandoned", null);
-          return;
-        }
-        // Still this run's stream: sealed into a segment (the runner opened a fresh file), or replaced or removed
-        // under the runner (which reopens the path at its next flush): follow the new file, after any segments
-        // sealed meanwhile; while none exists, the end checks below still apply.
-        const next = reopenLive();
-        if (next !== null) {
-          reader.close();
-          reader = next;
-          seqs.reason = "replaced";
-          continue;
-        }
-      }
-      // A read that delivered lines shows the run writing: the snapshot is read when the stream goes quiet (or at
-      // most every 250 ms while it streams), not at every wake.
-      const check = !busy || Date.now() - lastSnap >= 250;
-      const now = check ? await readSnapshotOrNull(storeRoot) : null;
-      if (check) lastSnap = Date.now();
-      if (now && now.run_id === runId && (now.status === "completed" || now.status === "failed")) {
-        if (yield* drain()) return;
-        yield synthetic(runId, now.status, now.reason);
-        return;
-      }
-      if (Date.now() - lastLease >= Math.min(500, pollMs)) {
-        lastLease = Date.now();
-        if ((await readLease(storeRoot)).state === "down") {
+        if (reader !== null && reader.replaced(path)) {
           if (yield* drain()) return;
-          yield synthetic(runId, "abandoned", null);
+          const again = await readSnapshotOrNull(storeRoot);
+          if (again?.run_id !== runId) {
+            yield [synthetic(runId, "abandoned", null)];
+            return;
+          }
+          // Still this run's stream: sealed into a segment (the runner opened a fresh file), or replaced or removed
+          // under the runner (which reopens the path at its next flush): follow the new file, after any segments
+          // sealed meanwhile; while none exists, the end checks below still apply.
+          const next = reopenLive();
+          if (next !== null) {
+            reader.close();
+            reader = next;
+            seqs.reason = "replaced";
+            continue;
+          }
+        }
+        // The snapshot is read once the stream has been quiet for QUIET_MS (or every 250 ms), not at every wake that
+        // found nothing: at full speed about every other wake does (its watch event names a write already read).
+        const check = Date.now() - lastBusy >= QUIET_MS || Date.now() - lastSnap >= 250;
+        const now = check ? await readSnapshotOrNull(storeRoot) : null;
+        if (check) lastSnap = Date.now();
+        if (now && now.run_id === runId && (now.status === "completed" || now.status === "failed")) {
+          if (yield* drain()) return;
+          yield [synthetic(runId, now.status, now.reason)];
           return;
+        }
+        if (Date.now() - lastLease >= Math.min(500, pollMs)) {
+          lastLease = Date.now();
+          if ((await readLease(storeRoot)).state === "down") {
+            if (yield* drain()) return;
+            yield [synthetic(runId, "abandoned", null)];
+            return;
+          }
         }
       }
       opts.onIdle?.();
@@ -232,18 +260,13 @@ export async function* followRun(
   }
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts. */
+/**
+ * Resolves after `ms` (the coalescing pause: a few ms). An abort during it is seen when it ends: an abort listener
+ * added and removed per read would cost more than the pause.
+ */
 function pause(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /**

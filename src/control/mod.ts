@@ -248,26 +248,39 @@ export async function log(ref: RunRef, opts: { allRuns?: boolean } = {}): Promis
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
-export function subscribe(
-  ref: RunRef,
-  opts: {
-    from?: Cursor;
-    signal?: AbortSignal;
-    pollMs?: number;
-    follow?: boolean;
-    rawLines?: boolean;
-    coalesceMs?: number;
-    onIdle?: () => void;
-    wait?: (signal?: AbortSignal) => Promise<void>;
-  } = {},
-): AsyncIterable<StreamItem> {
-  // The follower itself once loaded, not a generator around it: one async layer per item fewer.
+export function subscribe(ref: RunRef, opts: SubscribeOptions = {}): AsyncIterable<StreamItem> {
+  return lazyFollower((f) => f.followRun(ref.storeRoot, ref.runId, opts));
+}
+
+/** The options of {@link subscribe} and {@link subscribeBatches} (docs/reference/control-plane.md §11). */
+export interface SubscribeOptions {
+  from?: Cursor;
+  signal?: AbortSignal;
+  pollMs?: number;
+  follow?: boolean;
+  rawLines?: boolean;
+  coalesceMs?: number;
+  onIdle?: () => void;
+  wait?: (signal?: AbortSignal) => Promise<void>;
+}
+
+/**
+ * {@link subscribe}'s items in batches, one per read of the stream (the same items in the same order): one await per
+ * batch instead of one per item, for a consumer that handles every item at once (`control serve`'s shared follower).
+ */
+export function subscribeBatches(ref: RunRef, opts: SubscribeOptions = {}): AsyncIterable<StreamItem[]> {
+  return lazyFollower((f) => f.followRunBatches(ref.storeRoot, ref.runId, opts));
+}
+
+// The follower itself once loaded, not a generator around it: one async layer per item fewer.
+function lazyFollower<T>(start: (f: typeof import("./follow.ts")) => AsyncGenerator<T>): AsyncIterable<T> {
   return {
-    [Symbol.asyncIterator](): AsyncIterator<StreamItem> {
-      let it: AsyncGenerator<StreamItem> | null = null;
-      const open = async () => (it ??= (await import("./follow.ts")).followRun(ref.storeRoot, ref.runId, opts));
+    [Symbol.asyncIterator](): AsyncIterator<T> {
+      let it: AsyncGenerator<T> | null = null;
+      const open = async () => (it ??= start(await import("./follow.ts")));
       return {
-        next: async () => (await open()).next(),
+        // Once open, the follower's own next(): no async layer of ours per item.
+        next: () => it !== null ? it.next() : open().then((g) => g.next()),
         return: async (v?: unknown) => it === null ? { done: true, value: v } : await it.return(v),
         throw: async (e?: unknown) => (await open()).throw(e),
       };

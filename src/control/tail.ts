@@ -19,6 +19,7 @@ export class Wakeup {
   #waiter: (() => void) | null = null;
   #pending = false;
   #stopped = false;
+  #signals: { signal: AbortSignal; onAbort: () => void }[] = [];
   readonly #watch: WatchLoop | null;
 
   constructor(dir: string | null, opts: { rearmMs?: number; watchFs?: FollowWatchFactory } = {}) {
@@ -57,16 +58,21 @@ export class Wakeup {
       this.#pending = false;
       return Promise.resolve();
     }
+    if (signal !== undefined && !this.#signals.some((s) => s.signal === signal)) {
+      // One abort listener per signal until close(), not one added and removed per wait (a follower waits once per
+      // read).
+      const onAbort = () => this.#fire();
+      this.#signals.push({ signal, onAbort });
+      signal.addEventListener("abort", onAbort, { once: true });
+    }
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        signal?.removeEventListener("abort", done);
         if (this.#waiter === done) this.#waiter = null;
         this.#pending = false;
         resolve();
       };
       const timer = setTimeout(done, pollMs);
-      signal?.addEventListener("abort", done, { once: true });
       this.#waiter = done;
     });
   }
@@ -74,6 +80,7 @@ export class Wakeup {
   /** Stop watching. */
   async close(): Promise<void> {
     this.#stopped = true;
+    for (const { signal, onAbort } of this.#signals.splice(0)) signal.removeEventListener("abort", onAbort);
     await this.#watch?.stop();
     this.#fire();
   }
@@ -82,12 +89,17 @@ export class Wakeup {
 const NL = 0x0a;
 const CHUNK = 1 << 16;
 
-/** The line each item of a raw-keeping reader was decoded from, exactly as written (never enumerated or copied). */
-const rawLines = new WeakMap<object, string>();
+/**
+ * The line each item of a raw-keeping reader was decoded from, exactly as written: a symbol-keyed property of the
+ * item (never serialised by `JSON.stringify`, nor listed by `Object.keys`), which costs a few ns per line where a
+ * WeakMap entry costs a few hundred (and burdens the GC).
+ */
+const RAW_LINE: unique symbol = Symbol("rawLine");
 
 /** The line `item` was decoded from by a reader opened with `keepRaw`, exactly as written; else undefined. */
 export function rawLineOf(item: object): string | undefined {
-  return rawLines.get(item);
+  const raw = (item as { [RAW_LINE]?: unknown })[RAW_LINE];
+  return typeof raw === "string" ? raw : undefined;
 }
 
 /** Reads complete JSON-object lines from an open file, starting at a byte offset. */
@@ -236,7 +248,7 @@ function pushLine(line: string, out: Record<string, unknown>[], keepRaw: boolean
   try {
     const v: unknown = JSON.parse(line);
     if (!isRecord(v)) return;
-    if (keepRaw) rawLines.set(v, line);
+    if (keepRaw) (v as { [RAW_LINE]?: string })[RAW_LINE] = line;
     out.push(v);
   } catch { /* not JSON */ }
 }

@@ -3,6 +3,9 @@
  * mapping, a closing `---` line, then the markdown body.
  */
 import { parseYaml, YamlSyntaxError } from "../util/yaml.ts";
+import { FrontMatterSyntaxError, splitFrontMatter } from "./front_matter_split.ts";
+
+export { FrontMatterSyntaxError } from "./front_matter_split.ts";
 
 /** A parsed front-matter file. */
 export interface FrontMatterFile {
@@ -12,37 +15,6 @@ export interface FrontMatterFile {
   body: string;
   /** Whether the file started with a `---` line. */
   hasFrontMatter: boolean;
-}
-
-/** Why a front matter block could not be decoded; line and column are 1-based positions in the whole file. */
-export class FrontMatterSyntaxError extends SyntaxError {
-  constructor(message: string, readonly line: number, readonly column: number) {
-    super(message);
-    this.name = "FrontMatterSyntaxError";
-  }
-}
-
-const FENCE = /^---\r?$/;
-
-/** Split a file into its front matter text (null when absent), the body, and the line the YAML starts on. */
-function splitFrontMatter(text: string): { yaml: string | null; body: string; yamlStartLine: number } {
-  const src = text.startsWith("\uFEFF") ? text.slice(1) : text;
-  const firstEnd = src.indexOf("\n");
-  const firstLine = firstEnd < 0 ? src : src.slice(0, firstEnd);
-  if (!FENCE.test(firstLine)) return { yaml: null, body: src, yamlStartLine: 0 };
-  let pos = firstEnd < 0 ? src.length : firstEnd + 1;
-  const start = pos;
-  while (pos < src.length) {
-    const end = src.indexOf("\n", pos);
-    const line = end < 0 ? src.slice(pos) : src.slice(pos, end);
-    if (FENCE.test(line)) {
-      const body = end < 0 ? "" : src.slice(end + 1);
-      return { yaml: src.slice(start, pos), body, yamlStartLine: 2 };
-    }
-    if (end < 0) break;
-    pos = end + 1;
-  }
-  throw new FrontMatterSyntaxError('front matter is not closed: no line that is exactly "---"', 1, 1);
 }
 
 /** Convert a decoded YAML value so that every mapping key is a string, at every depth. */

@@ -2,11 +2,9 @@
  * Load a packet directory (docs/reference/packet.md): manifest, profile, prompts, option layering and dependency validation.
  * {@link inspectPacket} collects every finding for `packet lint`; {@link loadPacket} throws the first error.
  */
-import { findingCode, NotFoundError, PacketError, UsageError } from "../errors.ts";
+import { findingCode, PacketError, UsageError } from "../errors.ts";
 import { FindingSink } from "./findings.ts";
-import { FrontMatterSyntaxError, parseFrontMatter } from "./front_matter.ts";
 import {
-  joinPath,
   MANIFEST_OPTION_KEYS,
   mergeLayers,
   normalizeLayer,
@@ -15,14 +13,19 @@ import {
 } from "./options.ts";
 import { ProfileError, type ResolvedProfile, resolveProfile } from "./profiles.ts";
 import { defaultRepoOf, parseRepos } from "./repos.ts";
-import { parsePromptFile, type RawPrompt } from "./prompt_file.ts";
 import { type AgentControlConfig, agentOwnedFindings, type ExecutionPolicy, VERIFIER_OWNED } from "./agent_control.ts";
 import { applyLegacyRoots, buildPrompts, uniquePrompts } from "./assemble.ts";
-import { outsideMessage, outsidePacket } from "./confine.ts";
+import {
+  canonicalDir,
+  MANIFEST_FILE,
+  manifestBasics,
+  parseManifest,
+  readManifest,
+  readPromptFiles,
+} from "./packet_files.ts";
 import type { Finding, OptionOverrides, Packet, Prompt, Repo } from "./types.ts";
 
-/** The manifest file name. */
-const MANIFEST_FILE = "prompt_runner_packet.md";
+export { discoverPromptFiles, MANIFEST_KEYS, PROMPT_READ_CONCURRENCY } from "./packet_files.ts";
 
 /** Options of {@link loadPacket}. */
 export interface LoadOptions {
@@ -70,17 +73,6 @@ export interface PacketInspection {
   promptFiles: string[];
 }
 
-/** Every top-level manifest key the loader knows (docs/packets.md); others are `unknown_manifest_key` warnings. */
-export const MANIFEST_KEYS: ReadonlySet<string> = new Set([
-  "name",
-  "profile",
-  "prompt_dir",
-  "prompt_template",
-  "repos",
-  "phases",
-  ...MANIFEST_OPTION_KEYS,
-]);
-
 const ENV_NAMES = [
   "PROMPT_RUNNER_PROVIDER",
   "PROMPT_RUNNER_MODEL",
@@ -99,50 +91,6 @@ export function loaderEnv(): Record<string, string> {
     } catch { /* not permitted: treated as unset */ }
   }
   return out;
-}
-
-async function canonicalDir(dir: string): Promise<string> {
-  try {
-    const real = await Deno.realPath(dir);
-    if (!(await Deno.stat(real)).isDirectory) throw new Deno.errors.NotFound(dir);
-    return real;
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
-      throw new NotFoundError("target_not_found", `packet directory not found: ${dir}`);
-    }
-    throw e;
-  }
-}
-
-/** Discover prompt files: `*.prompt.md`, else `*.md` without `*.checklist.md` (absolute, sorted by name). */
-export async function discoverPromptFiles(promptDir: string): Promise<string[]> {
-  return (await discoverPromptEntries(promptDir)).files;
-}
-
-/** {@link discoverPromptFiles}, with the files that are symlinks. */
-async function discoverPromptEntries(promptDir: string): Promise<{ files: string[]; links: Set<string> }> {
-  const names: string[] = [];
-  const linked = new Set<string>();
-  try {
-    for await (const e of Deno.readDir(promptDir)) {
-      if (e.isFile || e.isSymlink) names.push(e.name);
-      if (e.isSymlink) linked.add(e.name);
-    }
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
-      return { files: [], links: linked };
-    }
-    throw e;
-  }
-  names.sort();
-  let picked = names.filter((n) => n.endsWith(".prompt.md") && !n.endsWith(".checklist.md"));
-  if (picked.length === 0) picked = names.filter((n) => n.endsWith(".md") && !n.endsWith(".checklist.md"));
-  const files = picked.map((n) => `${promptDir}/${n}`);
-  return { files, links: new Set(picked.filter((n) => linked.has(n)).map((n) => `${promptDir}/${n}`)) };
-}
-
-function relTo(dir: string, path: string): string {
-  return path.startsWith(dir + "/") ? path.slice(dir.length + 1) : path;
 }
 
 function overridesLayer(o: OptionOverrides): OptionLayer {
@@ -174,92 +122,6 @@ function overridesLayer(o: OptionOverrides): OptionLayer {
     );
   }
   return layer;
-}
-
-/**
- * How many prompt files are read and parsed at once. Bounded: with every file of a 10,000-prompt packet in flight at
- * once, each one's text, YAML tree and pending read were alive together, and the heap grew to several times what the
- * loaded packet keeps (docs/bench.md `scale`, peak RSS).
- */
-export const PROMPT_READ_CONCURRENCY = 16;
-
-/** Discover the prompt files and parse them concurrently, each into its own sink (merged later in file order). */
-async function readPromptFiles(
-  root: string,
-  promptDir: string,
-): Promise<{ promptFiles: string[]; parsed: { raw: RawPrompt | null; own: FindingSink }[] }> {
-  const { files: promptFiles, links } = await discoverPromptEntries(promptDir);
-  // One real-path check for the directory; then only the files that are links need their own.
-  const dirInside = promptFiles.length === 0 || (await outsidePacket(root, promptDir)) === null;
-  const parsed: { raw: RawPrompt | null; own: FindingSink }[] = new Array(promptFiles.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < promptFiles.length) {
-      const i = next++;
-      const file = promptFiles[i]!;
-      const own = new FindingSink();
-      const rel = relTo(root, file);
-      // A prompt file (or the prompt dir) linked outside the packet is never read: it would be sent to a provider.
-      const outside = dirInside && !links.has(file) ? null : await outsidePacket(root, file);
-      if (outside) {
-        own.error("outside_packet", `${rel}: ${outsideMessage(root, outside)}`, { file: rel });
-        parsed[i] = { raw: null, own };
-        continue;
-      }
-      parsed[i] = { raw: await parsePromptFile(file, rel, own), own };
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(PROMPT_READ_CONCURRENCY, promptFiles.length) }, worker));
-  return { promptFiles, parsed };
-}
-
-/** The manifest's text; a directory without one is not a packet (exit 4). */
-async function readManifest(root: string): Promise<string> {
-  const outside = await outsidePacket(root, `${root}/${MANIFEST_FILE}`);
-  if (outside) {
-    const message = `${MANIFEST_FILE}: ${outsideMessage(root, outside)}`;
-    throw new PacketError(findingCode("outside_packet"), message, { file: MANIFEST_FILE });
-  }
-  try {
-    return await Deno.readTextFile(`${root}/${MANIFEST_FILE}`);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) {
-      throw new NotFoundError("target_not_found", `${root} is not a packet: ${MANIFEST_FILE} not found`);
-    }
-    throw e;
-  }
-}
-
-/** The manifest's front matter, or null after a `manifest_yaml_invalid` finding. */
-function parseManifest(text: string, sink: FindingSink): Record<string, unknown> | null {
-  try {
-    return parseFrontMatter(text).data;
-  } catch (e) {
-    if (!(e instanceof FrontMatterSyntaxError)) throw e;
-    sink.error(
-      "manifest_yaml_invalid",
-      `invalid YAML in ${MANIFEST_FILE} at line ${e.line}, column ${e.column}: ${e.message}`,
-      { file: MANIFEST_FILE },
-    );
-    return null;
-  }
-}
-
-/** Unknown manifest keys (warnings), the packet name (default: the directory's) and its prompt dir. */
-function manifestBasics(root: string, manifest: Record<string, unknown>, sink: FindingSink) {
-  const mf = MANIFEST_FILE;
-  for (const key of Object.keys(manifest)) {
-    if (!MANIFEST_KEYS.has(key)) {
-      sink.warn("unknown_manifest_key", `${mf}: unknown manifest key "${key}" is ignored`, { file: mf, key });
-    }
-  }
-  const name = typeof manifest.name === "string" && manifest.name.trim() !== ""
-    ? manifest.name
-    : root.slice(root.lastIndexOf("/") + 1);
-  const promptDirRel = typeof manifest.prompt_dir === "string" && manifest.prompt_dir !== ""
-    ? manifest.prompt_dir
-    : "prompts";
-  return { name, promptDir: joinPath(root, promptDirRel) };
 }
 
 /** The manifest's repos; several marked `default: true` is a warning (the first is used). */

@@ -22,6 +22,8 @@ export {
   registerRepoRemap,
   type RepoRemap,
 } from "./load.ts";
+export { type PromptText, promptTexts } from "./packet_files.ts";
+export { promptBodyAt } from "./prompt_body.ts";
 export { ENUM_OPTIONS, normalizeEnum, normalizeProvider, PROVIDERS } from "./options.ts";
 export {
   profileEntries,

@@ -149,6 +149,13 @@ export function logHeader(info: {
   ].join("\n");
 }
 
+/** The prompt file a log's header ({@link logHeader}) names — its `Prompt:` line — or null when `head` is not one. */
+export function logHeaderPromptFile(head: string): string | null {
+  const [session, prompt, run] = head.split("\n", 3);
+  if (!session?.startsWith("Session: ") || !prompt?.startsWith("Prompt: ") || !run?.startsWith("Run: ")) return null;
+  return prompt.slice("Prompt: ".length) || null;
+}
+
 /** A log marker line (docs/reference/runner.md §10.4): `SESSION_RESUME action=started reason=…`, `STEER …`, `GUARDRAIL …`. */
 export function logMarker(
   kind: "SESSION_RESUME" | "STEER" | "GUARDRAIL",

@@ -306,7 +306,11 @@ async function hardStopReports(
   };
   const selected = prompts.map((p) => p.id);
   const storeRoot = ctx.persist ? ctx.storeRoot : null;
-  // Whole, once: the runner may still be stopping, and every report must show the same state (not a pass apiece).
+  // Whole, once, unlike every other report path (docs/ci.md, "A second Ctrl-C"): these are written from the signal
+  // handler while the run loop still runs (the killed session's attempt is classified and its result stored), and a
+  // streamed summary reads each state entry again at each pass, with file writes awaited in between — the runner could
+  // change an entry between JUnit's totals and its testcases, or between two reports. One synchronous build is the
+  // snapshot they all share.
   const summary = buildRunSummary({ run, packet: ctx.packet, selected, state: ctx.state, storeRoot });
   const warnings = [...await writeReports(req.ci?.reports ?? [], summary), ...await ciLog?.finish(summary) ?? []];
   for (const w of warnings) req.io.stderr.write(w + "\n");

@@ -128,7 +128,8 @@ Deno.test("an interrupted run: the running prompt is <error>, the prompt not rea
     "02_b.prompt.md": WRITES("2", "b"),
   });
   const report = `${dir.path}/junit.xml`;
-  const child = spawnCli(["run", pkt, "--report", `junit=${report}`]);
+  const json = `${dir.path}/summary.json`;
+  const child = spawnCli(["run", pkt, "--report", `junit=${report}`, "--report", `json=${json}`]);
   await waitFor(async () => (await readSnapshot(pkt))?.session_live === true, { timeoutMs: 60_000 });
   child.kill("SIGINT");
   const out = await child.output();
@@ -189,7 +190,8 @@ Deno.test("a second signal (a CI cancel: SIGINT, then SIGTERM) still writes the 
     "02_b.prompt.md": WRITES("2", "b"),
   });
   const report = `${dir.path}/junit.xml`;
-  const child = spawnCli(["run", pkt, "--report", `junit=${report}`]);
+  const json = `${dir.path}/summary.json`;
+  const child = spawnCli(["run", pkt, "--report", `junit=${report}`, "--report", `json=${json}`]);
   await waitFor(async () => (await readSnapshot(pkt))?.session_live === true, { timeoutMs: 60_000 });
   child.kill("SIGINT");
   child.kill("SIGTERM"); // a different signal: never coalesced with the first
@@ -202,6 +204,12 @@ Deno.test("a second signal (a CI cancel: SIGINT, then SIGTERM) still writes the 
   );
   assert.deepEqual([runProps.status, runProps.reason, runProps.exit_code], ["failed", "interrupted", "130"]);
   assert.ok("error" in cases[0]!, "the prompt the signals stopped is an error");
+  // Both reports come from one snapshot of the state (docs/ci.md, "A second Ctrl-C"): the same prompts, the same verdict.
+  const doc = JSON.parse(await Deno.readTextFile(json));
+  assert.deepEqual([doc.status, doc.reason, doc.exit_code], ["failed", "interrupted", 130]);
+  assert.deepEqual(doc.prompts.map((p: { id: string }) => p.id), ["01", "02"]);
+  assert.equal(doc.prompts.length, Number(suite["@_tests"]));
+  assert.notEqual(doc.prompts[0].status, "completed");
 });
 
 Deno.test("a run with nothing left to run replaces the report with an empty suite", async () => {

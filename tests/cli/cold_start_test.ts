@@ -101,13 +101,54 @@ Deno.test("plan, list and packet lint evaluate neither the process-tree code nor
   const files = await sources();
   for (const path of [["plan"], ["list"], ["packet", "lint"]]) {
     const load = staticLoad(files, ["main.ts", commandModule(path)]);
-    const not = [...PROCESS_FILES, ...CLAUSE_FILES, ...(path[0] === "plan" ? RECORD_WRITERS : [])];
+    // plan reads progress.log only for `--remaining`, and loads its reader then.
+    const planOnly = path[0] === "plan" ? [...RECORD_WRITERS, "src/store/progress.ts"] : [];
+    const not = [...PROCESS_FILES, ...CLAUSE_FILES, ...planOnly];
     const bad = not.filter((f) => load.files.has(f));
     assert.deepEqual(bad, [], `${path.join(" ")} loads up front: ${bad.join(", ")}`);
   }
   // The check can see them: the lanes, the run opening and the verifier still reach them.
   const run = staticLoad(files, ["main.ts", commandModule(["run"])]);
-  for (const f of [...PROCESS_FILES, ...RECORD_WRITERS, ...CLAUSE_FILES]) {
+  for (const f of [...PROCESS_FILES, ...RECORD_WRITERS, ...CLAUSE_FILES, "src/store/progress.ts"]) {
+    assert.ok(run.files.has(f), `run should reach ${f}`);
+  }
+});
+
+/** What `replay` needs of the packet is its prompt files: not the loader's option layering, profiles and checks. */
+const PACKET_LOADER_FILES = [
+  "src/packet/load.ts",
+  "src/packet/assemble.ts",
+  "src/packet/profiles.ts",
+  "src/packet/options_intern.ts",
+  "src/packet/repos.ts",
+];
+/** The render surface and the renderers' neighbours `replay` does not use (summaries, JUnit, CI commands, sinks). */
+const RENDER_SURFACE_FILES = [
+  "src/render/mod.ts",
+  "src/render/junit.ts",
+  "src/render/summary_markdown.ts",
+  "src/render/ci_commands.ts",
+  "src/render/sinks.ts",
+  "src/render/status_line.ts",
+];
+
+Deno.test("replay evaluates neither the packet loader, js-yaml nor the render surface up front", async () => {
+  const files = await sources();
+  const load = staticLoad(files, ["main.ts", commandModule(["replay"])]);
+  const bad = offending(load, [...PACKET_LOADER_FILES, ...RENDER_SURFACE_FILES, "src/cli/selection_flags.ts"], [
+    "js-yaml",
+  ]);
+  assert.deepEqual(bad, [], `replay loads up front: ${bad.join(", ")}`);
+  // A header's prompt file is the one its attempt's log names, its body read without decoding the front matter: no
+  // YAML parser, no option code. Only a prompt without a log loads the packet's prompt files (and js-yaml), lazily.
+  const yamlFree = ["src/packet/front_matter.ts", "src/packet/options.ts", "src/packet/packet_files.ts"];
+  assert.deepEqual(yamlFree.filter((f) => load.files.has(f)), [], "replay reads prompt bodies without YAML");
+  const fallback = staticLoad(files, ["src/packet/packet_files.ts"]);
+  assert.deepEqual(PACKET_LOADER_FILES.filter((f) => fallback.files.has(f)), []);
+  assert.ok(fallback.packages.has("js-yaml"), "the check can see js-yaml: the prompt files' front matter is YAML");
+  // The check can see them: run reaches every one.
+  const run = staticLoad(files, ["main.ts", commandModule(["run"])]);
+  for (const f of [...PACKET_LOADER_FILES, ...RENDER_SURFACE_FILES]) {
     assert.ok(run.files.has(f), `run should reach ${f}`);
   }
 });

@@ -158,3 +158,19 @@ Deno.test("plan writes nothing to disk", async () => {
   assert.equal((await runCli(["plan", t.path, "--remaining"])).code, 0);
   assert.deepEqual(await treeSnapshot(t.path), before);
 });
+
+Deno.test("plan reads the store while the packet loads, yet reports the packet's error first, then the store's", async () => {
+  await using t = await tempDir();
+  await demo(t.path);
+  await writeFiles(`${t.path}/.prompt_runner`, { "progress.log": "this is not a progress line\n" });
+  const badProgress = await runCli(["plan", t.path, "--remaining"]);
+  assert.notEqual(badProgress.code, 0);
+  assert.match(badProgress.stderr, /progress\.log/);
+  assert.doesNotMatch(badProgress.stderr, /unhandled|Uncaught/i);
+  // The same store with a packet that does not load: the packet's error, as before the reads overlapped.
+  await Deno.writeTextFile(`${t.path}/prompt_runner_packet.md`, "---\nname: bad\nprovider: nope\n---\n");
+  const badPacket = await runCli(["plan", t.path, "--remaining"]);
+  assert.equal(badPacket.code, 3);
+  assert.match(badPacket.stderr, /^error: prompt_runner_packet\.md: provider is "nope"; expected one of/);
+  assert.doesNotMatch(badPacket.stderr, /progress\.log|unhandled|Uncaught/i);
+});

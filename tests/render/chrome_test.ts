@@ -7,6 +7,7 @@ import {
   renderHeader,
   steerNotice,
 } from "../../src/render/mod.ts";
+import { logHeaderPromptFile } from "../../src/render/chrome.ts";
 
 const INFO: HeaderInfo = {
   promptId: "01",
@@ -106,4 +107,25 @@ Deno.test("promptOutcomeLine() and the log helpers use the docs/reference/runner
     logMarker("STEER", { action: "interrupt", provider: "codex", count: 2 }),
     "STEER action=interrupt provider=codex count=2\n",
   );
+});
+
+Deno.test("logHeaderPromptFile() reads back the prompt file a log header names, and nothing from other text", () => {
+  const header = (promptFile: string) =>
+    logHeader({
+      provider: "codex",
+      model: null,
+      tools: ["Bash"],
+      cwd: "/w",
+      promptFile,
+      runId: "R",
+      attempt: 2,
+      mode: "repair",
+    });
+  for (const file of ["prompts/01_a.prompt.md", "steps/with space.prompt.md", "Prompt: odd.md"]) {
+    assert.equal(logHeaderPromptFile(header(file) + "r+ codex\n--- 2 events ---\n"), file);
+  }
+  assert.equal(logHeaderPromptFile(header("")), null);
+  assert.equal(logHeaderPromptFile("Prompt: prompts/01.prompt.md\nRun: R attempt 1 (run)\n"), null);
+  assert.equal(logHeaderPromptFile("Session: provider=x\nPrompt: a.md\n"), null, "cut before the Run line");
+  assert.equal(logHeaderPromptFile(""), null);
 });

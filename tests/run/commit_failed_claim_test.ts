@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { runCli } from "../support/cli.ts";
 import { git, tempDir } from "../support/fs.ts";
-import { makePacket, promptFile, readPrompts } from "./support.ts";
+import { createScratchRepo } from "../../examples/setup.ts";
+import { makePacket, manifest, promptFile, readPrompts } from "./support.ts";
 
 const FIRST = "verify:\n  files_exist: [a.txt]\nsimulate:\n  attempts:\n    - writes: [{path: a.txt, text: first}]";
 const SECOND = "verify:\n  files_exist: [b.txt]\nsimulate:\n  attempts:\n    - writes: [{path: b.txt, text: second}]";
@@ -240,4 +241,64 @@ Deno.test("a runner killed right after committing claimed work: the next run ado
   const progress = await Deno.readTextFile(`${pkt}/.prompt_runner/progress.log`);
   assert.match(progress, new RegExp(`^01:completed:\\S+:${sha}$`, "m"));
   assert.equal((await readPrompts(pkt))["01"]!.status, "completed");
+});
+
+Deno.test("a claim killed after committing one of its two repos: the next run's progress line names both", async () => {
+  await using dir = await tempDir();
+  const pkt = `${dir.path}/pkt`;
+  await Deno.mkdir(`${pkt}/prompts`, { recursive: true });
+  await Deno.writeTextFile(
+    `${pkt}/prompt_runner_packet.md`,
+    manifest().replace(
+      "repos:\n  app:\n    path: app\n    default: true\n",
+      "repos:\n  app:\n    path: app\n    default: true\n  lib:\n    path: lib\n",
+    ),
+  );
+  const [app, lib] = [`${pkt}/app`, `${pkt}/lib`];
+  await createScratchRepo(app);
+  await createScratchRepo(lib);
+  const writes = "[{path: a.txt, repo: app, text: one}, {path: b.txt, repo: lib, text: two}]";
+  await Deno.writeTextFile(
+    `${pkt}/prompts/01_a.prompt.md`,
+    promptFile(
+      "1",
+      `targets: [app, lib]\nverify:\n  files_exist: [a.txt]\nsimulate:\n  attempts:\n    - writes: ${writes}`,
+    ),
+  );
+  // app (the first repo) refuses the commit: both repos keep the verified work.
+  await Deno.writeTextFile(`${app}/.git/hooks/pre-commit`, "#!/bin/sh\nexit 1\n");
+  await Deno.chmod(`${app}/.git/hooks/pre-commit`, 0o755);
+  assert.equal((await runCli(["run", pkt])).code, 1);
+  await Deno.remove(`${app}/.git/hooks/pre-commit`);
+  // The claiming run is killed right after app's commit, before lib's.
+  const killed = await runCli(["run", pkt, "--remaining"], {
+    env: { PROMPT_RUNNER_FAILPOINT: "commit.after_git_commit" },
+  });
+  assert.match(killed.stderr, /failpoint commit\.after_git_commit reached/);
+  const appSha = await git(app, "rev-parse", "HEAD");
+  const claimingRun = await trailer(app, "HEAD", "Prompt-Runner-Run");
+  assert.equal(await trailer(app, "HEAD", "Prompt-Runner-Prompt"), "01");
+  assert.deepEqual(await files(app, "HEAD"), ["a.txt"]);
+  assert.equal(await git(lib, "status", "--porcelain"), "?? b.txt");
+
+  const r = await runCli(["run", pkt, "--remaining"]);
+  assert.equal(r.code, 0, r.stderr + r.stdout);
+  const libSha = await git(lib, "rev-parse", "HEAD");
+  assert.deepEqual(await files(lib, "HEAD"), ["b.txt"]);
+  assert.equal(await trailer(lib, "HEAD", "Prompt-Runner-Prompt"), "01");
+  assert.equal(await git(app, "rev-parse", "HEAD"), appSha, "app is not committed twice");
+  const progress = await Deno.readTextFile(`${pkt}/.prompt_runner/progress.log`);
+  assert.match(progress.trim().split("\n").at(-1)!, new RegExp(`^01:completed:\\S+:app=${appSha},lib=${libSha}$`));
+  assert.match(
+    r.stdout + r.stderr,
+    new RegExp(
+      `Prompt 01: committed earlier by run ${claimingRun}, which stopped while committing: app ${appSha.slice(0, 8)}`,
+    ),
+  );
+  const result = (await readPrompts(pkt))["01"]!.result as { commit: { repos: unknown[] }; reason: string };
+  assert.deepEqual(result.commit.repos, [
+    { repo: "app", status: "ok", sha: appSha },
+    { repo: "lib", status: "ok", sha: libSha },
+  ]);
+  assert.match(result.reason, new RegExp(`run ${claimingRun} committed app of this commit before it stopped`));
 });

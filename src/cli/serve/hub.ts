@@ -3,7 +3,7 @@
  * and every client that is in step sends the same bytes. The hub keeps the last frames in a ring bounded in bytes
  * (flat memory); its clients' side is hub_frames.ts.
  */
-import { type RunRef, type StreamItem, subscribe } from "../../control/mod.ts";
+import { type RunRef, type StreamItem, subscribeBatches } from "../../control/mod.ts";
 import { FrameBuilder, type FrameRun } from "./frames.ts";
 import { Fifo } from "./ring.ts";
 
@@ -53,7 +53,9 @@ export class EventHub {
   private cost = 0;
   /** Absolute index just past the newest frame in the ring. */
   private end = 0;
-  private waiters: (() => void)[] = [];
+  /** Clients waiting for the next read, each with its abort signal (listened to once per signal, not per wait). */
+  private waiters = new Set<Waiter>();
+  private readonly listening = new WeakSet<AbortSignal>();
   private memo: Batch | null = null;
   private readonly ac = new AbortController();
   /** Clients attached. */
@@ -89,10 +91,13 @@ export class EventHub {
           this.seal();
         },
       };
-      for await (const item of subscribe(this.ref, opts)) {
-        this.building.add(item);
-        // A long read is handed out every batch's worth, and at its end (onIdle); run_finished at once.
-        if (this.building.size >= BATCH_BYTES || item.type === "run_finished") this.seal();
+      // One await per read of the stream (its items in one batch), not one per item.
+      for await (const items of subscribeBatches(this.ref, opts)) {
+        for (const item of items) {
+          this.building.add(item);
+          // A long read is handed out every batch's worth, and at its end (onIdle); run_finished at once.
+          if (this.building.size >= BATCH_BYTES || item.type === "run_finished") this.seal();
+        }
       }
     } catch {
       /* clients fall back to followers of their own */
@@ -118,12 +123,15 @@ export class EventHub {
   }
 
   private wake(): void {
-    for (const w of this.waiters.splice(0)) w();
+    const all = this.waiters;
+    if (all.size === 0) return;
+    this.waiters = new Set();
+    for (const w of all) w.resolve();
   }
 
   /** Clients waiting for frames (an aborted client waits no more); for tests. */
   get waiting(): number {
-    return this.waiters.length;
+    return this.waiters.size;
   }
 
   /** What the ring holds: frames, chunks, and bytes with their allowances; for tests. */
@@ -232,16 +240,18 @@ export class EventHub {
   /** Resolves when a frame arrives, the hub ends, or `signal` aborts. */
   changed(signal: AbortSignal): Promise<void> {
     if (this.done || signal.aborted) return Promise.resolve();
-    return new Promise((r) => {
-      const done = () => {
-        signal.removeEventListener("abort", done);
-        const i = this.waiters.indexOf(done);
-        if (i >= 0) this.waiters.splice(i, 1);
-        r();
-      };
-      this.waiters.push(done);
-      signal.addEventListener("abort", done, { once: true });
-    });
+    if (!this.listening.has(signal)) {
+      // One listener per client for its whole stream (adding and removing one per wait cost more than the wait).
+      this.listening.add(signal);
+      signal.addEventListener("abort", () => {
+        for (const w of this.waiters) {
+          if (w.signal !== signal) continue;
+          this.waiters.delete(w);
+          w.resolve();
+        }
+      }, { once: true });
+    }
+    return new Promise((resolve) => this.waiters.add({ signal, resolve }));
   }
 
   /** Resolves at the hub's next read (see {@link changed}), or after a poll interval once the hub has ended. */
@@ -262,6 +272,12 @@ export class EventHub {
   close(): void {
     this.ac.abort();
   }
+}
+
+/** A client waiting for the hub's next read. */
+interface Waiter {
+  signal: AbortSignal;
+  resolve: () => void;
 }
 
 function costOf(run: FrameRun): number {

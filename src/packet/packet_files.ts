@@ -1,0 +1,197 @@
+/**
+ * Reading a packet's files (docs/reference/packet.md): the manifest, the prompt directory and the prompt files, each
+ * confined to the packet (src/packet/confine.ts). No option layering, profile or cross-prompt validation: those are
+ * the loader's (./load.ts). {@link promptTexts} is the light read for a reader that only shows prompt files and bodies
+ * (`replay`): it never evaluates the option code the loader runs.
+ */
+import { findingCode, NotFoundError, PacketError } from "../errors.ts";
+import { FindingSink } from "./findings.ts";
+import { FrontMatterSyntaxError, parseFrontMatter } from "./front_matter.ts";
+import { joinPath, MANIFEST_OPTION_KEYS } from "./options.ts";
+import { parsePromptFile, type RawPrompt } from "./prompt_file.ts";
+import { outsideMessage, outsidePacket } from "./confine.ts";
+
+/** The manifest file name. */
+export const MANIFEST_FILE = "prompt_runner_packet.md";
+
+/** Every top-level manifest key the loader knows (docs/packets.md); others are `unknown_manifest_key` warnings. */
+export const MANIFEST_KEYS: ReadonlySet<string> = new Set([
+  "name",
+  "profile",
+  "prompt_dir",
+  "prompt_template",
+  "repos",
+  "phases",
+  ...MANIFEST_OPTION_KEYS,
+]);
+
+/** The packet directory's real path; a missing directory or a file is `target_not_found` (exit 4). */
+export async function canonicalDir(dir: string): Promise<string> {
+  try {
+    const real = await Deno.realPath(dir);
+    if (!(await Deno.stat(real)).isDirectory) throw new Deno.errors.NotFound(dir);
+    return real;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
+      throw new NotFoundError("target_not_found", `packet directory not found: ${dir}`);
+    }
+    throw e;
+  }
+}
+
+/** Discover prompt files: `*.prompt.md`, else `*.md` without `*.checklist.md` (absolute, sorted by name). */
+export async function discoverPromptFiles(promptDir: string): Promise<string[]> {
+  return (await discoverPromptEntries(promptDir)).files;
+}
+
+/** {@link discoverPromptFiles}, with the files that are symlinks. */
+async function discoverPromptEntries(promptDir: string): Promise<{ files: string[]; links: Set<string> }> {
+  const names: string[] = [];
+  const linked = new Set<string>();
+  try {
+    for await (const e of Deno.readDir(promptDir)) {
+      if (e.isFile || e.isSymlink) names.push(e.name);
+      if (e.isSymlink) linked.add(e.name);
+    }
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
+      return { files: [], links: linked };
+    }
+    throw e;
+  }
+  names.sort();
+  let picked = names.filter((n) => n.endsWith(".prompt.md") && !n.endsWith(".checklist.md"));
+  if (picked.length === 0) picked = names.filter((n) => n.endsWith(".md") && !n.endsWith(".checklist.md"));
+  const files = picked.map((n) => `${promptDir}/${n}`);
+  return { files, links: new Set(picked.filter((n) => linked.has(n)).map((n) => `${promptDir}/${n}`)) };
+}
+
+function relTo(dir: string, path: string): string {
+  return path.startsWith(dir + "/") ? path.slice(dir.length + 1) : path;
+}
+
+/**
+ * How many prompt files are read and parsed at once. Bounded: with every file of a 10,000-prompt packet in flight at
+ * once, each one's text, YAML tree and pending read were alive together, and the heap grew to several times what the
+ * loaded packet keeps (docs/bench.md `scale`, peak RSS).
+ */
+export const PROMPT_READ_CONCURRENCY = 16;
+
+/** Discover the prompt files and parse them concurrently, each into its own sink (merged later in file order). */
+export async function readPromptFiles(
+  root: string,
+  promptDir: string,
+): Promise<{ promptFiles: string[]; parsed: { raw: RawPrompt | null; own: FindingSink }[] }> {
+  const { files: promptFiles, links } = await discoverPromptEntries(promptDir);
+  // One real-path check for the directory; then only the files that are links need their own.
+  const dirInside = promptFiles.length === 0 || (await outsidePacket(root, promptDir)) === null;
+  const parsed: { raw: RawPrompt | null; own: FindingSink }[] = new Array(promptFiles.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < promptFiles.length) {
+      const i = next++;
+      const file = promptFiles[i]!;
+      const own = new FindingSink();
+      const rel = relTo(root, file);
+      // A prompt file (or the prompt dir) linked outside the packet is never read: it would be sent to a provider.
+      const outside = dirInside && !links.has(file) ? null : await outsidePacket(root, file);
+      if (outside) {
+        own.error("outside_packet", `${rel}: ${outsideMessage(root, outside)}`, { file: rel });
+        parsed[i] = { raw: null, own };
+        continue;
+      }
+      parsed[i] = { raw: await parsePromptFile(file, rel, own), own };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PROMPT_READ_CONCURRENCY, promptFiles.length) }, worker));
+  return { promptFiles, parsed };
+}
+
+/** The manifest's text; a directory without one is not a packet (exit 4). */
+export async function readManifest(root: string): Promise<string> {
+  const outside = await outsidePacket(root, `${root}/${MANIFEST_FILE}`);
+  if (outside) {
+    const message = `${MANIFEST_FILE}: ${outsideMessage(root, outside)}`;
+    throw new PacketError(findingCode("outside_packet"), message, { file: MANIFEST_FILE });
+  }
+  try {
+    return await Deno.readTextFile(`${root}/${MANIFEST_FILE}`);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      throw new NotFoundError("target_not_found", `${root} is not a packet: ${MANIFEST_FILE} not found`);
+    }
+    throw e;
+  }
+}
+
+/** The manifest's front matter, or null after a `manifest_yaml_invalid` finding. */
+export function parseManifest(text: string, sink: FindingSink): Record<string, unknown> | null {
+  try {
+    return parseFrontMatter(text).data;
+  } catch (e) {
+    if (!(e instanceof FrontMatterSyntaxError)) throw e;
+    sink.error(
+      "manifest_yaml_invalid",
+      `invalid YAML in ${MANIFEST_FILE} at line ${e.line}, column ${e.column}: ${e.message}`,
+      { file: MANIFEST_FILE },
+    );
+    return null;
+  }
+}
+
+/** Unknown manifest keys (warnings), the packet name (default: the directory's) and its prompt dir. */
+export function manifestBasics(root: string, manifest: Record<string, unknown>, sink: FindingSink) {
+  const mf = MANIFEST_FILE;
+  for (const key of Object.keys(manifest)) {
+    if (!MANIFEST_KEYS.has(key)) {
+      sink.warn("unknown_manifest_key", `${mf}: unknown manifest key "${key}" is ignored`, { file: mf, key });
+    }
+  }
+  const name = typeof manifest.name === "string" && manifest.name.trim() !== ""
+    ? manifest.name
+    : root.slice(root.lastIndexOf("/") + 1);
+  const promptDirRel = typeof manifest.prompt_dir === "string" && manifest.prompt_dir !== ""
+    ? manifest.prompt_dir
+    : "prompts";
+  return { name, promptDir: joinPath(root, promptDirRel) };
+}
+
+/** One prompt of {@link promptTexts}: its id, file (absolute and relative to the packet) and body. */
+export interface PromptText {
+  id: string;
+  file: string;
+  relFile: string;
+  body: string;
+}
+
+/**
+ * The prompt files of a packet as they are now, id → file and body, read without the loader's option layering,
+ * profile or packet-wide checks: each prompt file that reads and parses is there (with a duplicated id, the first in
+ * file order, as the loader keeps it). `rewrite` maps the body as a workspace remap does (`RepoRemap.rewriteText`).
+ * Null when the packet's manifest does not read or parse. Throws only what file access throws unexpectedly.
+ */
+export async function promptTexts(
+  dir: string,
+  rewrite: ((text: string) => string) | null = null,
+): Promise<{ dir: string; prompts: PromptText[] } | null> {
+  let root: string;
+  let manifest: Record<string, unknown> | null;
+  try {
+    root = await canonicalDir(dir);
+    manifest = parseManifest(await readManifest(root), new FindingSink());
+  } catch (e) {
+    if (e instanceof NotFoundError || e instanceof PacketError) return null;
+    throw e;
+  }
+  if (manifest === null) return null;
+  const { promptDir } = manifestBasics(root, manifest, new FindingSink());
+  const { parsed } = await readPromptFiles(root, promptDir);
+  const seen = new Set<string>();
+  const prompts: PromptText[] = [];
+  for (const { raw } of parsed) {
+    if (raw === null || seen.has(raw.id)) continue;
+    seen.add(raw.id);
+    prompts.push({ id: raw.id, file: raw.file, relFile: raw.relFile, body: rewrite ? rewrite(raw.body) : raw.body });
+  }
+  return { dir: root, prompts };
+}
