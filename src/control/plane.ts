@@ -6,12 +6,7 @@
 import type { Envelope, ProviderEvent, RunnerEvent, View } from "../events/mod.ts";
 import { isProviderEventType } from "../events/types.ts";
 import { encodeEnvelope } from "../events/json.ts";
-import {
-  appendStoreLineSync,
-  atomicWriteStoreJsonSync,
-  lstatStoreSync,
-  readStoreTextOrNullSync,
-} from "../util/safe_fs.ts";
+import { appendStoreLineSync, atomicWriteStoreText, lstatStoreSync, readStoreTextOrNullSync } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
 import { meterWrite } from "../util/read_meter.ts";
 import { flushStageTrace, traceStage } from "../util/stage_trace.ts";
@@ -36,6 +31,8 @@ import { validateView } from "./view.ts";
 import { steerAcceptance, steerFirstLine } from "./steer.ts";
 import { initialSnapshot, type SnapshotDoc } from "./snapshot.ts";
 import { SnapshotSchedule } from "./snapshot_schedule.ts";
+import { isSnapshotTemp, SnapshotWriter } from "./snapshot_writer.ts";
+import { prettyJson } from "../util/fs.ts";
 import { SteerLedger } from "./steer_ledger.ts";
 import { TokenTally } from "./tokens.ts";
 import type { InterventionRecord } from "./interventions.ts";
@@ -103,6 +100,21 @@ function pruneReceipts(dir: string, cutoffMs: number): number {
   return removed;
 }
 
+/**
+ * Remove the snapshot temp files a runner that died mid-write left in `control/` (the plane is opened under the store
+ * root's lease, so no other writer's temp can be there). Only regular files are removed; anything else is left alone.
+ */
+function removeSnapshotTemps(control: string): void {
+  try {
+    for (const e of Deno.readDirSync(control)) {
+      if (!e.isFile || !isSnapshotTemp(e.name)) continue;
+      try {
+        Deno.removeSync(`${control}/${e.name}`);
+      } catch { /* already gone */ }
+    }
+  } catch { /* no control directory yet */ }
+}
+
 /** The token totals of a previous snapshot of the same run (0 when absent or malformed). */
 function previousRunTokens(previous: Record<string, unknown> | null): { input: number; output: number } {
   const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.trunc(v) : 0);
@@ -122,6 +134,7 @@ class FilePlane implements RunnerPlane {
   #snap!: SnapshotDoc;
   /** When a coalesced change is written (docs/reference/control-plane.md §4.4): with the next write, or by a timer. */
   readonly #schedule: SnapshotSchedule;
+  readonly #writer: SnapshotWriter;
   #closed = false;
   #closing = false;
   #ctx: EventContext = { prompt_id: null, attempt: null, stream: null, provider: null, session_id: null };
@@ -156,6 +169,13 @@ class FilePlane implements RunnerPlane {
       debounceMs: opts.debounceMs ?? 5,
       watch: opts.watch ?? true,
     });
+    this.#writer = new SnapshotWriter(
+      async (text, w) => {
+        await atomicWriteStoreText(this.#paths.snapshot, text, { ...w, failpoint: "snapshot.before_rename" });
+        meterWrite("snapshot rename");
+      },
+      (e) => this.#snapshotFailed(e),
+    );
     this.#schedule = new SnapshotSchedule(opts.snapshotCoalesceMs ?? SNAPSHOT_COALESCE_MS, () => {
       if (!this.#closed) this.#writeSnapshot();
     });
@@ -185,6 +205,7 @@ class FilePlane implements RunnerPlane {
         hints: [errorMessage(e)],
       });
     }
+    removeSnapshotTemps(this.#paths.control);
     let previous: Record<string, unknown> | null = null;
     try {
       const v: unknown = JSON.parse(readStoreTextOrNullSync(this.#paths.snapshot) ?? "");
@@ -415,14 +436,21 @@ class FilePlane implements RunnerPlane {
     this.#schedule.wrote();
     this.#snapDue = false;
     meterWrite("snapshot");
-    // The snapshot never names a seq that is not in the file yet.
+    // The snapshot never names a seq that is not in the file yet: flush, then serialise, then hand the bytes to the
+    // writer (src/control/snapshot_writer.ts), which replaces the file off this thread, in order.
     this.#events.flush();
-    try {
-      atomicWriteStoreJsonSync(this.#paths.snapshot, s, { ...opts, failpoint: "snapshot.before_rename" });
-    } catch (e) {
-      if (!this.#snapshotError) this.#hooks.notice(`control snapshot not written: ${errorMessage(e)}`, "warning");
-      this.#snapshotError = true;
-    }
+    this.#writer.submit(prettyJson(s), opts);
+  }
+
+  /** A snapshot write failed: one notice per run, and the next write still happens. */
+  #snapshotFailed(e: unknown): void {
+    if (!this.#snapshotError) this.#hooks.notice(`control snapshot not written: ${errorMessage(e)}`, "warning");
+    this.#snapshotError = true;
+  }
+
+  /** Test seam: resolves once every snapshot handed to the writer is in the file (or has failed). */
+  settled(): Promise<void> {
+    return this.#writer.idle();
   }
 
   /**
@@ -652,7 +680,7 @@ class FilePlane implements RunnerPlane {
     if (this.#schedule.dirty) this.#writeSnapshot();
     this.#events.sync();
     this.#audit.sync();
-    return Promise.resolve();
+    return this.#writer.idle();
   }
 
   async close(status: "completed" | "failed", reason: string | null): Promise<void> {
@@ -669,6 +697,7 @@ class FilePlane implements RunnerPlane {
     this.#events.close();
     this.#audit.close();
     this.#inbox.release();
+    await this.#writer.idle();
     await this.#events.syncedAheadIdle();
     await this.#waker.stop();
     flushStageTrace();
@@ -684,10 +713,12 @@ class FilePlane implements RunnerPlane {
  * Open the control plane of a run (docs/reference/control-plane.md §6.5). Throws when the control directory cannot be created
  * (the run then aborts with exit 1).
  */
-export function openPlane(opts: OpenPlaneOptions): Promise<RunnerPlane & { readonly audit: AuditWriter }> {
+export async function openPlane(opts: OpenPlaneOptions): Promise<RunnerPlane & { readonly audit: AuditWriter }> {
   const plane = new FilePlane(opts);
   plane.open();
-  return Promise.resolve(plane);
+  // The first snapshot is in the file when the plane is handed over: a reader polling the store never misses a run.
+  await plane.settled();
+  return plane;
 }
 
 /** A plane for runs without a store root: stamps envelopes and tracks the view, but writes nothing at all. */
