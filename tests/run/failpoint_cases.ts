@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { runCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
 import { checkRecovered, makeCrashPacket } from "../support/crash_packet.ts";
+import { isSnapshotTemp } from "../../src/control/snapshot_writer.ts";
 
 /** `name@n` per documented failpoint. */
 export const FAILPOINT_CASES: readonly string[] = [
@@ -32,7 +33,18 @@ export async function crashAndResume(point: string, resume: "run" | "remaining")
   const name = point.split("@")[0]!;
   assert.equal(crashed.code, 137, `the run must die at ${point}: ${crashed.stderr}`);
   assert.match(crashed.stderr, new RegExp(`failpoint ${name.replace(".", "\\.")} reached`));
+  if (name === "snapshot.before_rename") {
+    assert.equal((await snapshotTemps(pkt)).length, 1, "the killed write leaves its temp file");
+  }
   const resumed = await runCli(plain ? ["run", pkt] : ["run", pkt, "--remaining"]);
   assert.equal(resumed.code, 0, resumed.stderr);
+  assert.deepEqual(await snapshotTemps(pkt), [], "the resumed run removes snapshot temp files left by the crash");
   assert.equal(await checkRecovered(pkt, 3, { allowNoChanges: plain }), null);
+}
+
+/** Snapshot temp files in the packet's `control/` directory. */
+async function snapshotTemps(pkt: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(`${pkt}/.prompt_runner/control`)) if (isSnapshotTemp(e.name)) out.push(e.name);
+  return out;
 }

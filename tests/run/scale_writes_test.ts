@@ -1,6 +1,8 @@
 /**
  * Regression guard for per-prompt writes (issue #13, docs/bench.md `scale`, "Per-prompt cost"): a trivial prompt
- * renames `snapshot.json` three times (session live, ended, boundary) and the simulated lane writes no script cursor
+ * builds three snapshots (session live, ended, boundary) and renames `snapshot.json` at most three times (the writer
+ * runs off the runner's thread and may coalesce; the last file is the run's end) and the simulated lane writes no
+ * script cursor
  * for a prompt whose script only overwrites. Counted, not timed (src/util/read_meter.ts): the coalescing window is
  * widened so the counts do not depend on the machine's speed (its timer is held by
  * tests/control/snapshot_schedule_test.ts).
@@ -12,19 +14,27 @@ import { runScalePacket } from "./_scale_run.ts";
 import { writeTotals } from "../../src/util/read_meter.ts";
 import { parseProgress } from "../../src/store/progress.ts";
 
-/** `run <dir> --no-commit` in this process; returns the snapshot and cursor writes it made. */
-async function writesOfRun(dir: string, count: number): Promise<{ snapshot: number; cursor: number }> {
+/** `run <dir> --no-commit` in this process; returns the snapshots built, renamed and the cursor writes it made. */
+async function writesOfRun(
+  dir: string,
+  count: number,
+): Promise<{ snapshot: number; renames: number; cursor: number }> {
   const snapshot = writeTotals("snapshot");
+  const renames = writeTotals("snapshot rename");
   const cursor = writeTotals("simulated cursor");
   await runScalePacket(dir, { snapshotCoalesceMs: 600_000 });
   const progress = parseProgress(await Deno.readTextFile(`${dir}/.prompt_runner/progress.log`), "progress.log");
   assert.equal([...progress.values()].filter((r) => r.status === "completed").length, count);
   const snap = JSON.parse(await Deno.readTextFile(`${dir}/.prompt_runner/control/snapshot.json`));
   assert.deepEqual([snap.status, snap.completed_count], ["completed", count], "the last write is the run's end");
-  return { snapshot: writeTotals("snapshot") - snapshot, cursor: writeTotals("simulated cursor") - cursor };
+  return {
+    snapshot: writeTotals("snapshot") - snapshot,
+    renames: writeTotals("snapshot rename") - renames,
+    cursor: writeTotals("simulated cursor") - cursor,
+  };
 }
 
-Deno.test("a trivial prompt renames snapshot.json three times and writes no simulated cursor", async () => {
+Deno.test("a trivial prompt builds three snapshots, renames at most three and writes no simulated cursor", async () => {
   await using dir = await tempDir();
   await writeScalePacket(`${dir.path}/one`, 1);
   await writeScalePacket(`${dir.path}/six`, 6);
@@ -35,5 +45,9 @@ Deno.test("a trivial prompt renames snapshot.json three times and writes no simu
     5 * 3,
     `snapshot writes: 1 prompt ${one.snapshot}, 6 prompts ${six.snapshot}`,
   );
+  for (const run of [one, six]) {
+    // Never more renames than documents built (at most three per prompt), and at least the run's last document.
+    assert.ok(run.renames >= 1 && run.renames <= run.snapshot, `renames ${run.renames} of ${run.snapshot} built`);
+  }
   assert.equal(six.cursor, 0, "the scripts only overwrite: no cursor file");
 });
