@@ -713,7 +713,9 @@ class FilePlane implements RunnerPlane {
  * Open the control plane of a run (docs/reference/control-plane.md §6.5). Throws when the control directory cannot be created
  * (the run then aborts with exit 1).
  */
-export async function openPlane(opts: OpenPlaneOptions): Promise<RunnerPlane & { readonly audit: AuditWriter }> {
+export async function openPlane(
+  opts: OpenPlaneOptions,
+): Promise<RunnerPlane & { readonly audit: AuditWriter; settled(): Promise<void> }> {
   const plane = new FilePlane(opts);
   plane.open();
   // The first snapshot is in the file when the plane is handed over: a reader polling the store never misses a run.

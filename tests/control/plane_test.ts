@@ -118,10 +118,13 @@ Deno.test("a session going live or ending is written at once, even inside the co
   try {
     plane.transition({ stage: "session", prompt_id: "01", attempt: 1, attempt_started_at: new Date().toISOString() });
     plane.transition({ session_live: true }); // within the window of the attempt's own write
+    await plane.settled(); // the write started at once, off this thread
     assert.equal((await readJson(paths.snapshot)).session_live, true, "visible without waiting for the window");
     plane.transition({ session_live: false });
+    await plane.settled();
     assert.equal((await readJson(paths.snapshot)).session_live, false);
     plane.transition({ stage: "verifying" }); // an ordinary stage change right after: still coalesced
+    await plane.settled();
     assert.equal((await readJson(paths.snapshot)).stage, "session");
   } finally {
     await plane.close("completed", null);
@@ -318,6 +321,7 @@ Deno.test("steer acceptance: exact reasons in order and budget reservation", asy
     assert.deepEqual(hooks.accepted.map((s) => s.text), ["look at the tokenizer\nsecond line", "second"]);
     assert.ok(hooks.notices.some((n) => n.text === "↳ steer accepted: look at the tokenizer" && n.level === "warning"));
     assert.equal((await readJson(`${paths.outcomes}/${s1}`)).outcome, "accepted");
+    await plane.settled();
     assert.equal((await readJson(paths.snapshot)).steers_pending, 2);
 
     hooks.gate = { promptRunning: false, sessionLive: false };
@@ -350,6 +354,7 @@ Deno.test("steer acceptance: exact reasons in order and budget reservation", asy
       { text: "look at the tokenizer\nsecond line", delivery: "interrupt_and_resume" },
       { text: "second", delivery: "interrupt_and_resume" },
     ]);
+    await plane.settled();
     const snap = await readJson(paths.snapshot);
     assert.equal(snap.steer_count, 2);
     assert.equal(snap.steers_pending, 0);
@@ -558,15 +563,18 @@ Deno.test("a trivial prompt's transitions make three snapshot writes: live, ende
   const { plane, paths } = await testPlane(`${tmp.path}/s`, { snapshotCoalesceMs: 60_000 });
   try {
     const before = writeTotals("snapshot");
+    const renamed = writeTotals("snapshot rename");
     plane.transition({ stage: "between_prompts", prompt_position: 1 });
     plane.transition({ stage: "session", prompt_id: "01", attempt: 1, attempt_started_at: new Date().toISOString() });
     plane.transition({ session_live: true });
+    await plane.settled();
     assert.equal((await readJson(paths.snapshot)).prompt_id, "01", "the live write carries the new prompt");
     plane.transition({ session_live: false });
     plane.transition({ stage: "verifying" });
     plane.transition({ completed_count: 1 });
-    await plane.sync();
-    assert.equal(writeTotals("snapshot") - before, 3);
+    await plane.sync(); // waits for the writer too
+    assert.equal(writeTotals("snapshot") - before, 3, "three documents built");
+    assert.ok(writeTotals("snapshot rename") - renamed <= 3, "at most three renames");
     const snap = await readJson(paths.snapshot);
     assert.deepEqual([snap.stage, snap.completed_count, snap.session_live], ["verifying", 1, false]);
   } finally {

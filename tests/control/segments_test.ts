@@ -157,9 +157,11 @@ Deno.test("boundaries batch writes but a lone event, a 64 KiB backlog and every 
   // The snapshot never names a seq the file does not hold.
   const more = plane.record({ type: "message_streamed", data: { delta: "y" } }, CTX);
   plane.transition({ session_live: true }); // a transition the plane writes at once, with `more` still buffered
+  // The events are flushed before the snapshot is even handed to its writer.
+  assert.equal((await fileSeqs()).at(-1), more.seq);
+  await plane.settled();
   const snap = JSON.parse(await Deno.readTextFile(paths.snapshot)) as { last_seq: number };
   assert.equal(snap.last_seq, more.seq);
-  assert.equal((await fileSeqs()).at(-1), more.seq);
   await plane.close("completed", null);
 });
 

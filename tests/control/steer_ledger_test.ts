@@ -77,6 +77,7 @@ Deno.test("the plane's ledger applies a prompt's own budget and counts deliverie
     });
     assert.equal(plane.steers.count("02"), 1);
     assert.equal(plane.steers.pending, 0);
+    await plane.settled();
     const snap = await readJson(paths.snapshot);
     assert.deepEqual([snap.steer_count, snap.steers_pending], [1, 0]);
     // Prompt 01 has its own count and the packet budget.

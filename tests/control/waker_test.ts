@@ -170,6 +170,7 @@ Deno.test("boundary() flushes the events a scan recorded at once and writes one 
     // No 20 ms flush timer involved: the view_changed lines are in the file when boundary() returns.
     const events = (await Deno.readTextFile(paths.events)).trim().split("\n").map((l) => JSON.parse(l));
     assert.equal(events.filter((e) => e.type === "view_changed").length, 3);
+    await plane.settled();
     const snap = JSON.parse(await Deno.readTextFile(paths.snapshot));
     assert.equal(snap.view.tool_output, "none");
     assert.equal(snap.view.thinking, "hide");
