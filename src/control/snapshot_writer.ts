@@ -49,7 +49,9 @@ export class SnapshotWriter {
         try {
           await this.write(text, { fsync });
         } catch (e) {
-          this.failed(e);
+          try {
+            this.failed(e);
+          } catch { /* a failing reporter must not stop the writer or reject idle() */ }
         }
       }
     } finally {

@@ -103,6 +103,22 @@ Deno.test("a failed write is reported and the next document is still written", a
   assert.deepEqual(written, ["good"]);
 });
 
+Deno.test("a reporter that throws neither stops the writer nor rejects idle()", async () => {
+  const written: string[] = [];
+  const w = new SnapshotWriter((text) => {
+    if (text === "bad") return Promise.reject(new Error("disk full"));
+    written.push(text);
+    return Promise.resolve();
+  }, () => {
+    throw new Error("reporter broke");
+  });
+  w.submit("bad");
+  await w.idle();
+  w.submit("good");
+  await w.idle();
+  assert.deepEqual(written, ["good"]);
+});
+
 Deno.test("plane: a burst of transitions ends with the file equal to the plane's state", async () => {
   await using tmp = await tempDir();
   const { plane, paths } = await testPlane(`${tmp.path}/s`);
