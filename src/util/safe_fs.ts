@@ -221,6 +221,22 @@ export function openStoreFileSync(path: string, opts: { fresh?: boolean } = {}):
   throw new StoreIntegrityError(path, `refusing store path ${path}: it keeps changing while being opened`);
 }
 
+/**
+ * Create a new store file for appending (`createNew`, 0600: never follows a link nor opens anything already there),
+ * checked like {@link openStoreFileSync}; null when something is already at `path` (the caller picks another name).
+ */
+export function createStoreFileSync(path: string): Deno.FsFile | null {
+  let file: Deno.FsFile;
+  try {
+    file = Deno.openSync(path, { read: true, append: true, createNew: true, mode: FILE_MODE });
+  } catch (e) {
+    if (e instanceof Deno.errors.AlreadyExists) return null;
+    throw e;
+  }
+  verifyHandle(path, file);
+  return file;
+}
+
 /** Asynchronous {@link openStoreFileSync}. */
 export async function openStoreFile(path: string): Promise<Deno.FsFile> {
   for (let tries = 0; tries < 3; tries++) {
