@@ -163,9 +163,8 @@ export async function captureBaseline(
     const root = canonicalPath(repo.path);
     if (seen.has(root)) continue;
     seen.add(root);
-    // The git read starts first; the path reads below (realpaths: nothing is written, nothing recorded) run while
-    // git works instead of before it. The repo's canonical root is the one just taken, and the store root's is taken
-    // once per prompt, not once per repo.
+    // The store root's canonical path is taken once per prompt and the repo's is the one just taken (a realpath
+    // each). They are pure path reads: nothing is written or recorded, so where they run cannot change the record.
     const pending = branchStatus(repo.path);
     if (store === undefined) store = storeRoot ? canonicalPath(storeRoot) : null;
     const rel = canonicalRelative(root, store);
