@@ -157,12 +157,16 @@ export function ensureStoreDirSync(root: string, dir: string): void {
   if (rootInfo === null) Deno.mkdirSync(cur, { recursive: true, mode: DIR_MODE });
   for (const part of parts) {
     cur = `${cur}/${part}`;
-    try {
-      Deno.mkdirSync(cur, { mode: DIR_MODE });
-    } catch (e) {
-      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    // The `lstat` first: a directory already there (every attempt's `logs/`) costs no `mkdir` and no thrown error.
+    let info = lstatStoreSync(cur, "dir");
+    if (info === null) {
+      try {
+        Deno.mkdirSync(cur, { mode: DIR_MODE });
+      } catch (e) {
+        if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+      }
+      info = lstatStoreSync(cur, "dir");
     }
-    const info = lstatStoreSync(cur, "dir");
     if (info && info.mode !== null && info.mode & 0o077) Deno.chmodSync(cur, DIR_MODE);
   }
 }

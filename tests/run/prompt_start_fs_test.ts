@@ -1,7 +1,7 @@
 /**
  * A prompt's start makes no repeated blocking file-system call (issue #13, docs/bench.md `scale`): its baseline takes
  * each path's realpath once, and an attempt's new log is created by its create-new open alone — no `lstat` of the
- * name first. Counted, not timed.
+ * name first, and no `mkdir` of the store's directories already there. Counted, not timed.
  */
 import assert from "node:assert/strict";
 import { git, initRepo, tempDir } from "../support/fs.ts";
@@ -10,17 +10,22 @@ import { createAttemptLog } from "../../src/run/attempt.ts";
 import { loadPacket } from "../../src/packet/load.ts";
 
 /** Run `fn` counting the synchronous realpaths and lstats it makes. */
-async function counted<T>(fn: () => T | Promise<T>): Promise<{ value: T; realpath: number; lstat: number }> {
-  const calls = { realpath: 0, lstat: 0 };
+async function counted<T>(
+  fn: () => T | Promise<T>,
+): Promise<{ value: T; realpath: number; lstat: number; mkdir: number }> {
+  const calls = { realpath: 0, lstat: 0, mkdir: 0 };
   const realPathSync = Deno.realPathSync;
   const lstatSync = Deno.lstatSync;
+  const mkdirSync = Deno.mkdirSync;
   Deno.realPathSync = (p) => (calls.realpath++, realPathSync(p));
   Deno.lstatSync = (p) => (calls.lstat++, lstatSync(p));
+  Deno.mkdirSync = (p, o) => (calls.mkdir++, mkdirSync(p, o));
   try {
     return { value: await fn(), ...calls };
   } finally {
     Deno.realPathSync = realPathSync;
     Deno.lstatSync = lstatSync;
+    Deno.mkdirSync = mkdirSync;
   }
 }
 
@@ -50,6 +55,8 @@ Deno.test("createAttemptLog: the create-new open is the name check; a taken name
   const store = `${dir.path}/.prompt_runner`;
   const first = await counted(() => createAttemptLog(store, "01", "20261202T000000Z"));
   first.value.file.close();
+  assert.equal(first.mkdir, 2, "the store root and logs/ made on the first attempt");
+  assert.equal((await Deno.stat(`${store}/logs`)).mode! & 0o777, 0o700);
   assert.equal(first.value.rel, "logs/prompt-01-20261202T000000Z");
   assert.equal(first.value.events, `${store}/logs/prompt-01-20261202T000000Z.events.jsonl`);
   assert.equal((await Deno.stat(first.value.log)).mode! & 0o777, 0o600);
@@ -63,7 +70,9 @@ Deno.test("createAttemptLog: the create-new open is the name check; a taken name
   third.file.close();
   assert.equal(third.rel, "logs/prompt-01-20261202T000000Z-4");
   assert.equal(await Deno.readTextFile(`${dir.path}/target`), "keep\n");
-  // The store root and logs/ are checked (one lstat each), the new file once against its handle; nothing else.
+  // The store root and logs/ are checked (one lstat each, no mkdir: they are there), the new file once against its
+  // handle; nothing else.
   assert.equal(second.lstat, 3, `lstats: ${second.lstat}`);
+  assert.equal(second.mkdir, 0, `mkdirs: ${second.mkdir}`);
   assert.equal(second.realpath, 0);
 });
