@@ -39,9 +39,9 @@ class Buffered {
 
 const encoder = new TextEncoder();
 
-function fileWriter(path: string): { write(text: string): void; close(): void } {
+function fileWriter(path: string, opened?: Deno.FsFile): { write(text: string): void; close(): void } {
   // A store log: never through a link (docs/store.md). Each attempt's files have new names: created first.
-  const file = openStoreFileSync(path, { fresh: true });
+  const file = opened ?? openStoreFileSync(path, { fresh: true });
   return {
     write(text: string) {
       const bytes = encoder.encode(text);
@@ -55,8 +55,8 @@ function fileWriter(path: string): { write(text: string): void; close(): void } 
 }
 
 /** A {@link Buffered} append-only file; writes after `close()` are dropped. */
-function bufferedFile(path: string): { write(text: string): void; flush(): void; close(): void } {
-  const file = fileWriter(path);
+function bufferedFile(path: string, opened?: Deno.FsFile): { write(text: string): void; flush(): void; close(): void } {
+  const file = fileWriter(path, opened);
   const buf = new Buffered((t) => file.write(t));
   let open = true;
   return {
@@ -102,9 +102,12 @@ export function ttySink(out: TextOut): TextSink {
   return { write: (t) => buf.write(t), flush: () => buf.flush(), close: () => buf.flush() };
 }
 
-/** The attempt log sink: appends to `path` (created 0600) with ANSI and lone `\r` stripped. */
-export function fileSink(path: string): TextSink {
-  const file = bufferedFile(path);
+/**
+ * The attempt log sink: appends to `path` (created 0600, or `opened`: the handle the caller created it with) with ANSI
+ * and lone `\r` stripped.
+ */
+export function fileSink(path: string, opened?: Deno.FsFile): TextSink {
+  const file = bufferedFile(path, opened);
   return {
     write(text) {
       if (text !== "") file.write(cleanForFile(text));

@@ -12,7 +12,7 @@ import { type EventSink, logHeader, renderHeader, type TextSink } from "../rende
 import { eventsFileSink, fileSink } from "../render/sinks.ts";
 import { restartWithSteerPrompt, steerResumePrompt } from "../control/steer.ts";
 import { storePaths } from "../store/paths.ts";
-import { ensureStoreDir } from "../util/safe_fs.ts";
+import { createStoreFileSync, ensureStoreDirSync } from "../util/safe_fs.ts";
 import { fileStamp } from "../util/time.ts";
 import type { FailureEnvelope } from "./classify.ts";
 import type { RunContext } from "./context.ts";
@@ -49,24 +49,29 @@ export interface AttemptRun {
 
 const NULL_TEXT_SINK: TextSink = { write() {}, flush() {}, close() {} };
 
-/** Whether anything (a link too) is at `path`; synchronous, so a prompt's start makes no worker-thread hop for it. */
-function lexists(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return false;
-    throw e;
-  }
+/** A new attempt's log: its paths and the handle its `.log` was created with. */
+export interface AttemptLogFiles {
+  log: string;
+  events: string;
+  rel: string;
+  file: Deno.FsFile;
 }
 
-async function logPaths(ctx: RunContext, id: string): Promise<{ log: string; events: string; rel: string }> {
-  const p = storePaths(ctx.storeRoot);
-  await ensureStoreDir(p.root, p.logs);
-  const stamp = fileStamp();
-  let base = `prompt-${id}-${stamp}`;
-  for (let n = 2; lexists(`${p.logs}/${base}.log`); n++) base = `prompt-${id}-${stamp}-${n}`;
-  return { log: `${p.logs}/${base}.log`, events: `${p.logs}/${base}.events.jsonl`, rel: `logs/${base}` };
+/**
+ * Create a new attempt's `.log` under the store's `logs/` (checked as ever: each component a real directory). The
+ * name is `prompt-<id>-<stamp>`, or `-2`, `-3`… when taken: the create-new open itself is the check (no `lstat`
+ * before it), so a name is never reused and nothing already there is opened.
+ */
+export function createAttemptLog(storeRoot: string, id: string, stamp: string = fileStamp()): AttemptLogFiles {
+  const p = storePaths(storeRoot);
+  ensureStoreDirSync(p.root, p.logs);
+  for (let n = 1;; n++) {
+    const base = n === 1 ? `prompt-${id}-${stamp}` : `prompt-${id}-${stamp}-${n}`;
+    const file = createStoreFileSync(`${p.logs}/${base}.log`);
+    if (file) {
+      return { log: `${p.logs}/${base}.log`, events: `${p.logs}/${base}.events.jsonl`, rel: `logs/${base}`, file };
+    }
+  }
 }
 
 /** The simulated lane's script cursor of an attempt, continuing `from` after a crash. */
@@ -101,8 +106,8 @@ async function openAttempt(
   body: string,
 ): Promise<AttemptFiles> {
   const o = prompt.options;
-  const paths = ctx.persist ? await logPaths(ctx, prompt.id) : null;
-  const log = paths ? fileSink(paths.log) : NULL_TEXT_SINK;
+  const paths = ctx.persist ? createAttemptLog(ctx.storeRoot, prompt.id) : null;
+  const log = paths ? fileSink(paths.log, paths.file) : NULL_TEXT_SINK;
   const eventsSink: EventSink | null = paths && o.events_mode !== "off"
     ? eventsFileSink(paths.events, o.events_mode)
     : null;

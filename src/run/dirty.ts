@@ -32,9 +32,12 @@ export function promptRepos(packet: Packet, prompt: Prompt): TargetRepo[] {
 /** Repo-relative path of the store root when it lies inside the repo (its files are never the user's work). */
 export function storeRelative(root: string, storeRoot: string | null): string | null {
   if (!storeRoot) return null;
-  const r = canonicalPath(root);
-  const s = canonicalPath(storeRoot);
-  return isWithin(r, s) && s !== r ? relative(r, s) : null;
+  return canonicalRelative(canonicalPath(root), canonicalPath(storeRoot));
+}
+
+/** {@link storeRelative} of paths already canonical (no realpath made). */
+function canonicalRelative(r: string, s: string | null): string | null {
+  return s !== null && isWithin(r, s) && s !== r ? relative(r, s) : null;
 }
 
 /**
@@ -155,13 +158,19 @@ export async function captureBaseline(
 ): Promise<RepoBaseline[]> {
   const out: RepoBaseline[] = [];
   const seen = new Set<string>();
+  let store: string | null | undefined;
   for (const repo of promptRepos(packet, prompt)) {
     const root = canonicalPath(repo.path);
     if (seen.has(root)) continue;
     seen.add(root);
-    const st = await branchStatus(repo.path);
+    // The store root's canonical path is taken once per prompt and the repo's is the one just taken (a realpath
+    // each). They are pure path reads: nothing is written or recorded, so where they run cannot change the record.
+    const pending = branchStatus(repo.path);
+    if (store === undefined) store = storeRoot ? canonicalPath(storeRoot) : null;
+    const rel = canonicalRelative(root, store);
+    const st = await pending;
     const head = st.ok ? st.status.oid : null;
-    const found = st.ok ? changedPaths(st.status.entries, storeRelative(repo.path, storeRoot)) : [];
+    const found = st.ok ? changedPaths(st.status.entries, rel) : [];
     const mine = new Set(own?.[repo.name] ?? []);
     const dirty = recorded ? recorded[repo.name] ?? [] : found.filter((p) => !mine.has(p));
     out.push({ ...repo, root, head, dirty });

@@ -157,12 +157,16 @@ export function ensureStoreDirSync(root: string, dir: string): void {
   if (rootInfo === null) Deno.mkdirSync(cur, { recursive: true, mode: DIR_MODE });
   for (const part of parts) {
     cur = `${cur}/${part}`;
-    try {
-      Deno.mkdirSync(cur, { mode: DIR_MODE });
-    } catch (e) {
-      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    // The `lstat` first: a directory already there (every attempt's `logs/`) costs no `mkdir` and no thrown error.
+    let info = lstatStoreSync(cur, "dir");
+    if (info === null) {
+      try {
+        Deno.mkdirSync(cur, { mode: DIR_MODE });
+      } catch (e) {
+        if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+      }
+      info = lstatStoreSync(cur, "dir");
     }
-    const info = lstatStoreSync(cur, "dir");
     if (info && info.mode !== null && info.mode & 0o077) Deno.chmodSync(cur, DIR_MODE);
   }
 }
@@ -219,6 +223,22 @@ export function openStoreFileSync(path: string, opts: { fresh?: boolean } = {}):
     return file;
   }
   throw new StoreIntegrityError(path, `refusing store path ${path}: it keeps changing while being opened`);
+}
+
+/**
+ * Create a new store file for appending (`createNew`, 0600: never follows a link nor opens anything already there),
+ * checked like {@link openStoreFileSync}; null when something is already at `path` (the caller picks another name).
+ */
+export function createStoreFileSync(path: string): Deno.FsFile | null {
+  let file: Deno.FsFile;
+  try {
+    file = Deno.openSync(path, { read: true, append: true, createNew: true, mode: FILE_MODE });
+  } catch (e) {
+    if (e instanceof Deno.errors.AlreadyExists) return null;
+    throw e;
+  }
+  verifyHandle(path, file);
+  return file;
 }
 
 /** Asynchronous {@link openStoreFileSync}. */

@@ -70,7 +70,7 @@ Deno.test("replay without the run's logs, or with a prompt file renamed since, s
   const renumbered = await runCli(["replay", pkt, "--log-mode", "compact"]);
   assert.match(
     header(renumbered.stdout, "02"),
-    /Prompt: {3}prompts\/02_second\.prompt\.md\n[\s\S]*  Then the second one\./,
+    /Prompt: {3}prompts\/02_second\.prompt\.md\n[\s\S]* {2}Then the second one\./,
   );
   await Deno.writeTextFile(second, (await Deno.readTextFile(second)).replace("id: 7\n", "id: 2\n"));
 
@@ -80,7 +80,7 @@ Deno.test("replay without the run's logs, or with a prompt file renamed since, s
   assert.equal(renamed.code, 0, renamed.stderr);
   assert.match(
     header(renamed.stdout, "01"),
-    /Prompt: {3}prompts\/01_renamed\.prompt\.md\n[\s\S]*  Add the first file\./,
+    /Prompt: {3}prompts\/01_renamed\.prompt\.md\n[\s\S]* {2}Add the first file\./,
   );
 
   // No logs at all: every header comes from the packet's prompt files, and reads as before but for the Log line.
