@@ -692,6 +692,11 @@ class FilePlane implements RunnerPlane {
     Object.assign(this.#snap, { status, stage: "closed", reason, session_live: false });
     this.#events.flush();
     this.#writeSnapshot({ fsync: true });
+    // The closed snapshot is in the file before the last scan, so a request left after it can only come from a client
+    // that read the snapshot before the run closed (a stale request, answered by the next control writer). Without
+    // this wait the writer's queue kept the file saying `running` through the final write and its fsync, after the
+    // scan: requests made then went unanswered until a later command.
+    await this.#writer.idle();
     this.#scan();
     this.#closed = true;
     this.#events.close();

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { isSnapshotTemp, SnapshotWriter } from "../../src/control/snapshot_writer.ts";
 import { atomicWriteText } from "../../src/util/fs.ts";
 import { tempDir } from "../support/fs.ts";
-import { readJson, testPlane } from "./_harness.ts";
+import { body, dropRaw, lines, readJson, reqName, testPlane } from "./_harness.ts";
 
 /** A write seam that holds each write until the test releases it. */
 class GatedWrites {
@@ -184,4 +184,29 @@ Deno.test("plane: opening removes snapshot temp files a dead writer left, and no
   } finally {
     await second.plane.close("completed", null);
   }
+});
+
+Deno.test("plane: close puts the closed snapshot in the file before its last scan of requests/", async () => {
+  await using tmp = await tempDir();
+  const store = `${tmp.path}/s`;
+  const { plane, paths } = await testPlane(store);
+  const name = await dropRaw(store, reqName(), body("set_view", { tool_output: "full" }));
+  // What the snapshot file said at the moment the last scan claimed the request (the claim is a rename out of
+  // requests/): a client reading "running" after that scan would write a request no runner ever answers.
+  const seen: unknown[] = [];
+  const rename = Deno.renameSync;
+  Deno.renameSync = (from: string | URL, to: string | URL) => {
+    if (String(from).startsWith(paths.requests + "/")) {
+      seen.push(JSON.parse(Deno.readTextFileSync(paths.snapshot)).status);
+    }
+    rename(from, to);
+  };
+  try {
+    await plane.close("completed", null);
+  } finally {
+    Deno.renameSync = rename;
+  }
+  assert.deepEqual(seen, ["completed"]);
+  const entry = (await lines(paths.log)).find((e) => e.request === name);
+  assert.deepEqual([entry?.outcome, entry?.reason], ["rejected", "run has finished"]);
 });
