@@ -6,6 +6,7 @@
  * next: the file never goes backwards, and a burst of transitions costs one more write, not one per transition.
  * A failed write is reported (the plane says it once) and the next document is still written.
  */
+import { isTempSiblingName } from "../util/fs.ts";
 
 /** Writes one whole document (`fsync`: make it durable before it replaces the file). */
 export type SnapshotWriteFn = (text: string, opts: { fsync: boolean }) => Promise<void>;
@@ -60,7 +61,7 @@ export class SnapshotWriter {
   }
 }
 
-/** Whether `name` (an entry of `control/`) is a temp file of a snapshot write (src/util/fs.ts names them). */
+/** Whether `name` (an entry of `control/`) is a temp file of a snapshot write. */
 export function isSnapshotTemp(name: string): boolean {
-  return /^\.snapshot\.json\.\d+\.[0-9a-f]+\.tmp$/.test(name);
+  return isTempSiblingName(name, "snapshot.json");
 }

@@ -26,6 +26,12 @@ function tempSibling(path: string): string {
   return `${dir}/.${base}.${Deno.pid}.${rand}.tmp`;
 }
 
+/** Whether `name` (a directory entry) is a temp file an atomic write of the file `base` beside it created. */
+export function isTempSiblingName(name: string, base: string): boolean {
+  const prefix = `.${base}.`;
+  return name.startsWith(prefix) && /^\d+\.[0-9a-f]+\.tmp$/.test(name.slice(prefix.length));
+}
+
 /** Pretty JSON with 2-space indent and a trailing newline. */
 export function prettyJson(value: unknown): string {
   return JSON.stringify(value, null, 2) + "\n";
