@@ -9,7 +9,7 @@ import { EXIT, PromptRunnerError } from "../errors.ts";
 import {
   type AtomicOpts,
   atomicWriteChunks,
-  atomicWriteText,
+  atomicWriteSmallText,
   atomicWriteTextSync,
   DIR_MODE,
   FILE_MODE,
@@ -91,12 +91,18 @@ export function setStoreWarningSink(sink: (line: string) => void): (line: string
   return prev;
 }
 
+let uid: number | null | undefined;
+
+/** This process's user id (asked once: it does not change), or null where there is none. */
 function uidOf(): number | null {
-  try {
-    return Deno.uid();
-  } catch {
-    return null;
+  if (uid === undefined) {
+    try {
+      uid = Deno.uid();
+    } catch {
+      uid = null;
+    }
   }
+  return uid;
 }
 
 /**
@@ -104,12 +110,16 @@ function uidOf(): number | null {
  * than 0700 is tightened with one warning per process. Throws {@link StoreIntegrityError} otherwise.
  */
 export function secureStoreRootSync(root: string): void {
-  try {
-    Deno.mkdirSync(root, { recursive: true, mode: DIR_MODE });
-  } catch (e) {
-    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+  // The `lstat` first: a root already there (every verification of a run) costs no `mkdir` (docs/bench.md).
+  let info = lstatStoreSync(root, "dir");
+  if (info === null) {
+    try {
+      Deno.mkdirSync(root, { recursive: true, mode: DIR_MODE });
+    } catch (e) {
+      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    }
+    info = Deno.lstatSync(root);
   }
-  const info = Deno.lstatSync(root);
   if (!kindOk(info, "dir")) throw refuse(root, info, "dir");
   const me = uidOf();
   if (me !== null && info.uid !== null && info.uid !== me) {
@@ -317,8 +327,9 @@ export function appendStoreLineSync(path: string, line: string, opts: { fsync?: 
  * file at the target is refused rather than silently replaced.
  */
 export async function atomicWriteStoreText(path: string, text: string, opts: AtomicOpts = {}): Promise<void> {
-  await lstatStore(path, "file");
-  await atomicWriteText(path, text, opts);
+  // Store documents are small: the check and the bytes are synchronous, the create, fsync and rename are not.
+  lstatStoreSync(path, "file");
+  await atomicWriteSmallText(path, text, opts);
 }
 
 /** {@link atomicWriteStoreText} of a document given as pieces, written as they come (`atomicWriteChunks()`). */
