@@ -64,20 +64,6 @@ export async function writeViaTemp(
 }
 
 /**
- * {@link atomicWriteText} of a small document (a store document of a few KB): its bytes are written with one
- * synchronous call, cheaper than the two worker-thread hops of an asynchronous write; creating the temp file, the
- * fsync and the rename — the calls that can take milliseconds — stay asynchronous (docs/bench.md, "Eighth pass").
- */
-export async function atomicWriteSmallText(path: string, text: string, opts: AtomicOpts = {}): Promise<void> {
-  await fillViaTemp(tempSibling(path), path, opts, (file) => {
-    const bytes = new TextEncoder().encode(text);
-    let off = 0;
-    while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
-    return Promise.resolve();
-  });
-}
-
-/**
  * The steps every atomic writer shares: create `tmp` exclusively, let `fill` write it, optionally fsync, close, pass
  * the failpoint, rename to `path`; the temp file is removed when any step fails.
  */

@@ -9,7 +9,7 @@ import { EXIT, PromptRunnerError } from "../errors.ts";
 import {
   type AtomicOpts,
   atomicWriteChunks,
-  atomicWriteSmallText,
+  atomicWriteText,
   atomicWriteTextSync,
   DIR_MODE,
   FILE_MODE,
@@ -327,9 +327,8 @@ export function appendStoreLineSync(path: string, line: string, opts: { fsync?: 
  * file at the target is refused rather than silently replaced.
  */
 export async function atomicWriteStoreText(path: string, text: string, opts: AtomicOpts = {}): Promise<void> {
-  // Store documents are small: the check and the bytes are synchronous, the create, fsync and rename are not.
-  lstatStoreSync(path, "file");
-  await atomicWriteSmallText(path, text, opts);
+  await lstatStore(path, "file");
+  await atomicWriteText(path, text, opts);
 }
 
 /** {@link atomicWriteStoreText} of a document given as pieces, written as they come (`atomicWriteChunks()`). */

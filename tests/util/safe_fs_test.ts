@@ -6,7 +6,6 @@ import {
   appendStoreLine,
   appendStoreLineSync,
   atomicWriteStoreJson,
-  atomicWriteStoreText,
   ensureStoreDirSync,
   openStoreFileSync,
   readStoreBytesOrNullSync,
@@ -212,31 +211,4 @@ Deno.test("secureStoreRootSync: a root already there costs an lstat, no mkdir; t
     Deno.uid = uid;
   }
   assert.deepEqual(calls, { mkdir: 0, uid: 0 });
-});
-
-Deno.test("atomicWriteStoreText: the check and the bytes are synchronous; only the create and the rename are awaited", async () => {
-  await using dir = await tempDir();
-  const path = `${dir.path}/snapshot.json`;
-  await Deno.writeTextFile(path, "old\n");
-  const calls: string[] = [];
-  const saved = { lstat: Deno.lstat, open: Deno.open, rename: Deno.rename, write: Deno.FsFile.prototype.write };
-  Deno.lstat = (p) => (calls.push("lstat"), saved.lstat(p));
-  Deno.open = (p, o) => (calls.push("open"), saved.open(p, o));
-  Deno.rename = (a, b) => (calls.push("rename"), saved.rename(a, b));
-  Deno.FsFile.prototype.write = function (this: Deno.FsFile, p: Uint8Array) {
-    calls.push("write");
-    return saved.write.call(this, p);
-  };
-  try {
-    await atomicWriteStoreText(path, "new\n");
-  } finally {
-    Object.assign(Deno, { lstat: saved.lstat, open: saved.open, rename: saved.rename });
-    Deno.FsFile.prototype.write = saved.write;
-  }
-  assert.deepEqual(calls, ["open", "rename"]);
-  assert.equal(await Deno.readTextFile(path), "new\n");
-  assert.deepEqual([...Deno.readDirSync(dir.path)].map((e) => e.name), ["snapshot.json"], "no temp file left");
-  await Deno.remove(path);
-  await Deno.symlink(`${dir.path}/elsewhere`, path);
-  await assert.rejects(atomicWriteStoreText(path, "x\n"), refusedNaming(path));
 });
