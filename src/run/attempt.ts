@@ -93,15 +93,6 @@ function spareFor(ctx: RunContext, path: string): Deno.FsFile | undefined {
   return adopted === null || adopted === "taken" ? undefined : adopted;
 }
 
-/**
- * Start making the spares the next attempt's files will take (src/run/spare_files.ts): called once an attempt's
- * verdict is in, so the files are made while its result is recorded — fsyncs the runner waits for — rather than
- * while its session or its verification runs (the worker thread would take their CPU and hold up their file calls).
- */
-export function refillSpares(ctx: RunContext): void {
-  if (ctx.persist) sparesFor(storePaths(ctx.storeRoot).logs)?.refill();
-}
-
 /** The simulated lane's script cursor of an attempt, continuing `from` after a crash. */
 function simulatedCursorFor(
   ctx: RunContext,

@@ -8,7 +8,7 @@ import { reportSummary } from "../contract/report.ts";
 import { checkNoteLines, checkNotes } from "../contract/check_notes.ts";
 import type { Prompt } from "../packet/mod.ts";
 import { nowIso } from "../util/time.ts";
-import { type AttemptRun, refillSpares, runAttemptStreams } from "./attempt.ts";
+import { type AttemptRun, runAttemptStreams } from "./attempt.ts";
 import type { RecoveryTarget } from "./crash_recovery.ts";
 import { failpoint } from "../util/failpoint.ts";
 import { type FailureEnvelope, okEnvelope } from "./classify.ts";
@@ -190,7 +190,6 @@ async function settleAttempt(
     return { outcome: await stopAttempt(ctx, desk, prompt, attemptNo, runAttempts) };
   }
   const report = await verifyNow(ctx, prompt, "attempt", attemptNo);
-  refillSpares(ctx);
   if (report === null) {
     // Interrupted during verification: the verdict was never reached, so the attempt ends interrupted, not failed.
     agent?.discard("the run was stopped during the iteration's verification");

@@ -8,6 +8,11 @@
  * spare name, and checks the handle against the new name as a created file is checked (`verifyHandle()`). The state
  * names the file only after that, as before. Without a ready spare the file is created as before.
  *
+ * When they are made matters on a small machine: the spares are made while the runner waits for a prompt's
+ * `progress.log` fsync (`appendProgress()` in src/run/context.ts) and at the run's open, one at a time — never while
+ * an attempt's session or verification runs, whose CPU and file calls the worker thread would compete with, nor while
+ * the attempt names its files (making a file holds the directory's lock, which the next link would wait for).
+ *
  * Only the lease holder writes `logs/`, so fixed names are safe. The spares are removed when the run closes; a spare
  * left by a crash is removed by the next run on the store before it makes its own, so at most two empty hidden files
  * outlive a killed runner.
@@ -45,10 +50,12 @@ export class SpareFiles {
     return this.#slots.map((s) => s.path);
   }
 
-  /** `logs/` was just checked or made (an attempt's start, or the run's open): spares may be made there. */
+  /**
+   * `logs/` was just checked or made (an attempt's start, or the run's open): spares may be made there from the next
+   * {@link refill} on (not at once: an attempt creating its own files now would wait for the directory's lock).
+   */
   dirChecked(): void {
     this.#dirOk = true;
-    this.refill();
   }
 
   /** How many spares are ready to be taken. */
@@ -164,7 +171,10 @@ export function openSpareFiles(storeRoot: string): SpareFiles {
   try {
     there = lstatStoreSync(p.root, "dir") !== null && lstatStoreSync(p.logs, "dir") !== null;
   } catch { /* not a plain directory: the attempt refuses it by name */ }
-  if (there) active.dirChecked();
+  if (there) {
+    active.dirChecked();
+    active.refill();
+  }
   return active;
 }
 

@@ -92,7 +92,20 @@ Deno.test("a run names its attempts' files from spares, leaves none behind, and 
   await using dir = await tempDir();
   const pkt = `${dir.path}/p`;
   await writeScalePacket(pkt, 3);
-  await runScalePacket(pkt);
+  const openSync = Deno.openSync;
+  let created = 0;
+  Deno.openSync = (path, opts) => {
+    if (opts?.createNew && /\/logs\/prompt-.*\.(log|events\.jsonl)$/.test(String(path))) created++;
+    return openSync(path, opts);
+  };
+  try {
+    await runScalePacket(pkt);
+  } finally {
+    Deno.openSync = openSync;
+  }
+  // The first prompt creates its two files (a new store has no logs/ to make spares in at the open); the next ones
+  // take the spares made while the prompt before them recorded its result (the baseline's git query leaves time).
+  assert.ok(created >= 2 && created < 6, `attempt files created at their attempt's start: ${created} of 6`);
   const logs = `${pkt}/.prompt_runner/logs`;
   const names = () => [...Deno.readDirSync(logs)].map((e) => e.name).sort();
   assert.deepEqual(names().filter((n) => n.startsWith(".")), [], "no spare is left by a run");
