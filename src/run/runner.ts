@@ -203,7 +203,7 @@ async function runLeased(
   } finally {
     display.stop();
     closeHeldAppends(held);
-    closeSpareFiles(spares);
+    await closeSpareFiles(spares);
     await closeHelperShell(shell);
   }
 }

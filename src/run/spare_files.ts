@@ -138,9 +138,10 @@ export class SpareFiles {
     return file;
   }
 
-  /** Close the handles and remove the spares (the run closes). */
-  close(): void {
+  /** Close the handles and remove the spares (the run closes), once a spare being made is done. */
+  async close(): Promise<void> {
     this.#closed = true;
+    await this.settled();
     for (const s of this.#slots) {
       if (s.file !== null) {
         s.file.close();
@@ -179,10 +180,10 @@ export function openSpareFiles(storeRoot: string): SpareFiles {
 }
 
 /** Stop keeping spares and remove them. */
-export function closeSpareFiles(spares: SpareFiles | null): void {
+export async function closeSpareFiles(spares: SpareFiles | null): Promise<void> {
   if (spares === null) return;
   if (active === spares) active = null;
-  spares.close();
+  await spares.close();
 }
 
 /** The spares of the run writing `logsDir`, if one keeps them. */

@@ -56,7 +56,7 @@ Deno.test("an attempt's log is a spare made ahead, named by a link: no create at
     await spares.settled();
     assert.equal(spares.ready, 2, "made again");
   } finally {
-    closeSpareFiles(spares);
+    await closeSpareFiles(spares);
   }
   const left = [...Deno.readDirSync(`${store}/logs`)].map((e) => e.name).sort();
   assert.deepEqual(left, [
@@ -83,7 +83,7 @@ Deno.test("a spare swapped for a link is refused by name; its target is never wr
       (e) => e instanceof StoreIntegrityError && e.path === `${store}/logs/prompt-01-20261202T000000Z.log`,
     );
   } finally {
-    closeSpareFiles(spares);
+    await closeSpareFiles(spares);
   }
   assert.equal(await Deno.readTextFile(`${dir.path}/target`), "keep\n");
 });
@@ -118,7 +118,7 @@ Deno.test("a run names its attempts' files from spares, leaves none behind, and 
   await spares.settled();
   assert.equal(spares.ready, 2);
   for (const p of spares.paths) assert.ok((await Deno.lstat(p)).isFile, p);
-  closeSpareFiles(spares);
+  await closeSpareFiles(spares);
   await runScalePacket(pkt);
   assert.deepEqual(names().filter((n) => n.startsWith(".")), []);
   assert.equal(names().filter((n) => n.endsWith(".events.jsonl")).length, 6, "every attempt has its events file");
