@@ -17,7 +17,7 @@ import { acquireLease } from "../../src/store/lease.ts";
 import { followRun } from "../../src/control/follow.ts";
 import { setView } from "../../src/control/mod.ts";
 import { benchPlane } from "./_plane.ts";
-import { check, median, percentile, round, sized } from "./_harness.ts";
+import { alternatedRatio, check, median, percentile, round, sized } from "./_harness.ts";
 import { RUN_ID, type RunnerMode } from "./_control_runner.ts";
 import { LogTail, realRunLatency, traceCall } from "./_control_run.ts";
 import { flushStageTrace } from "../../src/util/stage_trace.ts";
@@ -169,7 +169,7 @@ async function requestLatency(c: LatencyCase) {
       );
       loaded = median(blockRates);
       unloaded = median(quietRates);
-      ratio = median(blockRates.map((r, k) => r / ((quietRates[k]! + quietRates[k + 1]!) / 2)));
+      ratio = alternatedRatio(blockRates, quietRates);
     }
   } finally {
     flushStageTrace();
