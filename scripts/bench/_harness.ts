@@ -42,6 +42,21 @@ export function median(xs: readonly number[], min = MIN_REPEATS): number {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
+/**
+ * A rate with some load against the same rate without, measured in alternated windows (U L U L … U: `without` has one
+ * more window than `with`): each loaded window against the mean of the two unloaded windows around it, the median of
+ * those ratios. A drift of the machine over the seconds this takes cancels out; one long loaded window between two
+ * unloaded ones measured the drift as much as the load.
+ */
+export function alternatedRatio(withLoad: readonly number[], without: readonly number[]): number {
+  check(
+    without.length === withLoad.length + 1,
+    `alternated windows: ${withLoad.length} loaded need ${withLoad.length + 1} unloaded, got ${without.length}`,
+  );
+  check([...withLoad, ...without].every((r) => r > 0), `a window with no events: ${withLoad} / ${without}`);
+  return median(withLoad.map((r, k) => r / ((without[k]! + without[k + 1]!) / 2)));
+}
+
 /** The `p`-th percentile (nearest rank) of `xs`; throws on an empty list. */
 export function percentile(xs: readonly number[], p: number): number {
   check(xs.length > 0, "a percentile of no samples");

@@ -4,6 +4,7 @@
  * status `abandoned`), rotation — so a follower never hangs on a dead run. Also follows `log.jsonl`.
  */
 import { nowIso } from "../util/time.ts";
+import { isTempSiblingName } from "../util/fs.ts";
 import { storePaths } from "../store/paths.ts";
 import { LineReader, Wakeup } from "./tail.ts";
 import { lastCompleteSeq } from "./event_log.ts";
@@ -14,6 +15,16 @@ import { readSnapshotOrNull } from "./snapshot.ts";
 
 /** A stream with no new lines for this long is quiet: an idle wake then checks whether the run has ended. */
 const QUIET_MS = 50;
+
+/**
+ * The snapshot and its temps: the runner replaces the snapshot every 50 ms while it streams, five watch events each
+ * (temp created, written, renamed), none of which adds a line. A follower does not wake for them: the lines it reads
+ * wake it, and the end checks a snapshot feeds (a run finished without its line) run at the poll as well
+ * (docs/reference/control-plane.md §11.1).
+ */
+function snapshotFile(name: string): boolean {
+  return name === "snapshot.json" || isTempSiblingName(name, "snapshot.json");
+}
 
 /** Where a subscription starts (docs/reference/control-plane.md §11.2). */
 export type Cursor = "start" | "current" | number | { runId: string; seq: number };
@@ -127,7 +138,9 @@ export async function* followRunBatches(
     }
     return next;
   };
-  const wake = live && follow && opts.wait === undefined ? new Wakeup(opts.watch === false ? null : p.control) : null;
+  const wake = live && follow && opts.wait === undefined
+    ? new Wakeup(opts.watch === false ? null : p.control, { ignore: snapshotFile })
+    : null;
   let lastLease = 0;
   let lastSnap = 0;
   let lastRead = 0;

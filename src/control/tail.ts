@@ -22,7 +22,15 @@ export class Wakeup {
   #signals: { signal: AbortSignal; onAbort: () => void }[] = [];
   readonly #watch: WatchLoop | null;
 
-  constructor(dir: string | null, opts: { rearmMs?: number; watchFs?: FollowWatchFactory } = {}) {
+  /**
+   * `ignore`: names of the directory whose events do not wake (an event naming only such files); an event naming no
+   * file (an overflow) always wakes.
+   */
+  constructor(
+    dir: string | null,
+    opts: { rearmMs?: number; watchFs?: FollowWatchFactory; ignore?: (name: string) => boolean } = {},
+  ) {
+    const ignore = opts.ignore;
     // The first watcher is created synchronously (before the caller's first drain), so nothing falls in between.
     this.#watch = dir
       ? new WatchLoop(dir, {
@@ -32,13 +40,21 @@ export class Wakeup {
           // A close after a read-write open ("access": inotify's IN_CLOSE_WRITE) changes nothing by itself: a write
           // also reports "modify", a rename or new file "create"/"rename". Waking on it let a follower wake itself
           // (its own snapshot read closes a read-write handle in the watched directory) and spin while the run is idle.
-          if (e.kind !== "access") this.#fire();
+          if (e.kind === "access") return false;
+          if (
+            ignore === undefined || e.paths.length === 0 ||
+            !e.paths.every((p) => ignore(p.slice(p.lastIndexOf("/") + 1)))
+          ) this.#fire();
+          else this.ignored++;
           return false;
         },
         onGap: () => this.#fire(),
       })
       : null;
   }
+
+  /** Watch events that did not wake (their files ignored); for tests. */
+  ignored = 0;
 
   /** Watchers armed so far (re-arms included); for tests. */
   get armed(): number {
@@ -109,6 +125,7 @@ export class LineReader {
   #partial: Uint8Array = new Uint8Array(0);
   #buf = new Uint8Array(CHUNK);
   #fatal = new TextDecoder("utf-8", { fatal: true });
+  #loose = new TextDecoder();
   #skipFirst: boolean;
   readonly #keepRaw: boolean;
   /** Bytes consumed so far (offset of the next unread byte). */
@@ -213,12 +230,7 @@ export class LineReader {
     }
     const complete = data.subarray(start, lastNl);
     this.#partial = data.slice(lastNl + 1);
-    let text: string | null = null;
-    try {
-      text = this.#fatal.decode(complete);
-    } catch {
-      text = null;
-    }
+    const text = decodeValid(complete, this.#loose, this.#fatal);
     if (text !== null) {
       for (const line of text.split("\n")) pushLine(line, out, this.#keepRaw);
       return;
@@ -240,6 +252,23 @@ export class LineReader {
     try {
       this.#file.close();
     } catch { /* closed */ }
+  }
+}
+
+/**
+ * `bytes` decoded when they are valid UTF-8, else null. The replacing decoder is tried first: Deno decodes it into a
+ * compact string (one byte per character for ASCII) several times faster than the fatal decoder, whose result is
+ * always two bytes per character — and the lines, their JSON and the frames built from them are then cheaper too
+ * (docs/bench.md, `control serve`). Its result has no U+FFFD when every byte was valid; one that has (an invalid byte,
+ * or a U+FFFD written as such) is decided by the fatal decoder.
+ */
+function decodeValid(bytes: Uint8Array, loose: TextDecoder, fatal: TextDecoder): string | null {
+  const text = loose.decode(bytes);
+  if (!text.includes("\uFFFD")) return text;
+  try {
+    return fatal.decode(bytes);
+  } catch {
+    return null;
   }
 }
 

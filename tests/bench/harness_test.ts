@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import {
+  alternatedRatio,
   BenchFailure,
   check,
   median,
@@ -182,4 +183,20 @@ Deno.test("the quick bench runs a real case end to end (packet) and records chec
   } finally {
     await Deno.remove(out, { recursive: true });
   }
+});
+
+Deno.test("alternatedRatio: each loaded window against its two neighbours, the median; a drift without load gives 1", () => {
+  // The rate drifts from 100 to 200 over the windows and nothing loads it: U L U L … U read as one series.
+  const series = Array.from({ length: 11 }, (_, i) => 100 + 10 * i);
+  const without = series.filter((_, i) => i % 2 === 0);
+  const withLoad = series.filter((_, i) => i % 2 === 1);
+  assert.equal(alternatedRatio(withLoad, without), 1);
+  // A 10 % cost in every loaded window shows as 0.9, whatever the drift.
+  assert.ok(Math.abs(alternatedRatio(withLoad.map((r) => r * 0.9), without) - 0.9) < 1e-9);
+  // One disturbed window moves the median, not the figure.
+  const disturbed = withLoad.map((r, k) => (k === 2 ? r * 0.3 : r * 0.95));
+  assert.ok(Math.abs(alternatedRatio(disturbed, without) - 0.95) < 1e-9);
+  assert.throws(() => alternatedRatio(withLoad, without.slice(1)), BenchFailure);
+  assert.throws(() => alternatedRatio(withLoad.slice(0, 4), without.slice(0, 5)), BenchFailure, "five at least");
+  assert.throws(() => alternatedRatio([0, ...withLoad.slice(1)], without), BenchFailure);
 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
 import { RUN_ID, testPlane } from "./_harness.ts";
 import { followRun, type StreamItem } from "../../src/control/follow.ts";
-import { LineReader } from "../../src/control/tail.ts";
+import { LineReader, rawLineOf } from "../../src/control/tail.ts";
 import { acquireLease } from "../../src/store/lease.ts";
 import { subscribe } from "../../src/control/mod.ts";
 import { openCount, waitFor } from "../support/wait.ts";
@@ -172,6 +172,40 @@ Deno.test("LineReader buffers torn lines, keeps split UTF-8 intact and skips und
     assert.deepEqual(more, [{ seq: 2 }]);
   } finally {
     reader.close();
+  }
+});
+
+Deno.test("LineReader: a line with an invalid byte inside its JSON is skipped, one with a written U+FFFD is kept", async () => {
+  await using tmp = await tempDir();
+  const path = `${tmp.path}/e.jsonl`;
+  const enc = new TextEncoder();
+  const kept = JSON.stringify({ seq: 2, text: "a \uFFFD b" });
+  const bad = enc.encode('{"seq":1,"text":"x y"}\n');
+  bad[bad.indexOf(0x20)] = 0xff; // valid JSON once a decoder has replaced the byte: it must not be delivered
+  const parts = [enc.encode('{"seq":0}\n'), bad, enc.encode(kept + "\n"), enc.encode('{"seq":3}\n')];
+  await Deno.writeFile(path, new Uint8Array(parts.flatMap((p) => [...p])));
+  const reader = LineReader.open(path, "start", true)!;
+  try {
+    const got: Record<string, unknown>[] = [];
+    for (;;) {
+      const { items, eof } = reader.readChunk();
+      got.push(...items);
+      if (eof) break;
+    }
+    assert.deepEqual(got.map((i) => i.seq), [0, 2, 3]);
+    assert.equal(got[1]!.text, "a \uFFFD b");
+    assert.equal(rawLineOf(got[1]!), kept);
+  } finally {
+    reader.close();
+  }
+  // Only replaced characters, valid UTF-8 throughout: the whole read is kept.
+  const only = `${tmp.path}/f.jsonl`;
+  await Deno.writeTextFile(only, JSON.stringify({ seq: 1, text: "\uFFFD" }) + "\n");
+  const r2 = LineReader.open(only)!;
+  try {
+    assert.deepEqual(r2.readChunk().items, [{ seq: 1, text: "\uFFFD" }]);
+  } finally {
+    r2.close();
   }
 });
 

@@ -12,6 +12,7 @@ import { waitFor } from "../support/wait.ts";
 import { FakeWatcher, settlesWithin } from "./_fake_watch.ts";
 import { RUN_ID } from "./_harness.ts";
 import { hubRun } from "../cli/_hub_support.ts";
+import { storePaths } from "../../src/store/paths.ts";
 
 Deno.test("Wakeup (followers): a close after a read-write open does not wake a follower; a write does", async () => {
   const watchers: FakeWatcher[] = [];
@@ -87,6 +88,71 @@ Deno.test("follow: a follower given wait() waits on it alone (no watcher, no pol
   } finally {
     ac.abort();
     release();
+    await follower;
+    await plane.close("completed", null);
+    await lease.release();
+  }
+});
+
+Deno.test("Wakeup (followers): events naming only ignored files do not wake; any other file, or none, does", async () => {
+  const watchers: FakeWatcher[] = [];
+  const wake = new Wakeup("/x/control", {
+    rearmMs: 20,
+    watchFs: () => {
+      const w = new FakeWatcher();
+      watchers.push(w);
+      return w;
+    },
+    ignore: (name) => name === "snapshot.json" || name.startsWith(".snapshot.json."),
+  });
+  try {
+    const w = wake.wait(60_000);
+    watchers[0]!.pushEvent({ kind: "create", paths: ["/x/control/.snapshot.json.1.ab.tmp"] });
+    watchers[0]!.pushEvent({
+      kind: "rename",
+      paths: ["/x/control/.snapshot.json.1.ab.tmp", "/x/control/snapshot.json"],
+    });
+    assert.equal(await settlesWithin(w, 100), false, "the snapshot's replacement does not wake");
+    await waitFor(() => wake.ignored === 2, { what: "both events seen and ignored" });
+    watchers[0]!.pushEvent({ kind: "rename", paths: ["/x/control/snapshot.json", "/x/control/events.jsonl"] });
+    assert.ok(await settlesWithin(w, 5_000), "an event that also names another file wakes");
+    const bare = wake.wait(60_000);
+    watchers[0]!.pushEvent({ kind: "other", paths: [] });
+    assert.ok(await settlesWithin(bare, 5_000), "an event naming no file (an overflow) wakes");
+  } finally {
+    await wake.close();
+  }
+});
+
+Deno.test("follow: a live follower does not wake for the snapshot's replacement, only for the lines it reads", async () => {
+  await using tmp = await tempDir();
+  const storeRoot = tmp.path;
+  const { lease, plane, record } = await hubRun(storeRoot);
+  const ac = new AbortController();
+  const seqs: number[] = [];
+  let idles = 0;
+  const follower = (async () => {
+    const opts = { from: "start" as const, signal: ac.signal, pollMs: 60_000, onIdle: () => idles++ };
+    for await (const item of followRun(storeRoot, RUN_ID, opts)) {
+      if (typeof item.seq === "number") seqs.push(item.seq);
+    }
+  })();
+  try {
+    await record(2);
+    await waitFor(() => seqs.length >= 2 && idles >= 1, { what: "the follower to read what is there and wait" });
+    const before = idles;
+    // The runner's way of replacing the snapshot (a temp written, then renamed over it), several times.
+    const control = storePaths(storeRoot).control;
+    for (let i = 0; i < 5; i++) {
+      const temp = `${control}/.snapshot.json.${Deno.pid}.${i.toString(16).padStart(8, "0")}.tmp`;
+      await Deno.writeTextFile(temp, Deno.readTextFileSync(`${control}/snapshot.json`));
+      await Deno.rename(temp, `${control}/snapshot.json`);
+    }
+    await record(1);
+    await waitFor(() => seqs.length >= 3, { what: "the line written after the snapshot replacements" });
+    assert.ok(idles - before <= 2, `woken ${idles - before} times for one line after 5 snapshot replacements`);
+  } finally {
+    ac.abort();
     await follower;
     await plane.close("completed", null);
     await lease.release();
