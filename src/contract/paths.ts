@@ -17,6 +17,8 @@ export interface ResolvedRef {
   path: string;
   root: string;
   resolved_path?: string;
+  /** Whether `resolved_path` was there when it was resolved ({@link PathAt}); absent when unknown. */
+  exists?: boolean;
   error?: string;
 }
 
@@ -58,8 +60,12 @@ export function canonicalJoin(
   rel: string,
   canonical: (path: string) => string = canonicalPath,
 ): string {
-  const joined = normalize(isAbsolute(rel) ? rel : join(base, rel)).replace(/(.)\/+$/, "$1");
-  return canonical(joined);
+  return canonical(joined(base, rel));
+}
+
+/** `rel` joined onto `base` (unless absolute) and normalised, without a trailing slash. */
+function joined(base: string, rel: string): string {
+  return normalize(isAbsolute(rel) ? rel : join(base, rel)).replace(/(.)\/+$/, "$1");
 }
 
 /**
@@ -68,15 +74,39 @@ export function canonicalJoin(
  * rememberedCanonicalPath} in lint.ts, asks the file system once per directory).
  */
 export function canonicalPath(abs: string, parent?: (path: string) => string): string {
+  return resolvePath(abs, parent).path;
+}
+
+/** {@link canonicalPath}, with whether the whole path was there. */
+export interface PathAt {
+  path: string;
+  /**
+   * The whole path resolved (true: it is there, following links as `stat` does) or was missing (false: not found, or
+   * a file above it), at the moment it was resolved; null when its realpath failed otherwise (unknown).
+   */
+  exists: boolean | null;
+}
+
+/**
+ * {@link canonicalPath} and what its first realpath learned: whether the path is there. `files_exist` reads that
+ * answer instead of asking the file system a second time (docs/bench.md, "Eighth pass").
+ */
+export function resolvePath(abs: string, parent?: (path: string) => string): PathAt {
   const parts = abs.split(sep);
   // The whole path first: the common case (it exists) costs one realpath instead of a stat and a realpath; when it is
   // missing, the walk starts at its parent, so a missing path costs what it did.
   let from = parts.length;
   try {
-    return Deno.realPathSync(abs || sep);
+    return { path: Deno.realPathSync(abs || sep), exists: true };
   } catch (e) {
     if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) from = parts.length - 1;
   }
+  const exists = from < parts.length ? false : null;
+  return { path: walkUp(abs, parts, from, parent), exists };
+}
+
+/** The canonical form of a path whose first `from` components are the longest prefix that may exist. */
+function walkUp(abs: string, parts: string[], from: number, parent?: (path: string) => string): string {
   if (parent && from < parts.length && from > 0) {
     const real = parent(parts.slice(0, from).join(sep) || sep);
     return join(real, parts[from]!);
@@ -104,12 +134,13 @@ export function resolveRef(ref: EntryRef, repos: RepoIndex, scope: string): Reso
   if (ref.repo !== null) {
     const root = repos[ref.repo];
     if (root === undefined) return { repo: ref.repo, path: ref.path, root: scope, error: `unknown repo: ${ref.repo}` };
-    return { repo: ref.repo, path: ref.path, root, resolved_path: canonicalJoin(root, ref.path) };
+    return { repo: ref.repo, path: ref.path, root, ...resolvedAt(root, ref.path) };
   }
-  return {
-    repo: repoForScope(scope, repos),
-    path: ref.path,
-    root: scope,
-    resolved_path: canonicalJoin(scope, ref.path),
-  };
+  return { repo: repoForScope(scope, repos), path: ref.path, root: scope, ...resolvedAt(scope, ref.path) };
+}
+
+/** {@link canonicalJoin} as `resolved_path`, with `exists` when the realpath told. */
+function resolvedAt(base: string, rel: string): { resolved_path: string; exists?: boolean } {
+  const at = resolvePath(joined(base, rel));
+  return at.exists === null ? { resolved_path: at.path } : { resolved_path: at.path, exists: at.exists };
 }

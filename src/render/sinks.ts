@@ -179,11 +179,15 @@ const NULL_EVENT_SINK: EventSink = { event() {}, flush() {}, close() {} };
 
 /**
  * The per-attempt `.events.jsonl` sink: `compact` records, `full` envelopes exactly as in `control/events.jsonl`,
- * or `off` (no file is created). Hidden events are never written.
+ * or `off` (no file is created). Hidden events are never written. `opened`: the handle the caller created the file
+ * with (else it is created here, new).
  */
-export function eventsFileSink(path: string, mode: "compact" | "full" | "off"): EventSink {
-  if (mode === "off") return NULL_EVENT_SINK;
-  const file = bufferedFile(path);
+export function eventsFileSink(path: string, mode: "compact" | "full" | "off", opened?: Deno.FsFile): EventSink {
+  if (mode === "off") {
+    opened?.close();
+    return NULL_EVENT_SINK;
+  }
+  const file = bufferedFile(path, opened);
   return {
     event(ev) {
       if (!ev.hidden) {

@@ -14,6 +14,7 @@ import { restartWithSteerPrompt, steerResumePrompt } from "../control/steer.ts";
 import { storePaths } from "../store/paths.ts";
 import { createStoreFileSync, ensureStoreDirSync } from "../util/safe_fs.ts";
 import { fileStamp } from "../util/time.ts";
+import { type SpareFiles, sparesFor } from "./spare_files.ts";
 import type { FailureEnvelope } from "./classify.ts";
 import type { RunContext } from "./context.ts";
 import type { SteerDesk } from "./steering.ts";
@@ -62,16 +63,34 @@ export interface AttemptLogFiles {
  * name is `prompt-<id>-<stamp>`, or `-2`, `-3`… when taken: the create-new open itself is the check (no `lstat`
  * before it), so a name is never reused and nothing already there is opened.
  */
-export function createAttemptLog(storeRoot: string, id: string, stamp: string = fileStamp()): AttemptLogFiles {
+export function createAttemptLog(
+  storeRoot: string,
+  id: string,
+  stamp: string = fileStamp(),
+  spares: SpareFiles | null = sparesFor(storePaths(storeRoot).logs),
+): AttemptLogFiles {
   const p = storePaths(storeRoot);
   ensureStoreDirSync(p.root, p.logs);
+  spares?.dirChecked();
   for (let n = 1;; n++) {
     const base = n === 1 ? `prompt-${id}-${stamp}` : `prompt-${id}-${stamp}-${n}`;
-    const file = createStoreFileSync(`${p.logs}/${base}.log`);
+    // A spare made ahead takes the name by a link (src/run/spare_files.ts); else the create-new open makes it.
+    const adopted = spares?.adopt(`${p.logs}/${base}.log`) ?? null;
+    if (adopted === "taken") continue;
+    const file = adopted ?? createStoreFileSync(`${p.logs}/${base}.log`);
     if (file) {
       return { log: `${p.logs}/${base}.log`, events: `${p.logs}/${base}.events.jsonl`, rel: `logs/${base}`, file };
     }
   }
+}
+
+/**
+ * The attempt's events file from a spare made ahead, or undefined: none ready, or the name is taken (the sink then
+ * opens it as before, which checks what is there).
+ */
+function spareFor(ctx: RunContext, path: string): Deno.FsFile | undefined {
+  const adopted = sparesFor(storePaths(ctx.storeRoot).logs)?.adopt(path) ?? null;
+  return adopted === null || adopted === "taken" ? undefined : adopted;
 }
 
 /** The simulated lane's script cursor of an attempt, continuing `from` after a crash. */
@@ -109,7 +128,7 @@ async function openAttempt(
   const paths = ctx.persist ? createAttemptLog(ctx.storeRoot, prompt.id) : null;
   const log = paths ? fileSink(paths.log, paths.file) : NULL_TEXT_SINK;
   const eventsSink: EventSink | null = paths && o.events_mode !== "off"
-    ? eventsFileSink(paths.events, o.events_mode)
+    ? eventsFileSink(paths.events, o.events_mode, spareFor(ctx, paths.events))
     : null;
   ctx.slot.beginLog(paths ? log : null);
   log.write(logHeader({

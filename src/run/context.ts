@@ -22,6 +22,8 @@ import { nowIso } from "../util/time.ts";
 import { promptRepos } from "./dirty.ts";
 import { PreservedRefs } from "./preserve.ts";
 import type { LiveSlot, LiveStream } from "./live_slot.ts";
+import { sparesFor } from "./spare_files.ts";
+import { storePaths } from "../store/paths.ts";
 
 export type { LiveStream } from "./live_slot.ts";
 
@@ -230,7 +232,13 @@ export class RunContext extends RunScope {
 
   /** Append a progress line (docs/reference/runner.md §10.3) and note it in {@link RunContext.progress}; memory-only runs skip the file. */
   async appendProgress(id: string, status: ProgressStatus, suffix: string | null): Promise<void> {
-    if (this.persist) await appendProgress(this.storeRoot, id, status, suffix);
+    if (this.persist) {
+      const appended = appendProgress(this.storeRoot, id, status, suffix);
+      // The runner waits while the line is fsynced: the next attempt's spare log files are made then, on a worker
+      // thread (src/run/spare_files.ts), not while a session or a verification needs the machine.
+      sparesFor(storePaths(this.storeRoot).logs)?.refill();
+      await appended;
+    }
     this.progress.set(id, { status, at: nowIso(), suffix });
   }
 

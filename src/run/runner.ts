@@ -40,6 +40,7 @@ import { ProgressDisplay } from "./progress_display.ts";
 import { trackPlane } from "./run_progress.ts";
 import type { RunnerPlane } from "../control/runner_api.ts";
 import { CiLog } from "./ci.ts";
+import { closeSpareFiles, openSpareFiles } from "./spare_files.ts";
 import { abortedSummary, runAudit, writeReports } from "./reports.ts";
 
 export { type RunRequest, type RuntimeStore, writesStoreRoot } from "./run_request.ts";
@@ -175,6 +176,8 @@ async function runLeased(
   const shell = openHelperShell();
   // The journal, progress.log and the verification history stay open between the run's appends (each still checked).
   const held = openHeldAppends();
+  // Attempts' log files are made ahead, off the runner's thread, and named by a link at the attempt's start.
+  const spares = writesStoreRoot(req.runtimeStore) ? openSpareFiles(req.storeRoot) : null;
   try {
     const opened = await openRun(shown, packet, prompts.map((p) => p.id), lease);
     const track = (plane: RunnerPlane) => trackPlane(plane, display.progress, ...(ciLog ? [ciLog] : []));
@@ -200,6 +203,7 @@ async function runLeased(
   } finally {
     display.stop();
     closeHeldAppends(held);
+    await closeSpareFiles(spares);
     await closeHelperShell(shell);
   }
 }

@@ -91,12 +91,18 @@ export function setStoreWarningSink(sink: (line: string) => void): (line: string
   return prev;
 }
 
+let uid: number | null | undefined;
+
+/** This process's user id (asked once: it does not change), or null where there is none. */
 function uidOf(): number | null {
-  try {
-    return Deno.uid();
-  } catch {
-    return null;
+  if (uid === undefined) {
+    try {
+      uid = Deno.uid();
+    } catch {
+      uid = null;
+    }
   }
+  return uid;
 }
 
 /**
@@ -104,12 +110,16 @@ function uidOf(): number | null {
  * than 0700 is tightened with one warning per process. Throws {@link StoreIntegrityError} otherwise.
  */
 export function secureStoreRootSync(root: string): void {
-  try {
-    Deno.mkdirSync(root, { recursive: true, mode: DIR_MODE });
-  } catch (e) {
-    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+  // The `lstat` first: a root already there (every verification of a run) costs no `mkdir` (docs/bench.md).
+  let info = lstatStoreSync(root, "dir");
+  if (info === null) {
+    try {
+      Deno.mkdirSync(root, { recursive: true, mode: DIR_MODE });
+    } catch (e) {
+      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    }
+    info = Deno.lstatSync(root);
   }
-  const info = Deno.lstatSync(root);
   if (!kindOk(info, "dir")) throw refuse(root, info, "dir");
   const me = uidOf();
   if (me !== null && info.uid !== null && info.uid !== me) {

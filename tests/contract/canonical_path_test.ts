@@ -1,6 +1,6 @@
 /** canonicalPath(): symlinks of the longest existing prefix resolved, a missing tail kept verbatim. */
 import assert from "node:assert/strict";
-import { canonicalJoin, canonicalPath } from "../../src/contract/paths.ts";
+import { canonicalJoin, canonicalPath, resolvePath } from "../../src/contract/paths.ts";
 import { rememberedCanonicalPath } from "../../src/contract/lint.ts";
 import { tempDir } from "../support/fs.ts";
 
@@ -56,4 +56,21 @@ Deno.test("canonicalPath() costs one realpath per prefix tried and no stat (a mi
   assert.equal(out, `${real}/repo/a/b/c.txt`);
   assert.deepEqual(countingCalls(() => out = canonicalPath(`${real}/repo/sub/f.txt/under`)), { realpath: 2, stat: 0 });
   assert.equal(out, `${real}/repo/sub/f.txt/under`);
+});
+
+Deno.test("resolvePath() tells whether the whole path was there from its first realpath", async () => {
+  await using dir = await tempDir();
+  const real = Deno.realPathSync(dir.path);
+  await Deno.mkdir(`${real}/repo/sub`, { recursive: true });
+  await Deno.writeTextFile(`${real}/repo/sub/f.txt`, "x");
+  await Deno.symlink(`${real}/repo`, `${real}/link`);
+  await Deno.symlink(`${real}/repo/nowhere`, `${real}/repo/dangling`);
+  assert.deepEqual(resolvePath(`${real}/link/sub/f.txt`), { path: `${real}/repo/sub/f.txt`, exists: true });
+  assert.deepEqual(resolvePath(`${real}/link/sub`), { path: `${real}/repo/sub`, exists: true });
+  assert.deepEqual(resolvePath(`${real}/link/new.txt`), { path: `${real}/repo/new.txt`, exists: false });
+  assert.deepEqual(resolvePath(`${real}/link/dangling`), { path: `${real}/repo/dangling`, exists: false });
+  assert.deepEqual(resolvePath(`${real}/repo/sub/f.txt/under`), {
+    path: `${real}/repo/sub/f.txt/under`,
+    exists: false,
+  });
 });

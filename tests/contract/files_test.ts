@@ -81,3 +81,32 @@ Deno.test("verifyContract() a malformed entry fails its item naming the problem"
   assert.equal(item.status, "fail");
   assert.match(item.details, /missing "path"/);
 });
+
+Deno.test("files_exist and files_absent take the answer of the realpath that resolved the path: no stat of their own", async () => {
+  await using dir = await tempDir();
+  const real = Deno.realPathSync(dir.path);
+  await writeFiles(real, { "hello.txt": "hi\n", "lib/a.ts": "x" });
+  await Deno.symlink(`${real}/nowhere`, `${real}/dangling`);
+  const statSync = Deno.statSync;
+  let stats = 0;
+  Deno.statSync = (p) => (stats++, statSync(p));
+  let items;
+  try {
+    items = await itemsOf(real, {
+      files_exist: ["hello.txt", "lib", "nope.txt", "dangling", "hello.txt/under"],
+      files_absent: ["hello.txt", "gone.log"],
+    });
+  } finally {
+    Deno.statSync = statSync;
+  }
+  assert.deepEqual(items.map((i) => [i.id, i.status, i.details]), [
+    ["files_exist#1", "pass", "ok"],
+    ["files_exist#2", "pass", "ok"],
+    ["files_exist#3", "fail", "missing"],
+    ["files_exist#4", "fail", "missing"],
+    ["files_exist#5", "fail", "missing"],
+    ["files_absent#1", "fail", "present"],
+    ["files_absent#2", "pass", "ok"],
+  ]);
+  assert.equal(stats, 0, `stats: ${stats}`);
+});

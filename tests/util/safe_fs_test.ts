@@ -193,3 +193,22 @@ Deno.test("store reads return exactly each file's bytes at every size around the
   assert.deepEqual(again, want[2]);
   assert.equal(readStoreBytesOrNullSync(`${dir.path}/absent`), null);
 });
+
+Deno.test("secureStoreRootSync: a root already there costs an lstat, no mkdir; the user id is asked once", async () => {
+  await using dir = await tempDir();
+  const root = `${dir.path}/store`;
+  secureStoreRootSync(root);
+  assert.equal((await Deno.lstat(root)).mode! & 0o777, 0o700, "made when absent");
+  const calls = { mkdir: 0, uid: 0 };
+  const mkdirSync = Deno.mkdirSync;
+  const uid = Deno.uid;
+  Deno.mkdirSync = (p, o) => (calls.mkdir++, mkdirSync(p, o));
+  Deno.uid = () => (calls.uid++, uid());
+  try {
+    for (let i = 0; i < 3; i++) secureStoreRootSync(root);
+  } finally {
+    Deno.mkdirSync = mkdirSync;
+    Deno.uid = uid;
+  }
+  assert.deepEqual(calls, { mkdir: 0, uid: 0 });
+});

@@ -27,7 +27,8 @@ export function checkFileExists(entry: unknown, env: ClauseEnv, id: string): Pro
   return settled(() => {
     const r = resolveEntry("files_exist", "file_exists", entry, env, id);
     if (!r.ok) return r.item;
-    return makeItem(r.head, pathExists(r.ref.resolved_path) ? pass() : fail("missing"));
+    // The realpath that resolved the path already told whether it is there: no second call (docs/bench.md).
+    return makeItem(r.head, (r.ref.exists ?? pathExists(r.ref.resolved_path)) ? pass() : fail("missing"));
   });
 }
 
@@ -36,6 +37,6 @@ export function checkFileAbsent(entry: unknown, env: ClauseEnv, id: string): Pro
   return settled(() => {
     const r = resolveEntry("files_absent", "file_absent", entry, env, id);
     if (!r.ok) return r.item;
-    return makeItem(r.head, pathExists(r.ref.resolved_path) ? fail("present") : pass());
+    return makeItem(r.head, (r.ref.exists ?? pathExists(r.ref.resolved_path)) ? fail("present") : pass());
   });
 }
