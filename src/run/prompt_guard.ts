@@ -73,7 +73,8 @@ export async function beginPrompt(
   // A failed commit's paths are the prompt's own work, never its baseline (src/run/commit_pending.ts).
   const pending = pendingIn(ctx.state, prompt.id);
   const own = pending ? pendingPaths(pending) : null;
-  const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recordedBaseline(ctx, prompt), own);
+  const ahead = ctx.baselines.take(prompt.id); // read when the previous prompt's work was final, if it was
+  const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recordedBaseline(ctx, prompt), own, ahead);
   ctx.slot.beginPreexisting(preexistingByRoot(baseline));
   const user = baseline.filter((b) => b.dirty.length > 0);
   if (user.length) {
