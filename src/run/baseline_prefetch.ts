@@ -16,6 +16,7 @@
 import type { Packet, Prompt } from "../packet/mod.ts";
 import { canonicalPath } from "../contract/paths.ts";
 import { branchStatus } from "../contract/git.ts";
+import { traceStage } from "../util/stage_trace.ts";
 import { type PrefetchedReads, promptRepos, type StatusRead } from "./dirty.ts";
 
 /** The next prompt's baseline read, started early (see the module comment). */
@@ -23,6 +24,9 @@ export class BaselinePrefetch {
   #packet: Packet | null = null;
   #next: Prompt | null = null;
   #started: { promptId: string; reads: Map<string, StatusRead> } | null = null;
+
+  /** `read`: one repo's baseline read (a test counts them). */
+  constructor(private readonly read: (repoPath: string) => StatusRead = branchStatus) {}
 
   /** The prompt that runs after the current one (null: none). Drops a read started for any other prompt. */
   expect(packet: Packet, next: Prompt | null): void {
@@ -38,11 +42,12 @@ export class BaselinePrefetch {
     const prompt = this.#next;
     if (prompt === null || this.#packet === null) return;
     if (this.#started?.promptId === prompt.id) return;
+    traceStage("baseline_read_ahead", prompt.id);
     const reads = new Map<string, StatusRead>();
     for (const repo of promptRepos(this.#packet, prompt)) {
       const root = canonicalPath(repo.path);
       if (reads.has(root)) continue;
-      const read = branchStatus(repo.path);
+      const read = this.read(repo.path);
       read.catch(() => {}); // dropped unused: no unhandled rejection (branchStatus does not throw; this is a guard)
       reads.set(root, read);
     }

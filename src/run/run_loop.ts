@@ -16,6 +16,7 @@ import { probeVacuous } from "./vacuous.ts";
 import { verifyCompletion } from "./agent_chain.ts";
 import { pendingIn } from "./commit_pending.ts";
 import { claimPendingCommit } from "./commit_claim.ts";
+import { traceStage } from "../util/stage_trace.ts";
 
 /** What the loop leaves for closing the run. */
 export interface RunTally {
@@ -199,6 +200,7 @@ function readNextBaseline(ctx: RunContext, outcome: PromptOutcome, settings: Loo
 
 /** Journal a prompt's final state in this run (docs/reference/runner.md §10.5). */
 function journalPromptFinished(ctx: RunContext, o: PromptOutcome): Promise<unknown> {
+  traceStage("journal_prompt_finished", o.id);
   return appendJournal(ctx.storeRoot, ctx.runId, "prompt_finished", {
     prompt: o.id,
     status: o.status,
