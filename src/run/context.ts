@@ -20,6 +20,7 @@ import type { StateStore } from "./state.ts";
 import { appendProgress, type ProgressMap, type ProgressStatus } from "../store/progress.ts";
 import { nowIso } from "../util/time.ts";
 import { promptRepos } from "./dirty.ts";
+import { BaselinePrefetch } from "./baseline_prefetch.ts";
 import { PreservedRefs } from "./preserve.ts";
 import type { LiveSlot, LiveStream } from "./live_slot.ts";
 import { sparesFor } from "./spare_files.ts";
@@ -216,6 +217,8 @@ export class RunContext extends RunScope {
   readonly completedThisRun = new Set<string>();
   /** Ids whose contract already passed before their first session ran (src/run/vacuous.ts). */
   readonly vacuous = new Set<string>();
+  /** The next prompt's baseline read, started when the current prompt's work is final (src/run/baseline_prefetch.ts). */
+  readonly baselines = new BaselinePrefetch();
 
   /** The agent-control part of the snapshot (docs/agent-control.md §4); null without agent control. */
   agentSnap: AgentControlSnap | null = null;

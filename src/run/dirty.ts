@@ -143,11 +143,19 @@ export interface RepoBaseline extends TargetRepo {
   dirty: string[];
 }
 
+/** The result of one repo's baseline read (`branchStatus()` of src/contract/git.ts). */
+export type StatusRead = ReturnType<typeof branchStatus>;
+
+/** Baseline reads started ahead of a prompt's start, canonical repo root → its read (src/run/baseline_prefetch.ts). */
+export type PrefetchedReads = ReadonlyMap<string, StatusRead>;
+
 /**
  * Capture the baseline of each target repo of a prompt: HEAD and the uncommitted paths from ONE
  * `git status --porcelain=v2 --branch -z` per repo (a git spawn of the large runner process is most of a trivial
  * prompt's cost, docs/bench.md `scale`). With `recorded` (an interrupted prompt's own baseline) only HEAD is used;
- * `own` (repo name → paths) are the prompt's own work (a failed commit's), never in its baseline.
+ * `own` (repo name → paths) are the prompt's own work (a failed commit's), never in its baseline. `prefetched`: reads
+ * of some of these repos started when the previous prompt's work was final (src/run/baseline_prefetch.ts); the
+ * others are read here.
  */
 export async function captureBaseline(
   packet: Packet,
@@ -155,6 +163,7 @@ export async function captureBaseline(
   storeRoot: string | null,
   recorded: Record<string, string[]> | null = null,
   own: Record<string, string[]> | null = null,
+  prefetched: PrefetchedReads | null = null,
 ): Promise<RepoBaseline[]> {
   const out: RepoBaseline[] = [];
   const seen = new Set<string>();
@@ -165,7 +174,7 @@ export async function captureBaseline(
     seen.add(root);
     // The store root's canonical path is taken once per prompt and the repo's is the one just taken (a realpath
     // each). They are pure path reads: nothing is written or recorded, so where they run cannot change the record.
-    const pending = branchStatus(repo.path);
+    const pending = prefetched?.get(root) ?? branchStatus(repo.path);
     if (store === undefined) store = storeRoot ? canonicalPath(storeRoot) : null;
     const rel = canonicalRelative(root, store);
     const st = await pending;

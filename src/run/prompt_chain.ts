@@ -324,6 +324,8 @@ async function complete(
     if ("next" in directed || "outcome" in directed) return directed;
     finished = directed.finished;
   }
+  // The work is final (committed): the next prompt's baseline read overlaps this prompt's last records.
+  if (!finished && !ctx.interrupted) ctx.baselines.start();
   await ctx.appendProgress(prompt.id, "completed", c.suffix);
   const facts = { attempts, commit: c.record, failureClass: null, reason: null, lastVerifier: report };
   await finish(ctx, desk, prompt, sessionResult("completed", facts), action);

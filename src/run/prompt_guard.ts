@@ -11,6 +11,7 @@ import { captureBaseline, dirtyRepos, listPaths, preexistingByRoot, promptRepos,
 import { type PreservedWork, preserveFailedWork, restorePreserved } from "./preserve.ts";
 import type { PromptState, PromptStatus, StateDoc, StateStore } from "./state.ts";
 import { RunFailedError } from "../errors.ts";
+import { traceStage } from "../util/stage_trace.ts";
 import { pendingClaims, pendingIn, pendingPaths } from "./commit_pending.ts";
 
 /** Final states whose leftovers are preserved and reset (an interrupted prompt's leftovers are resumed instead). */
@@ -73,7 +74,9 @@ export async function beginPrompt(
   // A failed commit's paths are the prompt's own work, never its baseline (src/run/commit_pending.ts).
   const pending = pendingIn(ctx.state, prompt.id);
   const own = pending ? pendingPaths(pending) : null;
-  const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recordedBaseline(ctx, prompt), own);
+  const ahead = ctx.baselines.take(prompt.id); // read when the previous prompt's work was final, if it was
+  if (ahead === null) traceStage("baseline_read", prompt.id);
+  const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recordedBaseline(ctx, prompt), own, ahead);
   ctx.slot.beginPreexisting(preexistingByRoot(baseline));
   const user = baseline.filter((b) => b.dirty.length > 0);
   if (user.length) {

@@ -16,6 +16,7 @@ import { probeVacuous } from "./vacuous.ts";
 import { verifyCompletion } from "./agent_chain.ts";
 import { pendingIn } from "./commit_pending.ts";
 import { claimPendingCommit } from "./commit_claim.ts";
+import { traceStage } from "../util/stage_trace.ts";
 
 /** What the loop leaves for closing the run. */
 export interface RunTally {
@@ -59,15 +60,19 @@ export async function runPrompts(
     // Blocking check: dependencies completed earlier in this run or in progress.log. ctx.progress is progress.log as
     // read when the run opened, with every line this runner appended since (only the lease holder appends).
     const blockers = blockersOf(prompt.dependsOn, ctx.completedThisRun, (d) => ctx.progress.get(d)?.status);
+    // The next prompt's baseline read starts once this prompt's work is final (src/run/baseline_prefetch.ts).
+    ctx.baselines.expect(ctx.packet, prompts[position] ?? null);
     let outcome: PromptOutcome;
     if (blockers.length) {
       outcome = await blockPrompt(ctx, prompt, blockers);
       tally.outcomes.push(outcome);
+      readNextBaseline(ctx, outcome, settings);
       if (ctx.persist) await journalPromptFinished(ctx, outcome);
     } else {
       const recovering = settings.recovery?.promptId === prompt.id ? settings.recovery : null;
       outcome = await runOnePrompt(ctx, desk, prompt, recovering, settings, tally.preserved);
       tally.outcomes.push(outcome);
+      readNextBaseline(ctx, outcome, settings);
       if (ctx.persist) await journalPromptFinished(ctx, outcome);
       if (outcome.status === "completed") {
         ctx.completedThisRun.add(prompt.id);
@@ -183,8 +188,19 @@ async function blockPrompt(ctx: RunContext, prompt: Prompt, blockers: string[]):
   };
 }
 
+/**
+ * A prompt's work is final — committed, or preserved and reset after a failure (runOnePrompt's endPrompt): when the
+ * loop goes on, the next prompt's baseline read starts now and runs while this prompt's last records are written
+ * (src/run/baseline_prefetch.ts). A completed prompt started it already, right after its commit.
+ */
+function readNextBaseline(ctx: RunContext, outcome: PromptOutcome, settings: LoopSettings): void {
+  if (ctx.interrupted || outcome.finished || afterPrompt(outcome, settings.keepGoing).halt !== null) return;
+  ctx.baselines.start();
+}
+
 /** Journal a prompt's final state in this run (docs/reference/runner.md §10.5). */
 function journalPromptFinished(ctx: RunContext, o: PromptOutcome): Promise<unknown> {
+  traceStage("journal_prompt_finished", o.id);
   return appendJournal(ctx.storeRoot, ctx.runId, "prompt_finished", {
     prompt: o.id,
     status: o.status,
