@@ -4,13 +4,22 @@ import { canonicalJoin, canonicalPath, resolvePath } from "../../src/contract/pa
 import { rememberedCanonicalPath } from "../../src/contract/lint.ts";
 import { tempDir } from "../support/fs.ts";
 
-Deno.test("canonicalPath() resolves an existing path, a missing tail under a link, a dangling link and a file prefix", async () => {
-  await using dir = await tempDir();
-  const real = Deno.realPathSync(dir.path);
+/**
+ * Under `dir` (returned canonical): `repo/sub/f.txt`, `link` → `repo`, and `repo/dangling` → a missing
+ * `repo/nowhere`.
+ */
+async function linkedTree(dir: string): Promise<string> {
+  const real = Deno.realPathSync(dir);
   await Deno.mkdir(`${real}/repo/sub`, { recursive: true });
   await Deno.writeTextFile(`${real}/repo/sub/f.txt`, "x");
   await Deno.symlink(`${real}/repo`, `${real}/link`);
   await Deno.symlink(`${real}/repo/nowhere`, `${real}/repo/dangling`);
+  return real;
+}
+
+Deno.test("canonicalPath() resolves an existing path, a missing tail under a link, a dangling link and a file prefix", async () => {
+  await using dir = await tempDir();
+  const real = await linkedTree(dir.path);
   assert.equal(canonicalPath(`${real}/link/sub/f.txt`), `${real}/repo/sub/f.txt`, "an existing path through a link");
   assert.equal(canonicalPath(`${real}/link/sub`), `${real}/repo/sub`);
   assert.equal(canonicalPath(`${real}/link/new/deeper.txt`), `${real}/repo/new/deeper.txt`, "a missing tail");
@@ -60,11 +69,7 @@ Deno.test("canonicalPath() costs one realpath per prefix tried and no stat (a mi
 
 Deno.test("resolvePath() tells whether the whole path was there from its first realpath", async () => {
   await using dir = await tempDir();
-  const real = Deno.realPathSync(dir.path);
-  await Deno.mkdir(`${real}/repo/sub`, { recursive: true });
-  await Deno.writeTextFile(`${real}/repo/sub/f.txt`, "x");
-  await Deno.symlink(`${real}/repo`, `${real}/link`);
-  await Deno.symlink(`${real}/repo/nowhere`, `${real}/repo/dangling`);
+  const real = await linkedTree(dir.path);
   assert.deepEqual(resolvePath(`${real}/link/sub/f.txt`), { path: `${real}/repo/sub/f.txt`, exists: true });
   assert.deepEqual(resolvePath(`${real}/link/sub`), { path: `${real}/repo/sub`, exists: true });
   assert.deepEqual(resolvePath(`${real}/link/new.txt`), { path: `${real}/repo/new.txt`, exists: false });

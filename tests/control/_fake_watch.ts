@@ -1,5 +1,6 @@
 /** Test doubles for directory watchers: a scripted `Deno.watchFs` stand-in and a settle-within helper. */
 import { within } from "../support/wait.ts";
+import { Wakeup } from "../../src/control/tail.ts";
 
 /** A scripted stand-in for `Deno.watchFs`: events are pushed by the test; it can end or fail. */
 export class FakeWatcher implements AsyncIterable<Deno.FsEvent> {
@@ -50,4 +51,21 @@ export class FakeWatcher implements AsyncIterable<Deno.FsEvent> {
 /** Resolves to true when `p` settles within `ms`. */
 export function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
   return within(p.then(() => true), ms, false);
+}
+
+/** A follower's {@link Wakeup} on `/x/control` whose watchers are {@link FakeWatcher}s (each re-arm adds one). */
+export function fakeWakeup(
+  opts: { ignore?: (name: string) => boolean } = {},
+): { wake: Wakeup; watchers: FakeWatcher[] } {
+  const watchers: FakeWatcher[] = [];
+  const wake = new Wakeup("/x/control", {
+    rearmMs: 20,
+    watchFs: () => {
+      const w = new FakeWatcher();
+      watchers.push(w);
+      return w;
+    },
+    ...opts,
+  });
+  return { wake, watchers };
 }

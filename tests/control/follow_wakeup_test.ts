@@ -9,21 +9,13 @@ import { Wakeup } from "../../src/control/tail.ts";
 import { followRun } from "../../src/control/follow.ts";
 import { tempDir } from "../support/fs.ts";
 import { waitFor } from "../support/wait.ts";
-import { FakeWatcher, settlesWithin } from "./_fake_watch.ts";
+import { fakeWakeup, settlesWithin } from "./_fake_watch.ts";
 import { RUN_ID } from "./_harness.ts";
 import { hubRun } from "../cli/_hub_support.ts";
 import { storePaths } from "../../src/store/paths.ts";
 
 Deno.test("Wakeup (followers): a close after a read-write open does not wake a follower; a write does", async () => {
-  const watchers: FakeWatcher[] = [];
-  const wake = new Wakeup("/x/control", {
-    rearmMs: 20,
-    watchFs: () => {
-      const w = new FakeWatcher();
-      watchers.push(w);
-      return w;
-    },
-  });
+  const { wake, watchers } = fakeWakeup();
   try {
     const w = wake.wait(60_000);
     watchers[0]!.push("access");
@@ -95,14 +87,7 @@ Deno.test("follow: a follower given wait() waits on it alone (no watcher, no pol
 });
 
 Deno.test("Wakeup (followers): events naming only ignored files do not wake; any other file, or none, does", async () => {
-  const watchers: FakeWatcher[] = [];
-  const wake = new Wakeup("/x/control", {
-    rearmMs: 20,
-    watchFs: () => {
-      const w = new FakeWatcher();
-      watchers.push(w);
-      return w;
-    },
+  const { wake, watchers } = fakeWakeup({
     ignore: (name) => name === "snapshot.json" || name.startsWith(".snapshot.json."),
   });
   try {

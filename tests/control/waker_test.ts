@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { PlaneWaker, type WatchFactory } from "../../src/control/waker.ts";
-import { Wakeup } from "../../src/control/tail.ts";
 import { tempDir } from "../support/fs.ts";
 import { body, dropRaw, reqName, testPlane } from "./_harness.ts";
-import { FakeWatcher, settlesWithin } from "./_fake_watch.ts";
+import { fakeWakeup, FakeWatcher, settlesWithin } from "./_fake_watch.ts";
 import { pause, waitFor } from "../support/wait.ts";
 
 function fakeWaker(opts: { debounceMs?: number; rearmMs?: number; failFirst?: boolean } = {}) {
@@ -199,15 +198,7 @@ Deno.test("a request landing while the runner is inside a boundary is consumed w
 });
 
 Deno.test("Wakeup (followers) re-arms a watcher that ends or fails and wakes right after re-arming", async () => {
-  const watchers: FakeWatcher[] = [];
-  const wake = new Wakeup("/x/control", {
-    rearmMs: 20,
-    watchFs: () => {
-      const w = new FakeWatcher();
-      watchers.push(w);
-      return w;
-    },
-  });
+  const { wake, watchers } = fakeWakeup();
   try {
     assert.equal(watchers.length, 1, "the first watcher exists before the first drain");
     const t0 = performance.now();
