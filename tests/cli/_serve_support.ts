@@ -8,6 +8,8 @@ import { type CliOptions, spawnCli } from "../support/cli.ts";
 export interface Served {
   url: string;
   token: string | null;
+  /** The nice value the server reported in force (null: it could not set one). */
+  nice: number | null;
   child: Deno.ChildProcess;
   /** SIGTERM, then the exit status and what it printed on stderr. */
   stop(): Promise<{ code: number; stderr: string }>;
@@ -32,11 +34,16 @@ export async function startServe(args: string[], opts: CliOptions = {}): Promise
     const status = await child.status;
     throw new Error(`control serve exited ${status.code} before listening:\n${await errText}`);
   }
-  const line = JSON.parse(buf.slice(0, buf.indexOf("\n"))) as { url: string; token: string | null };
+  const line = JSON.parse(buf.slice(0, buf.indexOf("\n"))) as {
+    url: string;
+    token: string | null;
+    nice: number | null;
+  };
   let stopped: Promise<{ code: number; stderr: string }> | null = null;
   return {
     url: line.url,
     token: line.token,
+    nice: line.nice,
     child,
     stop() {
       stopped ??= (async () => {

@@ -1,6 +1,6 @@
 /**
  * `control serve [TARGET…] [--listen HOST:PORT] [--tokens FILE] [--cert F --key F] [--insecure-listen]
- * [--allow-host NAME]… [--write-rate N] [--json]` (docs/reference/http_api.md): the control plane over HTTP.
+ * [--allow-host NAME]… [--write-rate N] [--nice N] [--json]` (docs/reference/http_api.md): the control plane over HTTP.
  */
 import { type CommandContext, type CommandSpec, untilInterrupted } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
@@ -8,6 +8,7 @@ import { resolveTarget } from "../target.ts";
 import { listRegistry } from "../../workspace/registry.ts";
 import type { ServeTarget } from "../serve/api.ts";
 import { isLoopbackHost } from "../serve/guard.ts";
+import { DEFAULT_NICE, lowerPriority, parseNice } from "../serve/priority.ts";
 import { generateToken, loadTokensFile, TokenTable } from "../serve/tokens.ts";
 import { list, printJson, str } from "./_common.ts";
 import { defaultAuthor } from "../../util/common.ts";
@@ -70,12 +71,13 @@ export async function serveTargets(positionals: string[]): Promise<ServeTarget[]
 /** The command. */
 export const spec: CommandSpec = {
   usage: "[TARGET…] [--listen HOST:PORT] [--tokens FILE] [--cert F --key F] [--insecure-listen] [--allow-host NAME]… " +
-    "[--write-rate N] [--json]",
+    "[--write-rate N] [--nice N] [--json]",
   description:
     "Serve the control plane over HTTP (JSON API under /api/v1/, events as Server-Sent Events) for the given " +
     "packets or workspaces, default every registered workspace plus the current directory's packet. Prints the URL " +
     "and, without --tokens, a fresh token with role amend named after you. Listens on 127.0.0.1 and a free port " +
-    "unless told; another address needs --cert/--key (TLS) or --insecure-listen. Runs until Ctrl-C.",
+    "unless told; another address needs --cert/--key (TLS) or --insecure-listen. Runs at a lower priority than the " +
+    "runs it serves (--nice). Runs until Ctrl-C.",
   flags: {
     listen: {
       type: "string",
@@ -93,6 +95,11 @@ export const spec: CommandSpec = {
       description: "another Host header name to answer (e.g. a DNS name of this machine)",
     },
     "write-rate": { type: "string", value: "N", description: "writes a minute per token (default 60)" },
+    nice: {
+      type: "string",
+      value: "N",
+      description: `the server's nice value, 0 (as started) to 19 (default ${DEFAULT_NICE}: the runs come first)`,
+    },
   },
   async run(ctx: CommandContext): Promise<number> {
     const { hostname, port } = parseListen(str(ctx, "listen"));
@@ -117,6 +124,11 @@ export const spec: CommandSpec = {
     if (!Number.isInteger(rate) || rate < 1 || rate > 100_000) {
       throw new UsageError("invalid_value", `--write-rate does not take "${rateText}"; expected a whole number from 1`);
     }
+    const niceText = str(ctx, "nice");
+    const nice = parseNice(niceText);
+    if (nice === null) {
+      throw new UsageError("invalid_value", `--nice does not take "${niceText}"; expected a whole number from 0 to 19`);
+    }
     const readPem = async (flag: string, path: string) => {
       try {
         return await Deno.readTextFile(path);
@@ -133,6 +145,11 @@ export const spec: CommandSpec = {
       ? [[generated, { name: defaultAuthor(), role: "amend" as const }] as const]
       : await loadTokensFile(tokensFile!);
     const targets = await serveTargets(ctx.positionals);
+    // Before the server starts: the threads the runtime starts for it inherit the priority.
+    const priority = lowerPriority(nice);
+    if (priority.nice === null) {
+      ctx.stderr.write(`warning: could not lower the server's priority (--nice ${nice}): ${priority.error}\n`);
+    }
     const { startServer } = await import("../serve/server.ts");
     const server = await startServer({
       targets,
@@ -143,9 +160,10 @@ export const spec: CommandSpec = {
       allowHosts: list(ctx, "allow-host"),
       writesPerMinute: rate,
     });
-    if (ctx.json) printJson(ctx, { url: server.url, token: generated });
+    if (ctx.json) printJson(ctx, { url: server.url, token: generated, nice: priority.nice });
     else {
       ctx.stdout.write(`Serving ${targets.map((t) => t.id).join(", ")} at ${server.url}\n`);
+      if (priority.nice !== null && priority.nice > 0) ctx.stdout.write(`Priority: nice ${priority.nice}\n`);
       if (generated !== null) ctx.stdout.write(`Token (role amend, as ${defaultAuthor()}): ${generated}\n`);
       else ctx.stdout.write(`Tokens: ${tokensFile}\n`);
     }
