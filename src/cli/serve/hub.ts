@@ -180,7 +180,7 @@ export class EventHub {
       if (more.lastSeq !== null) next = more.lastSeq + 1;
       finished = more.finished;
     }
-    return this.memo = { start: idx, end, bytes: concat(parts, size), next, finished };
+    return this.memo = { start: idx, end, bytes: joinBytes(parts, size), next, finished };
   }
 
   /** The absolute index just past the newest frame. */
@@ -293,7 +293,22 @@ function slice(c: Chunk, idx: number): Batch {
   return { start: idx, end, bytes: c.bytes.subarray(c.ends[i - 1]!), next, finished: c.finished };
 }
 
-function concat(parts: Uint8Array[], size: number): Uint8Array {
+/**
+ * `parts` (`size` bytes in all) as one array: a view when they lie end to end in one buffer (frames built there in
+ * turn, frames.ts), else a copy.
+ */
+export function joinBytes(parts: Uint8Array[], size: number): Uint8Array {
+  const first = parts[0]!;
+  let next = first.byteOffset;
+  let adjacent = true;
+  for (const p of parts) {
+    if (p.buffer !== first.buffer || p.byteOffset !== next) {
+      adjacent = false;
+      break;
+    }
+    next += p.length;
+  }
+  if (adjacent) return new Uint8Array(first.buffer, first.byteOffset, size);
   const out = new Uint8Array(size);
   let at = 0;
   for (const p of parts) {
