@@ -57,6 +57,17 @@ export function alternatedRatio(withLoad: readonly number[], without: readonly n
   return median(withLoad.map((r, k) => r / ((without[k]! + without[k + 1]!) / 2)));
 }
 
+/**
+ * Durations with some load against the same without, measured in pairs (repeat r ran both, in a rotated order): the
+ * median over repeats of `withLoad[r] / without[r]`. The machine's drift between repeats cancels out; a ratio of the
+ * two medians measured it as much as the load.
+ */
+export function pairedRatio(withLoad: readonly number[], without: readonly number[]): number {
+  check(withLoad.length === without.length, `paired runs: ${withLoad.length} with load, ${without.length} without`);
+  check([...withLoad, ...without].every((ms) => ms > 0), `a run with no duration: ${withLoad} / ${without}`);
+  return median(withLoad.map((ms, r) => ms / without[r]!));
+}
+
 /** The `p`-th percentile (nearest rank) of `xs`; throws on an empty list. */
 export function percentile(xs: readonly number[], p: number): number {
   check(xs.length > 0, "a percentile of no samples");

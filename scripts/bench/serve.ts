@@ -15,7 +15,7 @@
  * of the cores as they can: the figures are the server's cost, not this process's string handling.
  * Checked: every client received every seq once, in order, then the `end` frame with `completed`; every run exits 0.
  */
-import { check, median, percentile, quick, round, sized } from "./_harness.ts";
+import { check, median, pairedRatio, percentile, quick, round, sized } from "./_harness.ts";
 import { streamPacket } from "./_stream_packet.ts";
 import { findCommand } from "../../src/cli/registry.ts";
 import { denoFlagsFor } from "../../src/cli/frame.ts";
@@ -439,7 +439,7 @@ export async function bench(): Promise<Record<string, number | string>> {
       }
     }
     const runMs = (n: number) => median(runs.get(n)!.map((x) => x.runMs));
-    const paired = (by: Map<number, number[]>, n: number) => median(by.get(n)!.map((ms, r) => ms / by.get(0)![r]!));
+    const paired = (by: Map<number, number[]>, n: number) => pairedRatio(by.get(n)!, by.get(0)!);
     const runMsBy = new Map([...runs].map(([n, xs]) => [n, xs.map((x) => x.runMs)]));
     const figures: Record<string, number | string> = {
       serve_sse_latency_p50_ms: round(lat.p50, 2),

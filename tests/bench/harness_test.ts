@@ -10,6 +10,7 @@ import {
   check,
   median,
   MIN_REPEATS,
+  pairedRatio,
   percentile,
   repeat,
   runChecked,
@@ -199,4 +200,18 @@ Deno.test("alternatedRatio: each loaded window against its two neighbours, the m
   assert.throws(() => alternatedRatio(withLoad, without.slice(1)), BenchFailure);
   assert.throws(() => alternatedRatio(withLoad.slice(0, 4), without.slice(0, 5)), BenchFailure, "five at least");
   assert.throws(() => alternatedRatio([0, ...withLoad.slice(1)], without), BenchFailure);
+});
+
+Deno.test("pairedRatio: each run with load against the same repeat's run without, the median; drift between repeats cancels", () => {
+  // The machine slows from 700 to 1,000 ms over the repeats; the load costs 10 % in each.
+  const without = [700, 760, 820, 880, 940, 1000, 1000];
+  const withLoad = without.map((ms) => ms * 1.1);
+  assert.ok(Math.abs(pairedRatio(withLoad, without) - 1.1) < 1e-9);
+  // No load, only the drift: 1, whatever the order of the durations.
+  assert.equal(pairedRatio(without, without), 1);
+  // One disturbed repeat moves the median, not the figure.
+  assert.ok(Math.abs(pairedRatio(withLoad.map((ms, r) => (r === 3 ? ms * 2 : ms)), without) - 1.1) < 1e-9);
+  assert.throws(() => pairedRatio(withLoad, without.slice(1)), BenchFailure);
+  assert.throws(() => pairedRatio(withLoad.slice(0, 4), without.slice(0, 4)), BenchFailure, "five at least");
+  assert.throws(() => pairedRatio([0, ...withLoad.slice(1)], without), BenchFailure);
 });
