@@ -1,6 +1,6 @@
 /** The enforced contract: amendment records folded over the packet contract, and the contract diff (docs/reference/contract.md §10). */
 import { parseJsonLines } from "../util/fs.ts";
-import { readStoreTextOrNull } from "../util/safe_fs.ts";
+import { readStoreTextOrNull } from "../util/safe_read.ts";
 import { storePaths } from "../store/paths.ts";
 import { canonicalJson } from "./canonical.ts";
 import { isRecord } from "./entries.ts";

@@ -1,6 +1,7 @@
 /** The verification history `<store>/verifications.jsonl` (docs/reference/runner.md §10.2) and amendment timing classes. */
 import { parseJsonLines } from "../util/fs.ts";
-import { createStoreFileOnceSync, readStoreTextOrNull, secureStoreRoot } from "../util/safe_fs.ts";
+import { createStoreFileOnceSync, secureStoreRoot } from "../util/safe_fs.ts";
+import { readStoreTextOrNull } from "../util/safe_read.ts";
 import { appendHeldLine } from "../util/held_append.ts";
 import { storePaths } from "../store/paths.ts";
 import type { TimingClass, VerifyReport } from "./types.ts";

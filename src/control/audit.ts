@@ -3,7 +3,8 @@
  * O_APPEND descriptor, skipping keys already present (indexed at open), and writes receipts only if absent.
  */
 import { FILE_MODE, parseJsonLines, prettyJson } from "../util/fs.ts";
-import { lstatStoreSync, openStoreFileSync, readStoreTextOrNullSync } from "../util/safe_fs.ts";
+import { lstatStoreSync, openStoreFileSync } from "../util/safe_fs.ts";
+import { readStoreTextOrNullSync } from "../util/safe_read.ts";
 import type { LogEntry, Receipt } from "./log.ts";
 import { meterWrite } from "../util/read_meter.ts";
 import { storePaths } from "../store/paths.ts";

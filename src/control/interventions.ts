@@ -4,7 +4,7 @@
  */
 import type { SteerDeliveryKind } from "../events/mod.ts";
 import { parseJsonLines } from "../util/fs.ts";
-import { readStoreTextOrNull, readStoreTextOrNullSync } from "../util/safe_fs.ts";
+import { readStoreTextOrNull, readStoreTextOrNullSync } from "../util/safe_read.ts";
 import { storePaths } from "../store/paths.ts";
 
 /** One delivered steer. */

@@ -3,7 +3,7 @@
  * and receipt shapes, and a tolerant reader (blank and undecodable lines are dropped).
  */
 import { parseJsonLines } from "../util/fs.ts";
-import { readStoreTextOrNull } from "../util/safe_fs.ts";
+import { readStoreTextOrNull } from "../util/safe_read.ts";
 import { storePaths } from "../store/paths.ts";
 
 /** Outcome of a log entry. */

@@ -6,7 +6,8 @@
 import type { Envelope, ProviderEvent, RunnerEvent, View } from "../events/mod.ts";
 import { isProviderEventType } from "../events/types.ts";
 import { encodeEnvelope } from "../events/json.ts";
-import { appendStoreLineSync, atomicWriteStoreText, lstatStoreSync, readStoreTextOrNullSync } from "../util/safe_fs.ts";
+import { appendStoreLineSync, atomicWriteStoreText, lstatStoreSync } from "../util/safe_fs.ts";
+import { readStoreTextOrNullSync } from "../util/safe_read.ts";
 import { nowIso } from "../util/time.ts";
 import { meterWrite } from "../util/read_meter.ts";
 import { flushStageTrace, traceStage } from "../util/stage_trace.ts";

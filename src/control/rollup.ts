@@ -5,7 +5,7 @@
  * file is simply empty). {@link readRollupInputs} performs every read; {@link summarizeRollup} is the pure summary.
  */
 import { parseJsonLines } from "../util/fs.ts";
-import { readStoreTextOrNull } from "../util/safe_fs.ts";
+import { readStoreTextOrNull } from "../util/safe_read.ts";
 import { nowIso } from "../util/time.ts";
 import { latestVerification } from "../contract/history.ts";
 import { type LenientProgress, parseProgressLenient } from "../store/progress.ts";

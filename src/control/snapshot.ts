@@ -6,7 +6,7 @@
 import type { AttemptMode, StreamKind, View } from "../events/mod.ts";
 import type { AgentControlSnap, Stage } from "./plane_types.ts";
 import type { LeaseState } from "../store/mod.ts";
-import { readStoreTextOrNull } from "../util/safe_fs.ts";
+import { readStoreTextOrNull } from "../util/safe_read.ts";
 import { errorMessage, isRecord } from "../util/common.ts";
 import { readViewTotal } from "./view.ts";
 import { storePaths } from "../store/paths.ts";

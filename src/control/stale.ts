@@ -5,7 +5,7 @@
  * same moment and this sweep can never both record it.
  */
 import { nowIso } from "../util/time.ts";
-import { readStoreTextOrNullSync } from "../util/safe_fs.ts";
+import { readStoreTextOrNullSync } from "../util/safe_read.ts";
 import { AuditWriter } from "./audit.ts";
 import { byteOrder, Claimer, requestNameProblem } from "./claim.ts";
 import { readLease } from "../store/lease.ts";

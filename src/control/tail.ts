@@ -5,7 +5,8 @@
  * split across reads is never corrupted), and skips lines that do not decode to JSON objects. Memory stays flat.
  */
 import { isRecord } from "../util/common.ts";
-import { openStoreReaderSync, StoreIntegrityError } from "../util/safe_fs.ts";
+import { StoreIntegrityError } from "../util/safe_fs.ts";
+import { openStoreReaderSync } from "../util/safe_read.ts";
 import { defaultWatch, type WatchFactory, WatchLoop } from "./watch_loop.ts";
 
 /** The watcher surface a follower uses; `Deno.watchFs` by default, a fake in tests. */

@@ -10,7 +10,8 @@
  * first). A trivial prompt's one overwrite therefore writes no cursor file at all.
  */
 import { ensureDir } from "../util/fs.ts";
-import { atomicWriteStoreText, ensureStoreDir, readStoreTextOrNull } from "../util/safe_fs.ts";
+import { atomicWriteStoreText, ensureStoreDir } from "../util/safe_fs.ts";
+import { readStoreTextOrNull } from "../util/safe_read.ts";
 import { failpoint } from "../util/failpoint.ts";
 import { meterWrite } from "../util/read_meter.ts";
 import type { SimulatedCursor } from "./types.ts";

@@ -10,7 +10,8 @@
  */
 import { storePaths } from "./paths.ts";
 import { FILE_MODE } from "../util/fs.ts";
-import { ensureStoreDir, lstatStoreSync, readStoreBytesOrNullSync } from "../util/safe_fs.ts";
+import { ensureStoreDir, lstatStoreSync } from "../util/safe_fs.ts";
+import { readStoreBytesOrNullSync } from "../util/safe_read.ts";
 import { appendHeldLine } from "../util/held_append.ts";
 import { nowIso } from "../util/time.ts";
 import { meterRead } from "../util/read_meter.ts";

@@ -6,10 +6,9 @@ import {
   atomicWriteStoreJsonSync,
   createStoreFileOnceSync,
   ensureStoreDirSync,
-  readStoreTextOrNull,
-  readStoreTextOrNullSync,
   secureStoreRootSync,
 } from "../util/safe_fs.ts";
+import { readStoreTextOrNull, readStoreTextOrNullSync } from "../util/safe_read.ts";
 import { storePaths } from "./paths.ts";
 import { assertStoreIntact } from "./guard.ts";
 import { isRecord } from "../util/common.ts";

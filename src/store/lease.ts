@@ -3,13 +3,8 @@
  * atomically written `run.pid` naming the holder, so readers can tell a live run from an abandoned one.
  */
 import { LeaseHeldError } from "../errors.ts";
-import {
-  atomicWriteStoreJson,
-  lstatStoreSync,
-  openStoreFile,
-  readStoreTextOrNull,
-  secureStoreRoot,
-} from "../util/safe_fs.ts";
+import { atomicWriteStoreJson, lstatStoreSync, openStoreFile, secureStoreRoot } from "../util/safe_fs.ts";
+import { readStoreTextOrNull } from "../util/safe_read.ts";
 import { nowIso } from "../util/time.ts";
 import { storePaths } from "./paths.ts";
 import { isRecord, jsonRecordOrNull, localHostname } from "../util/common.ts";

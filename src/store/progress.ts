@@ -5,7 +5,8 @@
  */
 import { RunFailedError } from "../errors.ts";
 import { storePaths } from "./paths.ts";
-import { atomicWriteStoreText, ensureStoreDir, lstatStoreSync, readStoreTextOrNull } from "../util/safe_fs.ts";
+import { atomicWriteStoreText, ensureStoreDir, lstatStoreSync } from "../util/safe_fs.ts";
+import { readStoreTextOrNull } from "../util/safe_read.ts";
 import { appendHeldLine } from "../util/held_append.ts";
 import { normalizePromptId } from "../util/ids.ts";
 import { nowIso } from "../util/time.ts";

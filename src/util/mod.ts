@@ -60,14 +60,16 @@ export {
   lstatStoreSync,
   openStoreFile,
   openStoreFileSync,
-  openStoreReaderSync,
-  readStoreBytesOrNullSync,
-  readStoreTextOrNull,
-  readStoreTextOrNullSync,
   secureStoreRoot,
   secureStoreRootSync,
   StoreIntegrityError,
 } from "./safe_fs.ts";
+export {
+  openStoreReaderSync,
+  readStoreBytesOrNullSync,
+  readStoreTextOrNull,
+  readStoreTextOrNullSync,
+} from "./safe_read.ts";
 export { sendSignal } from "./signal.ts";
 export { spawnRetryingBusy } from "./spawn.ts";
 export { denoOut, type TextOut } from "./text_out.ts";

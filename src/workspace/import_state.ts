@@ -19,8 +19,8 @@ import {
   ensureStoreDir,
   lstatStore,
   openStoreFile,
-  readStoreTextOrNull,
 } from "../util/safe_fs.ts";
+import { readStoreTextOrNull } from "../util/safe_read.ts";
 import { nowIso } from "../util/time.ts";
 
 /** `prompt_runner.state_import/v1`: the receipt, also printed by the command. */

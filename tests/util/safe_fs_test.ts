@@ -8,13 +8,12 @@ import {
   atomicWriteStoreJson,
   ensureStoreDirSync,
   openStoreFileSync,
-  readStoreBytesOrNullSync,
-  readStoreTextOrNull,
   secureStoreRootSync,
   setStoreWarningSink,
   StoreIntegrityError,
   verifyHandle,
 } from "../../src/util/safe_fs.ts";
+import { readStoreBytesOrNullSync, readStoreTextOrNull } from "../../src/util/safe_read.ts";
 
 async function outside(root: string): Promise<string> {
   const dir = `${root}/outside`;
