@@ -6,7 +6,7 @@
  * ({@link docPieces}) instead of one `JSON.stringify` of the whole document.
  */
 
-/** What this file needs of a prompt entry (`PromptState` in src/run/state.ts, which imports this file). */
+/** What this file needs of a prompt entry (`PromptState` in src/run/state_doc.ts; src/run/state.ts imports this file). */
 interface EntryShape {
   status: string;
   result?: { last_verifier: unknown } | undefined;
