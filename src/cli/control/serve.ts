@@ -146,7 +146,7 @@ export const spec: CommandSpec = {
       : await loadTokensFile(tokensFile!);
     const targets = await serveTargets(ctx.positionals);
     // Before the server starts: the threads the runtime starts for it inherit the priority.
-    const priority = lowerPriority(nice);
+    const priority = await lowerPriority(nice);
     if (priority.nice === null) {
       ctx.stderr.write(`warning: could not lower the server's priority (--nice ${nice}): ${priority.error}\n`);
     }

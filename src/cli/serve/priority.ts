@@ -6,9 +6,10 @@
  *
  * The nice value is set on the calling thread, the one that runs the server's JavaScript and its sockets; threads the
  * runtime starts later inherit it. It is only ever raised: a server started under `nice` keeps the lower priority it
- * was given, and raising a priority back would need a privilege the server does not ask for.
+ * was given, and raising a priority back would need a privilege the server does not ask for. `node:os` is imported
+ * when the server starts, not statically: a static `node:` import is hoisted to the top of the bundle and would load
+ * Deno's Node compatibility layer at every start of every command (tests/cli/bundle_test.ts).
  */
-import { getPriority, setPriority } from "node:os";
 
 /** The nice value `control serve` takes unless told (`--nice`). */
 export const DEFAULT_NICE = 10;
@@ -29,8 +30,9 @@ export function parseNice(text: string | undefined): number | null {
  * Lower this thread's priority to nice `target` (never raise it). Returns the nice value in force afterwards, or the
  * error when the platform refused (the server then runs at the priority it had, and says so).
  */
-export function lowerPriority(target: number): PriorityOutcome {
+export async function lowerPriority(target: number): Promise<PriorityOutcome> {
   try {
+    const { getPriority, setPriority } = await import("node:os");
     const now = getPriority();
     if (target <= now) return { nice: now };
     setPriority(target);
