@@ -3,6 +3,7 @@
  * group with stdin closed, splits stdout into lines, keeps stderr in a ring buffer, enforces the idle and session
  * timeouts, and runs the interrupt procedure of docs/reference/control-plane.md §8.5 so that no provider or tool process survives.
  */
+import { concatBytes } from "../util/bytes.ts";
 import { LaunchError, type ProcessIdentity } from "./types.ts";
 import { spawnRetryingBusy } from "../util/spawn.ts";
 import {
@@ -71,16 +72,6 @@ function delay(ms: number): { promise: Promise<void>; cancel(): void } {
     id = setTimeout(resolve, Math.min(Math.max(0, ms), MAX_TIMER_MS));
   });
   return { promise, cancel: () => clearTimeout(id) };
-}
-
-function concatBytes(parts: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let off = 0;
-  for (const p of parts) {
-    out.set(p, off);
-    off += p.length;
-  }
-  return out;
 }
 
 /** Poll until none of the recorded processes is alive (or the bound passes). */

@@ -9,6 +9,7 @@
  * (`vfork`) as `setsid <command> …`: setsid(1), not a group leader, calls setsid() and execs the command in place,
  * so the command runs in its own session and process group under the same pid, exactly as a detached spawn would.
  */
+import { concatBytes } from "./bytes.ts";
 import { sendSignal } from "./signal.ts";
 import { spawnRetryingBusy } from "./spawn.ts";
 import { meterSpawn } from "./read_meter.ts";
@@ -89,16 +90,6 @@ function killGroup(pid: number, signal: Deno.Signal): void {
   if (!sendSignal(-pid, signal)) sendSignal(pid, signal);
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let off = 0;
-  for (const p of parts) {
-    out.set(p, off);
-    off += p.length;
-  }
-  return out;
-}
-
 async function collect(stream: ReadableStream<Uint8Array> | null, stop: Promise<void>): Promise<Uint8Array> {
   if (stream === null) return new Uint8Array();
   const reader = stream.getReader();
@@ -115,7 +106,7 @@ async function collect(stream: ReadableStream<Uint8Array> | null, stop: Promise<
   } finally {
     await reader.cancel().catch(() => {});
   }
-  return concat(parts);
+  return concatBytes(parts);
 }
 
 /**

@@ -1,4 +1,5 @@
 /** The public surface of src/util/: what other folders import from it (docs/architecture.md, Layers). */
+export { concatBytes } from "./bytes.ts";
 export {
   defaultAuthor,
   elapsedSince,

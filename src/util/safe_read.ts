@@ -4,6 +4,7 @@
  * safe_fs.ts.
  */
 import { lstatStoreSync, StoreIntegrityError, verifyHandle } from "./safe_fs.ts";
+import { concatBytes } from "./bytes.ts";
 
 /**
  * Whether the process may write `path` now. A query never prompts: a read-only command (its write permission
@@ -50,14 +51,7 @@ function readAllSync(file: Deno.FsFile): Uint8Array {
     chunks.push(buf.slice(0, n));
     total += n;
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.length;
-  }
-  return out;
+  return chunks.length === 1 ? chunks[0]! : concatBytes(chunks, total);
 }
 
 /**

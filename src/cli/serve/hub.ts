@@ -6,6 +6,7 @@
 import { type RunRef, type StreamItem, subscribeBatches } from "../../control/mod.ts";
 import { FrameBuilder, type FrameRun } from "./frames.ts";
 import { Fifo } from "./ring.ts";
+import { concatBytes } from "../../util/bytes.ts";
 
 /**
  * What a hub's ring may hold, in bytes: the frames' bytes plus an allowance per chunk and per frame for the objects
@@ -308,12 +309,5 @@ export function joinBytes(parts: Uint8Array[], size: number): Uint8Array {
     }
     next += p.length;
   }
-  if (adjacent) return new Uint8Array(first.buffer, first.byteOffset, size);
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return adjacent ? new Uint8Array(first.buffer, first.byteOffset, size) : concatBytes(parts, size);
 }
