@@ -132,8 +132,20 @@ export async function waitText(page: Page, sel: string, want: string | RegExp): 
     }, { what: `${sel} to read ${want}`, timeoutMs: PAGE_WAIT_MS, intervalMs: 100 });
     return hit.t;
   } catch (e) {
-    throw new Error(`${(e as Error).message}; it reads ${JSON.stringify(last)}`);
+    // What the page showed when the wait gave up, kept with the other artifacts.
+    const shot = await screenshot(page, `timeout_${sel.replace(/\W+/g, "_")}`).catch(() => null);
+    throw new Error(`${(e as Error).message}; it reads ${JSON.stringify(last)}${shot ? `; page: ${shot}` : ""}`);
   }
+}
+
+/**
+ * Click `sel` the way its own handlers see a click: dispatched on the element in the page. A mouse click at the
+ * element's coordinates (`page.click`) lands elsewhere when the layout moves between the two — the event list above the
+ * contract panel grows while a loaded machine renders a burst of events — and the click is then lost.
+ */
+export async function press(page: Page, sel: string): Promise<void> {
+  await page.waitForSelector(sel, { timeout: PAGE_WAIT_MS });
+  await page.$eval(sel, (e) => (e as unknown as { click(): void }).click());
 }
 
 /** An attribute of the page's body (the page publishes its connection state, last seq, prompt, status there). */

@@ -6,7 +6,16 @@
  */
 import assert from "node:assert/strict";
 import { dashboardResponse } from "../../src/cli/serve/dashboard.ts";
-import { bodyAttr, browserSkipReason, launchBrowser, screenshot, textOf, waitAttr, waitText } from "./_browser.ts";
+import {
+  bodyAttr,
+  browserSkipReason,
+  launchBrowser,
+  press,
+  screenshot,
+  textOf,
+  waitAttr,
+  waitText,
+} from "./_browser.ts";
 
 const skip = browserSkipReason();
 if (skip) console.error(`SKIPPED: ${skip}`);
@@ -145,11 +154,11 @@ Deno.test({
       await page.goto(`http://127.0.0.1:${server.addr.port}/`, { waitUntil: "load" });
       // A wrong token: the API answers 401 and the page asks again, saying why.
       await page.type("#token-input", "wrong-token-0123456789");
-      await page.click("#token-form button[type=submit]");
+      await press(page, "#token-form button[type=submit]");
       await waitText(page, "#token-result", /401/);
       assert.equal(await page.evaluate("sessionStorage.length"), 0, "a refused token is not kept");
       await page.type("#token-input", TOKEN);
-      await page.click("#token-form button[type=submit]");
+      await press(page, "#token-form button[type=submit]");
       await waitAttr(page, "data-run-finished", (v) => v === "completed", "the run's end");
       await waitAttr(page, "data-conn", (v) => v === "ended", "the stream to end");
       assert.equal(await page.evaluate("sessionStorage.length"), 1, "the accepted token is kept for the tab");
@@ -186,7 +195,7 @@ Deno.test({
       await screenshot(page, "scripted_render");
 
       // A long run keeps at most 5,000 lines: the oldest go, and the page says how many.
-      await page.click('#targets li[data-target="long"]');
+      await press(page, '#targets li[data-target="long"]');
       await waitAttr(page, "data-last-seq", (v) => v === "5201", "the long run's last event");
       assert.equal(await page.$eval("#events", (e) => e.childElementCount), 5000);
       assert.equal(await bodyAttr(page, "data-trimmed"), "201");

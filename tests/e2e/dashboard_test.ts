@@ -12,6 +12,7 @@ import {
   launchBrowser,
   type LiveRun,
   openDashboard,
+  press,
   renderedSeqs,
   screenshot,
   type Server,
@@ -114,7 +115,7 @@ test("the page shows the live prompt and receives new events", async ({ run, ser
   }, WAIT("three more events in the store"));
   await waitAttr(page, "data-last-seq", (v) => Number(v) >= later, `the page to show seq ${later}`);
   // The thinking toggle hides thinking lines without dropping them.
-  await page.click("#thinking-toggle");
+  await press(page, "#thinking-toggle");
   assert.equal(await page.evaluate("getComputedStyle(document.querySelector('#events .ev-thinking')).display"), "none");
   await screenshot(page, "live_run");
   assert.deepEqual(outside, [], "the page loads nothing from elsewhere");
@@ -131,14 +132,14 @@ test("a view change and a steer made from the page reach the run and show as app
   assert.match(await text(page, "#steer-budget"), new RegExp(`^steers left: ${left} of ${max}`));
 
   await page.select("#view-log_mode", "verbose");
-  await page.click("#view-form button[type=submit]");
+  await press(page, "#view-form button[type=submit]");
   await waitText(page, "#view-result", /^set_view .*: applied$/);
   await waitText(page, "#view-now-log_mode", "verbose");
   await page.waitForSelector('#events [data-type="view_changed"]', PAGE_WAIT);
   assert.match(await text(page, '#events [data-type="view_changed"]'), /view changed by ada: log_mode=verbose/);
 
   await page.type("#steer-text", "Please also write a summary.");
-  await page.click("#steer-form button[type=submit]");
+  await press(page, "#steer-form button[type=submit]");
   await waitText(page, "#steer-result", /^steer .*: applied$/);
   await page.waitForSelector('#events [data-type="steer_delivered"]', PAGE_WAIT);
   await waitText(page, "#snap-steers", `${left - 1} of ${max}`);
@@ -166,7 +167,7 @@ test("a read-only token's steer is refused (403) and audited", async ({ run, ser
   await waitText(page, "#who", "rita · read");
   await page.type("#steer-text", "I may only read.");
   const response = page.waitForResponse((r) => r.url().endsWith("/steer") && r.request().method() === "POST");
-  await page.click("#steer-form button[type=submit]");
+  await press(page, "#steer-form button[type=submit]");
   assert.equal((await response).status(), 403);
   await waitText(page, "#steer-result", /forbidden|403|role/i);
   assert.match(await page.$eval("#steer-result", (e) => e.className), /error/);
@@ -210,17 +211,17 @@ test("the contract panel: diff, amend and relax from the page, a reason required
     ).map((l) => JSON.parse(l) as Record<string, unknown>);
   const page = await openDashboard(browser, server, tokens.amend);
   await waitText(page, "#snap-prompt", "01 (1/1)");
-  await page.click("#contract-form button[type=submit]");
+  await press(page, "#contract-form button[type=submit]");
   await waitText(page, "#contract-view", /files_exist.*done\.txt/);
 
   // Amend: refused in the page without a reason (nothing recorded), recorded with one, and the diff shows it.
   await page.type("#amend-clause", "files_exist");
   await page.type("#amend-entries", "notes.txt");
-  await page.click("#amend-form button[type=submit]");
+  await press(page, "#amend-form button[type=submit]");
   await waitText(page, "#amend-result", "a reason is required");
   assert.deepEqual(await records(), []);
   await page.type("#amend-reason", "notes.txt is part of the work");
-  await page.click("#amend-form button[type=submit]");
+  await press(page, "#amend-form button[type=submit]");
   await waitText(page, "#amend-result", /^amend recorded/);
   await waitText(page, "#contract-view", /\+ files_exist.*notes\.txt/);
 
@@ -229,11 +230,11 @@ test("the contract panel: diff, amend and relax from the page, a reason required
   await page.select("#relax-operation", "remove");
   await page.type("#relax-entries", "notes.txt");
   await page.type("#relax-reason", "notes.txt is optional after all");
-  await page.click("#relax-form button[type=submit]");
+  await press(page, "#relax-form button[type=submit]");
   await waitText(page, "#relax-result", /tick the confirmation/);
   assert.equal((await records()).length, 1, "an unconfirmed relax records nothing");
-  await page.click("#relax-confirm");
-  await page.click("#relax-form button[type=submit]");
+  await press(page, "#relax-confirm");
+  await press(page, "#relax-form button[type=submit]");
   await waitText(page, "#relax-result", /^relax recorded/);
   await screenshot(page, "contract_amended_and_relaxed");
   const recs = await records();
