@@ -90,6 +90,10 @@ test("the page shows the live prompt and receives new events", async ({ run, ser
   page.on("console", (m) => {
     if (m.type() === "error") errors.push(m.text());
   });
+  // Where the contract form is as soon as the page has chosen its target, before the run's snapshot and events are
+  // shown: none of what arrives may move it (a click aimed at it must land on it).
+  const formTop = () => page.$eval("#contract-form", (f) => f.getBoundingClientRect().top);
+  const topBefore = await formTop();
   await waitText(page, "#snap-prompt", "01 (1/1)");
   assert.match(await text(page, "#snap-status"), /^running/);
   assert.equal(await text(page, "#targets li .badge"), "running");
@@ -114,6 +118,7 @@ test("the page shows the live prompt and receives new events", async ({ run, ser
     return m >= seen + 3 && m;
   }, WAIT("three more events in the store"));
   await waitAttr(page, "data-last-seq", (v) => Number(v) >= later, `the page to show seq ${later}`);
+  assert.equal(await formTop(), topBefore, "the contract form moved while the run's snapshot and events arrived");
   // The thinking toggle hides thinking lines without dropping them.
   await press(page, "#thinking-toggle");
   assert.equal(await page.evaluate("getComputedStyle(document.querySelector('#events .ev-thinking')).display"), "none");

@@ -25,7 +25,7 @@ section h2, aside h2 { font-size: 13px; margin: 0 0 6px; color: var(--muted); te
 #snapshot { grid-column: 1 / -1; display: flex; flex-wrap: wrap; gap: 18px; }
 #snapshot .fact b { display: block; font-size: 11px; color: var(--muted); font-weight: normal; }
 #events-panel { grid-row: span 4; }
-#events { font-family: var(--mono); font-size: 12.5px; max-height: 70vh; overflow: auto; }
+#events { font-family: var(--mono); font-size: 12.5px; height: 70vh; overflow: auto; }
 .ev { padding: 1px 0; white-space: pre-wrap; word-break: break-word; }
 .ev-prompt { margin-top: 8px; font-weight: bold; border-top: 1px dashed var(--line); padding-top: 6px; }
 .ev-thinking { color: var(--muted); font-style: italic; }
