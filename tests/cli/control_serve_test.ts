@@ -5,6 +5,7 @@ import { RUN_ID, startLivePlane, writeDemoPacket } from "../control/_harness.ts"
 import { storePaths, storeRootForPacket } from "../../src/store/paths.ts";
 import { parseJsonLines } from "../../src/util/fs.ts";
 import { call, openStream, startServe } from "./_serve_support.ts";
+import { spawnCli } from "../support/cli.ts";
 
 async function logOf(dir: string) {
   return parseJsonLines(await Deno.readTextFile(storePaths(storeRootForPacket(dir)).log));
@@ -143,5 +144,33 @@ Deno.test("control serve: SIGTERM with a client following a live run closes the 
   } finally {
     await live.stop();
     await srv.stop();
+  }
+});
+
+Deno.test("control serve: a SIGTERM sent the moment its line is read stops it cleanly (exit 0), in JSON and text mode", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  // The line is printed only once SIGTERM is handled: a supervisor stopping the server as soon as it is ready must get
+  // a shutdown, not the signal's default death (exit 143). Repeated, since the window it closes is short.
+  for (let i = 0; i < 4; i++) {
+    const srv = await startServe([dir]);
+    const stopped = await srv.stop();
+    assert.equal(stopped.code, 0, `JSON mode, round ${i}: ${stopped.stderr}`);
+  }
+  for (let i = 0; i < 2; i++) {
+    const child = spawnCli(["control", "serve", dir]);
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let out = "";
+    while (!out.includes("\n")) {
+      const r = await reader.read();
+      if (r.done) break;
+      out += r.value;
+    }
+    assert.match(out, /^Serving /);
+    child.kill("SIGTERM");
+    const status = await child.status;
+    await reader.cancel();
+    await child.stderr.cancel();
+    assert.equal(status.code, 0, `text mode, round ${i}`);
   }
 });

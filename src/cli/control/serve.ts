@@ -160,13 +160,15 @@ export const spec: CommandSpec = {
       allowHosts: list(ctx, "allow-host"),
       writesPerMinute: rate,
     });
-    if (ctx.json) printJson(ctx, { url: server.url, token: generated, nice: priority.nice });
-    else {
-      ctx.stdout.write(`Serving ${targets.map((t) => t.id).join(", ")} at ${server.url}\n`);
-      if (priority.nice !== null && priority.nice > 0) ctx.stdout.write(`Priority: nice ${priority.nice}\n`);
-      if (generated !== null) ctx.stdout.write(`Token (role amend, as ${defaultAuthor()}): ${generated}\n`);
-      else ctx.stdout.write(`Tokens: ${tokensFile}\n`);
-    }
+    const announce = () => {
+      if (ctx.json) printJson(ctx, { url: server.url, token: generated, nice: priority.nice });
+      else {
+        ctx.stdout.write(`Serving ${targets.map((t) => t.id).join(", ")} at ${server.url}\n`);
+        if (priority.nice !== null && priority.nice > 0) ctx.stdout.write(`Priority: nice ${priority.nice}\n`);
+        if (generated !== null) ctx.stdout.write(`Token (role amend, as ${defaultAuthor()}): ${generated}\n`);
+        else ctx.stdout.write(`Tokens: ${tokensFile}\n`);
+      }
+    };
     await untilInterrupted(async (signal) => {
       let stopped: () => void = () => {};
       const stop = new Promise<void>((r) => stopped = r);
@@ -176,6 +178,9 @@ export const spec: CommandSpec = {
         Deno.addSignalListener("SIGTERM", term);
       } catch { /* no signal support */ }
       signal.addEventListener("abort", shut, { once: true });
+      // Announced only once SIGINT and SIGTERM are handled: a supervisor that stops the server the moment it reads
+      // the line gets a clean shutdown (exit 0), never the signal's default death.
+      announce();
       await Promise.race([server.finished, stop]);
       try {
         Deno.removeSignalListener("SIGTERM", term);
