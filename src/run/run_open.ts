@@ -169,15 +169,54 @@ function planeHooks(scope: RunScope, deskSlot: { readonly desk: SteerDesk | null
   };
 }
 
+/** Signals that arrived while the run was opening, before its context existed ({@link holdSignals}). */
+export interface HeldSignals {
+  /** How many arrived. */
+  count: number;
+  /** Remove the listeners (once {@link listenForSignals} has its own, or when the run never opened). */
+  release(): void;
+}
+
+/**
+ * Listen for SIGINT and SIGTERM from the run's first step: a signal that arrives while the run opens (its first
+ * `--json` lines are out by then) is counted and handled as soon as the run's context exists, by
+ * {@link listenForSignals} — the run closes as interrupted (exit 130) instead of dying by the signal and being found
+ * abandoned. A second one before then exits at once with 130, as a second Ctrl-C does.
+ */
+export function holdSignals(): HeldSignals {
+  const sigs: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  const held: HeldSignals = {
+    count: 0,
+    release: () => {
+      for (const s of sigs) {
+        try {
+          Deno.removeSignalListener(s, onSignal);
+        } catch { /* ignore */ }
+      }
+    },
+  };
+  const onSignal = () => {
+    held.count++;
+    if (held.count >= 2) Deno.exit(INTERRUPTED_EXIT);
+  };
+  for (const s of sigs) {
+    try {
+      Deno.addSignalListener(s, onSignal);
+    } catch { /* signals unsupported */ }
+  }
+  return held;
+}
+
 /**
  * Signals: the first interrupts the live provider and closes the run as interrupted (exit 130); a second kills the
  * provider at once, then still closes the plane and the run record and releases the lease before exiting 130.
- * Returns the function that removes the listeners.
+ * Signals `held` while the run opened are handled now, in order. Returns the function that removes the listeners.
  */
 export function listenForSignals(
   ctx: RunContext,
   opened: RunOpening,
   lastWords: (() => Promise<unknown>) | null = null,
+  held: HeldSignals | null = null,
 ): () => void {
   let signals = 0;
   const onSignal = () => {
@@ -205,6 +244,11 @@ export function listenForSignals(
     try {
       Deno.addSignalListener(s, onSignal);
     } catch { /* signals unsupported */ }
+  }
+  // Installed before the held listeners go: no signal falls between the two.
+  if (held) {
+    held.release();
+    for (let i = 0; i < held.count; i++) onSignal();
   }
   return () => {
     for (const s of sigs) {

@@ -32,7 +32,7 @@ import type { RecoveryTarget } from "./crash_recovery.ts";
 import { recoverAtStart, recoveryPending } from "./recover_at_start.ts";
 import { pendingIn } from "./commit_pending.ts";
 import { runExitCode, runOrder, runVerdict } from "./run_decide.ts";
-import { listenForSignals, NO_CONTEXT, openContext, openRun, type RunOpening } from "./run_open.ts";
+import { holdSignals, listenForSignals, NO_CONTEXT, openContext, openRun, type RunOpening } from "./run_open.ts";
 import { INTERRUPTED_EXIT } from "./interrupts.ts";
 import { runPrompts, type RunTally } from "./run_loop.ts";
 import { type RunRequest, writesStoreRoot } from "./run_request.ts";
@@ -175,9 +175,11 @@ async function runLeased(
   // The run's read-only git queries go through one long-lived shell instead of a spawn of this process each.
   const shell = openHelperShell();
   // The journal, progress.log and the verification history stay open between the run's appends (each still checked).
-  const held = openHeldAppends();
+  const appends = openHeldAppends();
   // Attempts' log files are made ahead, off the runner's thread, and named by a link at the attempt's start.
   const spares = writesStoreRoot(req.runtimeStore) ? openSpareFiles(req.storeRoot) : null;
+  // From here the run writes its first lines: a signal is held until the run can close as interrupted.
+  const held = holdSignals();
   try {
     const opened = await openRun(shown, packet, prompts.map((p) => p.id), lease);
     const track = (plane: RunnerPlane) => trackPlane(plane, display.progress, ...(ciLog ? [ciLog] : []));
@@ -185,7 +187,12 @@ async function runLeased(
     display.attach(() => ctx.breakStream());
     ciLog?.attach(() => ctx.breakStream());
     // A second Ctrl-C exits from the signal handler: the reports are its last words (docs/ci.md).
-    const stopListening = listenForSignals(ctx, opened, () => hardStopReports(ctx, shown, opened, prompts, ciLog));
+    const stopListening = listenForSignals(
+      ctx,
+      opened,
+      () => hardStopReports(ctx, shown, opened, prompts, ciLog),
+      held,
+    );
     let tally: RunTally;
     try {
       tally = await runPrompts(ctx, desk, prompts, {
@@ -201,8 +208,9 @@ async function runLeased(
     failpoint("run.before_close");
     return await closeRun(ctx, shown, opened, tally, ciLog);
   } finally {
+    held.release();
     display.stop();
-    closeHeldAppends(held);
+    closeHeldAppends(appends);
     await closeSpareFiles(spares);
     await closeHelperShell(shell);
   }
