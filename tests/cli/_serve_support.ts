@@ -2,7 +2,7 @@
  * `control serve` in tests: spawns the command as a user would (exactly its permissions, tests/support/cli.ts),
  * reads its one `--json` line, and offers small fetch helpers and an SSE frame reader.
  */
-import { type CliOptions, spawnCli } from "../support/cli.ts";
+import { type CliOptions, readFirstLine, spawnCli } from "../support/cli.ts";
 
 /** A running `control serve`. */
 export interface Served {
@@ -20,12 +20,7 @@ export async function startServe(args: string[], opts: CliOptions = {}): Promise
   const child = spawnCli(["control", "serve", ...args, "--json"], opts);
   const errText = new Response(child.stderr).text();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = "";
-  while (!buf.includes("\n")) {
-    const r = await reader.read();
-    if (r.done) break;
-    buf += r.value;
-  }
+  const buf = await readFirstLine(reader);
   // Keep draining stdout so the child never blocks on a full pipe.
   (async () => {
     while (!(await reader.read()).done) { /* drain */ }

@@ -5,7 +5,7 @@ import { RUN_ID, startLivePlane, writeDemoPacket } from "../control/_harness.ts"
 import { storePaths, storeRootForPacket } from "../../src/store/paths.ts";
 import { parseJsonLines } from "../../src/util/fs.ts";
 import { call, openStream, startServe } from "./_serve_support.ts";
-import { spawnCli } from "../support/cli.ts";
+import { readFirstLine, spawnCli } from "../support/cli.ts";
 
 async function logOf(dir: string) {
   return parseJsonLines(await Deno.readTextFile(storePaths(storeRootForPacket(dir)).log));
@@ -160,12 +160,7 @@ Deno.test("control serve: a SIGTERM sent the moment its line is read stops it cl
   for (let i = 0; i < 2; i++) {
     const child = spawnCli(["control", "serve", dir]);
     const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let out = "";
-    while (!out.includes("\n")) {
-      const r = await reader.read();
-      if (r.done) break;
-      out += r.value;
-    }
+    const out = await readFirstLine(reader);
     assert.match(out, /^Serving /);
     child.kill("SIGTERM");
     const status = await child.status;

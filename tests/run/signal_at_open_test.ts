@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
 import { writeScalePacket } from "../../scripts/bench/_scale_packet.ts";
-import { runCli, spawnCli } from "../support/cli.ts";
+import { readFirstLine, runCli, spawnCli } from "../support/cli.ts";
 import { storeRootForPacket } from "../../src/store/paths.ts";
 
 Deno.test("run: a SIGTERM at the first --json line closes the run as interrupted (exit 130), not abandoned", async () => {
@@ -17,12 +17,7 @@ Deno.test("run: a SIGTERM at the first --json line closes the run as interrupted
     await writeScalePacket(dir, 3);
     const child = spawnCli(["run", dir, "--no-commit", "--json"], { cwd: dir });
     const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let out = "";
-    while (!out.includes("\n")) {
-      const r = await reader.read();
-      if (r.done) break;
-      out += r.value;
-    }
+    const out = await readFirstLine(reader);
     assert.equal((JSON.parse(out.slice(0, out.indexOf("\n"))) as { seq: number }).seq, 1, "the run's first line");
     child.kill("SIGTERM");
     const status = await child.status;

@@ -86,3 +86,17 @@ export function parseJsonOut(r: CliResult): Record<string, unknown> {
     throw new Error(`stdout is not JSON (exit ${r.code}):\n${r.stdout}\n--- stderr ---\n${r.stderr}`);
   }
 }
+
+/**
+ * Read `reader` up to and including its first newline (or its end): what a process printed first, such as a server's
+ * ready line. The reader stays open for the rest.
+ */
+export async function readFirstLine(reader: ReadableStreamDefaultReader<string>): Promise<string> {
+  let buf = "";
+  while (!buf.includes("\n")) {
+    const r = await reader.read();
+    if (r.done) break;
+    buf += r.value;
+  }
+  return buf;
+}
