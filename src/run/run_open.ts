@@ -184,27 +184,29 @@ export interface HeldSignals {
  * abandoned. A second one before then exits at once with 130, as a second Ctrl-C does.
  */
 export function holdSignals(): HeldSignals {
-  const sigs: Deno.Signal[] = ["SIGINT", "SIGTERM"];
-  const held: HeldSignals = {
-    count: 0,
-    release: () => {
-      for (const s of sigs) {
-        try {
-          Deno.removeSignalListener(s, onSignal);
-        } catch { /* ignore */ }
-      }
-    },
-  };
-  const onSignal = () => {
+  const held: HeldSignals = { count: 0, release: () => {} };
+  held.release = onStopSignals(() => {
     held.count++;
     if (held.count >= 2) Deno.exit(INTERRUPTED_EXIT);
-  };
+  });
+  return held;
+}
+
+/** Call `handler` on SIGINT and SIGTERM; returns the function that removes it. */
+function onStopSignals(handler: () => void): () => void {
+  const sigs: Deno.Signal[] = ["SIGINT", "SIGTERM"];
   for (const s of sigs) {
     try {
-      Deno.addSignalListener(s, onSignal);
+      Deno.addSignalListener(s, handler);
     } catch { /* signals unsupported */ }
   }
-  return held;
+  return () => {
+    for (const s of sigs) {
+      try {
+        Deno.removeSignalListener(s, handler);
+      } catch { /* ignore */ }
+    }
+  };
 }
 
 /**
@@ -239,22 +241,11 @@ export function listenForSignals(
       );
     }
   };
-  const sigs: Deno.Signal[] = ["SIGINT", "SIGTERM"];
-  for (const s of sigs) {
-    try {
-      Deno.addSignalListener(s, onSignal);
-    } catch { /* signals unsupported */ }
-  }
+  const stop = onStopSignals(onSignal);
   // Installed before the held listeners go: no signal falls between the two.
   if (held) {
     held.release();
     for (let i = 0; i < held.count; i++) onSignal();
   }
-  return () => {
-    for (const s of sigs) {
-      try {
-        Deno.removeSignalListener(s, onSignal);
-      } catch { /* ignore */ }
-    }
-  };
+  return stop;
 }
