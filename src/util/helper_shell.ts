@@ -10,6 +10,12 @@
  * newline or NUL is not sent (the caller runs the command the ordinary way). A request past its deadline takes the
  * shell's whole group down (SIGKILL: its commands only read, so there is nothing to clean up) and the next request
  * starts a new shell; the shell exits when the runner closes its stdin or dies.
+ *
+ * A shell reads its input one byte per system call (`read` must not consume past the line), so a request's length is
+ * its cost before the command even starts — about a microsecond per byte here, ~170 for a baseline's `git status`
+ * (docs/bench.md, "Per-prompt cost"). The first time a request's text is seen it is defined as a shell function and
+ * called; the same request again sends only the function's name. The names are per shell (a new shell starts with
+ * none) and at most {@link MAX_NAMED} are defined; past that, requests go as written.
  */
 import { sendSignal } from "./signal.ts";
 import { meterSpawn } from "./read_meter.ts";
@@ -18,6 +24,9 @@ import { type HelperResult, mayRunQuietly } from "./helper.ts";
 const SCRIPT = "E=$(mktemp) || exit 1\ntrap 'rm -f \"$E\"' EXIT\n" +
   'while IFS= read -r line; do eval "$line"; r=$?; printf \'\\0%s %d\\n\' "$PR_TOKEN" "$r"; ' +
   '[ "$r" -eq 0 ] || cat "$E"; printf \'\\0%s\\n\' "$PR_TOKEN"; done\n';
+
+/** Most distinct requests a shell keeps as functions (a run repeats a few: its repos' baselines, its git queries). */
+const MAX_NAMED = 64;
 
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
@@ -50,8 +59,12 @@ export class HelperShell {
   #closed = false;
   /** The shell could not be spawned (e.g. a narrow `--allow-run` without `sh`): serve nothing, callers spawn. */
   #unavailable = false;
+  /** Requests defined as functions in the running shell, request text → function name. */
+  #named = new Map<string, string>();
   /** Shells started (the first, and one after each deadline). */
   starts = 0;
+  /** Bytes of requests written to the shells (test seam: a repeated request is sent as a short call). */
+  sentBytes = 0;
 
   /** Whether `req` can go through the shell (no newline or NUL in any word). */
   static accepts(req: ShellRequest): boolean {
@@ -87,6 +100,7 @@ export class HelperShell {
     this.#writer = this.#child.stdin.getWriter();
     this.#reader = this.#child.stdout.getReader();
     this.#len = 0;
+    this.#named = new Map();
     this.starts++;
     return true;
   }
@@ -98,14 +112,16 @@ export class HelperShell {
       return null;
     }
     const env = Object.entries(req.env ?? {}).map(([k, v]) => `${k}=${quote(v)} `).join("");
-    const line = `${env}${[req.command, ...req.args].map(quote).join(" ")} </dev/null 2>"$E"\n`;
+    const line = this.#line(`${env}${[req.command, ...req.args].map(quote).join(" ")} </dev/null 2>"$E"`);
     meterSpawn(req.command);
     // At the deadline the answer is given up at once: a child that left the group may still hold the pipe open.
     let expire!: () => void;
     const expired = new Promise<"expired">((r) => (expire = () => r("expired")));
     const deadline = setTimeout(expire, req.timeoutMs);
     try {
-      await this.#writer!.write(new TextEncoder().encode(line));
+      const bytes = new TextEncoder().encode(line);
+      this.sentBytes += bytes.length;
+      await this.#writer!.write(bytes);
       const frame = await Promise.race([this.#readFrame(), expired]);
       if (frame === "expired") {
         this.#drop();
@@ -124,6 +140,16 @@ export class HelperShell {
     } finally {
       clearTimeout(deadline);
     }
+  }
+
+  /** The line that runs `command` in the current shell: its function's name once defined (see the module note). */
+  #line(command: string): string {
+    const known = this.#named.get(command);
+    if (known !== undefined) return `${known}\n`;
+    if (this.#named.size >= MAX_NAMED) return `${command}\n`;
+    const name = `_pr_${this.#named.size}`;
+    this.#named.set(command, name);
+    return `${name}() { ${command}; }; ${name}\n`;
   }
 
   /** Read up to the closing frame: the command's stdout, exit code and stderr; null at end of stream. */

@@ -47,6 +47,59 @@ Deno.test("HelperShell: a command past its deadline takes the shell down; the ne
   }
 });
 
+Deno.test("HelperShell: a repeated request is sent as a short call, with the same answer", async () => {
+  const shell = new HelperShell();
+  try {
+    // Words a function body must keep literal: braces, semicolons, quotes, a dollar sign, the stderr file's name.
+    const req = { command: "printf", args: ["%s|", "a } b; c", "it's", '"$E"', "$(echo no)"], timeoutMs: 10_000 };
+    const sent: number[] = [];
+    const outs: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const before = shell.sentBytes;
+      const r = await shell.run(req);
+      sent.push(shell.sentBytes - before);
+      assert.equal(r?.success, true);
+      outs.push(text(r!.stdout));
+    }
+    assert.deepEqual(outs, Array(3).fill(`a } b; c|it's|"$E"|$(echo no)|`));
+    assert.ok(sent[0]! > 60, `the first request is sent whole (${sent[0]} bytes)`);
+    assert.ok(sent[1]! < 10 && sent[2]! < 10, `a repeat is sent as a call (${sent.slice(1)} bytes)`);
+    // Its exit code and stderr are the command's own, as for any request.
+    const fail = { command: "sh", args: ["-c", "echo err >&2; exit 4"], timeoutMs: 10_000 };
+    for (let i = 0; i < 2; i++) {
+      const r = await shell.run(fail);
+      assert.equal(r?.code, 4);
+      assert.equal(text(r!.stderr), "err\n");
+    }
+    // Past the most it keeps as functions, requests still run (sent as written).
+    for (let i = 0; i < 70; i++) {
+      const r = await shell.run({ command: "echo", args: [`n${i}`], timeoutMs: 10_000 });
+      assert.equal(text(r!.stdout), `n${i}\n`);
+    }
+    const last = shell.sentBytes;
+    assert.equal(text((await shell.run({ command: "echo", args: ["n69"], timeoutMs: 10_000 }))!.stdout), "n69\n");
+    assert.ok(shell.sentBytes - last > 10, "a request past the limit is not named");
+  } finally {
+    await shell.close();
+  }
+});
+
+Deno.test("HelperShell: a new shell (after a deadline) knows no names: a request the old one knew is sent whole", async () => {
+  const shell = new HelperShell();
+  try {
+    const req = { command: "echo", args: ["known"], timeoutMs: 10_000 };
+    assert.equal(text((await shell.run(req))!.stdout), "known\n");
+    assert.equal(text((await shell.run(req))!.stdout), "known\n");
+    assert.equal((await shell.run({ command: "sleep", args: ["30"], timeoutMs: 200 }))?.timedOut, true);
+    const again = await shell.run(req);
+    assert.equal(again?.success, true, `served by the new shell: ${text(again!.stderr)}`);
+    assert.equal(text(again!.stdout), "known\n");
+    assert.equal(shell.starts, 2);
+  } finally {
+    await shell.close();
+  }
+});
+
 Deno.test("HelperShell: requests it cannot frame are refused up front; a closed shell serves nothing", async () => {
   assert.equal(HelperShell.accepts({ command: "git", args: ["a\nb"], timeoutMs: 1 }), false);
   assert.equal(HelperShell.accepts({ command: "git", args: ["a b", "it's"], timeoutMs: 1 }), true);
