@@ -342,7 +342,7 @@ export async function atomicWriteStoreChunks(
 }
 
 /** Synchronous {@link atomicWriteStoreText}. */
-function atomicWriteStoreTextSync(path: string, text: string, opts: AtomicOpts = {}): void {
+export function atomicWriteStoreTextSync(path: string, text: string, opts: AtomicOpts = {}): void {
   lstatStoreSync(path, "file");
   atomicWriteTextSync(path, text, opts);
 }
