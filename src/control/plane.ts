@@ -6,12 +6,7 @@
 import type { Envelope, ProviderEvent, RunnerEvent, View } from "../events/mod.ts";
 import { isProviderEventType } from "../events/types.ts";
 import { encodeEnvelope } from "../events/json.ts";
-import {
-  appendStoreLineSync,
-  atomicWriteStoreText,
-  atomicWriteStoreTextSync,
-  lstatStoreSync,
-} from "../util/safe_fs.ts";
+import { appendStoreLineSync, atomicWriteStoreText, lstatStoreSync } from "../util/safe_fs.ts";
 import { readStoreTextOrNullSync } from "../util/safe_read.ts";
 import { nowIso } from "../util/time.ts";
 import { meterWrite } from "../util/read_meter.ts";
@@ -181,10 +176,6 @@ class FilePlane implements RunnerPlane {
         meterWrite("snapshot rename");
       },
       (e) => this.#snapshotFailed(e),
-      (text, w) => {
-        atomicWriteStoreTextSync(this.#paths.snapshot, text, { ...w, failpoint: "snapshot.before_rename" });
-        meterWrite("snapshot rename");
-      },
     );
     this.#schedule = new SnapshotSchedule(opts.snapshotCoalesceMs ?? SNAPSHOT_COALESCE_MS, () => {
       if (!this.#closed) this.#writeSnapshot();
@@ -435,7 +426,7 @@ class FilePlane implements RunnerPlane {
     else this.#schedule.transition();
   }
 
-  #writeSnapshot(opts: { fsync?: boolean; now?: boolean } = {}): void {
+  #writeSnapshot(opts: { fsync?: boolean } = {}): void {
     const s = this.#snap;
     const now = Date.now();
     s.updated_at = new Date(now).toISOString();
@@ -449,9 +440,7 @@ class FilePlane implements RunnerPlane {
     // The snapshot never names a seq that is not in the file yet: flush, then serialise, then hand the bytes to the
     // writer (src/control/snapshot_writer.ts), which replaces the file off this thread, in order.
     this.#events.flush();
-    const text = prettyJson(s);
-    if (opts.now) this.#writer.submitNow(text, { fsync: opts.fsync === true });
-    else this.#writer.submit(text, opts);
+    this.#writer.submit(prettyJson(s), opts);
   }
 
   /** A snapshot write failed: one notice per run, and the next write still happens. */
@@ -688,9 +677,8 @@ class FilePlane implements RunnerPlane {
 
   sync(): Promise<void> {
     if (this.#closed) return Promise.resolve();
-    // A prompt boundary is a state transition: counters folded since the last write reach the snapshot now — written
-    // on this thread when no write is in flight, since the boundary waits for it anyway (snapshot_writer.ts).
-    if (this.#schedule.dirty) this.#writeSnapshot({ now: true });
+    // A prompt boundary is a state transition: counters folded since the last write reach the snapshot now.
+    if (this.#schedule.dirty) this.#writeSnapshot();
     this.#events.sync();
     this.#audit.sync();
     return this.#writer.idle();

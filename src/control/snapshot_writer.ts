@@ -5,18 +5,11 @@
  * the file system works. One write is in flight at a time, and while it is, only the newest document waits for the
  * next: the file never goes backwards, and a burst of transitions costs one more write, not one per transition.
  * A failed write is reported (the plane says it once) and the next document is still written.
- *
- * At a prompt boundary the runner waits for the write anyway ({@link SnapshotWriter.idle}): there
- * {@link SnapshotWriter.submitNow} writes on the runner's thread when nothing is in flight — the same steps as
- * synchronous calls, without a hop to the blocking pool and back for each (docs/bench.md, "Per-prompt cost").
  */
 import { isTempSiblingName } from "../util/fs.ts";
 
 /** Writes one whole document (`fsync`: make it durable before it replaces the file). */
 export type SnapshotWriteFn = (text: string, opts: { fsync: boolean }) => Promise<void>;
-
-/** {@link SnapshotWriteFn} made with synchronous calls. */
-export type SnapshotWriteSyncFn = (text: string, opts: { fsync: boolean }) => void;
 
 /** In-order, coalescing writer of one document file. */
 export class SnapshotWriter {
@@ -24,29 +17,8 @@ export class SnapshotWriter {
   #fsync = false;
   #run: Promise<void> | null = null;
 
-  /**
-   * `write` replaces the file with one document; `failed` hears every write that threw; `writeSync` (optional) does
-   * what `write` does with synchronous calls, for {@link submitNow}.
-   */
-  constructor(
-    private readonly write: SnapshotWriteFn,
-    private readonly failed: (e: unknown) => void,
-    private readonly writeSync: SnapshotWriteSyncFn | null = null,
-  ) {}
-
-  /**
-   * Write `text` now, on this thread, when no write is in flight or waiting (it is then the newest document, so the file
-   * cannot go backwards); otherwise, or without a `writeSync`, exactly {@link submit}. A failed write is reported as
-   * one in flight would be.
-   */
-  submitNow(text: string, opts: { fsync?: boolean } = {}): void {
-    if (this.#run !== null || this.writeSync === null) return this.submit(text, opts);
-    try {
-      this.writeSync(text, { fsync: opts.fsync === true });
-    } catch (e) {
-      this.#report(e);
-    }
-  }
+  /** `write` replaces the file with one document; `failed` hears every write that threw. */
+  constructor(private readonly write: SnapshotWriteFn, private readonly failed: (e: unknown) => void) {}
 
   /**
    * Queue `text` as the newest document. The write starts at once when none is in flight; else it replaces whatever
@@ -78,18 +50,14 @@ export class SnapshotWriter {
         try {
           await this.write(text, { fsync });
         } catch (e) {
-          this.#report(e);
+          try {
+            this.failed(e);
+          } catch { /* a failing reporter must not stop the writer or reject idle() */ }
         }
       }
     } finally {
       this.#run = null;
     }
-  }
-
-  #report(e: unknown): void {
-    try {
-      this.failed(e);
-    } catch { /* a failing reporter must not stop the writer or reject idle() */ }
   }
 }
 

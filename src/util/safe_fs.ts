@@ -342,7 +342,7 @@ export async function atomicWriteStoreChunks(
 }
 
 /** Synchronous {@link atomicWriteStoreText}. */
-export function atomicWriteStoreTextSync(path: string, text: string, opts: AtomicOpts = {}): void {
+function atomicWriteStoreTextSync(path: string, text: string, opts: AtomicOpts = {}): void {
   lstatStoreSync(path, "file");
   atomicWriteTextSync(path, text, opts);
 }

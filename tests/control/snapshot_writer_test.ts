@@ -86,43 +86,6 @@ Deno.test("real files under a slow first write: the file never goes backwards an
   assert.ok(seen.length < 201, `coalesced: ${seen.length} writes for 201 documents`);
 });
 
-Deno.test("submitNow: written on the caller's thread when idle; behind a write in flight it waits its turn", async () => {
-  const gate = new GatedWrites();
-  const now: { text: string; fsync: boolean }[] = [];
-  const failures: unknown[] = [];
-  const w = new SnapshotWriter(gate.write, (e) => failures.push(e), (text, opts) => {
-    if (text === "bad") throw new Error("disk full");
-    now.push({ text, fsync: opts.fsync });
-  });
-  // Idle: done before submitNow returns, nothing left for idle() to wait for.
-  w.submitNow("a", { fsync: true });
-  assert.deepEqual(now, [{ text: "a", fsync: true }]);
-  assert.equal(w.busy, false);
-  // A write in flight: the document goes behind it (never written before it, so the file cannot go backwards).
-  w.submit("b");
-  w.submitNow("c");
-  assert.deepEqual(now.map((x) => x.text), ["a"]);
-  gate.releaseAll();
-  while (gate.started.length < 2) await new Promise((r) => setTimeout(r, 0));
-  gate.releaseAll();
-  await w.idle();
-  assert.deepEqual(gate.done, ["b", "c"]);
-  // A failed write on this thread is reported like any other, and the next one still goes.
-  w.submitNow("bad");
-  w.submitNow("d");
-  assert.equal(failures.length, 1);
-  assert.match(String(failures[0]), /disk full/);
-  assert.deepEqual(now.map((x) => x.text), ["a", "d"]);
-  // Without a synchronous writer it is submit().
-  const gate2 = new GatedWrites();
-  const plain = new SnapshotWriter(gate2.write, (e) => assert.fail(`unexpected failure ${e}`));
-  plain.submitNow("x");
-  assert.equal(plain.busy, true);
-  gate2.releaseAll();
-  await plain.idle();
-  assert.deepEqual(gate2.done, ["x"]);
-});
-
 Deno.test("a failed write is reported and the next document is still written", async () => {
   const failures: unknown[] = [];
   const written: string[] = [];
