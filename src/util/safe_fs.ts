@@ -327,7 +327,8 @@ export function appendStoreLineSync(path: string, line: string, opts: { fsync?: 
  * file at the target is refused rather than silently replaced.
  */
 export async function atomicWriteStoreText(path: string, text: string, opts: AtomicOpts = {}): Promise<void> {
-  await lstatStore(path, "file");
+  // Synchronous: one short system call, like every append's check, not a hop to the blocking pool and back.
+  lstatStoreSync(path, "file");
   await atomicWriteText(path, text, opts);
 }
 

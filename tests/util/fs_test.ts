@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { atomicWriteChunks, nullIfAbsent, readTextOrNull } from "../../src/util/fs.ts";
+import { atomicWriteChunks, nullIfAbsent, readTextOrNull, writeViaTemp } from "../../src/util/fs.ts";
 import { tempDir } from "../support/fs.ts";
 
 Deno.test("nullIfAbsent(): absence (or a path through a file) is null; EISDIR and other errors are thrown again", async () => {
@@ -38,4 +38,36 @@ Deno.test("atomicWriteChunks(): pieces of any size and script land as their conc
   await assert.rejects(() => atomicWriteChunks(path, failing()), /boom/);
   assert.equal(await Deno.readTextFile(path), pieces.join(""));
   assert.deepEqual([...Deno.readDirSync(dir.path)].map((e) => e.name), ["doc.json"]);
+});
+
+Deno.test("writeViaTemp(): with or without an fsync, the file lands whole, private, with no temp left", async () => {
+  await using dir = await tempDir();
+  const path = `${dir.path}/snapshot.json`;
+  await Deno.writeTextFile(path, "old");
+  for (const fsync of [false, true]) {
+    const text = `{"fsync":${fsync},"pad":"${"é".repeat(70_000)}"}`;
+    await writeViaTemp(`${dir.path}/.snapshot.json.1.a.tmp`, path, text, { fsync });
+    assert.equal(await Deno.readTextFile(path), text);
+    assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+    assert.deepEqual([...Deno.readDirSync(dir.path)].map((e) => e.name), ["snapshot.json"]);
+    await writeViaTemp(`${dir.path}/.snapshot.json.1.b.tmp`, path, new TextEncoder().encode("bytes"), { fsync });
+    assert.equal(await Deno.readTextFile(path), "bytes");
+  }
+});
+
+Deno.test("writeViaTemp(): a rename that fails removes the temp it wrote; a missing directory leaves nothing", async () => {
+  await using dir = await tempDir();
+  // The target is a non-empty directory: the temp is written, the rename over it fails.
+  const target = `${dir.path}/doc`;
+  await Deno.mkdir(target);
+  await Deno.writeTextFile(`${target}/keep`, "x");
+  for (const fsync of [false, true]) {
+    await assert.rejects(writeViaTemp(`${dir.path}/.doc.tmp`, target, "{}", { fsync }));
+    assert.deepEqual([...Deno.readDirSync(dir.path)].map((e) => e.name), ["doc"], `fsync ${fsync}`);
+    assert.equal(await Deno.readTextFile(`${target}/keep`), "x");
+    await assert.rejects(
+      writeViaTemp(`${dir.path}/no/.doc.tmp`, `${dir.path}/no/doc`, "{}", { fsync }),
+      Deno.errors.NotFound,
+    );
+  }
 });

@@ -74,6 +74,12 @@ Deno.test("atomic writes: a link at the target is refused; a link at the temp na
     await Deno.remove(tmp).catch(() => {});
     await Deno.symlink(link, tmp);
     await assert.rejects(writeViaTemp(tmp, target, "{}"), (e) => e instanceof Deno.errors.AlreadyExists);
+    assert.ok(Deno.lstatSync(tmp).isSymlink, "what was at the temp name is not ours: left as it was");
+    await assert.rejects(
+      writeViaTemp(tmp, target, "{}", { fsync: true }),
+      (e) => e instanceof Deno.errors.AlreadyExists,
+    );
+    assert.ok(Deno.lstatSync(tmp).isSymlink, "the same with an fsync");
   }
   assert.equal(await Deno.readTextFile(`${out}/f`), "keep\n");
   await assert.rejects(Deno.lstat(`${out}/missing`), Deno.errors.NotFound);
