@@ -132,7 +132,16 @@ async function checkReports(files: ReturnType<typeof ciFiles>, count: number): P
 async function baselineGitMs(repo: string): Promise<number> {
   const shell = new HelperShell();
   try {
-    const args = ["-C", repo, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all"];
+    const args = [
+      "-C",
+      repo,
+      "status",
+      "--porcelain=v2",
+      "--branch",
+      "--no-ahead-behind",
+      "-z",
+      "--untracked-files=all",
+    ];
     const env = { GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
     const times: number[] = [];
     for (let i = 0; i < 12; i++) {
