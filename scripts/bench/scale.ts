@@ -21,6 +21,7 @@ import { parseProgress, parseProgressLine } from "../../src/store/progress.ts";
 import { BenchFailure, check, median, round, sized } from "./_harness.ts";
 import { writeScalePacket } from "./_scale_packet.ts";
 import { HelperShell } from "../../src/util/helper_shell.ts";
+import { BRANCH_STATUS_ARGS, GIT_ENV } from "../../src/contract/git.ts";
 import { RUNNER_V8_FLAGS } from "../../src/run/detach.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -132,17 +133,8 @@ async function checkReports(files: ReturnType<typeof ciFiles>, count: number): P
 async function baselineGitMs(repo: string): Promise<number> {
   const shell = new HelperShell();
   try {
-    const args = [
-      "-C",
-      repo,
-      "status",
-      "--porcelain=v2",
-      "--branch",
-      "--no-ahead-behind",
-      "-z",
-      "--untracked-files=all",
-    ];
-    const env = { GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
+    const args = ["-C", repo, ...BRANCH_STATUS_ARGS];
+    const env = { ...GIT_ENV };
     const times: number[] = [];
     for (let i = 0; i < 12; i++) {
       const t0 = performance.now();

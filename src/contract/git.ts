@@ -14,7 +14,12 @@ export interface GitResult {
 /** Deadline of one verifier git query. */
 const GIT_QUERY_TIMEOUT_MS = 5 * 60 * 1000;
 
-const GIT_ENV = { GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
+/** The environment of every read-only git query (no optional locks, no prompts, stable output). */
+export const GIT_ENV: Readonly<Record<string, string>> = {
+  GIT_OPTIONAL_LOCKS: "0",
+  GIT_TERMINAL_PROMPT: "0",
+  LC_ALL: "C",
+};
 
 /** Run `git -C root …args` and capture its output. */
 export async function gitIn(root: string, args: string[]): Promise<GitResult> {
@@ -172,11 +177,21 @@ function parsePorcelainV2(out: string): BranchStatus {
 }
 
 /**
- * Branch status of a work tree; `notRepo` when `root` is missing or not inside a work tree. Without the ahead/behind
- * counts against the upstream, which nothing here reads: git works them out by walking the history between the branch
- * and its upstream, on every read — a prompt's baseline among them (18.1 against 5.9 ms for a branch 3,000 commits
- * behind its upstream; docs/bench.md, "Per-prompt cost").
+ * The arguments of {@link branchStatus}'s `git status` (after `-C <root>`). Without the ahead/behind counts against the
+ * upstream, which nothing here reads: git works them out by walking the history between the branch and its upstream,
+ * on every read — a prompt's baseline among them (18.1 against 5.9 ms for a branch 3,000 commits behind its upstream;
+ * docs/bench.md, "Per-prompt cost").
  */
+export const BRANCH_STATUS_ARGS: readonly string[] = [
+  "status",
+  "--porcelain=v2",
+  "--branch",
+  "--no-ahead-behind",
+  "-z",
+  "--untracked-files=all",
+];
+
+/** Branch status of a work tree; `notRepo` when `root` is missing or not inside a work tree. */
 export async function branchStatus(
   root: string,
   cache: GitCache = new GitCache(),
@@ -186,14 +201,7 @@ export async function branchStatus(
   } catch {
     return { ok: false, notRepo: true, error: "missing" };
   }
-  const r = await cache.run(root, [
-    "status",
-    "--porcelain=v2",
-    "--branch",
-    "--no-ahead-behind",
-    "-z",
-    "--untracked-files=all",
-  ]);
+  const r = await cache.run(root, [...BRANCH_STATUS_ARGS]);
   if (r.ok) return { ok: true, status: parsePorcelainV2(r.stdout) };
   const error = r.stderr.trim() || `exit ${r.code}`;
   return { ok: false, notRepo: /not a git repository/i.test(error), error };
