@@ -59,8 +59,8 @@ export async function writeViaTemp(
   data: string | Uint8Array,
   opts: AtomicOpts = {},
 ): Promise<void> {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   if (!opts.fsync) {
-    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
     try {
       await Deno.writeFile(tmp, bytes, { createNew: true, mode: FILE_MODE });
     } catch (e) {
@@ -72,7 +72,6 @@ export async function writeViaTemp(
     return;
   }
   await fillViaTemp(tmp, path, opts, async (file) => {
-    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
     let off = 0;
     while (off < bytes.length) off += await file.write(bytes.subarray(off));
   });
