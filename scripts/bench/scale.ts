@@ -185,6 +185,19 @@ function ioFloorMs(dir: string): number {
   return median(passes);
 }
 
+/** Median µs of creating one small new file in `dir` (a new directory), over `count` files left in place. */
+function createProbeUs(dir: string, count = 40): number {
+  Deno.mkdirSync(dir, { recursive: true });
+  const bytes = new Uint8Array(16);
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t0 = performance.now();
+    Deno.writeFileSync(`${dir}/f${i}`, bytes, { createNew: true });
+    times.push((performance.now() - t0) * 1000);
+  }
+  return median(times);
+}
+
 /** Median per-prompt ms of the prompts `from`..`to` (0-based, exclusive end) of a run's completion instants. */
 function decileMedian(doneAt: number[], from: number, to: number): number {
   const gaps: number[] = [];
@@ -196,16 +209,25 @@ function decileMedian(doneAt: number[], from: number, to: number): number {
 export async function bench(): Promise<Record<string, number | string>> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "pr-bench-scale-" }));
   try {
-    await writeScalePacket(`${root}/one`, 1);
-    await writeScalePacket(`${root}/hundred`, 101);
-    await runPacketOnce(`${root}/one`, 1); // warm the module cache
+    // Every timed run gets a packet of its own, written before the first: nothing is deleted from here until the case
+    // ends, so no run pays for the files an earlier one left behind (docs/bench.md "Per-prompt cost").
+    await writeScalePacket(`${root}/warm`, 1);
+    for (let i = 0; i < REPEATS; i++) {
+      await writeScalePacket(`${root}/one-${i}`, 1);
+      await writeScalePacket(`${root}/hundred-${i}`, 101);
+    }
+    await runPacketOnce(`${root}/warm`, 1); // warm the module cache
+    // What creating a file costs on this disk as the timed runs begin (a trivial prompt creates about six): on ext4
+    // without a journal each create walks past every inode its block group freed in the last 60–360 s, so after the
+    // tests or an earlier case it is ~0.4 ms instead of ~30 µs (docs/bench.md "Per-prompt cost").
+    const createUs = createProbeUs(`${root}/probe`);
     const t1: number[] = [], t101: number[] = [];
     for (let i = 0; i < REPEATS; i++) {
-      t1.push((await runPacketOnce(`${root}/one`, 1)).ms);
-      t101.push((await runPacketOnce(`${root}/hundred`, 101)).ms);
+      t1.push((await runPacketOnce(`${root}/one-${i}`, 1)).ms);
+      t101.push((await runPacketOnce(`${root}/hundred-${i}`, 101)).ms);
     }
     const overhead = (median(t101) - median(t1)) / 100;
-    const gitMs = await baselineGitMs(`${root}/hundred/app`);
+    const gitMs = await baselineGitMs(`${root}/hundred-0/app`);
     await Deno.mkdir(`${root}/io_floor`);
     const floorMs = ioFloorMs(`${root}/io_floor`);
     await writeScalePacket(`${root}/big`, BIG);
@@ -221,6 +243,7 @@ export async function bench(): Promise<Record<string, number | string>> {
       repeats: REPEATS,
       run_1_prompt_median_ms: round(median(t1), 1),
       run_101_prompts_median_ms: round(median(t101), 1),
+      file_create_at_start_us: round(createUs, 1),
       runner_overhead_per_prompt_ms: round(overhead, 2),
       baseline_git_status_median_ms: round(gitMs, 2),
       runner_overhead_without_git_per_prompt_ms: round(overhead - gitMs, 2),
