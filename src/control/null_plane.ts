@@ -53,6 +53,7 @@ export function nullPlane(
     guardrail() {},
     agentControl() {},
     sync: () => Promise.resolve(),
+    syncRecord: () => {},
     close: () => {
       live = { ...live };
       return Promise.resolve();

@@ -677,11 +677,16 @@ class FilePlane implements RunnerPlane {
 
   sync(): Promise<void> {
     if (this.#closed) return Promise.resolve();
+    this.syncRecord();
+    return this.#writer.idle();
+  }
+
+  syncRecord(): void {
+    if (this.#closed) return;
     // A prompt boundary is a state transition: counters folded since the last write reach the snapshot now.
     if (this.#schedule.dirty) this.#writeSnapshot();
     this.#events.sync();
     this.#audit.sync();
-    return this.#writer.idle();
   }
 
   async close(status: "completed" | "failed", reason: string | null): Promise<void> {

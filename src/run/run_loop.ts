@@ -78,7 +78,9 @@ export async function runPrompts(
         ctx.completedThisRun.add(prompt.id);
         ctx.plane.transition({ completed_count: ctx.completedThisRun.size });
       }
-      await ctx.plane.sync(); // the boundary's one snapshot write, with the count
+      // The boundary's one snapshot write, with the count: handed to the writer, not waited for (a view; the next
+      // prompt's writes queue behind it in order). The events and the audit log are fsynced before the next prompt.
+      ctx.plane.syncRecord();
     }
     const next = afterPrompt(outcome, settings.keepGoing);
     if (next.failed) tally.failed.push(next.failed);

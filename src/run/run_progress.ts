@@ -115,6 +115,7 @@ export function trackPlane(plane: RunnerPlane, progress: RunProgress, ...also: P
     guardrail: (params) => plane.guardrail(params),
     agentControl: (entry) => plane.agentControl(entry),
     sync: () => plane.sync(),
+    syncRecord: () => plane.syncRecord(),
     close: (status, reason) => plane.close(status, reason),
   };
 }

@@ -144,6 +144,34 @@ Deno.test("plane: a burst of transitions ends with the file equal to the plane's
   assert.deepEqual([snap.status, snap.stage], ["completed", "closed"]);
 });
 
+Deno.test("plane: a boundary's syncRecord has the events in the file at once and leaves the snapshot to the writer", async () => {
+  await using tmp = await tempDir();
+  const { plane, paths } = await testPlane(`${tmp.path}/s`);
+  try {
+    await plane.sync();
+    const before = await Deno.readTextFile(paths.snapshot);
+    plane.transition({ stage: "session", prompt_id: "p1", attempt: 1 });
+    plane.record({ type: "message", data: { text: "hello" } } as never, {
+      prompt_id: "p1",
+      attempt: 1,
+      stream: "initial",
+      provider: "simulated",
+      session_id: null,
+    });
+    plane.transition({ stage: "between_prompts", completed_count: 1 });
+    plane.syncRecord();
+    // Same tick: the events are written (and fsynced), the snapshot's replacement has not been waited for.
+    const events = Deno.readTextFileSync(paths.events);
+    assert.ok(events.includes('"hello"'), events);
+    assert.equal(Deno.readTextFileSync(paths.snapshot), before);
+    await plane.settled();
+    const snap = await readJson(paths.snapshot);
+    assert.deepEqual([snap.prompt_id, snap.stage, snap.completed_count], ["p1", "between_prompts", 1]);
+  } finally {
+    await plane.close("completed", null);
+  }
+});
+
 Deno.test("plane: failed snapshot writes give one notice, and a later write still lands", async () => {
   await using tmp = await tempDir();
   const { plane, hooks, paths } = await testPlane(`${tmp.path}/s`);
