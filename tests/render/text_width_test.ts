@@ -113,7 +113,19 @@ Deno.test("emoji, combining marks, escape sequences and unlisted scripts need st
 Deno.test("once loaded, string-width measures everything", async () => {
   await loadFullWidth();
   assert.equal(fullWidthLoaded(), true);
-  for (const t of ["👍🏽 done", "e\u0301", "\u001b[31mred\u001b[0m", "한국어", "✓ ok"]) {
+  // Simple text (measured by the table), simple text ending in one that is not (string-width from there), and the rest.
+  const texts = [
+    "✅ completed",
+    "│ box ─ 42",
+    "abc👍",
+    "ok ✓ e\u0301",
+    "👍🏽 done",
+    "e\u0301",
+    "\u001b[31mred\u001b[0m",
+    "한국어",
+    "✓ ok",
+  ];
+  for (const t of texts) {
     assert.equal(textWidth(t), stringWidth(t), JSON.stringify(t));
     assert.equal(truncate(t, 3), referenceTruncate(t, 3));
   }
