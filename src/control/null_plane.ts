@@ -52,7 +52,6 @@ export function nullPlane(
     },
     guardrail() {},
     agentControl() {},
-    sync: () => Promise.resolve(),
     syncRecord: () => {},
     close: () => {
       live = { ...live };

@@ -675,8 +675,8 @@ class FilePlane implements RunnerPlane {
     this.record({ type: "agent_control", data }, this.#ctx);
   }
 
+  /** Test seam: {@link syncRecord}, then wait until the snapshot is in the file. */
   sync(): Promise<void> {
-    if (this.#closed) return Promise.resolve();
     this.syncRecord();
     return this.#writer.idle();
   }
@@ -726,7 +726,7 @@ class FilePlane implements RunnerPlane {
  */
 export async function openPlane(
   opts: OpenPlaneOptions,
-): Promise<RunnerPlane & { readonly audit: AuditWriter; settled(): Promise<void> }> {
+): Promise<RunnerPlane & { readonly audit: AuditWriter; settled(): Promise<void>; sync(): Promise<void> }> {
   const plane = new FilePlane(opts);
   plane.open();
   // The first snapshot is in the file when the plane is handed over: a reader polling the store never misses a run.

@@ -155,12 +155,10 @@ export interface RunnerPlane {
    * `agent:<prompt>#<iteration>`, once per key) and the `agent_control` event.
    */
   agentControl(entry: AgentControlEntry): void;
-  /** Flush and fsync the record files, write the snapshot if anything changed, and wait until it is in the file. */
-  sync(): Promise<void>;
   /**
-   * A prompt boundary's {@link RunnerPlane.sync} without the wait for the snapshot: the events and the audit log are
-   * flushed and fsynced before it returns, the snapshot is handed to its writer, which replaces the file off the
-   * runner's thread while the next prompt starts (docs/reference/control-plane.md §4.4).
+   * A prompt boundary: the events and the audit log are flushed and fsynced before it returns; the snapshot (written if
+   * anything changed) is handed to its writer, which replaces the file off the runner's thread while the next prompt
+   * starts (docs/reference/control-plane.md §4.4). Nothing waits for the snapshot but close.
    */
   syncRecord(): void;
   /** Append run_finished, final snapshot, last sweep, fsync, stop watching. */

@@ -114,7 +114,6 @@ export function trackPlane(plane: RunnerPlane, progress: RunProgress, ...also: P
     steerRejected: (steer, reason) => plane.steerRejected(steer, reason),
     guardrail: (params) => plane.guardrail(params),
     agentControl: (entry) => plane.agentControl(entry),
-    sync: () => plane.sync(),
     syncRecord: () => plane.syncRecord(),
     close: (status, reason) => plane.close(status, reason),
   };

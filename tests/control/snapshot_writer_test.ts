@@ -151,7 +151,7 @@ Deno.test("plane: a boundary's syncRecord has the events in the file at once and
     await plane.sync();
     const before = await Deno.readTextFile(paths.snapshot);
     plane.transition({ stage: "session", prompt_id: "p1", attempt: 1 });
-    plane.record({ type: "message", data: { text: "hello" } } as never, {
+    plane.record({ type: "message_streamed", data: { delta: "hello" } }, {
       prompt_id: "p1",
       attempt: 1,
       stream: "initial",
