@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { parseJsonOut, runCli, spawnCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
 import { RUN_ID, startLivePlane, writeDemoPacket } from "../control/_harness.ts";
-import { holdsOpen, waitFor } from "../support/wait.ts";
+import { holdsOpen, waitFor, within } from "../support/wait.ts";
 
 Deno.test("control events --no-follow prints human lines; --json prints envelopes", async () => {
   await using tmp = await tempDir();
@@ -37,6 +37,38 @@ Deno.test("control events follows until the run finishes and ends with -- run co
   const text = new TextDecoder().decode(out.stdout);
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
   assert.equal(text, "-- run completed --\n");
+});
+
+Deno.test("control events prints a live event while the run is still running (flushed when the follower waits)", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  const live = await startLivePlane(dir);
+  const child = spawnCli(["control", "events", dir, "--from", "current"]);
+  const events = `${dir}/.prompt_runner/control/events.jsonl`;
+  await waitFor(() => holdsOpen(child.pid, events), { what: "the follower following events.jsonl" });
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  try {
+    assert.equal((await runCli(["control", "view", dir, "--tool-output", "full", "--wait"])).code, 0);
+    // The run has not ended: the line can only arrive because the follower flushed before it waited again.
+    while (!text.includes("view_changed")) {
+      const r = await within(reader.read(), 15_000, null);
+      if (r === null) throw new Error(`no live event printed within 15 s: ${JSON.stringify(text)}`);
+      if (r.done) throw new Error(`the follower ended before printing the live event: ${JSON.stringify(text)}`);
+      text += r.value;
+    }
+    assert.ok(!text.includes("-- run"), `the run had not ended yet: ${JSON.stringify(text)}`);
+  } finally {
+    await live.stop();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    await child.status;
+  }
+  assert.match(text, /view_changed +.*tool_output=full/);
+  assert.ok(text.endsWith("-- run completed --\n"), JSON.stringify(text));
 });
 
 Deno.test("control events --from rejects a malformed cursor with exit 2", async () => {

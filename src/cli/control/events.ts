@@ -136,23 +136,21 @@ export function eventLine(e: Record<string, unknown>): string {
 }
 
 /**
- * Lines written in batches: at 64 KiB, or 10 ms after the first line of a batch (timers run whenever the follower
- * waits, so a live stream is printed promptly), and at the end. One write per line was the cost of a long replay.
+ * Lines written in batches: at 64 KiB, whenever the follower has delivered everything there is and is about to wait
+ * (its `onIdle`, so a live stream is printed as soon as it is read), and at the end. One write per line was the cost
+ * of a long replay. No timer: the first `setTimeout` of a process loads Deno's timer layer (~5 ms of a replay of a
+ * finished run, docs/bench.md).
  */
 class Batched {
   #buf: string[] = [];
   #size = 0;
-  #timer: ReturnType<typeof setTimeout> | null = null;
   constructor(private readonly out: (text: string) => void) {}
   write(text: string): void {
     this.#buf.push(text);
     this.#size += text.length;
     if (this.#size >= 65536) this.flush();
-    else this.#timer ??= setTimeout(() => this.flush(), 10);
   }
   flush(): void {
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = null;
     if (this.#size === 0) return;
     const text = this.#buf.join("");
     this.#buf = [];
@@ -183,7 +181,8 @@ export const spec: CommandSpec = {
     let lost = 0;
     const out = new Batched((text) => ctx.stdout.write(text));
     await untilInterrupted(async (signal) => {
-      for await (const item of subscribe(ref, { from, signal, follow: ctx.flags["no-follow"] !== true })) {
+      const onIdle = () => out.flush();
+      for await (const item of subscribe(ref, { from, signal, follow: ctx.flags["no-follow"] !== true, onIdle })) {
         if (ctx.json) {
           out.write(JSON.stringify(item) + "\n");
           continue;
