@@ -2,7 +2,8 @@
  * Diff rules of docs/reference/events-and-rendering.md §8: what a file-changing tool call carries (the patch itself, or only the
  * paths it touched), minimal line diffs, stats, context trimming and the line budget. Pure; no filesystem access.
  */
-import { diffArrays } from "diff";
+// The array diff alone (the package's public `lib/*.js` subpath): its index would evaluate all ~20 of its modules.
+import { diffArrays } from "diff/lib/diff/array.js";
 import { splitLines } from "./text.ts";
 
 /** One body line of a diff: added, removed or context. */

@@ -91,6 +91,12 @@ export function packageImports(source: string): string[] {
   return [...out].sort();
 }
 
+/** The package a bare specifier names: `diff` for `diff/lib/diff/array.js`, `@scope/name` for `@scope/name/x`. */
+export function packageName(specifier: string): string {
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
+}
+
 /** What evaluating some entry files evaluates with them: the files and packages reached by static value imports. */
 export interface StaticLoad {
   files: Set<string>;
