@@ -138,9 +138,10 @@ export async function* followRunBatches(
     }
     return next;
   };
-  const wake = live && follow && opts.wait === undefined
-    ? new Wakeup(opts.watch === false ? null : p.control, { ignore: snapshotFile })
-    : null;
+  // Armed at the first wait, not before the first drain: a finished run's stream ends in that drain, and a follower
+  // of it starts no watcher (one is a thread to start and to stop at exit). A live one drains once more after arming.
+  let wake: Wakeup | null = null;
+  const wakes = live && follow && opts.wait === undefined;
   let lastLease = 0;
   let lastSnap = 0;
   let lastRead = 0;
@@ -262,6 +263,11 @@ export async function* followRunBatches(
         }
       }
       opts.onIdle?.();
+      if (wakes && wake === null) {
+        // The watcher sees writes from now on: what was written before it is read by one more drain.
+        wake = new Wakeup(opts.watch === false ? null : p.control, { ignore: snapshotFile });
+        continue;
+      }
       if (opts.wait) await opts.wait(opts.signal);
       else await wake!.wait(pollMs, opts.signal);
       const since = Date.now() - lastRead;

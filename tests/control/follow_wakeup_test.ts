@@ -143,3 +143,67 @@ Deno.test("follow: a live follower does not wake for the snapshot's replacement,
     await lease.release();
   }
 });
+
+/** Count `Deno.watchFs` calls (the followers' default watcher) while `fn` runs. */
+async function countingWatchers<T>(fn: (count: () => number) => Promise<T>): Promise<T> {
+  const original = Deno.watchFs;
+  let calls = 0;
+  Deno.watchFs = ((...args: Parameters<typeof Deno.watchFs>) => {
+    calls += 1;
+    return original(...args);
+  }) as typeof Deno.watchFs;
+  try {
+    return await fn(() => calls);
+  } finally {
+    Deno.watchFs = original;
+  }
+}
+
+Deno.test("follow: a follower of a finished run reads it to its end without starting a watcher", async () => {
+  await using tmp = await tempDir();
+  const storeRoot = tmp.path;
+  const { lease, plane, record } = await hubRun(storeRoot);
+  await record(3);
+  await plane.close("completed", null);
+  await lease.release();
+  await countingWatchers(async (watchers) => {
+    const types: string[] = [];
+    for await (const item of followRun(storeRoot, RUN_ID, { from: "start", pollMs: 60_000 })) {
+      types.push(String(item.type));
+    }
+    assert.equal(types.filter((t) => t === "message_streamed").length, 3);
+    assert.equal(types.at(-1), "run_finished");
+    assert.equal(watchers(), 0, "no watcher for a stream that ended in the first read");
+  });
+});
+
+Deno.test("follow: a live follower arms its watcher at its first wait, and a line written then wakes it", async () => {
+  await using tmp = await tempDir();
+  const storeRoot = tmp.path;
+  const { lease, plane, record } = await hubRun(storeRoot);
+  await countingWatchers(async (watchers) => {
+    const ac = new AbortController();
+    const seqs: number[] = [];
+    let idles = 0;
+    // A poll of a minute: only the watcher can wake the follower within the test.
+    const opts = { from: "start" as const, signal: ac.signal, pollMs: 60_000, onIdle: () => idles++ };
+    const follower = (async () => {
+      for await (const item of followRun(storeRoot, RUN_ID, opts)) {
+        if (typeof item.seq === "number") seqs.push(item.seq);
+      }
+    })();
+    try {
+      await record(2);
+      await waitFor(() => seqs.length >= 2 && idles >= 2, { what: "the follower to read, arm and wait" });
+      assert.equal(watchers(), 1, "one watcher, armed at the first wait");
+      await record(1);
+      await waitFor(() => seqs.length >= 3, { what: "the line written after the watcher was armed" });
+      assert.equal(watchers(), 1);
+    } finally {
+      ac.abort();
+      await follower;
+      await plane.close("completed", null);
+      await lease.release();
+    }
+  });
+});
