@@ -18,7 +18,7 @@ import { promptBodyAt } from "../packet/prompt_body.ts";
 import { gitPathDiff } from "../render/git_diff.ts";
 import { loadFullWidth, needsFullWidthIn } from "../render/text_width.ts";
 import { Replayer } from "../render/replay.ts";
-import { eventStream, readEventFiles } from "../control/mod.ts";
+import { eventStream, readEventFiles } from "../control/event_files.ts";
 
 const VIEW_FLAGS = {
   "log-mode": "log_mode",

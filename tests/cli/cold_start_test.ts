@@ -132,12 +132,23 @@ const RENDER_SURFACE_FILES = [
   "src/render/status_line.ts",
 ];
 
-Deno.test("replay evaluates neither the packet loader, js-yaml nor the render surface up front", async () => {
+/** The control surface's request, steering and lease code (src/control/mod.ts): a replay only reads files. */
+const CONTROL_WRITE_FILES = [
+  "src/control/mod.ts",
+  "src/control/request.ts",
+  "src/control/steer.ts",
+  "src/control/refusal.ts",
+  "src/store/lease.ts",
+];
+
+Deno.test("replay evaluates neither the packet loader, js-yaml, the control surface nor the render surface up front", async () => {
   const files = await sources();
   const load = staticLoad(files, ["main.ts", commandModule(["replay"])]);
-  const bad = offending(load, [...PACKET_LOADER_FILES, ...RENDER_SURFACE_FILES, "src/cli/selection_flags.ts"], [
-    "js-yaml",
-  ]);
+  const bad = offending(
+    load,
+    [...PACKET_LOADER_FILES, ...RENDER_SURFACE_FILES, ...CONTROL_WRITE_FILES, "src/cli/selection_flags.ts"],
+    ["js-yaml"],
+  );
   assert.deepEqual(bad, [], `replay loads up front: ${bad.join(", ")}`);
   // A header's prompt file is the one its attempt's log names, its body read without decoding the front matter: no
   // YAML parser, no option code. Only a prompt without a log loads the packet's prompt files (and js-yaml), lazily.
@@ -151,6 +162,8 @@ Deno.test("replay evaluates neither the packet loader, js-yaml nor the render su
   for (const f of [...PACKET_LOADER_FILES, ...RENDER_SURFACE_FILES]) {
     assert.ok(run.files.has(f), `run should reach ${f}`);
   }
+  const steer = staticLoad(files, ["main.ts", commandModule(["control", "steer"])]);
+  for (const f of CONTROL_WRITE_FILES) assert.ok(steer.files.has(f), `control steer should reach ${f}`);
 });
 
 Deno.test("the check sees heavy loads: run reaches the lanes, the runner, the verifier and the renderer", async () => {
