@@ -154,8 +154,13 @@ export async function readRollupInputs(storeRoot: string): Promise<RollupInputs>
     : null;
   const delivered = runId ? await tolerant(p.interventions, () => steerCountsForRun(storeRoot, runId)) : null;
   const amendmentTexts = new Map<string, string>();
-  for (const id of amendmentPromptIds(record, currentId)) {
+  const ids = amendmentPromptIds(record, currentId);
+  // One listing instead of a failed lookup per prompt without amendments (most of them; a NotFound error per prompt
+  // was ~40 µs each, 0.4 s at 10,000 prompts); a directory that cannot be listed is read file by file.
+  const present = ids.length > 1 ? listedNames(p.amendments) : null;
+  for (const id of ids) {
     const file = p.amendmentsFile(id);
+    if (present !== null && !present.has(file.slice(file.lastIndexOf("/") + 1))) continue;
     const text = await tolerant(file, () => readStoreTextOrNull(file));
     if (text !== null) amendmentTexts.set(id, text);
   }
@@ -172,6 +177,17 @@ export async function readRollupInputs(storeRoot: string): Promise<RollupInputs>
     leftovers: await readLeftovers(storeRoot, lease),
     readErrors,
   };
+}
+
+/** The entry names of a store directory (empty when it does not exist), or null when it cannot be listed. */
+function listedNames(dir: string): Set<string> | null {
+  try {
+    const names = new Set<string>();
+    for (const e of Deno.readDirSync(dir)) names.add(e.name);
+    return names;
+  } catch (e) {
+    return e instanceof Deno.errors.NotFound ? new Set() : null;
+  }
 }
 
 /** state.json with the entries a live (or dead) runner has not rewritten into it yet (docs/reference/runner.md §10.2). */

@@ -214,3 +214,27 @@ Deno.test("status after a real completed run reports the last prompt, the lease 
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("status reads each selected prompt's amendments file it lists, and reports one it may not read", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  await writeRunRecord(dir, "completed");
+  const p = storePaths(storeRootForPacket(dir));
+  await Deno.mkdir(p.amendments, { recursive: true });
+  const record = {
+    schema: "prompt_runner.amendment/v1",
+    seq: 1,
+    run_id: RUN_ID,
+    prompt_id: "02",
+    kind: "amend",
+    phase: "pre_verify",
+  };
+  await Deno.writeTextFile(p.amendmentsFile("02"), JSON.stringify(record) + "\n");
+  let j = parseJsonOut(await runCli(["status", dir, "--json"]));
+  assert.deepEqual(j.amendments, [{ prompt_id: "02", count: 1, phases: ["pre_verify"] }]);
+  // A symlink where 01's file would be is listed, read by name and refused, and said: not skipped as absent.
+  await Deno.symlink(p.amendmentsFile("02"), p.amendmentsFile("01"));
+  j = parseJsonOut(await runCli(["status", dir, "--json"]));
+  assert.match(JSON.stringify(j), /amendments\/01\.jsonl not read/);
+  assert.deepEqual(j.amendments, [{ prompt_id: "02", count: 1, phases: ["pre_verify"] }]);
+});
