@@ -32,7 +32,7 @@ export class Wakeup {
     opts: { rearmMs?: number; watchFs?: FollowWatchFactory; ignore?: (name: string) => boolean } = {},
   ) {
     const ignore = opts.ignore;
-    // The first watcher is created synchronously (before the caller's first drain), so nothing falls in between.
+    // The first watcher is created synchronously: a caller that reads after constructing this misses nothing.
     this.#watch = dir
       ? new WatchLoop(dir, {
         watchFs: opts.watchFs ?? defaultWatch,
