@@ -90,10 +90,13 @@ function positiveInt(flags: FlagValues, name: string): number | null {
   return Number(v);
 }
 
-async function existing(paths: string[]): Promise<string | null> {
+// The header lookups below are synchronous: they run one prompt after another, and at an asynchronous round trip per
+// file operation they were most of a long replay's time (0.6 ms a prompt at 2,500 prompts).
+
+function existing(paths: string[]): string | null {
   for (const p of paths) {
     try {
-      await Deno.stat(p);
+      Deno.statSync(p);
       return p;
     } catch { /* try the next */ }
   }
@@ -101,13 +104,13 @@ async function existing(paths: string[]): Promise<string | null> {
 }
 
 /** The first bytes of a file (a log's header), or "" when it does not read. */
-async function head(path: string): Promise<string> {
+function head(path: string): string {
   try {
-    using file = await Deno.open(path);
+    using file = Deno.openSync(path);
     const buf = new Uint8Array(LOG_HEAD_BYTES);
     let n = 0;
     while (n < buf.length) {
-      const got = await file.read(buf.subarray(n));
+      const got = file.readSync(buf.subarray(n));
       if (got === null) break;
       n += got;
     }
@@ -134,8 +137,8 @@ class PromptFiles {
   }
 
   async of(promptId: string, logPath: string | null): Promise<{ relFile: string; body: string } | null> {
-    const named = logPath === null ? null : logHeaderPromptFile(await head(logPath));
-    const fromLog = named === null ? null : await promptBodyAt(this.target.packetDir, named, this.#rewrite);
+    const named = logPath === null ? null : logHeaderPromptFile(head(logPath));
+    const fromLog = named === null ? null : promptBodyAt(this.target.packetDir, named, this.#rewrite);
     return fromLog ?? (await (this.#byId ??= this.#packet())).get(promptId) ?? null;
   }
 
@@ -226,7 +229,7 @@ async function run(ctx: CommandContext): Promise<number> {
     if (ev.type === "prompt_started" && ev.prompt_id !== null) {
       const t = Date.parse(ev.at);
       const stamps = Number.isNaN(t) ? [] : [t, t - 1000, t + 1000].map((ms) => fileStamp(new Date(ms)));
-      const log = await existing(stamps.map((s) => `${logs}/prompt-${ev.prompt_id}-${s}.log`));
+      const log = existing(stamps.map((s) => `${logs}/prompt-${ev.prompt_id}-${s}.log`));
       current = { key: `${ev.prompt_id}@${ev.at}`, log, prompt: await promptFiles.of(ev.prompt_id, log) };
       await width([log ?? "", current.prompt?.relFile ?? "", current.prompt?.body ?? ""]);
     }

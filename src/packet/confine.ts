@@ -14,30 +14,35 @@ export interface OutsidePacket {
 }
 
 /** The first symlink on `file`'s path below `root` (the file itself or a directory), with its target. */
-async function firstLink(root: string, file: string): Promise<{ path: string; target: string } | null> {
+function firstLink(root: string, file: string): { path: string; target: string } | null {
   const parts = file.slice(root.length + 1).split("/");
   let at = root;
   for (const part of parts) {
     at = `${at}/${part}`;
-    const info = await Deno.lstat(at).catch(() => null);
-    if (info === null) return null;
-    if (info.isSymlink) return { path: at, target: await Deno.readLink(at) };
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(at);
+    } catch {
+      return null;
+    }
+    if (info.isSymlink) return { path: at, target: Deno.readLinkSync(at) };
   }
   return null;
 }
 
 /**
  * Null when `file` (absolute, under the canonical packet dir `root`, or missing) really lies inside the packet; else
- * where it resolves. A missing file (or a dangling link) is left to the reader, which reports it.
+ * where it resolves. A missing file (or a dangling link) is left to the reader, which reports it. Synchronous: a few
+ * path lookups, and a reader checking one file after another (`replay`'s headers) pays no round trip per check.
  */
-export async function outsidePacket(root: string, file: string): Promise<OutsidePacket | null> {
+export function outsidePacketSync(root: string, file: string): OutsidePacket | null {
   let real: string;
   try {
-    real = await Deno.realPath(file);
+    real = Deno.realPathSync(file);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
       // A dangling link still names a target: a write through it would create a file there.
-      const link = file.startsWith(`${root}/`) ? await firstLink(root, file) : null;
+      const link = file.startsWith(`${root}/`) ? firstLink(root, file) : null;
       if (!link) return null;
       const target = resolve(dirname(link.path), link.target);
       return inside(root, target) ? null : { real: target, link };
@@ -45,7 +50,16 @@ export async function outsidePacket(root: string, file: string): Promise<Outside
     throw e;
   }
   if (inside(root, real)) return null;
-  return { real, link: file.startsWith(`${root}/`) ? await firstLink(root, file) : null };
+  return { real, link: file.startsWith(`${root}/`) ? firstLink(root, file) : null };
+}
+
+/** {@link outsidePacketSync}, for callers that await it. */
+export function outsidePacket(root: string, file: string): Promise<OutsidePacket | null> {
+  try {
+    return Promise.resolve(outsidePacketSync(root, file));
+  } catch (e) {
+    return Promise.reject(e);
+  }
 }
 
 function inside(root: string, real: string): boolean {
