@@ -13,12 +13,15 @@
  *   under `GITHUB_ACTIONS=true` with a step-summary file — whose reports must hold every prompt (≤ 200 MB too);
  * - the I/O floor: what a prompt's required durable writes alone cost on the same file system (three fsynced appends —
  *   events.jsonl, journal, progress.log — and three snapshot renames over the file, docs/bench.md "Per-prompt cost"),
- *   median of 5 passes of 101 prompts' worth, so the overhead can be read against what no change may remove.
+ *   median of 5 passes of 101 prompts' worth, so the overhead can be read against what no change may remove;
+ * - the reading side: `replay`, `status --json`, `list --json` and `plan --json` over the 101-prompt run and the big
+ *   run (median of 5 each, every output checked to show every prompt), and their cost per further prompt (no target:
+ *   a read of the big run should cost about what the prompts it shows make it).
  */
 import { denoFlagsFor } from "../../src/cli/frame.ts";
 import { findCommand } from "../../src/cli/registry.ts";
 import { parseProgress, parseProgressLine } from "../../src/store/progress.ts";
-import { BenchFailure, check, median, round, sized } from "./_harness.ts";
+import { BenchFailure, check, jsonObjectOf, median, round, runChecked, sized } from "./_harness.ts";
 import { writeScalePacket } from "./_scale_packet.ts";
 import { HelperShell } from "../../src/util/helper_shell.ts";
 import { BRANCH_STATUS_ARGS, GIT_ENV } from "../../src/contract/git.ts";
@@ -205,6 +208,76 @@ function decileMedian(doneAt: number[], from: number, to: number): number {
   return median(gaps);
 }
 
+/** A read-only command over a finished run, and what its output must show for a run of `count` completed prompts. */
+interface ReadCase {
+  key: string;
+  args: (dir: string) => string[];
+  expect: (stdout: string, count: number) => string | null;
+}
+
+const jsonDoc = (stdout: string): Record<string, unknown> => {
+  const doc = jsonObjectOf(stdout);
+  if (typeof doc === "string") throw new BenchFailure(`output is not a JSON object: ${doc}`);
+  return doc;
+};
+
+/** The reading side at scale: each command reads (and shows) every prompt of the run. */
+const READ_CASES: ReadCase[] = [
+  {
+    key: "replay",
+    args: (d) => ["replay", d],
+    expect: (out, n) => {
+      const headers = out.match(/Prompt \d+: Step /g)?.length ?? 0;
+      return headers === n ? null : `${headers} prompt headers, expected ${n}`;
+    },
+  },
+  {
+    key: "status_json",
+    args: (d) => ["status", d, "--json"],
+    expect: (out, n) => {
+      const done = (jsonDoc(out).progress as { completed?: number } | undefined)?.completed;
+      return done === n ? null : `progress.completed ${done}, expected ${n}`;
+    },
+  },
+  {
+    key: "list_json",
+    args: (d) => ["list", d, "--json"],
+    expect: (out, n) => {
+      const prompts = jsonDoc(out).prompts as { status?: string }[] | undefined;
+      const done = prompts?.filter((p) => p.status === "completed").length ?? 0;
+      return done === n ? null : `${done} completed prompts listed, expected ${n}`;
+    },
+  },
+  {
+    key: "plan_json",
+    args: (d) => ["plan", d, "--json"],
+    expect: (out, n) => {
+      const selected = jsonDoc(out).selected as unknown[] | undefined;
+      return selected?.length === n ? null : `${selected?.length} selected, expected ${n}`;
+    },
+  },
+];
+
+/** Median ms (of {@link REPEATS}) of each read-only command over the finished run in `dir` of `count` prompts, checked. */
+async function readSideMs(dir: string, count: number): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const c of READ_CASES) {
+    const path = c.key === "replay" ? ["replay"] : [c.key.replace(/_json$/, "")];
+    const flags = denoFlagsFor(findCommand(path)!.entry.permissions);
+    const times: number[] = [];
+    for (let i = 0; i < REPEATS; i++) {
+      const run = await runChecked(Deno.execPath(), ["run", "--quiet", ...flags, MAIN, ...c.args(dir)], {
+        cwd: dir,
+        env: { NO_COLOR: "1" },
+        expect: (stdout) => c.expect(stdout, count),
+      });
+      times.push(run.ms);
+    }
+    out[c.key] = median(times);
+  }
+  return out;
+}
+
 /** Run the benchmark; numbers carry their units in the key names. */
 export async function bench(): Promise<Record<string, number | string>> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "pr-bench-scale-" }));
@@ -235,6 +308,15 @@ export async function bench(): Promise<Record<string, number | string>> {
     check(big.peakRssKb > 0, "no VmHWM sample of the big run was read");
     const withReports = await runPacketOnce(`${root}/big`, BIG, true);
     check(withReports.peakRssKb > 0, "no VmHWM sample of the big CI run was read");
+    // The reading side: the same commands over the 101-prompt run and over the big one (the CI run, now current).
+    const readSmall = await readSideMs(`${root}/hundred-0`, 101);
+    const readBig = await readSideMs(`${root}/big`, BIG);
+    const reads: Record<string, number> = {};
+    for (const c of READ_CASES) {
+      reads[`read_${c.key}_101_prompts_ms`] = round(readSmall[c.key]!, 0);
+      reads[`read_${c.key}_big_ms`] = round(readBig[c.key]!, 0);
+      reads[`read_${c.key}_big_us_per_prompt`] = round((readBig[c.key]! - readSmall[c.key]!) / (BIG - 101) * 1000, 0);
+    }
     const decile = Math.floor(BIG / 10);
     const first = decileMedian(big.doneAt, 0, decile);
     const last = decileMedian(big.doneAt, BIG - decile, BIG);
@@ -259,6 +341,7 @@ export async function bench(): Promise<Record<string, number | string>> {
       big_with_reports_peak_rss_mb: round(withReports.peakRssKb / 1024, 1),
       big_with_reports_run_total_ms: round(withReports.ms, 0),
       target_peak_rss_mb: 200,
+      ...reads,
     };
   } finally {
     await Deno.remove(root, { recursive: true });
