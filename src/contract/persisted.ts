@@ -17,8 +17,8 @@ export async function verifyDigest(verify: Record<string, unknown[]>): Promise<s
 }
 
 /** The `verify:` map of a prompt file's text as the loader would read it (`{}` when absent or not a map). */
-export function verifyOfText(text: string): Record<string, unknown[]> {
-  const fm = parseFrontMatter(text).data;
+export async function verifyOfText(text: string): Promise<Record<string, unknown[]>> {
+  const fm = (await parseFrontMatter(text)).data;
   const v = fm.verify;
   return v !== null && typeof v === "object" && !Array.isArray(v) ? normalizeVerify(v as Record<string, unknown>) : {};
 }
@@ -30,7 +30,7 @@ export function verifyOfText(text: string): Record<string, unknown[]> {
  */
 async function diskDigest(file: string): Promise<string | null> {
   try {
-    return await verifyDigest(verifyOfText(await Deno.readTextFile(file)));
+    return await verifyDigest(await verifyOfText(await Deno.readTextFile(file)));
   } catch {
     return null;
   }

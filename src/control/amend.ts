@@ -226,7 +226,7 @@ async function record(
     const next = foldAmendments({ ...prompt.verify }, [{ ...full, persisted: false }]);
     // The verify digests and packet fingerprints before and after the write-back, computed from the new text before
     // it is written: a live run folds the record until it reloads, and the same run resumes (docs/amendments.md).
-    const after = verifyOfText(replaceVerifyBlock(await Deno.readTextFile(prompt.file), next));
+    const after = await verifyOfText(replaceVerifyBlock(await Deno.readTextFile(prompt.file), next));
     full.verify_digest_before = await verifyDigest(prompt.verify);
     full.verify_digest_after = await verifyDigest(after);
     full.packet_fingerprint_before = await packetFingerprint(packet);

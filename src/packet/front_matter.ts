@@ -1,8 +1,10 @@
 /**
  * The shared front-matter file format of manifests, prompts and profiles (docs/reference/packet.md §2): a `---` line, a YAML
- * mapping, a closing `---` line, then the markdown body.
+ * mapping, a closing `---` line, then the markdown body. The YAML is read by the subset reader
+ * (src/util/yaml_subset.ts) when it can, and by js-yaml, loaded only then, when it cannot: reading a packet written
+ * in plain YAML does not load js-yaml (docs/bench.md, "Cold start").
  */
-import { parseYaml, YamlSyntaxError } from "../util/yaml.ts";
+import { NOT_SUBSET, readYamlSubset } from "../util/yaml_subset.ts";
 import { FrontMatterSyntaxError, splitFrontMatter } from "./front_matter_split.ts";
 
 export { FrontMatterSyntaxError } from "./front_matter_split.ts";
@@ -37,9 +39,13 @@ function stringKeys(value: unknown): unknown {
  * Parse a front-matter file. Throws {@link FrontMatterSyntaxError} (with 1-based line and column in the whole
  * file) when the YAML does not decode or is not a mapping.
  */
-export function parseFrontMatter(text: string): FrontMatterFile {
+export async function parseFrontMatter(text: string): Promise<FrontMatterFile> {
   const { yaml, body, yamlStartLine } = splitFrontMatter(text);
   if (yaml === null) return { data: {}, body, hasFrontMatter: false };
+  // The subset reader's mappings are plain objects with string keys already.
+  const read = readYamlSubset(yaml);
+  if (read !== NOT_SUBSET) return { data: read ?? {}, body, hasFrontMatter: true };
+  const { parseYaml, YamlSyntaxError } = await import("../util/yaml.ts");
   let decoded: unknown;
   try {
     decoded = parseYaml(yaml);

@@ -202,7 +202,7 @@ export async function inspectPacket(dir: string, opts: LoadOptions = {}): Promis
   const flags = overridesLayer(opts.overrides ?? {});
   const sink = new FindingSink();
   const manifestPath = `${root}/${MANIFEST_FILE}`;
-  const manifest = parseManifest(await readManifest(root), sink);
+  const manifest = await parseManifest(await readManifest(root), sink);
   if (manifest === null) return { dir: root, packet: null, findings: sink.list, promptFiles: [] };
   const { name, promptDir } = manifestBasics(root, manifest, sink);
   // Prompt files are discovered, read and parsed while the profile is resolved: each prompt reports into its own

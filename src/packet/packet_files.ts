@@ -125,9 +125,9 @@ export async function readManifest(root: string): Promise<string> {
 }
 
 /** The manifest's front matter, or null after a `manifest_yaml_invalid` finding. */
-export function parseManifest(text: string, sink: FindingSink): Record<string, unknown> | null {
+export async function parseManifest(text: string, sink: FindingSink): Promise<Record<string, unknown> | null> {
   try {
-    return parseFrontMatter(text).data;
+    return (await parseFrontMatter(text)).data;
   } catch (e) {
     if (!(e instanceof FrontMatterSyntaxError)) throw e;
     sink.error(
@@ -178,7 +178,7 @@ export async function promptTexts(
   let manifest: Record<string, unknown> | null;
   try {
     root = await canonicalDir(dir);
-    manifest = parseManifest(await readManifest(root), new FindingSink());
+    manifest = await parseManifest(await readManifest(root), new FindingSink());
   } catch (e) {
     if (e instanceof NotFoundError || e instanceof PacketError) return null;
     throw e;

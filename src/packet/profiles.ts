@@ -100,9 +100,9 @@ async function readConfigFile(file: string): Promise<string | null> {
 }
 
 /** The front matter of a config-home file; invalid YAML is a {@link ProfileError} naming the file and position. */
-function configFrontMatter(file: string, text: string, what: string): Record<string, unknown> {
+async function configFrontMatter(file: string, text: string, what: string): Promise<Record<string, unknown>> {
   try {
-    return parseFrontMatter(text).data;
+    return (await parseFrontMatter(text)).data;
   } catch (e) {
     const where = e instanceof FrontMatterSyntaxError ? ` at line ${e.line}, column ${e.column}` : "";
     throw new ProfileError(
@@ -122,7 +122,7 @@ async function defaultProfileName(home: string | null): Promise<string | null> {
   const file = `${home}/config.md`;
   const text = await readConfigFile(file);
   if (text === null) return null;
-  const v = configFrontMatter(file, text, "config").default_profile;
+  const v = (await configFrontMatter(file, text, "config")).default_profile;
   return typeof v === "string" && v.trim() !== "" ? v.trim() : null;
 }
 
@@ -141,7 +141,7 @@ export async function resolveProfile(
   if (home && !name.includes("/")) {
     const file = `${home}/profiles/${name}.md`;
     const text = await readConfigFile(file);
-    if (text !== null) return { name, options: configFrontMatter(file, text, "profile"), source: file };
+    if (text !== null) return { name, options: await configFrontMatter(file, text, "profile"), source: file };
   }
   const builtin = BUILTIN_PROFILES[name];
   if (builtin) return { name, options: structuredClone(builtin) as Record<string, unknown>, source: "built-in" };

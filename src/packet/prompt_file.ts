@@ -77,7 +77,7 @@ export async function parsePromptFile(file: string, relFile: string, sink: Findi
   let fm: Record<string, unknown>;
   let body: string;
   try {
-    const parsed = parseFrontMatter(await Deno.readTextFile(file));
+    const parsed = await parseFrontMatter(await Deno.readTextFile(file));
     fm = parsed.data;
     body = parsed.body;
   } catch (e) {

@@ -127,14 +127,14 @@ export async function listTemplates(
   }));
 }
 
-function parseTemplate(
+async function parseTemplate(
   name: string,
   source: LoadedTemplate["source"],
   file: string | null,
   text: string,
-): LoadedTemplate {
+): Promise<LoadedTemplate> {
   try {
-    const fm = parseFrontMatter(text);
+    const fm = await parseFrontMatter(text);
     return { name, source, file, frontMatter: fm.data, body: fm.body };
   } catch (e) {
     const where = e instanceof FrontMatterSyntaxError ? ` at line ${e.line}, column ${e.column}` : "";
@@ -186,7 +186,7 @@ export async function loadTemplate(
     const file = resolve(ref);
     const text = await readTemplateFile(file, opts.confineTo ?? null);
     if (text === null) throw new UsageError("invalid_value", `--template: no template file at ${file}`);
-    return parseTemplate(ref, "file", file, text);
+    return await parseTemplate(ref, "file", file, text);
   }
   if (!TEMPLATE_NAME.test(ref)) {
     throw new UsageError("invalid_value", `--template "${ref}" is not a template name or a path to a .md file`);
@@ -194,10 +194,10 @@ export async function loadTemplate(
   for (const [source, dir] of places(env, packetDir)) {
     const file = `${dir}/${ref}.prompt.md`;
     const text = await readTemplateFile(file, source === "packet" ? packetDir : null);
-    if (text !== null) return parseTemplate(ref, source, file, text);
+    if (text !== null) return await parseTemplate(ref, source, file, text);
   }
   const builtin = BUILTIN_TEMPLATES[ref];
-  if (builtin !== undefined) return parseTemplate(ref, "built-in", null, builtin);
+  if (builtin !== undefined) return await parseTemplate(ref, "built-in", null, builtin);
   const known = (await listTemplates(env, packetDir)).map((t) => t.name);
   throw new UsageError("invalid_value", `unknown template "${ref}"; known templates: ${known.join(", ")}`);
 }

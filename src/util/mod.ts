@@ -76,6 +76,7 @@ export { spawnRetryingBusy } from "./spawn.ts";
 export { denoOut, type TextOut } from "./text_out.ts";
 export { fileStamp, formatAge, formatDuration, isRunId, newRunId, nowIso, parseDuration } from "./time.ts";
 export { parseYaml, stringifyYaml, YamlSyntaxError } from "./yaml.ts";
+export { NOT_SUBSET, readYamlSubset } from "./yaml_subset.ts";
 export { createNew } from "./create_new.ts";
 export { nullIfAbsent } from "./fs.ts";
 export { appendHeldLine, closeHeldAppends, HeldAppender, HeldAppends, openHeldAppends } from "./held_append.ts";

@@ -31,17 +31,19 @@ const RENDER_PACKAGES = ["diff", "string-width"];
 
 /** The read-only commands (they write nothing; docs/cli.md), each with what it may not load besides the above. */
 const READ_ONLY: { path: string[]; alsoNot: { files: string[]; packages: string[] } }[] = [
-  { path: ["plan"], alsoNot: { files: RENDER_FILES, packages: RENDER_PACKAGES } },
-  { path: ["list"], alsoNot: { files: RENDER_FILES, packages: RENDER_PACKAGES } },
+  // Front matter is read by the subset reader (src/util/yaml_subset.ts); js-yaml loads only for YAML outside it.
+  { path: ["plan"], alsoNot: { files: RENDER_FILES, packages: [...RENDER_PACKAGES, "js-yaml"] } },
+  { path: ["list"], alsoNot: { files: RENDER_FILES, packages: [...RENDER_PACKAGES, "js-yaml"] } },
   { path: ["status"], alsoNot: { files: RENDER_FILES, packages: [...RENDER_PACKAGES, "js-yaml"] } },
   { path: ["control", "status"], alsoNot: { files: RENDER_FILES, packages: [...RENDER_PACKAGES, "js-yaml"] } },
   { path: ["control", "events"], alsoNot: { files: RENDER_FILES, packages: [...RENDER_PACKAGES, "js-yaml"] } },
   { path: ["control", "log"], alsoNot: { files: RENDER_FILES, packages: [...RENDER_PACKAGES, "js-yaml"] } },
-  { path: ["control", "contract"], alsoNot: { files: RENDER_FILES, packages: RENDER_PACKAGES } },
-  { path: ["packet", "lint"], alsoNot: { files: RENDER_FILES, packages: RENDER_PACKAGES } },
+  { path: ["control", "contract"], alsoNot: { files: RENDER_FILES, packages: [...RENDER_PACKAGES, "js-yaml"] } },
+  { path: ["packet", "lint"], alsoNot: { files: RENDER_FILES, packages: [...RENDER_PACKAGES, "js-yaml"] } },
+  // A workspace manifest is read with js-yaml (src/workspace/manifest.ts).
   { path: ["workspace", "list"], alsoNot: { files: RENDER_FILES, packages: RENDER_PACKAGES } },
   // replay renders, but string-width (its Unicode tables compiled at load) only loads when some text needs it.
-  { path: ["replay"], alsoNot: { files: [], packages: ["string-width"] } },
+  { path: ["replay"], alsoNot: { files: [], packages: ["string-width", "js-yaml"] } },
 ];
 
 /** The module a registry entry loads, read from its `load` function (`() => import("./plan.ts")`). */
@@ -156,7 +158,8 @@ Deno.test("replay evaluates neither the packet loader, js-yaml, the control surf
   assert.deepEqual(yamlFree.filter((f) => load.files.has(f)), [], "replay reads prompt bodies without YAML");
   const fallback = staticLoad(files, ["src/packet/packet_files.ts"]);
   assert.deepEqual(PACKET_LOADER_FILES.filter((f) => fallback.files.has(f)), []);
-  assert.ok(fallback.packages.has("js-yaml"), "the check can see js-yaml: the prompt files' front matter is YAML");
+  assert.ok(fallback.files.has("src/util/yaml_subset.ts"), "the prompt files' front matter is YAML");
+  assert.ok(staticLoad(files, ["src/util/yaml.ts"]).packages.has("js-yaml"), "the check can see js-yaml");
   // The check can see them: run reaches every one.
   const run = staticLoad(files, ["main.ts", commandModule(["run"])]);
   for (const f of [...PACKET_LOADER_FILES, ...RENDER_SURFACE_FILES]) {

@@ -1,47 +1,52 @@
 import assert from "node:assert/strict";
 import { FrontMatterSyntaxError, parseFrontMatter } from "../../src/packet/front_matter.ts";
 
-Deno.test("parseFrontMatter() splits the mapping from the body, stripping one newline", () => {
-  const r = parseFrontMatter("---\nname: x\n---\n\n# Title\n");
+Deno.test("parseFrontMatter() splits the mapping from the body, stripping one newline", async () => {
+  const r = await parseFrontMatter("---\nname: x\n---\n\n# Title\n");
   assert.deepEqual(r.data, { name: "x" });
   assert.equal(r.body, "\n# Title\n");
   assert.equal(r.hasFrontMatter, true);
 });
 
-Deno.test("parseFrontMatter() treats a file without a leading --- line as all body", () => {
-  const r = parseFrontMatter("# Title\n---\nname: x\n---\n");
+Deno.test("parseFrontMatter() treats a file without a leading --- line as all body", async () => {
+  const r = await parseFrontMatter("# Title\n---\nname: x\n---\n");
   assert.deepEqual(r.data, {});
   assert.equal(r.body, "# Title\n---\nname: x\n---\n");
   assert.equal(r.hasFrontMatter, false);
 });
 
-Deno.test("parseFrontMatter() reads keys as strings at every depth", () => {
-  const r = parseFrontMatter("---\n1: one\ntrue: yes\nnested:\n  2: two\n  list:\n    - 3: three\n---\n");
+Deno.test("parseFrontMatter() reads keys as strings at every depth", async () => {
+  const r = await parseFrontMatter("---\n1: one\ntrue: yes\nnested:\n  2: two\n  list:\n    - 3: three\n---\n");
   assert.deepEqual(r.data, { "1": "one", "true": "yes", nested: { "2": "two", list: [{ "3": "three" }] } });
 });
 
-Deno.test("parseFrontMatter() reports YAML errors with the line and column in the whole file", () => {
-  assert.throws(
+Deno.test("parseFrontMatter() reports YAML errors with the line and column in the whole file", async () => {
+  await assert.rejects(
     () => parseFrontMatter("---\nok: 1\nbad: x: y\n---\n"),
     (e: unknown) => e instanceof FrontMatterSyntaxError && e.line === 3 && e.column === 7,
   );
 });
 
-Deno.test("parseFrontMatter() rejects duplicate keys and non-mapping front matter", () => {
-  assert.throws(
+Deno.test("parseFrontMatter() rejects duplicate keys and non-mapping front matter", async () => {
+  await assert.rejects(
     () => parseFrontMatter("---\na: 1\na: 2\n---\n"),
     (e: unknown) => e instanceof FrontMatterSyntaxError && /duplicated mapping key/.test(e.message) && e.line === 3,
   );
-  assert.throws(() => parseFrontMatter("---\n- a\n---\n"), /must be a YAML mapping, got a list/);
+  await assert.rejects(() => parseFrontMatter("---\n- a\n---\n"), /must be a YAML mapping, got a list/);
 });
 
-Deno.test("parseFrontMatter() rejects an unclosed front matter block", () => {
-  assert.throws(() => parseFrontMatter("---\na: 1\n"), /not closed/);
+Deno.test("parseFrontMatter() rejects an unclosed front matter block", async () => {
+  await assert.rejects(() => parseFrontMatter("---\na: 1\n"), /not closed/);
 });
 
-Deno.test("parseFrontMatter() accepts an empty front matter block and CRLF fences", () => {
-  assert.deepEqual(parseFrontMatter("---\n---\nbody").data, {});
-  assert.deepEqual(parseFrontMatter("---\r\na: 1\r\n---\r\nbody").data, { a: 1 });
+Deno.test("parseFrontMatter() accepts an empty front matter block and CRLF fences", async () => {
+  assert.deepEqual((await parseFrontMatter("---\n---\nbody")).data, {});
+  assert.deepEqual((await parseFrontMatter("---\r\na: 1\r\n---\r\nbody")).data, { a: 1 });
+});
+
+Deno.test("parseFrontMatter() reads YAML outside the subset with js-yaml: anchors, folded scalars, other numbers", async () => {
+  const r = await parseFrontMatter("---\nbase: &b {x: 1}\nuse: *b\ntext: >\n  one\n  two\nhex: 0x10\n---\n");
+  assert.deepEqual(r.data, { base: { x: 1 }, use: { x: 1 }, text: "one two\n", hex: 16 });
 });
 
 Deno.test("parseFrontMatter() works with only read and env permissions (npm yaml reads LOG_TOKENS)", async () => {
@@ -51,7 +56,9 @@ Deno.test("parseFrontMatter() works with only read and env permissions (npm yaml
     await Deno.writeTextFile(
       `${dir}/probe.ts`,
       `import { parseFrontMatter } from "${src}";\n` +
-        `console.log(JSON.stringify(parseFrontMatter("---\\na: [1]\\n---\\n").data));\n`,
+        `console.log(JSON.stringify((await parseFrontMatter("---\\na: [1]\\n---\\n")).data));\n` +
+        // Outside the subset: js-yaml, loaded on demand.
+        `console.log(JSON.stringify((await parseFrontMatter("---\\na: &x [1]\\nb: *x\\n---\\n")).data));\n`,
     );
     const config = new URL("../../deno.json", import.meta.url).pathname;
     const out = await new Deno.Command(Deno.execPath(), {
@@ -60,7 +67,7 @@ Deno.test("parseFrontMatter() works with only read and env permissions (npm yaml
       stderr: "piped",
     }).output();
     assert.equal(new TextDecoder().decode(out.stderr), "");
-    assert.equal(new TextDecoder().decode(out.stdout).trim(), '{"a":[1]}');
+    assert.equal(new TextDecoder().decode(out.stdout).trim(), '{"a":[1]}\n{"a":[1],"b":[1]}');
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -32,9 +32,9 @@ const FIELDS = {
   },
 };
 
-Deno.test("an sdk template's empty verify lists are dropped and the generated keys win over its front matter", () => {
+Deno.test("an sdk template's empty verify lists are dropped and the generated keys win over its front matter", async () => {
   const { text, verify } = promptFileText(SDK_TEMPLATE, FIELDS);
-  const fm = parseFrontMatter(text);
+  const fm = await parseFrontMatter(text);
   assert.equal(fm.data.id, "03");
   assert.equal(fm.data.phase, 2);
   assert.equal(fm.data.sp, 3, "the template's other keys are kept");
