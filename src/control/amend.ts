@@ -1,34 +1,29 @@
 /**
- * Amendment (docs/reference/control-plane.md §9): `contract` shows the packet and enforced contracts with their diff, `amend`
- * adds requirements, `relax` removes them (with `confirm`). Validation happens first, in the §9.2 order, and nothing
+ * Amendment (docs/reference/control-plane.md §9): `amend` adds requirements, `relax` removes them (with `confirm`);
+ * the `contract` view is ./contract_view.ts. Validation happens first, in the §9.2 order, and nothing
  * is written on any error. Records go to `amendments/<prompt>.jsonl` and the audit log, each with one write + fsync.
  */
 import { loadPacket } from "../packet/load.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
-import { type AmendmentRecord, CLAUSES, type Contract } from "../contract/types.ts";
-import { contractDiff, enforcedContract, foldAmendments } from "../contract/enforced.ts";
+import { type AmendmentRecord, CLAUSES } from "../contract/types.ts";
+import { enforcedContract, foldAmendments } from "../contract/enforced.ts";
 import { verifyDigest, verifyOfText } from "../contract/persisted.ts";
 import { packetFingerprint } from "../packet/fingerprint.ts";
 import { pathEscapes, validateEntry } from "../contract/entries.ts";
 import { parsePathString } from "../contract/paths.ts";
 import { latestVerification, timingClass } from "../contract/history.ts";
 import { appendStoreLine, ensureStoreDir } from "../util/safe_fs.ts";
-import { normalizePromptId } from "../util/ids.ts";
 import { nowIso } from "../util/time.ts";
-import { storePaths, storeRootForPacket } from "../store/paths.ts";
-import { ensureStoreIgnored, readStoreInfo } from "../store/layout.ts";
+import { storePaths } from "../store/paths.ts";
+import { ensureStoreIgnored } from "../store/layout.ts";
 import { ControlError } from "./errors.ts";
 import { defaultAuthor, isRecord } from "../util/common.ts";
 import { readSnapshotOrNull } from "./snapshot.ts";
 import { persistVerify, replaceVerifyBlock } from "./persist.ts";
 import type { LogEntry } from "./log.ts";
+import { findPrompt, type Resolved, resolveTarget, type Target } from "./contract_view.ts";
 
-/** What `contract`, `amend` and `relax` address: a packet dir, a run ref, an explicit pair, or a workspace. */
-export type Target =
-  | string
-  | { storeRoot: string; runId: string }
-  | { packetDir: string; storeRoot: string }
-  | { workspace: string; packet?: string };
+export type { ContractView, Target } from "./contract_view.ts";
 
 /** Options of {@link amend}. */
 export interface AmendOptions {
@@ -51,77 +46,6 @@ export interface RelaxOptions {
   author?: string;
   persist?: boolean;
   runId?: string | null;
-}
-
-/** What `contract` returns (docs/reference/control-plane.md §13 `--json`). */
-export interface ContractView {
-  prompt_id: string;
-  packet: Contract;
-  enforced: Contract;
-  amendments: AmendmentRecord[];
-  diff: { change: "same" | "removed" | "added"; clause: string; entry: string }[];
-}
-
-interface Resolved {
-  packetDir: string;
-  storeRoot: string;
-  runId: string | null;
-}
-
-async function resolveTarget(target: Target): Promise<Resolved> {
-  if (typeof target === "string") {
-    const dir = await Deno.realPath(target).catch(() => target);
-    return { packetDir: dir, storeRoot: storeRootForPacket(dir), runId: null };
-  }
-  if ("workspace" in target) {
-    throw new ControlError("workspace_packet_binding_required", "workspace targets need an explicit packet", {
-      hints: ["use the explicit form: --workspace <manifest.yml> --packet <path>"],
-    });
-  }
-  if ("packetDir" in target) return { packetDir: target.packetDir, storeRoot: target.storeRoot, runId: null };
-  const info = await readStoreInfo(target.storeRoot);
-  if (!info) {
-    throw new ControlError("target_not_found", `${storePaths(target.storeRoot).storeJson} does not name a packet`);
-  }
-  return { packetDir: info.packet_dir, storeRoot: target.storeRoot, runId: target.runId };
-}
-
-function findPrompt(packet: Packet, promptId: string): Prompt {
-  const id = normalizePromptId(promptId);
-  const prompt = id === null ? undefined : packet.prompts.find((p) => p.id === id);
-  if (!prompt) {
-    throw new ControlError("prompt_not_found", `prompt "${promptId}" is not in packet ${packet.name}`, {
-      details: { prompt_id: promptId },
-    });
-  }
-  return prompt;
-}
-
-function packetContract(prompt: Prompt): Contract {
-  const out: Contract = {};
-  for (const [k, v] of Object.entries(prompt.verify)) out[k] = Array.isArray(v) ? [...v] : [v];
-  if (out.commands === undefined && prompt.legacyCommands.length > 0) out.commands = [...prompt.legacyCommands];
-  return out;
-}
-
-/**
- * The packet contract, the enforced contract, the amendments applied and their diff for one prompt.
- *
- * @example
- * ```ts ignore
- * import { contract } from "./mod.ts";
- * const view = await contract("examples/demo", "3");
- * console.log(view.diff);
- * ```
- */
-export async function contract(target: Target, promptId: string): Promise<ContractView> {
-  const t = await resolveTarget(target);
-  const packet = await loadPacket(t.packetDir);
-  const prompt = findPrompt(packet, promptId);
-  const base = packetContract(prompt);
-  // Persisted amendments are listed too (their change is in `packet` already): an amended contract always shows.
-  const { contract: enforced, amendments } = await enforcedContract(prompt, t.storeRoot);
-  return { prompt_id: prompt.id, packet: base, enforced, amendments, diff: contractDiff(base, enforced) };
 }
 
 function requireReason(reason: unknown): string {

@@ -36,10 +36,12 @@ export { checkSteerText, MAX_STEER_BYTES, type SteerTextCheck } from "./steer.ts
 export type { LogEntry, Receipt } from "./log.ts";
 export type { Cursor, StreamItem } from "./follow.ts";
 export { isRequestName } from "./request.ts";
-export type { AmendOptions, ContractView, RelaxOptions, Target } from "./amend.ts";
+export type { AmendOptions, RelaxOptions } from "./amend.ts";
+export type { ContractView, Target } from "./contract_view.ts";
 export type { RollupState, StatusRollup } from "./rollup.ts";
 export type { TimelineAttempt, TimelinePrompt } from "./timeline.ts";
-import type { AmendOptions, ContractView, RelaxOptions, Target } from "./amend.ts";
+import type { AmendOptions, RelaxOptions } from "./amend.ts";
+import type { ContractView, Target } from "./contract_view.ts";
 import type { AmendmentRecord } from "../contract/mod.ts";
 import type { StatusRollup } from "./rollup.ts";
 
@@ -53,7 +55,7 @@ async function readLogEntries(storeRoot: string): Promise<LogEntry[]> {
 
 /** The packet contract, the enforced contract, the amendments and their diff for one prompt (docs/reference/control-plane.md §9.7). */
 export async function contract(target: Target, promptId: string): Promise<ContractView> {
-  return (await import("./amend.ts")).contract(target, promptId);
+  return (await import("./contract_view.ts")).contract(target, promptId);
 }
 
 /**

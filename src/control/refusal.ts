@@ -17,7 +17,7 @@ import { requestName } from "./request.ts";
 import { readSnapshotOrNull } from "./snapshot.ts";
 import { storePaths, storeRootForPacket } from "../store/paths.ts";
 import { defaultAuthor, errorMessage } from "../util/common.ts";
-import type { Target } from "./amend.ts";
+import type { Target } from "./contract_view.ts";
 
 /** What was asked, for the refusal's log entry. */
 export interface RefusedCall {

@@ -193,3 +193,17 @@ Deno.test("packageImports() reads static value imports of packages, not types, r
   ].join("\n");
   assert.deepEqual(packageImports(src), ["js-yaml", "node:path", "npm:side-effect@1", "picomatch"]);
 });
+
+Deno.test("control contract's view loads neither the amendment writers nor js-yaml", async () => {
+  const files = await sources();
+  // The command reaches the view through `import()` (src/control/mod.ts `contract()`).
+  assert.match(files.get("src/control/mod.ts")!, /import\("\.\/contract_view\.ts"\)\)\.contract\(/);
+  const writers = ["src/control/amend.ts", "src/control/persist.ts", "src/util/yaml.ts", "src/contract/history.ts"];
+  const view = staticLoad(files, ["src/control/contract_view.ts"]);
+  const bad = offending(view, writers, ["js-yaml"]);
+  assert.deepEqual(bad, [], `the contract view loads: ${bad.join(", ")}`);
+  // The check can see them: `control amend` reaches every one.
+  const amend = staticLoad(files, ["src/control/amend.ts"]);
+  assert.deepEqual(writers.filter((f) => !amend.files.has(f)), []);
+  assert.ok(amend.packages.has("js-yaml"));
+});
