@@ -24,12 +24,13 @@ function decline(): never {
 }
 
 // What js-yaml refuses or reads specially, and what this reader does not attempt: control characters (newline
-// apart), tabs, carriage returns, DEL and C1 controls, BOM and the non-characters, lone surrogates.
+// apart), tabs, carriage returns, DEL and C1 controls, BOM and the non-characters, the line and paragraph separators,
+// and surrogates (text outside the Basic Multilingual Plane, emoji among it, is left to js-yaml).
+// The reader is written with character tests rather than regular expressions where it can: it runs once per process
+// on a handful of documents, so compiling each expression would cost more than the matching.
 const UNREAD_CHARS =
   // deno-lint-ignore no-control-regex
-  /[\x00-\x09\x0b-\x1f\x7f-\x9f\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|[\u2028\u2029]/;
-const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_./-]*/;
-const UINT_KEY = /^(?:0|[1-9][0-9]{0,14})(?=:)/;
+  /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]/;
 // `-0` is 0 to js-yaml's integer reader.
 const INT = /^(?:0|-?[1-9][0-9]{0,14})$/;
 const FRACTION = /^-?(?:0|[1-9][0-9]{0,14})\.[0-9]{1,15}$/;
@@ -40,17 +41,54 @@ const BOOLS = new Map([["true", true], ["True", true], ["TRUE", true], ["false",
   "FALSE",
   false,
 ]]);
-// A plain scalar may not start with an indicator (a `-` may, when a non-space follows it).
-const INDICATOR_FIRST = /^(?:[?:,[\]{}#&*!|>'"%@`]|-(?: |$))/;
+const INDICATORS = "?:,[]{}#&*!|>'\"%@`";
+
+/** Whether a plain scalar would start with an indicator (a `-` may start one when a non-space follows it). */
+function indicatorFirst(s: string): boolean {
+  if (s[0] === "-") return s.length === 1 || s[1] === " ";
+  return s.length > 0 && INDICATORS.includes(s[0]!);
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
 
 /** A plain scalar's value under the core schema. */
 function plainValue(s: string): unknown {
-  if (NULLS.has(s)) return null;
-  const b = BOOLS.get(s);
-  if (b !== undefined) return b;
-  if (INT.test(s) || FRACTION.test(s)) return Number(s);
-  if (NUMBER_LIKE.test(s)) decline();
+  if (s.length <= 5) {
+    if (NULLS.has(s)) return null;
+    const b = BOOLS.get(s);
+    if (b !== undefined) return b;
+  }
+  const c = s.charCodeAt(0);
+  // Anything js-yaml might read as a number starts with a sign, a dot or a digit (`.inf`, `-.5`, `0x1`, `1_0`…):
+  // plain decimal integers and fractions are read, the rest left to it.
+  if (isDigit(c) || c === 45 || c === 43 || c === 46) {
+    if (INT.test(s) || FRACTION.test(s)) return Number(s);
+    if (NUMBER_LIKE.test(s)) decline();
+  }
   return s;
+}
+
+function isKeyChar(c: number): boolean {
+  // A-Z a-z 0-9 _ . / -
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || isDigit(c) || c === 95 || c === 46 || c === 47 || c === 45;
+}
+
+/** The plain key at the start of `s` (a letter or `_`, then letters, digits, `_./-`; or a decimal integer), or "". */
+function plainKeyAt(s: string): string {
+  const c = s.charCodeAt(0);
+  if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95) {
+    let i = 1;
+    while (i < s.length && isKeyChar(s.charCodeAt(i))) i++;
+    return s.slice(0, i);
+  }
+  // A decimal integer key is the number's text (js-yaml reads the number; an object key is its string).
+  if (!isDigit(c)) return "";
+  let i = 1;
+  while (i < s.length && isDigit(s.charCodeAt(i))) i++;
+  if (s[i] !== ":" || i > 15 || (c === 48 && i > 1)) return "";
+  return s.slice(0, i);
 }
 
 interface Line {
@@ -61,18 +99,33 @@ interface Line {
 
 /** A line with nothing to read: empty, spaces, or a comment. */
 function blank(l: Line): boolean {
-  return l.text === "" || l.text.startsWith("#");
+  return l.text === "" || l.text.charCodeAt(0) === 35;
 }
 
-/** `s` without a trailing ` # comment` and trailing spaces; a `#` inside quotes is left to the quoted readers. */
+/** `s` without trailing spaces. */
+function trimSpaces(s: string): string {
+  let end = s.length;
+  while (end > 0 && s.charCodeAt(end - 1) === 32) end--;
+  return end === s.length ? s : s.slice(0, end);
+}
+
+/** The number of spaces `s` starts with. */
+function spacesAt(s: string): number {
+  let i = 0;
+  while (s.charCodeAt(i) === 32) i++;
+  return i;
+}
+
+/** `s` (not starting with `#`) without a trailing ` # comment` and trailing spaces. */
 function uncommented(s: string): string {
-  const hash = s.search(/(?:^| )#/);
-  return (hash < 0 ? s : s.slice(0, hash)).replace(/ +$/, "");
+  const hash = s.indexOf(" #");
+  return trimSpaces(hash < 0 ? s : s.slice(0, hash));
 }
 
 /** What follows a complete value on its line must be nothing or a comment. */
 function requireEnd(rest: string): void {
-  if (!/^ *(?:#.*)?$/.test(rest)) decline();
+  const i = spacesAt(rest);
+  if (i < rest.length && (rest.charCodeAt(i) !== 35 || (i === 0 && rest.length > 0))) decline();
 }
 
 const ESCAPES: Record<string, string> = { "\\": "\\", '"': '"', "/": "/", n: "\n", t: "\t", r: "\r" };
@@ -133,10 +186,8 @@ function keyAt(s: string): [string, string] | null {
   if (s[0] === '"' || s[0] === "'") {
     [key, rest] = quoted(s);
   } else {
-    // A decimal integer key is the number's text (js-yaml reads the number; an object key is its string).
-    const m = PLAIN_KEY.exec(s) ?? UINT_KEY.exec(s);
-    if (!m) return null;
-    key = m[0];
+    key = plainKeyAt(s);
+    if (key === "") return null;
     rest = s.slice(key.length);
     if (rest[0] === ":" && rest[1] !== undefined && rest[1] !== " ") return null;
     const value = plainValue(key);
@@ -195,7 +246,7 @@ class Reader {
         decline();
       }
       const after = l.text.slice(1);
-      const pad = /^ */.exec(after)![0].length;
+      const pad = spacesAt(after);
       const item = after.slice(pad);
       if (item.startsWith("- ") || item === "-") decline();
       if (item !== "" && !item.startsWith("#") && keyAt(item)) {
@@ -210,7 +261,7 @@ class Reader {
 
   /** The value after a key's colon or a sequence's dash on line `this.i` (its node indented `indent`). */
   valueAfter(after: string, indent: number, inMapping: boolean): unknown {
-    const rest = after.slice(/^ */.exec(after)![0].length);
+    const rest = after.slice(spacesAt(after));
     this.i++;
     if (rest === "" || rest.startsWith("#")) {
       if (after !== "" && !after.startsWith(" ")) decline();
@@ -238,9 +289,9 @@ class Reader {
       requireEnd(tail);
       value = v;
     } else {
-      if (INDICATOR_FIRST.test(rest)) decline();
+      if (indicatorFirst(rest)) decline();
       const s = uncommented(rest);
-      if (/: |:$/.test(s)) decline();
+      if (s.includes(": ") || s.endsWith(":")) decline();
       value = plainValue(s);
     }
     // A more indented line after a scalar continues it (a multi-line scalar): not read here.
@@ -292,6 +343,9 @@ class Reader {
   }
 }
 
+/** What ends a plain scalar in a flow collection (a `#` ends it too: after a space a comment, else declined). */
+const FLOW_STOP = ",[]{}#";
+
 /** A flow collection, read across lines. */
 class Flow {
   p = 0;
@@ -321,9 +375,10 @@ class Flow {
       this.p = this.s.length - tail.length;
       return v;
     }
-    const m = /^[^,[\]{}#]*/.exec(this.s.slice(this.p))![0];
-    const plain = m.replace(/ +$/, "");
-    if (plain === "" || INDICATOR_FIRST.test(plain) || plain.includes(":")) decline();
+    let end = this.p;
+    while (end < this.s.length && !FLOW_STOP.includes(this.s[end]!)) end++;
+    const plain = trimSpaces(this.s.slice(this.p, end));
+    if (plain === "" || indicatorFirst(plain) || plain.includes(":")) decline();
     this.p += plain.length;
     const v = plainValue(plain);
     this.space();
@@ -372,13 +427,15 @@ class Flow {
  * `load` gives with the core schema; {@link NOT_SUBSET} otherwise.
  */
 export function readYamlSubset(text: string): Record<string, unknown> | null | typeof NOT_SUBSET {
-  if (UNREAD_CHARS.test(text) || /^(?:---|\.\.\.|%)/m.test(text)) return NOT_SUBSET;
-  const lines = text.split("\n").map((raw): Line => {
-    const indent = /^ */.exec(raw)![0].length;
-    const rest = raw.slice(indent);
+  if (UNREAD_CHARS.test(text)) return NOT_SUBSET;
+  const lines: Line[] = [];
+  for (const raw of text.split("\n")) {
+    // Document markers and directives are js-yaml's.
+    if (raw.startsWith("---") || raw.startsWith("...") || raw.startsWith("%")) return NOT_SUBSET;
+    const indent = spacesAt(raw);
     // A line of spaces is empty (its spaces are checked where they would matter: in a literal block).
-    return { indent, text: /^ *$/.test(rest) ? "" : rest };
-  });
+    lines.push({ indent, text: indent === raw.length ? "" : raw.slice(indent) });
+  }
   const r = new Reader(lines);
   try {
     r.i = r.next();
