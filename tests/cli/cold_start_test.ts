@@ -38,7 +38,14 @@ const READ_ONLY: { path: string[]; alsoNot: { files: string[]; packages: string[
   { path: ["control", "status"], alsoNot: { files: RENDER_FILES, packages: [...RENDER_PACKAGES, "js-yaml"] } },
   { path: ["control", "events"], alsoNot: { files: RENDER_FILES, packages: [...RENDER_PACKAGES, "js-yaml"] } },
   { path: ["control", "log"], alsoNot: { files: RENDER_FILES, packages: [...RENDER_PACKAGES, "js-yaml"] } },
-  { path: ["control", "contract"], alsoNot: { files: RENDER_FILES, packages: [...RENDER_PACKAGES, "js-yaml"] } },
+  // The contract view alone: not the control surface, its lease checks and their process-tree code.
+  {
+    path: ["control", "contract"],
+    alsoNot: {
+      files: [...RENDER_FILES, "src/control/mod.ts", "src/store/lease.ts", "src/util/proc_tree.ts"],
+      packages: [...RENDER_PACKAGES, "js-yaml"],
+    },
+  },
   { path: ["packet", "lint"], alsoNot: { files: RENDER_FILES, packages: [...RENDER_PACKAGES, "js-yaml"] } },
   // A workspace manifest is read with js-yaml (src/workspace/manifest.ts).
   { path: ["workspace", "list"], alsoNot: { files: RENDER_FILES, packages: RENDER_PACKAGES } },

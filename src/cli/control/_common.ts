@@ -1,7 +1,7 @@
 /** Helpers shared by the `control …` commands: target flags, run addressing, colour, label rows. */
 import type { CommandContext, FlagSpec } from "../frame.ts";
 import { resolveTarget } from "../target.ts";
-import { currentRun, type RunRef } from "../../control/mod.ts";
+import type { RunRef } from "../../control/mod.ts";
 import { type Paint, painter } from "../../render/ansi.ts";
 
 /** `--workspace` / `--packet` (docs/reference/cli.md §2), accepted by every control command. */
@@ -38,6 +38,8 @@ export async function controlTarget(ctx: CommandContext, opts: { idsFollow?: boo
 /** The run a command addresses: `--run RUN_ID` when given, else the current run of the store root. */
 export async function runRef(target: ControlTarget, runFlag?: string): Promise<RunRef> {
   if (runFlag) return { storeRoot: target.storeRoot, runId: runFlag };
+  // Loaded here: `control contract`, which addresses no run, does not evaluate the control surface.
+  const { currentRun } = await import("../../control/mod.ts");
   return await currentRun({ kind: "state", stateRoot: target.storeRoot });
 }
 

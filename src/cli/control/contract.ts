@@ -1,7 +1,8 @@
 /** `control contract [TARGET] ID [--json]` (docs/reference/control-plane.md §9.7, §13): packet vs enforced contract. */
 import type { CommandContext, CommandSpec } from "../frame.ts";
 import { UsageError } from "../../errors.ts";
-import { contract, type ContractView } from "../../control/mod.ts";
+// The view alone, not the control surface (src/control/mod.ts re-exports its types).
+import { contract, type ContractView } from "../../control/contract_view.ts";
 import type { Color, Paint } from "../../render/mod.ts";
 import { controlTarget, paintFor, printJson, TARGET_FLAGS } from "./_common.ts";
 
