@@ -387,38 +387,35 @@ class Flow {
 
   sequence(): unknown[] {
     const out: unknown[] = [];
-    this.p++;
-    this.space();
-    while (this.s[this.p] !== "]") {
-      out.push(this.value());
-      this.space();
-      if (this.s[this.p] === ",") {
-        this.p++;
-        this.space();
-      } else if (this.s[this.p] !== "]") decline();
-    }
-    this.p++;
+    this.entries("]", () => out.push(this.value()));
     return out;
   }
 
   mapping(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    this.p++;
-    this.space();
-    while (this.s[this.p] !== "}") {
+    this.entries("}", () => {
       const kv = keyAt(this.s.slice(this.p));
       if (!kv || kv[1][0] !== " ") decline();
       this.p = this.s.length - kv[1].length;
       this.space();
       setKey(out, kv[0], this.value());
+    });
+    return out;
+  }
+
+  /** Read entries separated by commas from past the opening bracket to past `close`. */
+  entries(close: string, entry: () => void): void {
+    this.p++;
+    this.space();
+    while (this.s[this.p] !== close) {
+      entry();
       this.space();
       if (this.s[this.p] === ",") {
         this.p++;
         this.space();
-      } else if (this.s[this.p] !== "}") decline();
+      } else if (this.s[this.p] !== close) decline();
     }
     this.p++;
-    return out;
   }
 }
 
