@@ -403,7 +403,7 @@ class Flow {
     return out;
   }
 
-  /** Read entries separated by commas from past the opening bracket to past `close`. */
+  /** Read comma-separated entries from the opening bracket (at `p`) through the matching `close`. */
   entries(close: string, entry: () => void): void {
     this.p++;
     this.space();
