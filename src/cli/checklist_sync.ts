@@ -1,8 +1,7 @@
 /** `prompt_runner checklist sync [TARGET]` (docs/reference/cli.md §3.10, docs/reference/packet.md §8): write checklist files next to prompts. */
 import { basename, relative } from "../util/path.ts";
 import type { CommandContext, CommandSpec } from "./frame.ts";
-import { resolveTarget } from "./target.ts";
-import { TARGET_FLAGS } from "./selection_flags.ts";
+import { resolveTarget, TARGET_FLAGS } from "./target.ts";
 import { loadPacket } from "../packet/load.ts";
 import { checklistItems, checklistPath, checklistText } from "../contract/checklist.ts";
 import { outsideMessage, outsidePacket } from "../packet/confine.ts";

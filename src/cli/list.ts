@@ -1,7 +1,6 @@
 /** `prompt_runner list [TARGET] [--json]` (docs/reference/cli.md §3.2, docs/reference/runner.md §11): prompts with their progress. */
 import type { CommandSpec } from "./frame.ts";
-import { resolveTarget } from "./target.ts";
-import { TARGET_FLAGS } from "./selection_flags.ts";
+import { resolveTarget, TARGET_FLAGS } from "./target.ts";
 import { loadPacket } from "../packet/load.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
 import { type ProgressMap, readProgressAndCommits, suffixNamesCommits } from "../store/progress.ts";

@@ -9,7 +9,8 @@ import { amendedFingerprint } from "../run/amended_from.ts";
 import { readCurrentRunRecord, type ResumeDecision, resumeDecision, runPidPresent } from "../store/run_record_read.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
 import { type RunPermissions, runPermissionsFor } from "../run/run_permissions.ts";
-import { pendingOf, readState } from "../run/state.ts";
+import { readState } from "../run/state_read.ts";
+import { pendingOf } from "../run/state_doc.ts";
 
 /** Everything `plan` shows. */
 export interface PlanView {

@@ -15,7 +15,7 @@ import { fileStamp, isRunId } from "../util/time.ts";
 import { DEFAULT_DIFF_MAX_LINES, DEFAULT_TOOL_OUTPUT_MAX_LINES } from "../render/create.ts";
 import { logHeaderPromptFile } from "../render/chrome.ts";
 import { promptBodyAt } from "../packet/prompt_body.ts";
-import { gitPathDiff } from "../render/git_diff.ts";
+import { gitPathDiff } from "../render/git_diff_sync.ts";
 import { loadFullWidth, needsFullWidthIn } from "../render/text_width.ts";
 import { Replayer } from "../render/replay.ts";
 import { eventStream, readEventFiles } from "../control/event_files.ts";

@@ -1,7 +1,6 @@
 /** `prompt_runner template list [PACKET] [--json]` (docs/cli.md): the prompt templates `prompt new` can use. */
 import type { CommandSpec } from "./frame.ts";
-import { resolveTarget } from "./target.ts";
-import { TARGET_FLAGS } from "./selection_flags.ts";
+import { resolveTarget, TARGET_FLAGS } from "./target.ts";
 import { configHome, listTemplates, loaderEnv } from "../packet/mod.ts";
 
 /** The `template list` command. */

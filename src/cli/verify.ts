@@ -4,8 +4,7 @@
  * history with source `manual`.
  */
 import type { CommandContext, CommandSpec } from "./frame.ts";
-import { resolveTarget } from "./target.ts";
-import { TARGET_FLAGS } from "./selection_flags.ts";
+import { resolveTarget, TARGET_FLAGS } from "./target.ts";
 import { loadPacket } from "../packet/load.ts";
 import { ALL, selectPrompts } from "../packet/select.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";

@@ -3,10 +3,13 @@ import { parseJsonLines } from "../util/fs.ts";
 import { readStoreTextOrNull } from "../util/safe_read.ts";
 import { storePaths } from "../store/paths.ts";
 import { canonicalJson } from "./canonical.ts";
-import { isRecord } from "./entries.ts";
+import { isRecord } from "../util/is_record.ts";
 import type { AmendmentRecord, Contract } from "./types.ts";
 import type { Prompt } from "../packet/mod.ts";
 import { persistedEffect } from "./persisted.ts";
+import { packetContract, wrap } from "./packet_contract.ts";
+
+export { packetContract };
 
 /** Read `<store>/amendments/<prompt>.jsonl`; lines without a known operation or a clause are skipped. */
 export async function readAmendments(storeRoot: string, promptId: string): Promise<AmendmentRecord[]> {
@@ -34,10 +37,6 @@ export function amendedPromptIds(storeRoot: string): Set<string> | null {
     return null;
   }
   return ids;
-}
-
-function wrap(v: unknown): unknown[] {
-  return v === undefined || v === null ? [] : Array.isArray(v) ? [...v] : [v];
 }
 
 /** Fold amendment records over a contract in file order; persisted records are skipped (pure). */
@@ -115,17 +114,6 @@ export function contractDiff(packet: Contract, enforced: Contract): ContractDiff
     for (const x of removed) out.push({ change: "removed", clause, entry: entryLabel(x) });
     for (const x of added) out.push({ change: "added", clause, entry: entryLabel(x) });
   }
-  return out;
-}
-
-/**
- * The packet contract of a prompt as the verifier sees it: `verify:` with single values wrapped, plus the legacy
- * commands (`validation:` / `## Validation Commands`) as `commands` when `verify.commands` is absent.
- */
-export function packetContract(prompt: Prompt): Contract {
-  const out: Contract = {};
-  for (const [k, v] of Object.entries(prompt.verify ?? {})) out[String(k)] = wrap(v);
-  if (out.commands === undefined && prompt.legacyCommands.length > 0) out.commands = [...prompt.legacyCommands];
   return out;
 }
 

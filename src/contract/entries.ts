@@ -4,6 +4,9 @@
  */
 import { isAbsolute, join } from "../util/path.ts";
 import { canonicalJoin, canonicalPath, isWithin } from "./paths.ts";
+import { isRecord } from "../util/is_record.ts";
+
+export { isRecord };
 
 /**
  * Substitute `@repo:NAME` and `@repo:NAME/rel` (unknown names stay verbatim). Here, not with the `commands` clause,
@@ -15,11 +18,6 @@ export function substituteRepo(value: string, repos: Record<string, string>): st
   const root = repos[m[1]!];
   if (root === undefined) return value;
   return m[2] !== undefined && m[2] !== "" ? join(root, m[2]) : root;
-}
-
-/** Plain-object test. */
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
 /** The first defined value among `keys` of an object (primary key first, then aliases). */

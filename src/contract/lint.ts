@@ -2,7 +2,7 @@
 import { CLAUSES, type Contract } from "./types.ts";
 import type { Finding, Packet, Prompt } from "../packet/mod.ts";
 import { isLegacyCommand, isRecord, pick, validateEntry } from "./entries.ts";
-import { packetContract } from "./enforced.ts";
+import { packetContract } from "./packet_contract.ts";
 import { canonicalJoin, canonicalPath, isWithin, parsePathString, repoForScope } from "./paths.ts";
 import { compilePattern, sourcePatterns } from "./clauses/patterns.ts";
 import { globProblem, hasGlobChars, loadGlobMatcher } from "./clauses/glob_matcher.ts";

@@ -10,7 +10,6 @@ import type { AmendmentRecord, Contract } from "../contract/mod.ts";
 import { contractDiff, enforcedContract } from "../contract/enforced.ts";
 import { normalizePromptId } from "../util/ids.ts";
 import { storePaths, storeRootForPacket } from "../store/paths.ts";
-import { readStoreInfo } from "../store/layout.ts";
 import { ControlError } from "./errors.ts";
 
 /** What `contract`, `amend` and `relax` address: a packet dir, a run ref, an explicit pair, or a workspace. */
@@ -46,6 +45,8 @@ export async function resolveTarget(target: Target): Promise<Resolved> {
     });
   }
   if ("packetDir" in target) return { packetDir: target.packetDir, storeRoot: target.storeRoot, runId: null };
+  // A run ref names its packet in store.json; the store layout code loads only for it.
+  const { readStoreInfo } = await import("../store/layout.ts");
   const info = await readStoreInfo(target.storeRoot);
   if (!info) {
     throw new ControlError("target_not_found", `${storePaths(target.storeRoot).storeJson} does not name a packet`);

@@ -1,6 +1,6 @@
 /** The catalog of lane names, aliases, option bags and model patterns that packets read, built from the profiles alone. */
 import { LANE_PROFILES } from "./profiles.ts";
-import { resolveExecutable } from "./profile.ts";
+import { resolveExecutable } from "./executable.ts";
 import type { LaneExecutables, LaneProfile, LaneTransport, SessionOptions } from "./types.ts";
 import { DRIVER_EXECUTABLES } from "../util/executables.ts";
 

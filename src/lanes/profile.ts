@@ -8,7 +8,10 @@ import { LaunchError, type SessionOptions } from "./types.ts";
 import type { FailureHint } from "./hints.ts";
 import type { JsonObject } from "./_json.ts";
 import { genericNeeds, toolAllowed, type ToolVocabulary } from "./tool_vocabulary.ts";
+import { laneOpts } from "./executable.ts";
 import type { LaneProfile, LaneSession, LaneTransport, SessionSpec } from "./types.ts";
+
+export { laneOpts, resolveExecutable } from "./executable.ts";
 
 /** What a parser learns from one stdout line. */
 export interface ParsedLine {
@@ -116,39 +119,6 @@ export function guardrailFor(
     allowed_tools: [...allowed],
     reason: `tool "${toolName}"${as} is not in allowed_tools; the ${lane} lane can only observe it after the fact`,
   };
-}
-
-/** The lane's option bag from the merged provider options (empty when absent). */
-export function laneOpts(options: SessionOptions, key: string): Record<string, unknown> {
-  return options.provider_opts[key] ?? {};
-}
-
-function envGet(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The executable to run: the lane's first option bag's `cli_path`, else `PROMPT_RUNNER_<LANE>_CLI` (session env, then process env),
- * else the profile's binary name.
- */
-export function resolveExecutable(
-  profile: Pick<CliProfile, "lane">,
-  options: SessionOptions,
-  env: Record<string, string>,
-): string {
-  const bag = profile.lane.optionKeys[0];
-  const fromOpts = bag === undefined ? undefined : laneOpts(options, bag)["cli_path"];
-  if (typeof fromOpts === "string" && fromOpts.trim() !== "") return fromOpts;
-  const envName = profile.lane.executableEnv;
-  if (envName) {
-    const v = env[envName] ?? envGet(envName);
-    if (v !== undefined && v.trim() !== "") return v;
-  }
-  return profile.lane.executable ?? profile.lane.name;
 }
 
 /** Variables added to the provider environment: `adapter_opts.env` under the session's own additions. */

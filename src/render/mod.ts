@@ -3,7 +3,7 @@
 export type { EventSink, Renderer, RenderSettings, StreamState, TextSink } from "./types.ts";
 export { type HeaderInfo, logHeader, logMarker, promptOutcomeLine, renderHeader, steerNotice } from "./chrome.ts";
 export { eventsFileSink, fileSink, jsonLinesSink, ttySink } from "./sinks.ts";
-export { gitPathDiff } from "./git_diff.ts";
+export { gitPathDiff } from "./git_diff_sync.ts";
 export { createRenderer, DEFAULT_DIFF_MAX_LINES, DEFAULT_TOOL_OUTPUT_MAX_LINES, switchRenderer } from "./create.ts";
 export { type Color, type Paint, painter, stripAnsi } from "./ansi.ts";
 export { toolChange } from "./diff.ts";

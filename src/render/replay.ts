@@ -3,7 +3,8 @@
  * run, one renderer per provider stream, headers at `prompt_started`, steer notices and outcome lines from runner
  * events. Pure: everything that needs files (path diffs, prompt files, steer texts) is injected.
  */
-import { type CheckNote, checkNoteLines, type Envelope, type View } from "../events/mod.ts";
+import type { Envelope, View } from "../events/mod.ts";
+import { type CheckNote, checkNoteLines } from "../events/check_lines.ts";
 import { DEFAULT_VIEW } from "../events/types.ts";
 import { painter } from "./ansi.ts";
 import { type HeaderInfo, promptOutcomeLine, renderHeader, steerNotice } from "./chrome.ts";

@@ -21,7 +21,8 @@ export { type RunPermissions, runPermissionsFor } from "./run_permissions.ts";
 export { runPacket, type RuntimeStore } from "./runner.ts";
 export type { EventLimits } from "./run_request.ts";
 export type { DisplayRequest } from "./progress_display.ts";
-export { pendingOf, readState } from "./state.ts";
+export { readState } from "./state_read.ts";
+export { pendingOf } from "./state_doc.ts";
 export {
   buildRunSummary,
   readRunSummary,

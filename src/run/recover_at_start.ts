@@ -4,7 +4,8 @@
  * say what was corrected. Runs once per run under the lease, before anything else runs.
  */
 import type { Packet, Prompt } from "../packet/mod.ts";
-import { appendProgress, readProgress } from "../store/progress.ts";
+import { readProgress } from "../store/progress.ts";
+import { appendProgress } from "../store/progress_append.ts";
 import { StateStore } from "./state.ts";
 import { readCurrentRun } from "../store/run_record.ts";
 import { porcelain, runGit } from "./git.ts";

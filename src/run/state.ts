@@ -6,15 +6,13 @@
  * file is emptied. Readers merge the pending lines over `state.json` ({@link readState}), so a crash at any instant
  * loses nothing that was recorded. An unreadable or invalid file refuses the run (`state_store_invalid`, exit 1).
  */
-import { RunFailedError } from "../errors.ts";
 import { storePaths } from "../store/paths.ts";
-import { mergeStatePending } from "../store/state_pending.ts";
 import { atomicWriteStoreChunks } from "../util/safe_fs.ts";
-import { readStoreTextOrNull } from "../util/safe_read.ts";
 import { HeldAppender } from "../util/held_append.ts";
 import { nowIso } from "../util/time.ts";
-import { meterRead } from "../util/read_meter.ts";
-import { type AttemptRecord, emptyState, type PromptState, STATE_SCHEMA, type StateDoc } from "./state_doc.ts";
+import { type AttemptRecord, emptyState, type PromptState, type StateDoc } from "./state_doc.ts";
+import { readState, readStateText } from "./state_read.ts";
+export { readState } from "./state_read.ts";
 export { emptyState, pendingOf } from "./state_doc.ts";
 export type {
   AttemptRecord,
@@ -34,74 +32,6 @@ import { atRest, docPieces, freezeEntry, FrozenEntry, type HeldEntry, thawEntry 
 
 /** The shortest interval between two rewrites of `state.json` while prompt entries change (docs/reference/runner.md §10.2). */
 export const STATE_REWRITE_MS = 2000;
-
-function invalid(path: string, what: string, cause?: unknown): RunFailedError {
-  return new RunFailedError("state_store_invalid", `${path} is not a valid state file: ${what}`, {
-    hints: [`move it aside (mv ${path} ${path}.bad) and run again`],
-    ...(cause === undefined ? {} : { cause }),
-  });
-}
-
-function isObj(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
-/** Validate a decoded document; throws `state_store_invalid` naming the field. */
-function validateState(value: unknown, path: string): StateDoc {
-  if (!isObj(value)) throw invalid(path, "expected a JSON object");
-  if (value.schema !== undefined && value.schema !== STATE_SCHEMA) {
-    throw invalid(path, `field "schema" is ${JSON.stringify(value.schema)}; expected "${STATE_SCHEMA}"`);
-  }
-  const prompts = value.prompts ?? {};
-  if (!isObj(prompts)) throw invalid(path, `field "prompts" must be an object`);
-  for (const [id, entry] of Object.entries(prompts)) {
-    if (!isObj(entry)) throw invalid(path, `field "prompts.${id}" must be an object`);
-    if (entry.attempts !== undefined && !Array.isArray(entry.attempts)) {
-      throw invalid(path, `field "prompts.${id}.attempts" must be a list`);
-    }
-    if (entry.attempts === undefined) entry.attempts = [];
-    if (typeof entry.status !== "string") entry.status = "failed";
-  }
-  return {
-    ...(value as Record<string, unknown>),
-    schema: STATE_SCHEMA,
-    updated_at: typeof value.updated_at === "string" ? value.updated_at : nowIso(),
-    last_run_id: typeof value.last_run_id === "string" ? value.last_run_id : null,
-    prompts: prompts as Record<string, PromptState>,
-  };
-}
-
-async function readText(path: string): Promise<string | null> {
-  try {
-    const text = await readStoreTextOrNull(path);
-    meterRead("state", text?.length ?? 0);
-    return text;
-  } catch (e) {
-    throw invalid(path, e instanceof Error ? e.message : String(e), e);
-  }
-}
-
-/**
- * Read `state.json` with `state.pending.jsonl` merged over it; missing → empty; unreadable or invalid →
- * `state_store_invalid`.
- */
-export async function readState(storeRoot: string): Promise<StateDoc> {
-  const paths = storePaths(storeRoot);
-  const path = paths.state;
-  const text = await readText(path);
-  let doc = emptyState();
-  if (text !== null) {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (e) {
-      throw invalid(path, `invalid JSON (${e instanceof Error ? e.message : String(e)})`, e);
-    }
-    doc = validateState(value, path);
-  }
-  const pending = await readText(paths.statePending);
-  return pending ? mergeStatePending(doc, pending) : doc;
-}
 
 /**
  * The runner's handle on `state.json`: the document lives in memory (only the lease holder writes it). A prompt
@@ -154,7 +84,7 @@ export class StateStore {
   async #notePending(): Promise<void> {
     // Entries a dead runner left pending are folded into state.json at the next rewrite; a torn last line (a crash
     // mid-append) is ended before the first append, so it never swallows a complete one.
-    const text = await readText(storePaths(this.storeRoot).statePending) ?? "";
+    const text = await readStateText(storePaths(this.storeRoot).statePending) ?? "";
     this.#pending = text.length > 0 ? 1 : 0;
     this.#tornPending = text.length > 0 && !text.endsWith("\n");
   }

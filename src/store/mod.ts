@@ -18,8 +18,8 @@ export { appendJournal } from "./journal.ts";
 export { ensureControlDirs, ensureStoreIgnored, ensureStoreRoot, readStoreInfo } from "./layout.ts";
 export { acquireLease, type Lease, leaseHeldMessage, type LeaseState, readLease } from "./lease.ts";
 export { type StorePaths, storePaths, storeRootForPacket } from "./paths.ts";
+export { appendProgress } from "./progress_append.ts";
 export {
-  appendProgress,
   type LenientProgress,
   parseProgressLenient,
   type ProgressMap,

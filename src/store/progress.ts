@@ -5,12 +5,8 @@
  */
 import { RunFailedError } from "../errors.ts";
 import { storePaths } from "./paths.ts";
-import { atomicWriteStoreText, ensureStoreDir, lstatStoreSync } from "../util/safe_fs.ts";
 import { readStoreTextOrNull } from "../util/safe_read.ts";
-import { appendHeldLine } from "../util/held_append.ts";
 import { normalizePromptId } from "../util/ids.ts";
-import { nowIso } from "../util/time.ts";
-import { failpoint } from "../util/failpoint.ts";
 import { meterRead } from "../util/read_meter.ts";
 
 /** A progress status. */
@@ -160,21 +156,4 @@ export async function readProgressAndCommits(
 /** Format one progress line (without newline). */
 export function formatProgressLine(id: string, status: ProgressStatus, at: string, suffix: string | null): string {
   return `${id}:${status}:${at}${suffix ? `:${suffix}` : ""}`;
-}
-
-/** Append one status line with a single write and fsync. */
-export async function appendProgress(
-  storeRoot: string,
-  id: string,
-  status: ProgressStatus,
-  suffix: string | null,
-): Promise<void> {
-  const paths = storePaths(storeRoot);
-  await ensureStoreDir(paths.root, paths.root);
-  const line = formatProgressLine(id, status, nowIso(), suffix);
-  // The first line creates the file atomically: a crash can never leave an empty progress.log (which reads as
-  // corrupt). Later lines are single O_APPEND writes. Never through a link (src/util/safe_fs.ts).
-  if (lstatStoreSync(paths.progress, "file") !== null) await appendHeldLine(paths.progress, line, { fsync: true });
-  else await atomicWriteStoreText(paths.progress, line + "\n", { fsync: true });
-  failpoint("progress.after_append");
 }

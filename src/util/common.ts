@@ -1,6 +1,9 @@
 /** Small shared helpers (used by control/ and store/): host identity, default author, byte lengths, record guards. */
 
 import { osUser } from "./os_user.ts";
+import { isRecord } from "./is_record.ts";
+
+export { isRecord };
 
 let cachedHost: string | null | undefined;
 
@@ -47,11 +50,6 @@ const encoder = new TextEncoder();
 /** UTF-8 byte length of a string. */
 export function utf8Length(text: string): number {
   return encoder.encode(text).length;
-}
-
-/** Whether a value is a plain JSON object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /** A JSON object document, or null when the text is absent, not JSON, or not an object (for leniently read files). */

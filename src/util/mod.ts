@@ -1,14 +1,7 @@
 /** The public surface of src/util/: what other folders import from it (docs/architecture.md, Layers). */
 export { concatBytes } from "./bytes.ts";
-export {
-  defaultAuthor,
-  elapsedSince,
-  errorMessage,
-  isRecord,
-  jsonRecordOrNull,
-  localHostname,
-  utf8Length,
-} from "./common.ts";
+export { defaultAuthor, elapsedSince, errorMessage, jsonRecordOrNull, localHostname, utf8Length } from "./common.ts";
+export { isRecord } from "./is_record.ts";
 export {
   readSurvivors,
   reapEarlierRun,

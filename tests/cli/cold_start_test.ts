@@ -214,3 +214,53 @@ Deno.test("control contract's view loads neither the amendment writers nor js-ya
   assert.deepEqual(writers.filter((f) => !amend.files.has(f)), []);
   assert.ok(amend.packages.has("js-yaml"));
 });
+
+/**
+ * Readers apart from writers (docs/bench.md, "Cold start"): every module a source run evaluates costs a cache lookup
+ * and a compile, so a read-only command does not evaluate code it never calls — the lane session code (the
+ * `--allow-run` list needs only the executable's name), the state and progress writers, the amendment folding
+ * (`packet lint` needs only the packet contract), the store layout (for a run ref only), the event barrel and the
+ * live runner's diff prefetch.
+ */
+const NOT_LOADED: { path: string[]; files: string[] }[] = [
+  { path: ["plan"], files: ["src/run/state.ts", "src/util/held_append.ts", "src/run/state_entries.ts"] },
+  { path: ["list"], files: ["src/store/progress_append.ts", "src/util/held_append.ts", "src/cli/selection_flags.ts"] },
+  {
+    path: ["packet", "lint"],
+    files: [
+      "src/contract/enforced.ts",
+      "src/contract/persisted.ts",
+      "src/util/safe_read.ts",
+      "src/cli/selection_flags.ts",
+    ],
+  },
+  { path: ["control", "contract"], files: ["src/store/layout.ts", "src/contract/entries.ts", "src/store/guard.ts"] },
+  // replay diffs a path synchronously (src/render/git_diff_sync.ts): not the live prefetch's helper processes.
+  {
+    path: ["replay"],
+    files: [
+      "src/events/mod.ts",
+      "src/events/json.ts",
+      "src/events/run_summary.ts",
+      "src/util/helper.ts",
+      "src/util/spawn.ts",
+    ],
+  },
+];
+const LANE_SESSION_FILES = ["src/lanes/profile.ts", "src/lanes/tool_vocabulary.ts", "src/lanes/types.ts"];
+
+Deno.test("read-only commands evaluate neither the lane session code nor the writers of what they read", async () => {
+  const files = await sources();
+  for (const { path, files: not } of NOT_LOADED) {
+    const load = staticLoad(files, ["main.ts", commandModule(path)]);
+    const lanes = path[0] === "replay" ? [] : LANE_SESSION_FILES;
+    const bad = [...not, ...lanes].filter((f) => load.files.has(f));
+    assert.deepEqual(bad, [], `${path.join(" ")} loads up front: ${bad.join(", ")}`);
+  }
+  // The check can see them: run and control amend reach every one.
+  const run = staticLoad(files, ["main.ts", commandModule(["run"])]);
+  const amend = staticLoad(files, ["main.ts", commandModule(["control", "amend"])]);
+  const all = [...NOT_LOADED.flatMap((n) => n.files), ...LANE_SESSION_FILES];
+  const unseen = all.filter((f) => !run.files.has(f) && !amend.files.has(f));
+  assert.deepEqual(unseen, [], `neither run nor control amend reaches ${unseen.join(", ")}`);
+});

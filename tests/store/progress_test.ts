@@ -1,11 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  appendProgress,
-  parseProgress,
-  parseProgressLenient,
-  parseProgressLine,
-  readProgress,
-} from "../../src/store/progress.ts";
+import { parseProgress, parseProgressLenient, parseProgressLine, readProgress } from "../../src/store/progress.ts";
+import { appendProgress } from "../../src/store/progress_append.ts";
 import { RunFailedError } from "../../src/errors.ts";
 import { tempDir } from "../support/fs.ts";
 

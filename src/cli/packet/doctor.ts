@@ -1,6 +1,6 @@
 /** `prompt_runner packet doctor [TARGET] [--json]` (docs/reference/cli.md §3.9): readiness plus authoring warnings; exit 0. */
 import type { CommandSpec } from "../frame.ts";
-import { TARGET_FLAGS } from "../selection_flags.ts";
+import { TARGET_FLAGS } from "../target.ts";
 import { runReadiness } from "./preflight.ts";
 
 /** The `packet doctor` command. */

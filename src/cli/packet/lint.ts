@@ -1,7 +1,6 @@
 /** `prompt_runner packet lint [TARGET] [--strict] [--json]` (docs/reference/cli.md §3.8): static checks, exit 3 on errors. */
 import type { CommandSpec } from "../frame.ts";
-import { resolveTarget } from "../target.ts";
-import { TARGET_FLAGS } from "../selection_flags.ts";
+import { resolveTarget, TARGET_FLAGS } from "../target.ts";
 import { lintPacket, type LintResult } from "../../contract/packet_lint.ts";
 import { Exit } from "../../errors.ts";
 

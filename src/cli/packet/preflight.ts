@@ -1,7 +1,6 @@
 /** `prompt_runner packet preflight [TARGET] [--json]` (docs/reference/cli.md §3.9): readiness report; exit 1 when not runnable. */
 import type { CommandContext, CommandSpec } from "../frame.ts";
-import { resolveTarget } from "../target.ts";
-import { TARGET_FLAGS } from "../selection_flags.ts";
+import { resolveTarget, TARGET_FLAGS } from "../target.ts";
 import { loadPacket } from "../../packet/load.ts";
 import { readinessReport, renderReadiness } from "../../run/readiness.ts";
 import { laneFor } from "../../lanes/mod.ts";
@@ -11,7 +10,8 @@ import { runPermissionsFor } from "../../run/run_permissions.ts";
 import { dirtyRepos } from "../../run/dirty.ts";
 import { hasLeftovers } from "../../run/prompt_guard.ts";
 import { pendingClaims } from "../../run/commit_pending.ts";
-import { readState, type StateDoc } from "../../run/state.ts";
+import { readState } from "../../run/state_read.ts";
+import type { StateDoc } from "../../run/mod.ts";
 import { vacuousFindings } from "../../run/preflight_vacuous.ts";
 
 /** Shared body of `packet preflight` and `packet doctor`. */
