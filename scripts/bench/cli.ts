@@ -204,7 +204,7 @@ export async function bench(): Promise<Record<string, number | string>> {
     // Warm the module and compile caches once.
     for (const r of runners) await r.empty(), await r.source(), await r.bundle();
 
-    const repeats = sized(11, 5);
+    const repeats = sized(21, 5);
     const samples = runners.map(() => ({ empty: [] as Sample[], source: [] as Sample[], bundle: [] as Sample[] }));
     for (let i = 0; i < repeats; i++) {
       for (const [j, r] of runners.entries()) {
