@@ -272,6 +272,7 @@ export async function bench(): Promise<Record<string, number | string>> {
     runner_idle_cpu_pct: silentWatch.idleCpuPct!,
     runner_idle_cpu_poll200_pct: silentPoll.idleCpuPct!,
     request_real_run_samples: real.samples,
+    real_run_pairs: real.pairs,
     real_run_messages: real.messages,
     request_applied_real_run_p50_ms: real.p50,
     request_applied_real_run_p99_ms: real.p99,
