@@ -67,3 +67,20 @@ Deno.test("StoreObserver: with the real watcher, a request renamed in and straig
     obs.close();
   }
 });
+
+Deno.test("StoreObserver: a request listed at a poll tick marks the instant when the watcher reports nothing", async () => {
+  await using tmp = await tempDir();
+  const requests = `${tmp.path}/control/requests`;
+  await Deno.mkdir(requests, { recursive: true });
+  const w = scripted(); // never reports: the instant must come from the poll
+  const obs = new StoreObserver(tmp.path, w.factory);
+  try {
+    Deno.writeTextFileSync(`${requests}/notes.json`, "{}");
+    const before = performance.now();
+    Deno.writeTextFileSync(`${requests}/${requestName()}`, "{}");
+    const at = await waitFor(() => obs.requestAt, { what: "the request instant" });
+    assert.ok(at >= before, "the instant is taken on this process's clock, at the tick that lists the request");
+  } finally {
+    obs.close();
+  }
+});
