@@ -183,3 +183,17 @@ Deno.test("contract() reports prompt_not_found for an unknown id", async () => {
   const dir = await writeDemoPacket(tmp.path);
   assert.equal(await code(contract(dir, "7")), "prompt_not_found");
 });
+
+Deno.test("contract() addresses a run ref through the packet its store names, and refuses a store that names none", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  const store = storeRootForPacket(dir);
+  await amend(dir, "1", { clause: "files_exist", entries: ["lib/a.ts"], reason: "scope fix" });
+  // The store layout (store.json) is read only for this form of target.
+  await Deno.writeTextFile(storePaths(store).storeJson, JSON.stringify({ kind: "packet", packet_dir: dir }));
+  const view = await contract({ storeRoot: store, runId: "20260101T000000Z-ABCDEF" }, "1");
+  assert.deepEqual(view.enforced.files_exist, ["README.md", "lib/a.ts"]);
+  const bare = `${tmp.path}/bare-store`;
+  await Deno.mkdir(bare);
+  assert.equal(await code(contract({ storeRoot: bare, runId: "20260101T000000Z-ABCDEF" }, "1")), "target_not_found");
+});
