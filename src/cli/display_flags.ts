@@ -7,7 +7,7 @@
 import type { CommandContext, FlagSpec } from "./frame.ts";
 import type { DisplayRequest } from "../run/mod.ts";
 import { HEARTBEAT_ENV, heartbeatInterval } from "../run/heartbeat.ts";
-import { ciEnvironment } from "../util/ci_env.ts";
+import { ciEnvironment, denoEnv } from "../util/ci_env.ts";
 
 /** The flags. */
 export const DISPLAY_FLAGS: Record<string, FlagSpec> = {
@@ -23,18 +23,10 @@ export const DISPLAY_FLAGS: Record<string, FlagSpec> = {
   },
 };
 
-function readEnv(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    return undefined;
-  }
-}
-
 /** What the flags, the environment and the output decide. Throws a usage error for a bad `--heartbeat`. */
 export function displayRequest(
   ctx: Pick<CommandContext, "flags" | "json" | "stdout">,
-  env: (name: string) => string | undefined = readEnv,
+  env: (name: string) => string | undefined = denoEnv,
 ): DisplayRequest {
   const flag = typeof ctx.flags.heartbeat === "string" ? ctx.flags.heartbeat : undefined;
   const heartbeatMs = heartbeatInterval(flag, env(HEARTBEAT_ENV));

@@ -6,17 +6,10 @@ import { type Lane, LaunchError, type ProbeResult } from "./types.ts";
 import { DRIVER_EXECUTABLES } from "../util/executables.ts";
 import { runHelper } from "../util/helper.ts";
 import { SESSION_TOKEN_ENV, sweepByEnv } from "../util/containment.ts";
+import { denoEnv } from "../util/ci_env.ts";
 
 /** Bound of a `--version` probe. */
 export const PROBE_TIMEOUT_MS = 15_000;
-
-function envGet(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    return undefined;
-  }
-}
 
 function isExecutableFile(path: string): boolean {
   try {
@@ -28,7 +21,7 @@ function isExecutableFile(path: string): boolean {
 }
 
 /** Where `exe` resolves: itself when it names a path, else the first executable match on PATH; null if none. */
-export function whichExecutable(exe: string, pathVar: string | undefined = envGet("PATH")): string | null {
+export function whichExecutable(exe: string, pathVar: string | undefined = denoEnv("PATH")): string | null {
   if (exe.includes("/")) return isExecutableFile(exe) ? exe : null;
   for (const dir of (pathVar ?? "").split(":")) {
     if (dir === "") continue;

@@ -4,18 +4,11 @@
  * parser and tool-vocabulary code with it (docs/bench.md, "Cold start").
  */
 import type { LaneProfile, SessionOptions } from "./types.ts";
+import { denoEnv } from "../util/ci_env.ts";
 
 /** The lane's option bag from the merged provider options (empty when absent). */
 export function laneOpts(options: SessionOptions, key: string): Record<string, unknown> {
   return options.provider_opts[key] ?? {};
-}
-
-function envGet(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -32,7 +25,7 @@ export function resolveExecutable(
   if (typeof fromOpts === "string" && fromOpts.trim() !== "") return fromOpts;
   const envName = profile.lane.executableEnv;
   if (envName) {
-    const v = env[envName] ?? envGet(envName);
+    const v = env[envName] ?? denoEnv(envName);
     if (v !== undefined && v.trim() !== "") return v;
   }
   return profile.lane.executable ?? profile.lane.name;

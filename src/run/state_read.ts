@@ -9,6 +9,7 @@ import { mergeStatePending } from "../store/state_pending.ts";
 import { readStoreTextOrNull } from "../util/safe_read.ts";
 import { nowIso } from "../util/time.ts";
 import { meterRead } from "../util/read_meter.ts";
+import { isRecord } from "../util/is_record.ts";
 import { emptyState, type PromptState, STATE_SCHEMA, type StateDoc } from "./state_doc.ts";
 
 function invalid(path: string, what: string, cause?: unknown): RunFailedError {
@@ -18,20 +19,16 @@ function invalid(path: string, what: string, cause?: unknown): RunFailedError {
   });
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
 /** Validate a decoded document; throws `state_store_invalid` naming the field. */
 function validateState(value: unknown, path: string): StateDoc {
-  if (!isObj(value)) throw invalid(path, "expected a JSON object");
+  if (!isRecord(value)) throw invalid(path, "expected a JSON object");
   if (value.schema !== undefined && value.schema !== STATE_SCHEMA) {
     throw invalid(path, `field "schema" is ${JSON.stringify(value.schema)}; expected "${STATE_SCHEMA}"`);
   }
   const prompts = value.prompts ?? {};
-  if (!isObj(prompts)) throw invalid(path, `field "prompts" must be an object`);
+  if (!isRecord(prompts)) throw invalid(path, `field "prompts" must be an object`);
   for (const [id, entry] of Object.entries(prompts)) {
-    if (!isObj(entry)) throw invalid(path, `field "prompts.${id}" must be an object`);
+    if (!isRecord(entry)) throw invalid(path, `field "prompts.${id}" must be an object`);
     if (entry.attempts !== undefined && !Array.isArray(entry.attempts)) {
       throw invalid(path, `field "prompts.${id}.attempts" must be a list`);
     }
