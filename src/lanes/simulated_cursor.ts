@@ -90,8 +90,17 @@ export class ScriptWriter {
     w.script = attempt;
     if (!cursor) return w;
     if (cursor.continueFrom) {
-      const doc = await readCursor(cursor.continueFrom.path);
-      w.script = doc.script ?? cursor.continueFrom.attempt;
+      let doc = await readCursor(cursor.continueFrom.path);
+      let script = cursor.continueFrom.attempt;
+      // A continuation that left no cursor had nothing of its own to record (a cursor is written at the start unless
+      // the script starts fresh, and before every append; an overwrite is safe to redo): it stands where the attempt
+      // it continued stood.
+      for (const origin of cursor.continueFrom.origins ?? []) {
+        if (doc.script !== null) break;
+        doc = await readCursor(origin.path);
+        script = origin.attempt;
+      }
+      w.script = doc.script ?? script;
       w.#skipBelow = doc.applied;
       w.#pending = doc.pending;
     } else if (cursor.previous) {

@@ -154,7 +154,11 @@ export interface SessionSpec {
 /** Where the simulated lane records applied writes, and which interrupted attempt's script it continues. */
 export interface SimulatedCursor {
   path: string;
-  continueFrom: { path: string; attempt: number } | null;
+  /**
+   * The cursor of the attempt this one continues after a crash; `origins`, nearest first, are the cursors of the
+   * attempts that one continued in turn, read when it died before writing its own.
+   */
+  continueFrom: { path: string; attempt: number; origins?: { path: string; attempt: number }[] } | null;
   /** The previous attempt's cursor: this attempt plays the script entry after the one that attempt played. */
   previous: string | null;
   /**

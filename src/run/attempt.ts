@@ -93,17 +93,30 @@ function spareFor(ctx: RunContext, path: string): Deno.FsFile | undefined {
   return adopted === null || adopted === "taken" ? undefined : adopted;
 }
 
+/**
+ * The interrupted attempt an attempt continues; `origins`, nearest first, are the attempts that one continued in turn
+ * (a crash-recovery attempt killed before its own progress was recorded stands where the attempt it continued stood).
+ */
+export interface ContinueFrom {
+  runId: string;
+  attempt: number;
+  origins?: { runId: string; attempt: number }[];
+}
+
 /** The simulated lane's script cursor of an attempt, continuing `from` after a crash. */
 function simulatedCursorFor(
   ctx: RunContext,
   promptId: string,
   attempt: number,
-  from: { runId: string; attempt: number } | null,
+  from: ContinueFrom | null,
 ): SimulatedCursor {
   const at = (runId: string, n: number) => `${storePaths(ctx.storeRoot).runDir(runId)}/simulated/${promptId}.${n}.json`;
+  const cursorOf = (a: { runId: string; attempt: number }) => ({ path: at(a.runId, a.attempt), attempt: a.attempt });
   return {
     path: at(ctx.runId, attempt),
-    continueFrom: from ? { path: at(from.runId, from.attempt), attempt: from.attempt } : null,
+    continueFrom: from
+      ? { ...cursorOf(from), ...(from.origins?.length ? { origins: from.origins.map(cursorOf) } : {}) }
+      : null,
     previous: !from && attempt > 1 ? at(ctx.runId, attempt - 1) : null,
     storeRoot: ctx.storeRoot,
   };
@@ -178,7 +191,7 @@ export async function runAttemptStreams(
   /** Crash resume (mode `resume`): the provider session to continue with the continuation prompt. */
   resumeSessionId: string | null = null,
   /** Crash recovery: the interrupted attempt whose work this attempt continues (docs/crash_recovery.md). */
-  continueFrom: { runId: string; attempt: number } | null = null,
+  continueFrom: ContinueFrom | null = null,
   /** Agent control: the attempt's invocation (docs/agent-control.md §2), watched while the streams run. */
   agent: AgentInvocation | null = null,
 ): Promise<AttemptRun> {

@@ -8,7 +8,7 @@ import { reportSummary } from "../contract/report.ts";
 import type { VerifyReport } from "../contract/mod.ts";
 import type { AttemptMode } from "../events/mod.ts";
 import type { RecoveryOptions } from "../packet/mod.ts";
-import { CONTINUE_PROMPT } from "./attempt.ts";
+import { CONTINUE_PROMPT, type ContinueFrom } from "./attempt.ts";
 import { modeCounts, retryDelayMs, retryLimit } from "./budgets.ts";
 import type { FailureEnvelope } from "./classify.ts";
 import { type RecoveryTarget, resumedTarget } from "./crash_recovery.ts";
@@ -25,7 +25,7 @@ export interface AttemptPlan {
   /** Crash resume: the provider session to continue with {@link CONTINUE_PROMPT}. */
   resumeSession: string | null;
   /** Crash recovery: the interrupted attempt whose work this attempt continues. */
-  continueFrom: { runId: string; attempt: number } | null;
+  continueFrom: ContinueFrom | null;
 }
 
 /** The first attempt, plus the stale attempt (left `running` or `interrupted` by a dead runner) to close first. */
@@ -86,14 +86,20 @@ export function planFirstAttempt(input: FirstAttemptInput): FirstAttempt {
   const crashed = input.recover ??
     (mode === "run" && input.resumed ? resumedTarget(input.promptId, prior, input.runId) : null);
   if (!crashed) return { attemptNo, mode, body, resumeSession: null, continueFrom: null, stale: null };
-  const stale = input.attempts.find((a) => a.run_id === crashed.runId && a.attempt === crashed.attempt);
+  const at = input.attempts.findIndex((a) => a.run_id === crashed.runId && a.attempt === crashed.attempt);
+  const stale = at >= 0 ? input.attempts[at] : undefined;
   const open = stale !== undefined && (stale.status === "running" || stale.status === "interrupted");
+  // A crash-recovery attempt (mode `resume`) continued the attempt recorded just before it, and so on back.
+  const origins: { runId: string; attempt: number }[] = [];
+  for (let i = at; i > 0 && input.attempts[i]!.mode === "resume"; i--) {
+    origins.push({ runId: input.attempts[i - 1]!.run_id, attempt: input.attempts[i - 1]!.attempt });
+  }
   return {
     attemptNo,
     mode: "resume",
     body: crashed.sessionId ? CONTINUE_PROMPT : input.body,
     resumeSession: crashed.sessionId,
-    continueFrom: { runId: crashed.runId, attempt: crashed.attempt },
+    continueFrom: { runId: crashed.runId, attempt: crashed.attempt, ...(origins.length ? { origins } : {}) },
     stale: open ? { runId: crashed.runId, attempt: crashed.attempt } : null,
   };
 }

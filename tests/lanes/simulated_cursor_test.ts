@@ -177,3 +177,28 @@ Deno.test("the cursor's directory is made from the store root at the first curso
   await assert.rejects(() => linked.apply({ path: `${dir.path}/log.txt`, text: "y\n", append: true }));
   assert.deepEqual([...Deno.readDirSync(`${dir.path}/elsewhere`)], [], "nothing written through the link");
 });
+
+Deno.test("a continuation killed before it wrote its cursor is continued from where the attempt it continued stood", async () => {
+  await using dir = await tempDir();
+  const file = `${dir.path}/log.txt`;
+  // Attempt 1 played script entry 1: one append applied, a second pending when it was killed.
+  const a1 = `${dir.path}/01.1.json`;
+  await Deno.writeTextFile(a1, JSON.stringify({ script: 1, applied: 1, pending: { index: 1, path: file, size: 4 } }));
+  await Deno.writeTextFile(file, "one\n");
+  // Attempt 2 continued attempt 1 and was killed before its session opened: no cursor of its own.
+  const a2 = `${dir.path}/01.2.json`;
+  const a3 = `${dir.path}/01.3.json`;
+  const continued = { path: a2, attempt: 2, origins: [{ path: a1, attempt: 1 }] };
+  const w = await ScriptWriter.open({ path: a3, continueFrom: continued, previous: null }, 3);
+  assert.equal(w.script, 1, "script entry 1, not an entry numbered like attempt 2");
+  await w.apply({ path: file, text: "one\n", append: true }); // applied: skipped
+  await w.apply({ path: file, text: "two\n", append: true }); // pending: done once
+  assert.equal(await Deno.readTextFile(file), "one\ntwo\n");
+  // Without the origins the missing cursor reads as attempt 2's own script (what a plain attempt 2 would play).
+  const bare = await ScriptWriter.open({
+    path: `${dir.path}/01.4.json`,
+    continueFrom: { path: a2, attempt: 2 },
+    previous: null,
+  }, 4);
+  assert.equal(bare.script, 2);
+});

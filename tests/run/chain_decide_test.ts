@@ -257,3 +257,28 @@ Deno.test("sessionResult(): a session-sourced result carrying the given facts", 
     },
   );
 });
+
+Deno.test("planFirstAttempt(): continuing a crash-recovery attempt names the attempts it continued, nearest first", () => {
+  // Run OLD's attempt 3 was killed; the recovery attempt 1 of RUN continued it and was killed too (before its
+  // session wrote anything), then RUN's attempt 2 continued that one and was killed as well.
+  const attempts = [
+    att({ run_id: OLD, attempt: 2, status: "failed" }),
+    att({ run_id: OLD, attempt: 3, status: "interrupted" }),
+    att({ attempt: 1, status: "interrupted", mode: "resume" }),
+    att({ attempt: 2, status: "running", mode: "resume" }),
+  ];
+  const plan = planFirstAttempt(first({ attempts, resumed: true }));
+  assert.equal(plan.mode, "resume");
+  assert.deepEqual(plan.continueFrom, {
+    runId: RUN,
+    attempt: 2,
+    origins: [{ runId: RUN, attempt: 1 }, { runId: OLD, attempt: 3 }],
+  });
+  // A continued attempt that was not itself a continuation has no origins.
+  const single = planFirstAttempt(first({ attempts: attempts.slice(0, 2), recover: recoverOf(OLD, 3) }));
+  assert.deepEqual(single.continueFrom, { runId: OLD, attempt: 3 });
+});
+
+function recoverOf(runId: string, attempt: number) {
+  return { promptId: "02", runId, attempt, sessionId: null, startedAt: "2026-11-30T10:00:00.000Z" };
+}
