@@ -9,6 +9,7 @@ import { appendProgress } from "../store/progress_append.ts";
 import { StateStore } from "./state.ts";
 import { readCurrentRun } from "../store/run_record.ts";
 import { porcelain, runGit } from "./git.ts";
+import { uncommittedPaths } from "./dirty.ts";
 import { outsideStore, ridingRecords } from "./commit_records.ts";
 import { nowIso } from "../util/time.ts";
 import {
@@ -76,12 +77,19 @@ async function gatherRecovery(packet: Packet, state: StateStore): Promise<Recove
   const prompt = flight ? packet.prompts.find((p) => p.id === flight.promptId) : undefined;
   const repos: RepoFacts[] = [];
   if (prompt) {
+    // The user's paths already dirty when the dead run started the prompt (`--allow-dirty`) are not its work: they
+    // neither make its committed work "leftovers" nor stop its commit from being adopted.
+    const pre = doc.prompts[prompt.id]?.preexisting;
+    const users = pre && pre.run_id === flight!.runId ? pre.repos : {};
     for (const r of promptRepos(packet, prompt)) {
       // The store root is never the work (nor dirt), even where it lives inside the repo.
       const outside = outsideStore(
         await ridingRecords(r.path, { storeRoot: state.storeRoot, promptId: prompt.id, carry: false }),
       );
-      const dirty = ((await porcelain(r.path, outside)) ?? []).length > 0;
+      const theirs = new Set(users[r.name] ?? []);
+      const dirty = theirs.size === 0
+        ? ((await porcelain(r.path, outside)) ?? []).length > 0
+        : ((await uncommittedPaths(r.path, state.storeRoot)) ?? []).some((p) => !theirs.has(p));
       repos.push({ name: r.name, head: await commitFacts(r.path, "HEAD"), dirty });
     }
   }
