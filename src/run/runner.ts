@@ -39,6 +39,7 @@ import { type RunRequest, writesStoreRoot } from "./run_request.ts";
 import { ProgressDisplay } from "./progress_display.ts";
 import { trackPlane } from "./run_progress.ts";
 import type { RunnerPlane } from "../control/runner_api.ts";
+import { settleIntents } from "../control/runner_api.ts";
 import { CiLog } from "./ci.ts";
 import { closeSpareFiles, openSpareFiles } from "./spare_files.ts";
 import { abortedSummary, runAudit, writeReports } from "./reports.ts";
@@ -131,10 +132,18 @@ async function runWithLease(req: RunRequest, packet: Packet, prompts: Prompt[]):
   });
   try {
     await state.reload(); // read under the lease: nobody else writes it from here on
+    // An amendment a stopped `control amend` / `relax` left half-written is recorded (or refused) before anything
+    // reads the contract (src/control/amend_intent.ts).
+    for (const line of await settleIntents(req.storeRoot)) io.stderr.write(line + "\n");
     // Crash recovery (docs/crash_recovery.md): reconcile progress.log, state.json and git before anything runs.
     const plan = await recoverAtStart(packet, state, (l) => io.stderr.write(l + "\n"));
-    let selected = prompts;
-    if (plan.appends.length > 0) selected = selectPrompts(packet, req.selection, await readProgress(req.storeRoot));
+    // Select again under the lease: the selection before it read progress.log while another runner may have held
+    // the lease, and that runner (dead or finished while this one waited for it) may have completed prompts since.
+    // Without recovery appends, only prompts the lint gate and preflight checked stay selected; with them (a refused
+    // completion is remaining again) the new selection stands, as before.
+    const fresh = selectPrompts(packet, req.selection, await readProgress(req.storeRoot));
+    const keep = new Set(fresh);
+    const selected = plan.appends.length > 0 ? fresh : prompts.filter((p) => keep.has(p));
     if (req.selection.remaining && selected.length === 0 && !plan.leftovers && !io.json) {
       io.stdout.write(NOTHING_TO_RUN + "\n");
     }
