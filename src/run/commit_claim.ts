@@ -12,11 +12,11 @@ import { checkPending } from "./commit_pending.ts";
 import type { RunContext } from "./context.ts";
 import { completedLine } from "./output.ts";
 import { commitFailed, commitWork, finish, halted, type PromptOutcome } from "./prompt_result.ts";
-import type { CommitClaim, CommitPending, CommitRecord } from "./state.ts";
+import type { CommitClaim, CommitPending } from "./state.ts";
 import type { SteerDesk } from "./steering.ts";
 import { verifyNow } from "./verify_step.ts";
-import { runGit } from "./git.ts";
 import { commitSuffix } from "./commit.ts";
+import { commitsNaming, earlierCommits } from "./earlier_commits.ts";
 
 /**
  * Claim, verify again and commit a failed commit's work; returns the prompt's outcome, or null when its attempt chain
@@ -76,7 +76,7 @@ export async function claimPendingCommit(
   });
   const c = await commitWork(ctx, desk, prompt, report);
   // A run killed while committing this claim may have committed some repos already: they are this commit's too.
-  const earlier = !c.error && pending.claimed_by ? await earlierClaimCommits(ctx, prompt, pending.claimed_by, c) : null;
+  const earlier = !c.error && pending.claimed_by ? await earlierCommits(ctx, prompt, pending.claimed_by, c) : null;
   const base = {
     source: "session" as const,
     session_ran: false,
@@ -130,7 +130,7 @@ async function adoptClaimCommit(
   claimingRun: string,
   claim: CommitClaim,
 ): Promise<PromptOutcome | null> {
-  const repos = await claimCommits(ctx, prompt, claimingRun, null);
+  const repos = await commitsNaming(ctx, prompt, claimingRun, null);
   if (repos.length === 0) return null;
   const suffix = commitSuffix(repos);
   ctx.err(`recovered: prompt ${prompt.id}'s claimed work was committed by run ${claimingRun} (${suffix}); adopted`);
@@ -149,48 +149,4 @@ async function adoptClaimCommit(
   }, "complete");
   ctx.say(completedLine(prompt.id), "green");
   return { id: prompt.id, status: "completed", reason: null, failureClass: null, attempts: 0, commit, halt: false };
-}
-
-/** The target repos (all, or those named) whose HEAD is a commit naming the prompt and the claiming run. */
-async function claimCommits(
-  ctx: RunContext,
-  prompt: Prompt,
-  claimingRun: string,
-  only: ReadonlySet<string> | null,
-): Promise<{ repo: string; status: "ok"; sha: string }[]> {
-  const repos: { repo: string; status: "ok"; sha: string }[] = [];
-  for (const repo of ctx.reposFor(prompt)) {
-    if (only && !only.has(repo.name)) continue;
-    const r = await runGit(repo.path, [
-      "log",
-      "-1",
-      "--format=%H%x1f%(trailers:key=Prompt-Runner-Prompt,valueonly)%x1f%(trailers:key=Prompt-Runner-Run,valueonly)",
-    ]);
-    const [sha, id, run] = r.ok ? r.stdout.trim().split("\x1f").map((x) => x.trim()) : [];
-    if (sha && id === prompt.id && run === claimingRun) repos.push({ repo: repo.name, status: "ok", sha });
-  }
-  return repos;
-}
-
-/**
- * The repos of this claim's commit that a run killed while committing it (`claimingRun`) had already committed: each
- * repo with nothing left to commit whose HEAD names the prompt and that run joins the commit record and its progress
- * suffix (`app=<sha>,lib=<sha>`), and is said as such. Returns the result's reason naming them, or null for none.
- */
-async function earlierClaimCommits(
-  ctx: RunContext,
-  prompt: Prompt,
-  claimingRun: string,
-  c: { record: CommitRecord; suffix: string },
-): Promise<string | null> {
-  const skipped = new Set((c.record.repos ?? []).filter((r) => r.status === "skip").map((r) => r.repo));
-  if (skipped.size === 0) return null;
-  const found = new Map((await claimCommits(ctx, prompt, claimingRun, skipped)).map((r) => [r.repo, r]));
-  if (found.size === 0) return null;
-  const repos = (c.record.repos ?? []).map((r) => found.get(r.repo) ?? r);
-  c.record = { ...c.record, status: "ok", repos };
-  c.suffix = commitSuffix(repos);
-  const named = [...found.values()].map((r) => `${r.repo} ${r.sha.slice(0, 8)}`).join(", ");
-  ctx.say(`Prompt ${prompt.id}: committed earlier by run ${claimingRun}, which stopped while committing: ${named}`);
-  return `recovered: run ${claimingRun} committed ${[...found.keys()].join(", ")} of this commit before it stopped`;
 }

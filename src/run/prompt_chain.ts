@@ -31,6 +31,7 @@ import {
 } from "./output.ts";
 import { commitFailed, commitWork, failureRecord, finish, halted, type PromptOutcome } from "./prompt_result.ts";
 import { repairPrompt } from "./repair_prompt.ts";
+import { earlierCommits } from "./earlier_commits.ts";
 import type { CommitRecord, PromptStatus } from "./state.ts";
 import type { SteerDesk } from "./steering.ts";
 import { verifyNow, workspaceChanged } from "./verify_step.ts";
@@ -50,6 +51,8 @@ interface Judged {
   /** Attempts run for the prompt in this chain, the current one included. */
   runAttempts: number;
   agent: AgentLoop | null;
+  /** The interrupted attempt whose leftovers this chain continues (crash recovery), or null. */
+  recover: RecoveryTarget | null;
 }
 
 /**
@@ -82,7 +85,7 @@ export async function runPromptChain(
     const inv = agent?.invocation ?? null;
     const run = await runAttemptStreams(ctx, desk, prompt, attemptNo, mode, body, resumeSession, continueFrom, inv);
     failpoint("attempt.after_session");
-    const step = await settleAttempt(ctx, desk, prompt, plan, run, runAttempts, agent);
+    const step = await settleAttempt(ctx, desk, prompt, plan, run, runAttempts, agent, recover);
     if ("next" in step) {
       plan = step.next;
       continue;
@@ -183,6 +186,7 @@ async function settleAttempt(
   run: AttemptRun,
   runAttempts: number,
   agent: AgentLoop | null,
+  recover: RecoveryTarget | null,
 ): Promise<Step> {
   const attemptNo = plan.attemptNo;
   if (run.stream === "interrupted") {
@@ -245,7 +249,7 @@ async function settleAttempt(
         : "the iteration did not pass its contract",
     );
   }
-  return await act(ctx, desk, { prompt, plan, run, report, env, judgement, runAttempts, agent });
+  return await act(ctx, desk, { prompt, plan, run, report, env, judgement, runAttempts, agent, recover });
 }
 
 /** The effects of a decision (docs/reference/runner.md §6). */
@@ -318,6 +322,9 @@ async function complete(
     await finish(ctx, desk, prompt, sessionResult("commit_failed", facts), action);
     return { outcome: outcome(prompt, "commit_failed", c.error, null, attempts, c.record) };
   }
+  // A multi-repo prompt whose runner died while committing: the repos it had committed are this commit's too
+  // (never under agent control, where such a commit is a verified iteration, not the prompt's completion).
+  const earlier = j.recover && !j.agent ? await earlierCommits(ctx, prompt, j.recover.runId, c) : null;
   let finished = false;
   if (j.agent) {
     const directed = await directedStep(ctx, desk, { ...j, agent: j.agent }, c.record);
@@ -327,7 +334,7 @@ async function complete(
   // The work is final (committed): the next prompt's baseline read overlaps this prompt's last records.
   if (!finished && !ctx.interrupted) ctx.baselines.start();
   await ctx.appendProgress(prompt.id, "completed", c.suffix);
-  const facts = { attempts, commit: c.record, failureClass: null, reason: null, lastVerifier: report };
+  const facts = { attempts, commit: c.record, failureClass: null, reason: earlier, lastVerifier: report };
   await finish(ctx, desk, prompt, sessionResult("completed", facts), action);
   ctx.say(completedLine(prompt.id), "green");
   return {
