@@ -60,8 +60,34 @@ export function steerDeliveriesForRun(storeRoot: string, runId: string): Map<str
 
 /** Every intervention record of `runId` (read synchronously; missing directory → none; unreadable → throws). */
 function recordsOfRun(storeRoot: string, runId: string): { prompt: string; delivery: unknown }[] {
-  const dir = storePaths(storeRoot).interventions;
   const out: { prompt: string; delivery: unknown }[] = [];
+  for (const r of everyRecord(storeRoot)) {
+    if (r.run_id !== runId || typeof r.prompt !== "string") continue;
+    out.push({ prompt: r.prompt, delivery: r.delivery });
+  }
+  return out;
+}
+
+/**
+ * The delivery records of these steer requests, whatever run delivered them (read synchronously). A runner that
+ * stopped after writing a steer's record and before its `applied` log entry leaves the record as the only proof of
+ * the delivery: the next runner logs it `applied`, not `rejected`.
+ */
+export function deliveriesOf(storeRoot: string, requests: ReadonlySet<string>): Map<string, InterventionRecord> {
+  const out = new Map<string, InterventionRecord>();
+  if (requests.size === 0) return out;
+  for (const r of everyRecord(storeRoot)) {
+    if (typeof r.request !== "string" || !requests.has(r.request) || typeof r.run_id !== "string") continue;
+    if (typeof r.prompt !== "string") continue;
+    out.set(r.request, r as unknown as InterventionRecord);
+  }
+  return out;
+}
+
+/** Every line of every `interventions/*.jsonl` (missing directory → none; unreadable → throws). */
+function everyRecord(storeRoot: string): Record<string, unknown>[] {
+  const dir = storePaths(storeRoot).interventions;
+  const out: Record<string, unknown>[] = [];
   let entries: Deno.DirEntry[];
   try {
     entries = [...Deno.readDirSync(dir)];
@@ -73,10 +99,7 @@ function recordsOfRun(storeRoot: string, runId: string): { prompt: string; deliv
     if (!entry.isFile || !entry.name.endsWith(".jsonl")) continue;
     const text = readStoreTextOrNullSync(`${dir}/${entry.name}`);
     if (text === null) continue; // removed since the listing
-    for (const r of parseJsonLines(text)) {
-      if (r.run_id !== runId || typeof r.prompt !== "string") continue;
-      out.push({ prompt: r.prompt, delivery: r.delivery });
-    }
+    out.push(...parseJsonLines<Record<string, unknown>>(text));
   }
   return out;
 }

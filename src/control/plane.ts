@@ -36,7 +36,7 @@ import { isSnapshotTemp, SnapshotWriter } from "./snapshot_writer.ts";
 import { prettyJson } from "../util/fs.ts";
 import { SteerLedger } from "./steer_ledger.ts";
 import { TokenTally } from "./tokens.ts";
-import type { InterventionRecord } from "./interventions.ts";
+import { deliveriesOf, type InterventionRecord } from "./interventions.ts";
 import { elapsedSince, errorMessage, isRecord, localHostname } from "../util/common.ts";
 import { PlaneWaker } from "./waker.ts";
 import { RunFailedError } from "../errors.ts";
@@ -306,27 +306,60 @@ class FilePlane implements RunnerPlane {
     );
   }
 
-  /** Steers left `accepted` by a dead runner of this run id each get a final `rejected` entry. */
+  /**
+   * Steers left `accepted` by a dead runner each get a final entry, under the run that accepted them: this runner
+   * holds the lease, so no runner of any run id can deliver them any more (a plain `run` after a kill opens a new run
+   * id, and closes the dead run's steers as `run --remaining` does). A steer whose intervention record was written
+   * before its runner stopped was delivered: it is logged `applied` from that record; any other is `rejected`.
+   */
   #reconcile(entries: Record<string, unknown>[]): void {
     const open = new Map<string, Record<string, unknown>>();
     for (const e of entries) {
-      if (e.run_id !== this.runId || e.command !== "steer" || typeof e.request !== "string") continue;
+      if (e.command !== "steer" || typeof e.request !== "string") continue;
       if (e.outcome === "accepted") open.set(e.request, e);
       else if (e.outcome === "applied" || e.outcome === "rejected") open.delete(e.request);
     }
+    const delivered = deliveriesOf(this.#opts.storeRoot, new Set(open.keys()));
     for (const [request, e] of open) {
-      this.#audit.append(this.#entry({
-        key: `${request}:rejected`,
-        request,
-        command: "steer",
-        params: isRecord(e.params) ? e.params : {},
-        author: typeof e.author === "string" ? e.author : "unknown",
-        outcome: "rejected",
-        reason: "runner stopped before the steer was delivered",
-        prompt_id: typeof e.prompt_id === "string" ? e.prompt_id : null,
-        attempt: typeof e.attempt === "number" ? e.attempt : null,
-      }));
+      const author = typeof e.author === "string" ? e.author : "unknown";
+      const d = delivered.get(request);
+      if (d) {
+        this.#appendAs(
+          this.#entry({
+            key: `${request}:applied`,
+            request,
+            command: "steer",
+            params: { text: d.text, delivery: d.delivery },
+            author,
+            outcome: "applied",
+            reason: `delivered at ${d.at} (its intervention record); logged when the next runner opened`,
+            prompt_id: d.prompt,
+            attempt: typeof d.attempt === "number" ? d.attempt : null,
+          }),
+          d.run_id,
+        );
+        continue;
+      }
+      this.#appendAs(
+        this.#entry({
+          key: `${request}:rejected`,
+          request,
+          command: "steer",
+          params: isRecord(e.params) ? e.params : {},
+          author,
+          outcome: "rejected",
+          reason: "runner stopped before the steer was delivered",
+          prompt_id: typeof e.prompt_id === "string" ? e.prompt_id : null,
+          attempt: typeof e.attempt === "number" ? e.attempt : null,
+        }),
+        typeof e.run_id === "string" ? e.run_id : this.runId,
+      );
     }
+  }
+
+  /** Append an entry recorded under `runId` (the run a reconciled request belonged to). */
+  #appendAs(entry: LogEntry, runId: string): void {
+    this.#audit.append({ ...entry, run_id: runId });
   }
 
   #entry(e: Omit<LogEntry, "at" | "run_id" | "prompt_id" | "attempt"> & Partial<LogEntry>): LogEntry {
