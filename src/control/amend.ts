@@ -22,6 +22,8 @@ import { readSnapshotOrNull } from "./snapshot.ts";
 import { persistVerify, replaceVerifyBlock } from "./persist.ts";
 import type { LogEntry } from "./log.ts";
 import { findPrompt, type Resolved, resolveTarget, type Target } from "./contract_view.ts";
+import { AmendIntent, settleIntents } from "./amend_intent.ts";
+import { failpoint } from "../util/failpoint.ts";
 
 export type { ContractView, Target } from "./contract_view.ts";
 
@@ -34,6 +36,8 @@ export interface AmendOptions {
   persist?: boolean;
   /** Provenance: the current run id, when known. */
   runId?: string | null;
+  /** Where the `recovered: …` lines of amendments a stopped command left go (./amend_intent.ts). */
+  say?: (line: string) => void;
 }
 
 /** Options of {@link relax}. */
@@ -46,6 +50,8 @@ export interface RelaxOptions {
   author?: string;
   persist?: boolean;
   runId?: string | null;
+  /** Where the `recovered: …` lines of amendments a stopped command left go (./amend_intent.ts). */
+  say?: (line: string) => void;
 }
 
 function requireReason(reason: unknown): string {
@@ -146,8 +152,9 @@ async function record(
     persisted: persist,
     prompt_file: prompt.relFile,
   };
+  let next: Record<string, unknown[]> | null = null;
   if (persist) {
-    const next = foldAmendments({ ...prompt.verify }, [{ ...full, persisted: false }]);
+    next = foldAmendments({ ...prompt.verify }, [{ ...full, persisted: false }]);
     // The verify digests and packet fingerprints before and after the write-back, computed from the new text before
     // it is written: a live run folds the record until it reloads, and the same run resumes (docs/amendments.md).
     const after = await verifyOfText(replaceVerifyBlock(await Deno.readTextFile(prompt.file), next));
@@ -158,12 +165,10 @@ async function record(
       ...packet,
       prompts: packet.prompts.map((p) => (p.id === prompt.id ? { ...p, verify: after } : p)),
     });
-    await persistVerify(prompt.file, next);
   }
   const paths = storePaths(t.storeRoot);
   ensureStoreIgnored(t.storeRoot);
   await ensureStoreDir(paths.root, paths.amendments);
-  await appendStoreLine(paths.amendmentsFile(prompt.id), JSON.stringify(full), { fsync: true });
   const entry: LogEntry = {
     at: nowIso(),
     key: `amendment:${full.id}`,
@@ -184,8 +189,25 @@ async function record(
     prompt_id: full.prompt,
     attempt: null,
   };
+  // The three writes are one amendment: a command stopped between two of them leaves its intent for the next
+  // command or run to settle (./amend_intent.ts), never a changed contract without a record or a record without
+  // its audit entry.
+  const intent = await AmendIntent.begin(t.storeRoot, { record: full, entry, file: prompt.file });
+  failpoint("control.amend_after_intent");
+  if (next !== null) {
+    try {
+      await persistVerify(prompt.file, next);
+    } catch (e) {
+      await intent.drop(); // the write-back failed: nothing is recorded
+      throw e;
+    }
+    failpoint("control.amend_after_write_back");
+  }
+  await appendStoreLine(paths.amendmentsFile(prompt.id), JSON.stringify(full), { fsync: true });
+  failpoint("control.amend_after_record");
   await ensureStoreDir(paths.root, paths.control);
   await appendStoreLine(paths.log, JSON.stringify(entry), { fsync: true });
+  await intent.done();
   void packet;
   return full;
 }
@@ -220,7 +242,8 @@ async function currentRunId(storeRoot: string): Promise<string | null> {
  * Add entries to a prompt's contract clause (docs/reference/control-plane.md §9). Validation order: `reason_required`, `unknown_clause`,
  * `prompt_not_found`, `no_entries`, `invalid_entry`, `unknown_repo`, `path_escapes_repo`, `entry_already_required`,
  * `unsatisfiable_contract`. With `persist` the prompt file's `verify` block is rewritten first (every other byte
- * kept); if that fails nothing is recorded.
+ * kept); if that fails nothing is recorded. A command stopped mid-way leaves an intent that the next command or run
+ * settles (./amend_intent.ts).
  *
  * @example
  * ```ts ignore
@@ -233,6 +256,8 @@ export async function amend(target: Target, promptId: string, opts: AmendOptions
   const reason = requireReason(opts.reason);
   requireClause(opts.clause);
   const t = await resolveTarget(target);
+  // An amendment a stopped command left half-written is settled first: this one then folds over a recorded contract.
+  for (const line of await settleIntents(t.storeRoot)) opts.say?.(line);
   const packet = await loadPacket(t.packetDir);
   const prompt = findPrompt(packet, promptId);
   if (!Array.isArray(opts.entries) || opts.entries.length === 0) {
@@ -271,6 +296,8 @@ export async function relax(target: Target, promptId: string, opts: RelaxOptions
   const reason = requireReason(opts.reason);
   requireClause(opts.clause);
   const t = await resolveTarget(target);
+  // An amendment a stopped command left half-written is settled first: this one then folds over a recorded contract.
+  for (const line of await settleIntents(t.storeRoot)) opts.say?.(line);
   const packet = await loadPacket(t.packetDir);
   const prompt = findPrompt(packet, promptId);
   const operation = opts.operation ?? "drop";

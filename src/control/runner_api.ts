@@ -3,6 +3,7 @@
  * tools use the Control API in mod.ts, which never loads this side (docs/architecture.md, Public surfaces).
  */
 export { readInterventions, steerCountsForRun } from "./interventions.ts";
+export { settleIntents } from "./amend_intent.ts";
 export type {
   AcceptedSteer,
   AgentControlEntry,

@@ -78,6 +78,7 @@ export const spec: CommandSpec = {
           entries,
           reason,
           persist: ctx.flags.persist === true,
+          say: (line) => ctx.stderr.write(line + "\n"),
           ...(author !== undefined ? { author } : {}),
         }),
       );

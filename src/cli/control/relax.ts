@@ -55,6 +55,7 @@ export const spec: CommandSpec = {
       reason: str(ctx, "reason") ?? "",
       confirm: ctx.flags.confirm === true,
       persist: ctx.flags.persist === true,
+      say: (line) => ctx.stderr.write(line + "\n"),
       ...(author !== undefined ? { author } : {}),
     });
     if (ctx.json) {
