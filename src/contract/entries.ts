@@ -5,6 +5,7 @@
 import { isAbsolute, join } from "../util/path.ts";
 import { canonicalJoin, canonicalPath, isWithin } from "./paths.ts";
 import { isRecord } from "../util/is_record.ts";
+import { closest } from "../util/edit_distance.ts";
 
 export { isRecord };
 
@@ -125,11 +126,59 @@ function jsonProblem(entry: Record<string, unknown>): string | null {
   );
 }
 
+/** The keys each clause's evaluator reads from a map entry (aliases included); any other key is a typo. */
+const ENTRY_KEYS: Readonly<Record<string, readonly string[]>> = {
+  files_exist: ["path", "repo"],
+  files_absent: ["path", "repo"],
+  changed_paths_only: ["path", "repo"],
+  contains: ["path", "repo", "text", "contains"],
+  matches: ["path", "repo", "pattern", "matches"],
+  doc: ["path", "repo", "min_lines", "requires_sections", "forbids_markers"],
+  yaml: ["path", "repo", "root"],
+  json: ["path", "repo", "root", "required_paths", "non_empty_paths", "array_items_require", "array_none_match"],
+  glob: ["path", "repo", "min_matches", "max_matches", "non_empty"],
+  source_absent: ["path", "repo", "patterns", "pattern", "extensions", "prune"],
+  commands: [
+    "repo",
+    "exec",
+    "program",
+    "args",
+    "argv",
+    "run",
+    "command",
+    "cwd",
+    "env",
+    "timeout_ms",
+    "fault_exit_codes",
+    "stdout_contains",
+    "stdout_matches",
+    "regenerates",
+  ],
+  repos_clean: ["repo", "pushed", "network", "remote_timeout_ms", "fetch_timeout_ms"],
+};
+
+/** An unknown key of a map entry: the verifier would ignore it, so the check it stands for would silently not happen. */
+function unknownKeyProblem(clause: string, entry: unknown): string | null {
+  const known = ENTRY_KEYS[clause];
+  if (known === undefined || !isRecord(entry)) return null;
+  const extra = Object.keys(entry).filter((k) => !known.includes(k));
+  if (extra.length === 0) return null;
+  const guesses = extra.map((k) => closest(k, known)).filter((g): g is string => g !== null);
+  const hint = guesses.length ? ` (did you mean ${guesses.map((g) => `"${g}"`).join(", ")}?)` : "";
+  return `${clause} entry has unknown key${extra.length > 1 ? "s" : ""} ${
+    extra.map((k) => `"${k}"`).join(", ")
+  }${hint}; expected: ${known.join(", ")}`;
+}
+
 /**
  * Check one entry against its clause's shape (docs/reference/contract.md §3). Returns the problem as a sentence, or null when the
  * entry is well formed. Unknown clauses are reported too.
  */
 export function validateEntry(clause: string, entry: unknown): string | null {
+  return validateEntryShape(clause, entry) ?? unknownKeyProblem(clause, entry);
+}
+
+function validateEntryShape(clause: string, entry: unknown): string | null {
   switch (clause) {
     case "files_exist":
     case "files_absent":

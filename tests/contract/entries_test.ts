@@ -65,3 +65,22 @@ Deno.test("pathEscapes() flags absolute paths, .. segments and symlinked parents
   assert.equal(await pathEscapes(root, "link/x.txt"), true);
   assert.equal(await pathEscapes(root, "link/new.txt"), true);
 });
+
+Deno.test("validateEntry() refuses an unknown key of a map entry: a misspelt option must not switch its check off", () => {
+  const bad: [string, unknown, string][] = [
+    ["commands", { exec: "cat", args: ["a"], stdout_contain: "x" }, "stdout_contain"],
+    ["commands", { exec: "cat", stdout_matche: "^x" }, "stdout_matche"],
+    ["doc", { path: "a", requires_section: ["Usage"] }, "requires_section"],
+    ["yaml", { path: "a", rot: "list" }, "rot"],
+    ["json", { path: "a", required_path: ["a.b"] }, "required_path"],
+    ["glob", { path: "*.md", min_match: 1 }, "min_match"],
+    ["source_absent", { path: ".", patterns: ["x"], extension: [".md"] }, "extension"],
+    ["files_exist", { path: "a", rep: "app" }, "rep"],
+    ["contains", { path: "a", text: "x", extra: 1 }, "extra"],
+    ["repos_clean", { repo: "app", pushd: true }, "pushd"],
+  ];
+  for (const [clause, entry, key] of bad) {
+    const problem = validateEntry(clause, entry);
+    assert.ok(problem !== null && problem.includes(`"${key}"`), `${clause} ${JSON.stringify(entry)}: ${problem}`);
+  }
+});
