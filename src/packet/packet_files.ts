@@ -66,6 +66,29 @@ async function discoverPromptEntries(promptDir: string): Promise<{ files: string
   return { files, links: new Set(picked.filter((n) => linked.has(n)).map((n) => `${promptDir}/${n}`)) };
 }
 
+/**
+ * Why a packet file cannot be read as a document, or null when it is a regular file (links followed). A FIFO would
+ * block the read forever, a directory or a symlink loop would end it with a bare OS error.
+ */
+export async function notARegularFile(path: string): Promise<string | null> {
+  try {
+    const info = await Deno.stat(path);
+    if (info.isFile) return null;
+    const type = info.isDirectory
+      ? "a directory"
+      : info.isFifo
+      ? "a FIFO"
+      : info.isSocket
+      ? "a socket"
+      : "a special file";
+    return `is ${type}; expected a regular file`;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null; // the caller reports a missing file itself
+    if (e instanceof Deno.errors.FilesystemLoop) return "is a symbolic link loop; expected a regular file";
+    return `cannot be read: ${(e as Error).message}`;
+  }
+}
+
 function relTo(dir: string, path: string): string {
   return path.startsWith(dir + "/") ? path.slice(dir.length + 1) : path;
 }
@@ -93,6 +116,12 @@ export async function readPromptFiles(
       const file = promptFiles[i]!;
       const own = new FindingSink();
       const rel = relTo(root, file);
+      const special = await notARegularFile(file);
+      if (special) {
+        own.error("packet_file_invalid", `${rel} ${special}`, { file: rel });
+        parsed[i] = { raw: null, own };
+        continue;
+      }
       // A prompt file (or the prompt dir) linked outside the packet is never read: it would be sent to a provider.
       const outside = dirInside && !links.has(file) ? null : await outsidePacket(root, file);
       if (outside) {
@@ -109,6 +138,10 @@ export async function readPromptFiles(
 
 /** The manifest's text; a directory without one is not a packet (exit 4). */
 export async function readManifest(root: string): Promise<string> {
+  const special = await notARegularFile(`${root}/${MANIFEST_FILE}`);
+  if (special) {
+    throw new PacketError(findingCode("packet_file_invalid"), `${MANIFEST_FILE} ${special}`, { file: MANIFEST_FILE });
+  }
   const outside = await outsidePacket(root, `${root}/${MANIFEST_FILE}`);
   if (outside) {
     const message = `${MANIFEST_FILE}: ${outsideMessage(root, outside)}`;
