@@ -189,7 +189,47 @@ export class RequestInbox {
     const path = claims.claim(name);
     if (path === null) return; // another consumer took it
     traceStage("claimed", name);
+    // A new entry under a name already decided (a receipt, or a log entry of any run) is a duplicate or a replay: it
+    // is refused on the record under its own key, and the earlier decision and receipt stand. (Retries of an entry
+    // this consumer left claimed come through the claim directory, never through here.)
+    if (this.#decided(name)) {
+      this.#refuseReplay(name, path);
+      return;
+    }
     this.#processClaimed(name, path);
+  }
+
+  /** Whether a request name already has an outcome: a receipt or a log entry. */
+  #decided(name: string): boolean {
+    if (this.#d.audit.hasReceipt(name)) return true;
+    return ["applied", "accepted", "rejected"].some((o) => this.#logged.has(`${name}:${o}`));
+  }
+
+  #refuseReplay(name: string, path: string): void {
+    const claims = this.#claims();
+    const content = claims.read(path);
+    let command = "unknown";
+    let params: Record<string, unknown> = {};
+    let author = "unknown";
+    if (content.kind === "bytes") {
+      const ins = inspectBody(content.bytes);
+      if (ins.kind === "request" || ins.kind === "invalid" || ins.kind === "no_command") {
+        command = ins.kind === "no_command" ? "unknown" : ins.command;
+        params = ins.params;
+        author = ins.author;
+      }
+    }
+    const rand = crypto.getRandomValues(new Uint32Array(1))[0]!.toString(16).padStart(8, "0");
+    this.#d.audit.append(this.#d.entry({
+      key: `${name}:replayed:${Date.now()}-${rand}`,
+      request: name,
+      command,
+      params,
+      author,
+      outcome: "rejected",
+      reason: "request name already decided (a duplicate or replayed request); the earlier outcome stands",
+    }));
+    claims.discard(path, content.kind === "not_file" ? name : undefined);
   }
 
   /** An entry whose name is refused: logged under its original name (no receipt: no reader waits on it), removed. */
