@@ -14,6 +14,9 @@ import { outsideStore, ridingRecords } from "./commit_records.ts";
 import { porcelain } from "./git.ts";
 import { failpoint } from "../util/failpoint.ts";
 
+/** Verifications a contract amended during each may take before the verdict is a fault. */
+const MAX_AMENDED_ROUNDS = 5;
+
 /**
  * Verify a prompt's enforced contract now and record the result. Returns `null` when the run was interrupted before
  * the contract passed: the first Ctrl-C stops the running commands, and a verification cut short is no verdict on the
@@ -28,7 +31,7 @@ export async function verifyNow(
   if (ctx.interrupted) return null;
   ctx.plane.transition({ stage: "verifying" });
   ctx.plane.boundary();
-  const { contract, amendments } = await enforcedContract(prompt, ctx.storeRoot);
+  let { contract, amendments } = await enforcedContract(prompt, ctx.storeRoot);
   const vctx = verifyContextFor(ctx.packet, prompt, ctx.storeRoot, {
     runId: ctx.runId,
     source,
@@ -40,12 +43,32 @@ export async function verifyNow(
       PROMPT_RUNNER_PACKET_DIR: ctx.packet.dir,
     },
   });
-  const report = await ctx.withBoundaries(
-    verifyContract(contract, { ...vctx, signal: ctx.interruptSignal }, amendments),
-  );
-  if (ctx.interrupted && report.status !== "pass") return null;
-  failpoint("verify.after_checks");
-  if (ctx.persist) await appendVerification(ctx.storeRoot, report);
+  const check = () =>
+    ctx.withBoundaries(verifyContract(contract, { ...vctx, signal: ctx.interruptSignal }, amendments));
+  let report = await check();
+  // An amendment recorded while the checks ran took its timing class from the verification before this one (it says
+  // `pre_verify`, say), yet this verdict did not check it. So once this verdict is recorded — from then on a new
+  // amendment is classed after it — the contract is read again, and while it gained amendments it is verified again:
+  // no verdict stands that omits an amendment made before it.
+  for (let round = 1;; round++) {
+    if (ctx.interrupted && report.status !== "pass") return null;
+    if (round === 1) failpoint("verify.after_checks");
+    if (ctx.persist) await appendVerification(ctx.storeRoot, report);
+    const again = await enforcedContract(prompt, ctx.storeRoot);
+    const seen = new Set(amendments.map((a) => a.id));
+    if (again.amendments.length === amendments.length && again.amendments.every((a) => seen.has(a.id))) break;
+    if (round > MAX_AMENDED_ROUNDS) {
+      // Amended during every verification: a verdict on a contract that will not hold still is no verdict.
+      const fault = `the contract of prompt ${prompt.id} was amended during each of ${round} verifications; ` +
+        "verify it again once it stops changing";
+      report = { ...report, status: "fault", pass: false, faults: [...report.faults, fault] };
+      if (ctx.persist) await appendVerification(ctx.storeRoot, report);
+      break;
+    }
+    ({ contract, amendments } = again);
+    ctx.say(`Prompt ${prompt.id}: its contract was amended during verification; verifying again`, "yellow");
+    report = await check();
+  }
   ctx.record(
     {
       type: "verification_finished",
