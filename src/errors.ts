@@ -22,6 +22,7 @@ export type ExitCode = (typeof Exit)[keyof typeof Exit];
 /** Every machine error code; a code missing here fails `deno check` wherever it is thrown. */
 export type Code =
   // exit 1: the command ran and failed
+  | "amendments_store_invalid"
   | "control_dir_failed"
   | "detach_timeout"
   | "import_digest_mismatch"
@@ -102,6 +103,7 @@ export type Code =
  * the exit of the runner that `start` spawned). docs/exit_codes.md lists this table; a test compares the two.
  */
 export const EXIT = {
+  amendments_store_invalid: Exit.failed,
   control_dir_failed: Exit.failed,
   detach_timeout: Exit.failed,
   import_digest_mismatch: Exit.failed,

@@ -1,10 +1,10 @@
 /** The enforced contract: amendment records folded over the packet contract, and the contract diff (docs/reference/contract.md §10). */
-import { parseJsonLines } from "../util/fs.ts";
 import { readStoreTextOrNull } from "../util/safe_read.ts";
 import { storePaths } from "../store/paths.ts";
 import { canonicalJson } from "./canonical.ts";
 import { isRecord } from "../util/is_record.ts";
 import type { AmendmentRecord, Contract } from "./types.ts";
+import { RunFailedError } from "../errors.ts";
 import type { Prompt } from "../packet/mod.ts";
 import { persistedEffect } from "./persisted.ts";
 import { packetContract, wrap } from "./packet_contract.ts";
@@ -13,10 +13,40 @@ export { packetContract };
 
 /** Read `<store>/amendments/<prompt>.jsonl`; lines without a known operation or a clause are skipped. */
 export async function readAmendments(storeRoot: string, promptId: string): Promise<AmendmentRecord[]> {
-  const text = await readStoreTextOrNull(storePaths(storeRoot).amendmentsFile(promptId));
+  const path = storePaths(storeRoot).amendmentsFile(promptId);
+  const text = await readStoreTextOrNull(path);
   if (text === null) return [];
-  return parseJsonLines<AmendmentRecord>(text).filter((r) =>
-    typeof r.clause === "string" && ["add", "drop", "replace", "remove"].includes(r.operation)
+  const out: AmendmentRecord[] = [];
+  const lines = text.split("\n");
+  for (const [i, line] of lines.entries()) {
+    if (line.trim() === "") continue;
+    // A last line without its newline is a write cut short (the command's intent settles it, src/control/
+    // amend_intent.ts); any other line that is not a record would drop a check without a word.
+    const torn = i === lines.length - 1;
+    let r: unknown;
+    try {
+      r = JSON.parse(line);
+    } catch (e) {
+      if (torn) continue;
+      throw invalidAmendments(path, i + 1, `not JSON (${(e as Error).message})`);
+    }
+    if (
+      r === null || typeof r !== "object" || Array.isArray(r) ||
+      typeof (r as AmendmentRecord).clause !== "string" ||
+      !["add", "drop", "replace", "remove"].includes((r as AmendmentRecord).operation)
+    ) {
+      throw invalidAmendments(path, i + 1, "not an amendment record (needs a clause and an operation)");
+    }
+    out.push(r as AmendmentRecord);
+  }
+  return out;
+}
+
+function invalidAmendments(path: string, line: number, what: string): RunFailedError {
+  return new RunFailedError(
+    "amendments_store_invalid",
+    `${path} line ${line} is ${what}: the amendment it held cannot be enforced, so the prompt's contract is unknown`,
+    { hints: [`restore that line from a copy, or remove it knowingly (its check would no longer apply)`] },
   );
 }
 

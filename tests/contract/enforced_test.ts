@@ -90,11 +90,10 @@ Deno.test("readAmendments() and enforcedContract() read the store root's records
   await Deno.mkdir(`${dir.path}/amendments`, { recursive: true });
   const lines = [
     JSON.stringify(rec({ operation: "add", clause: "files_exist", entries: ["lib/a.ex"] })),
-    "{torn",
     JSON.stringify(rec({ operation: "add", clause: "files_exist", entries: ["lib/b.ex"], persisted: true })),
-    JSON.stringify({ foo: 1 }),
+    "{torn", // a last line cut short (no newline): a write that did not finish
   ];
-  await Deno.writeTextFile(`${dir.path}/amendments/03.jsonl`, lines.join("\n") + "\n");
+  await Deno.writeTextFile(`${dir.path}/amendments/03.jsonl`, lines.join("\n"));
   assert.equal((await readAmendments(dir.path, "03")).length, 2);
   assert.deepEqual(await readAmendments(dir.path, "04"), []);
   const prompt = promptFixture({ verify: { files_exist: ["README.md"] }, legacyCommands: ["mix test"] });
@@ -107,4 +106,29 @@ Deno.test("readAmendments() and enforcedContract() read the store root's records
     commands: [{ exec: "true" }],
     files_exist: ["lib/a.ex"],
   });
+});
+
+Deno.test("readAmendments() refuses a record it cannot read, naming the file and line: its check must not vanish", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/amendments`, { recursive: true });
+  const good = JSON.stringify(rec({ operation: "add", clause: "commands", entries: ["grep -q zzz a.txt"] }));
+  for (
+    const [bad, what] of [[good.replace("grep", "gr\u0000ep"), /line 2 is not JSON/], [
+      '{"foo": 1}',
+      /line 2 is not an amendment record/,
+    ]] as const
+  ) {
+    const file = `${dir.path}/amendments/03.jsonl`;
+    await Deno.writeTextFile(file, [good, bad, good].join("\n") + "\n");
+    await assert.rejects(() => readAmendments(dir.path, "03"), (e: Error & { code?: string }) => {
+      assert.equal(e.code, "amendments_store_invalid");
+      assert.match(e.message, what);
+      assert.ok(e.message.includes(file), e.message);
+      return true;
+    });
+    await assert.rejects(
+      () => enforcedContract(promptFixture({ verify: {} }), dir.path),
+      /amendments\/03\.jsonl line 2/,
+    );
+  }
 });
