@@ -32,6 +32,7 @@ import {
 import { commitFailed, commitWork, failureRecord, finish, halted, type PromptOutcome } from "./prompt_result.ts";
 import { repairPrompt } from "./repair_prompt.ts";
 import { earlierCommits } from "./earlier_commits.ts";
+import { recordInterruptedWork } from "./interrupted_work.ts";
 import type { CommitRecord, PromptStatus } from "./state.ts";
 import type { SteerDesk } from "./steering.ts";
 import { verifyNow, workspaceChanged } from "./verify_step.ts";
@@ -145,6 +146,7 @@ async function startAttempt(
   );
   await ctx.state.updatePrompt(prompt.id, (p) => {
     p.status = "running";
+    delete p.interrupted_work; // this attempt's work joins it: only a new interrupt may say what is the prompt's
     p.attempts.push({
       run_id: ctx.runId,
       attempt,
@@ -302,6 +304,8 @@ async function endInterrupted(
 ): Promise<PromptOutcome> {
   const facts = { attempts: runAttempts, commit: null, failureClass: null, reason: "interrupted", lastVerifier };
   await finish(ctx, desk, prompt, { ...sessionResult("interrupted", facts), session_ran: runAttempts > 0 }, "stop");
+  // The runner is alive: it says which uncommitted paths are the prompt's, so its next run claims only those.
+  await recordInterruptedWork(ctx, prompt);
   return outcome(prompt, "interrupted", "interrupted", "user_cancelled", runAttempts, null, true);
 }
 

@@ -13,6 +13,7 @@ import type { PromptState, PromptStatus, StateDoc, StateStore } from "./state.ts
 import { RunFailedError } from "../errors.ts";
 import { traceStage } from "../util/stage_trace.ts";
 import { pendingClaims, pendingIn, pendingPaths } from "./commit_pending.ts";
+import { dirtBeyondInterrupted, dirtBeyondMessage } from "./interrupted_work.ts";
 
 /** Final states whose leftovers are preserved and reset (an interrupted prompt's leftovers are resumed instead). */
 const PRESERVED_STATUSES: ReadonlySet<PromptStatus> = new Set(["failed", "verification_failed", "verifier_fault"]);
@@ -55,10 +56,16 @@ export async function refuseDirtyRepos(
 ): Promise<void> {
   const claimed = state ? prompts.filter((p) => entryHasLeftovers(state.entry(p.id))) : [];
   const pending = state ? pendingClaims(packet, (id) => pendingIn(state, id) ? state.entry(id) : undefined) : [];
-  const dirty = await dirtyRepos(packet, prompts, storeRoot, allowDirty, claimed, pending);
-  if (dirty.length) {
-    throw new RunFailedError("preflight_failed", "preflight failed", { hints: dirty.map((d) => d.message) });
+  const dirty = (await dirtyRepos(packet, prompts, storeRoot, allowDirty, claimed, pending)).map((d) => d.message);
+  // A prompt interrupted with its runner alive recorded its work: dirt beyond it is not its own.
+  if (!allowDirty && state) {
+    for (const p of claimed) {
+      for (const d of await dirtBeyondInterrupted(packet, p, state.entry(p.id), storeRoot)) {
+        dirty.push(dirtBeyondMessage(p.id, d));
+      }
+    }
   }
+  if (dirty.length) throw new RunFailedError("preflight_failed", "preflight failed", { hints: dirty });
 }
 
 /** Before a prompt: capture its baseline, then apply its preserved work (its partial progress) if any. */
@@ -76,7 +83,15 @@ export async function beginPrompt(
   const own = pending ? pendingPaths(pending) : null;
   const ahead = ctx.baselines.take(prompt.id); // read when the previous prompt's work was final, if it was
   if (ahead === null) traceStage("baseline_read", prompt.id);
-  const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recordedBaseline(ctx, prompt), own, ahead);
+  let recorded = recordedBaseline(ctx, prompt);
+  if (recorded) {
+    // Under --allow-dirty, paths that became dirty after the prompt's interrupt are the user's: kept out of its work.
+    for (const d of await dirtBeyondInterrupted(packet, prompt, ctx.state.entry(prompt.id), ctx.storeRoot || null)) {
+      if (!d.foreign.length) continue;
+      recorded = { ...recorded, [d.repo]: [...new Set([...(recorded[d.repo] ?? []), ...d.foreign])] };
+    }
+  }
+  const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recorded, own, ahead);
   ctx.slot.beginPreexisting(preexistingByRoot(baseline));
   const user = baseline.filter((b) => b.dirty.length > 0);
   if (user.length) {

@@ -124,6 +124,12 @@ export interface PromptState {
    * paths are this prompt's, claimed and committed by its next run.
    */
   commit_pending?: CommitPending;
+  /**
+   * A prompt interrupted while its runner was alive (Ctrl-C, `stop`): its uncommitted paths then, per repo name, with
+   * their digests (src/run/interrupted_work.ts). Its next run claims these as its leftovers; other dirt is not its.
+   * Removed when the prompt's next attempt starts or a later result replaces `interrupted`.
+   */
+  interrupted_work?: { run_id: string; at: string; repos: Record<string, Record<string, string>> };
 }
 
 /** The work a prompt verified but could not commit: per repo name, each path with its content digest then. */
