@@ -26,6 +26,21 @@ export function num(o: JsonObject | null | undefined, key: string): number | nul
   return typeof v === "number" && Number.isFinite(v) ? v : null;
 }
 
+/**
+ * The token count at `key`: a non-negative safe integer, or null. A provider's negative, fractional or absurd count
+ * (`1e308`) never reaches the record, where it would show as `tk:-500` or overflow a run's total.
+ */
+export function count(o: JsonObject | null | undefined, key: string): number | null {
+  const v = num(o, key);
+  return v !== null && Number.isSafeInteger(v) && v >= 0 ? v : null;
+}
+
+/** The cost in USD at `key`: a finite non-negative number, or null. */
+export function cost(o: JsonObject | null | undefined, key: string): number | null {
+  const v = num(o, key);
+  return v !== null && v >= 0 ? v : null;
+}
+
 /** The array at `key`, or an empty array. */
 export function arr(o: JsonObject | null | undefined, key: string): unknown[] {
   const v = o?.[key];

@@ -3,7 +3,7 @@
  * claude lane (docs/reference/events-and-rendering.md §4.1) and, with usage taken from assistant messages, by amp (§4.3).
  */
 import type { ProviderErrorInfo, ProviderEvent, TokenUsage } from "../events/mod.ts";
-import { arr, isObject, type JsonObject, num, obj, str, textOf } from "./_json.ts";
+import { arr, cost, count, isObject, type JsonObject, num, obj, str, textOf } from "./_json.ts";
 import { statusInMessage } from "./hints.ts";
 import type { LineParser, ParseContext, ParsedLine } from "./profile.ts";
 import { failureEvents, unknownLine } from "./_events.ts";
@@ -20,8 +20,8 @@ export interface ClaudeStreamOptions {
 
 function usageFrom(u: JsonObject | null, costUsd: number | null): TokenUsage | null {
   if (u === null && costUsd === null) return null;
-  const t: TokenUsage = { input_tokens: num(u, "input_tokens") ?? 0, output_tokens: num(u, "output_tokens") ?? 0 };
-  const cached = num(u, "cache_read_input_tokens");
+  const t: TokenUsage = { input_tokens: count(u, "input_tokens") ?? 0, output_tokens: count(u, "output_tokens") ?? 0 };
+  const cached = count(u, "cache_read_input_tokens");
   if (cached !== null) t.cached_input_tokens = cached;
   if (costUsd !== null) t.cost_usd = costUsd;
   return t;
@@ -41,9 +41,9 @@ export function createClaudeStreamParser(ctx: ParseContext, opts: ClaudeStreamOp
     const total: TokenUsage = { input_tokens: 0, output_tokens: 0 };
     let cached = 0;
     for (const v of usageById.values()) {
-      total.input_tokens += num(v, "input_tokens") ?? 0;
-      total.output_tokens += num(v, "output_tokens") ?? 0;
-      cached += num(v, "cache_read_input_tokens") ?? 0;
+      total.input_tokens += count(v, "input_tokens") ?? 0;
+      total.output_tokens += count(v, "output_tokens") ?? 0;
+      cached += count(v, "cache_read_input_tokens") ?? 0;
     }
     if (cached > 0) total.cached_input_tokens = cached;
     return [{ type: "token_usage_updated", data: total }];
@@ -189,7 +189,7 @@ export function createClaudeStreamParser(ctx: ParseContext, opts: ClaudeStreamOp
 
   function result(raw: JsonObject): ParsedLine {
     const events: ProviderEvent[] = [];
-    const usage = opts.usage === "result" ? usageFrom(obj(raw, "usage"), num(raw, "total_cost_usd")) : null;
+    const usage = opts.usage === "result" ? usageFrom(obj(raw, "usage"), cost(raw, "total_cost_usd")) : null;
     if (usage !== null) events.push({ type: "token_usage_updated", data: usage });
     const subtype = str(raw, "subtype") ?? "";
     const isError = raw["is_error"] === true;

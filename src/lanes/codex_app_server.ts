@@ -5,7 +5,7 @@
  * prints for the same turn, so one parser (src/lanes/codex_stream.ts) yields the same canonical events whichever
  * transport ran the turn. Pure: no process here.
  */
-import { arr, isObject, type JsonObject, num, obj, str } from "./_json.ts";
+import { arr, count, isObject, type JsonObject, num, obj, str } from "./_json.ts";
 import type { SessionSpec } from "./types.ts";
 
 /** JSON-RPC error code the app-server answers a `turn/steer` with when the turn id is wrong or no turn is active. */
@@ -185,11 +185,11 @@ export class ExecLineTranslator {
       return [{
         type: "turn.completed",
         usage: {
-          input_tokens: num(t, "inputTokens") ?? 0,
-          cached_input_tokens: num(t, "cachedInputTokens") ?? 0,
-          cache_write_input_tokens: num(t, "cacheWriteInputTokens") ?? 0,
-          output_tokens: num(t, "outputTokens") ?? 0,
-          reasoning_output_tokens: num(t, "reasoningOutputTokens") ?? 0,
+          input_tokens: count(t, "inputTokens") ?? 0,
+          cached_input_tokens: count(t, "cachedInputTokens") ?? 0,
+          cache_write_input_tokens: count(t, "cacheWriteInputTokens") ?? 0,
+          output_tokens: count(t, "outputTokens") ?? 0,
+          reasoning_output_tokens: count(t, "reasoningOutputTokens") ?? 0,
         },
       }];
     }

@@ -1,6 +1,6 @@
 /** Parser for `codex exec --json` lines (docs/reference/events-and-rendering.md §4.2). */
 import type { ProviderErrorInfo, ProviderEvent, TokenUsage } from "../events/mod.ts";
-import { arr, isObject, type JsonObject, num, obj, parseJsonObject, str, textOf } from "./_json.ts";
+import { arr, count, isObject, type JsonObject, num, obj, parseJsonObject, str, textOf } from "./_json.ts";
 import { statusInMessage } from "./hints.ts";
 import type { LineParser, ParseContext, ParsedLine } from "./profile.ts";
 import { unknownLine } from "./_events.ts";
@@ -235,11 +235,11 @@ export function createCodexStreamParser(ctx: ParseContext): LineParser {
         case "turn.completed": {
           const u = obj(raw, "usage");
           const usage: TokenUsage = {
-            input_tokens: num(u, "input_tokens") ?? 0,
-            output_tokens: num(u, "output_tokens") ?? 0,
+            input_tokens: count(u, "input_tokens") ?? 0,
+            output_tokens: count(u, "output_tokens") ?? 0,
           };
-          const cached = num(u, "cached_input_tokens");
-          const reasoning = num(u, "reasoning_output_tokens");
+          const cached = count(u, "cached_input_tokens");
+          const reasoning = count(u, "reasoning_output_tokens");
           if (cached !== null) usage.cached_input_tokens = cached;
           if (reasoning !== null) usage.reasoning_output_tokens = reasoning;
           return {

@@ -1,6 +1,6 @@
 /** Parser for cursor `agent -p --output-format stream-json --stream-partial-output` lines (docs/reference/events-and-rendering.md §4.4, unverified). */
 import type { ProviderErrorInfo, ProviderEvent, TokenUsage } from "../events/mod.ts";
-import { isObject, type JsonObject, num, obj, str, textOf } from "./_json.ts";
+import { count, isObject, type JsonObject, num, obj, str, textOf } from "./_json.ts";
 import type { LineParser, ParseContext, ParsedLine } from "./profile.ts";
 import { failureEvents, unknownLine } from "./_events.ts";
 
@@ -97,8 +97,8 @@ export function createCursorStreamParser(ctx: ParseContext): LineParser {
     const u = obj(raw, "usage");
     let usage: TokenUsage | null = null;
     if (u !== null) {
-      usage = { input_tokens: num(u, "inputTokens") ?? 0, output_tokens: num(u, "outputTokens") ?? 0 };
-      const cached = num(u, "cacheReadTokens");
+      usage = { input_tokens: count(u, "inputTokens") ?? 0, output_tokens: count(u, "outputTokens") ?? 0 };
+      const cached = count(u, "cacheReadTokens");
       if (cached !== null) usage.cached_input_tokens = cached;
       events.push({ type: "token_usage_updated", data: usage });
     }

@@ -282,3 +282,19 @@ Deno.test("claude command builder maps every permission mode and the option set"
   assert.ok(resume.includes("acceptEdits"));
   assert.deepEqual(resume.slice(-2), ["--", "Do the thing."]);
 });
+
+Deno.test("claude parser keeps a provider's garbage token counts and cost out of the record", () => {
+  const lines = fixtureLines("claude", "text").map((l) => {
+    const o = JSON.parse(l);
+    if (o.type !== "result") return l;
+    o.usage = { ...o.usage, input_tokens: 1e308, output_tokens: -500, cache_read_input_tokens: 2.5 };
+    o.total_cost_usd = -3;
+    return JSON.stringify(o);
+  });
+  const { events } = parseLines(claudeProfile, lines, { interrupted: false });
+  const usage = of(events, "token_usage_updated")[0]!.data;
+  assert.equal(usage.input_tokens, 0);
+  assert.equal(usage.output_tokens, 0);
+  assert.equal(usage.cached_input_tokens, undefined);
+  assert.equal(usage.cost_usd, undefined);
+});
