@@ -57,6 +57,7 @@ export type Code =
   | "empty_steer"
   | "empty_view"
   | "entry_already_required"
+  | "entry_not_required"
   | "forbidden"
   | "insecure_listen"
   | "invalid_entry"
@@ -137,6 +138,7 @@ export const EXIT = {
   empty_steer: Exit.usage,
   empty_view: Exit.usage,
   entry_already_required: Exit.usage,
+  entry_not_required: Exit.usage,
   forbidden: Exit.usage,
   insecure_listen: Exit.usage,
   invalid_entry: Exit.usage,

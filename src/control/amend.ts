@@ -226,10 +226,11 @@ async function refuseIneffective(
 ): Promise<void> {
   // Loaded here, not at the top: the checks run the verifier's clause code, which `control contract` (a reader of
   // this module) never needs.
-  const { promptEnv, refuseDuplicates, refuseUnsatisfiable } = await import("./amend_checks.ts");
+  const { promptEnv, refuseAbsent, refuseDuplicates, refuseUnsatisfiable } = await import("./amend_checks.ts");
   const { contract: before } = await enforcedContract(prompt, t.storeRoot);
   const env = promptEnv(packet, prompt, t.storeRoot);
   if (operation === "add") refuseDuplicates(before, clause, entries, env);
+  if (operation === "remove") refuseAbsent(before, clause, entries);
   const change = { operation, clause, entries, persisted: false } as AmendmentRecord;
   refuseUnsatisfiable(before, foldAmendments(before, [change]), env);
 }
@@ -302,8 +303,9 @@ export async function relax(target: Target, promptId: string, opts: RelaxOptions
   const prompt = findPrompt(packet, promptId);
   const operation = opts.operation ?? "drop";
   const entries = operation === "drop" ? [] : [...(opts.entries ?? [])];
-  if (operation === "remove" && entries.length === 0) {
-    throw new ControlError("no_entries", `relax --remove needs at least one entry for ${opts.clause}`);
+  if ((operation === "remove" || operation === "replace") && entries.length === 0) {
+    const hint = operation === "replace" ? " (to drop the clause, use --drop)" : "";
+    throw new ControlError("no_entries", `relax --${operation} needs at least one entry for ${opts.clause}${hint}`);
   }
   if (operation !== "drop") await checkEntries(packet, prompt, opts.clause, entries);
   await refuseIneffective(t, packet, prompt, operation, opts.clause, entries);

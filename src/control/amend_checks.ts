@@ -48,6 +48,22 @@ export function refuseDuplicates(enforced: Contract, clause: string, entries: un
   });
 }
 
+/** Refuse removing an entry the enforced contract does not require (`entry_not_required`): nothing would change. */
+export function refuseAbsent(enforced: Contract, clause: string, entries: unknown[]): void {
+  const have = (enforced[clause] ?? []).map(canonicalJson);
+  entries.forEach((entry, index) => {
+    const i = have.indexOf(canonicalJson(entry));
+    if (i < 0) {
+      throw new ControlError(
+        "entry_not_required",
+        `entry ${index + 1}: ${clause} does not require ${JSON.stringify(entry)}; nothing would be removed`,
+        { details: { index, clause, entry } },
+      );
+    }
+    have.splice(i, 1);
+  });
+}
+
 interface Located {
   repo: string;
   rel: string;

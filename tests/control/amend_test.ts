@@ -197,3 +197,26 @@ Deno.test("contract() addresses a run ref through the packet its store names, an
   await Deno.mkdir(bare);
   assert.equal(await code(contract({ storeRoot: bare, runId: "20260101T000000Z-ABCDEF" }, "1")), "target_not_found");
 });
+
+Deno.test("relax refuses a no-op: --remove of an entry not required (entry_not_required), --replace with no entries", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  const store = storeRootForPacket(dir);
+  const opts = { reason: "r", confirm: true };
+  assert.equal(
+    await code(relax(dir, "01", { ...opts, clause: "files_exist", operation: "remove", entries: ["NOT_THERE.md"] })),
+    "entry_not_required",
+  );
+  assert.equal(
+    await code(relax(dir, "01", { ...opts, clause: "files_exist", operation: "replace", entries: [] })),
+    "no_entries",
+  );
+  assert.equal(await exists(storePaths(store).amendmentsFile("01")), false, "nothing recorded");
+  // Removing what is required still works, once.
+  const r = await relax(dir, "01", { ...opts, clause: "files_exist", operation: "remove", entries: ["README.md"] });
+  assert.equal(r.operation, "remove");
+  assert.equal(
+    await code(relax(dir, "01", { ...opts, clause: "files_exist", operation: "remove", entries: ["README.md"] })),
+    "entry_not_required",
+  );
+});
