@@ -29,18 +29,12 @@ import { EXIT, Exit, PromptRunnerError, UsageError } from "./src/errors.ts";
 import { CAPABILITIES, SDK_COMPAT, VERSION } from "./src/version.ts";
 import { detachWatchersAtStop } from "./src/control/watch_release.ts";
 import { ciColourOff } from "./src/util/ci_env.ts";
-
-// Control characters other than newline and tab (ESC, CR, BEL, …) that a message may carry from its input.
-// deno-lint-ignore no-control-regex
-const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
-
-/** `text` with every control character but newline and tab shown escaped: an error never drives the terminal. */
-function shownRaw(text: string): string {
-  return text.replace(RAW_CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
-}
+import { escapeControlKeepLines } from "./src/util/escape.ts";
 
 function errorLines(e: PromptRunnerError | Error, verbose: boolean): string {
-  return shownRaw(errorText(e, verbose));
+  // Control characters other than newline and tab (ESC, CR, BEL, …) that a message may carry are shown escaped: an
+  // error never drives the terminal.
+  return escapeControlKeepLines(errorText(e, verbose));
 }
 
 function errorText(e: PromptRunnerError | Error, verbose: boolean): string {
