@@ -6,6 +6,7 @@ import { loadPacket } from "../packet/load.ts";
 import { checklistItems, checklistPath, checklistText } from "../contract/checklist.ts";
 import { outsideMessage, outsidePacket } from "../packet/confine.ts";
 import { findingCode, PacketError } from "../errors.ts";
+import { escapeControl as esc } from "../util/escape.ts";
 
 /** The `checklist sync` command. */
 export const spec: CommandSpec = {
@@ -35,11 +36,11 @@ export const spec: CommandSpec = {
       await Deno.writeTextFile(path, checklistText(prompt, packet));
       const rel = relative(packet.dir, path);
       written.push(rel);
-      if (!ctx.json) ctx.stdout.write(`wrote ${rel}\n`);
+      if (!ctx.json) ctx.stdout.write(`wrote ${esc(rel)}\n`);
       if (checklistItems(prompt, packet).length === 0) {
         const msg = `prompt ${prompt.id} (${basename(prompt.file)}) has no verification items`;
         warnings.push(msg);
-        ctx.stderr.write(`warning: ${msg}\n`);
+        ctx.stderr.write(`warning: ${esc(msg)}\n`);
       }
     }
     if (ctx.json) ctx.stdout.write(JSON.stringify({ packet: packet.dir, written, warnings }) + "\n");

@@ -4,6 +4,7 @@ import { resolveTarget, TARGET_FLAGS } from "./target.ts";
 import { loadPacket } from "../packet/load.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
 import { type ProgressMap, readProgressAndCommits, suffixNamesCommits } from "../store/progress.ts";
+import { escapeControl as esc } from "../util/escape.ts";
 
 /** Display form of a progress suffix: 8-char sha, named suffix, or `N repos`. */
 function shortSuffix(suffix: string | null): string {
@@ -35,7 +36,10 @@ function suffixText(rec: { status: string; suffix: string | null } | undefined, 
   return `${shortSuffix(commit)} · rerun: ${rec.suffix ?? "no commit"}`;
 }
 
-/** The human listing (docs/reference/runner.md §11); `label` names the packet as every command does. */
+/**
+ * The human listing (docs/reference/runner.md §11); `label` names the packet as every command does. Packet and store
+ * text is shown with its control characters escaped, before it is padded or coloured.
+ */
 function renderList(
   packet: Packet,
   progress: ProgressMap,
@@ -45,12 +49,13 @@ function renderList(
 ): string {
   const paint = (code: string, s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
   const project = packet.defaultRepo?.path || packet.dir;
-  const lines = [`${label} (${project})`];
-  const width = Math.max(0, ...packet.prompts.map((p) => p.name.length));
+  const lines = [`${esc(label)} (${esc(project)})`];
+  const names = new Map(packet.prompts.map((p) => [p, esc(p.name)]));
+  const width = Math.max(0, ...[...names.values()].map((n) => n.length));
   const phases = [...new Set(packet.prompts.map((p) => p.phase))].sort((a, b) => a - b);
   for (const phase of phases) {
     const label = packet.phases[String(phase)];
-    lines.push(label ? `Phase ${phase}: ${label}` : `Phase ${phase}`);
+    lines.push(label ? `Phase ${phase}: ${esc(label)}` : `Phase ${phase}`);
     for (const p of packet.prompts.filter((q) => q.phase === phase)) {
       const rec = progress.get(p.id);
       const marker = rec?.status === "completed"
@@ -59,10 +64,10 @@ function renderList(
         ? paint("31", "[!]")
         : "[ ]";
       const targets = targetsOf(packet, p);
-      let line = `  ${marker} ${p.id}  ${p.name.padEnd(width)}  (${p.sp} SP)`;
-      if (targets.length > 0) line += ` [${targets.join(", ")}]`;
+      let line = `  ${marker} ${esc(p.id)}  ${names.get(p)!.padEnd(width)}  (${p.sp} SP)`;
+      if (targets.length > 0) line += ` [${esc(targets.join(", "))}]`;
       const suffix = suffixText(rec, commits.get(p.id));
-      if (suffix) line += `  ${suffix}`;
+      if (suffix) line += `  ${esc(suffix)}`;
       lines.push(line.trimEnd());
     }
   }
@@ -70,7 +75,7 @@ function renderList(
   const vanished = [...progress.entries()].filter(([id]) => !known.has(id));
   for (const [id, rec] of vanished) {
     const marker = rec.status === "completed" ? paint("32", "[x]") : paint("31", "[!]");
-    lines.push(`  ${marker} ${id}  (missing)`);
+    lines.push(`  ${marker} ${esc(id)}  (missing)`);
   }
   const done = packet.prompts.filter((p) => progress.get(p.id)?.status === "completed").length;
   lines.push(`${done}/${packet.prompts.length} completed`);

@@ -11,6 +11,7 @@ import type { Packet, Prompt } from "../packet/mod.ts";
 import { type RunPermissions, runPermissionsFor } from "../run/run_permissions.ts";
 import { readState } from "../run/state_read.ts";
 import { pendingOf } from "../run/state_doc.ts";
+import { escapeControl as esc } from "../util/escape.ts";
 
 /** Everything `plan` shows. */
 export interface PlanView {
@@ -39,29 +40,33 @@ function runLine(run: ResumeDecision): string {
   return "would start a new run";
 }
 
-/** The human plan (docs/reference/runner.md §11). */
+/** The human plan (docs/reference/runner.md §11): packet and store text with its control characters escaped. */
 function renderPlan(v: PlanView): string {
   const { packet } = v;
   const ids = v.selected.map((p) => p.id);
   const o = packet.options;
   const lines = [
-    `Plan for ${v.label} (${packet.dir})`,
-    `  prompts   ${packet.prompts.length} in packet, ${ids.length} selected${ids.length ? ` (${ids.join(", ")})` : ""}`,
-    `  provider  ${o.provider} / ${o.model}`,
-    `  store     ${v.storeRoot}`,
-    `  run       ${runLine(v.run)}`,
-    `  allow-run  ${v.permissions.run.join(",")}`,
+    `Plan for ${esc(v.label)} (${esc(packet.dir)})`,
+    `  prompts   ${packet.prompts.length} in packet, ${ids.length} selected${
+      ids.length ? ` (${esc(ids.join(", "))})` : ""
+    }`,
+    `  provider  ${esc(`${o.provider} / ${o.model}`)}`,
+    `  store     ${esc(v.storeRoot)}`,
+    `  run       ${esc(runLine(v.run))}`,
+    `  allow-run  ${esc(v.permissions.run.join(","))}`,
   ];
-  const width = Math.max(0, ...v.selected.map((p) => p.name.length));
-  const tw = Math.max(0, ...v.selected.map((p) => `[${targetsOf(packet, p).join(", ")}]`.length));
+  const names = new Map(v.selected.map((p) => [p, esc(p.name)]));
+  const width = Math.max(0, ...[...names.values()].map((n) => n.length));
+  const targetText = (p: Prompt) => esc(`[${targetsOf(packet, p).join(", ")}]`);
+  const tw = Math.max(0, ...v.selected.map((p) => targetText(p).length));
   for (const p of v.selected) {
     const targets = targetsOf(packet, p);
-    let line = `  ${p.id}  ${p.name.padEnd(width)}  phase ${p.phase}`;
-    const t = targets.length ? `[${targets.join(", ")}]` : "";
+    let line = `  ${esc(p.id)}  ${names.get(p)!.padEnd(width)}  phase ${p.phase}`;
+    const t = targets.length ? targetText(p) : "";
     if (t || p.dependsOn.length) line += `  ${t.padEnd(tw)}`;
-    if (p.dependsOn.length) line += `   depends on ${p.dependsOn.join(", ")}`;
+    if (p.dependsOn.length) line += `   depends on ${esc(p.dependsOn.join(", "))}`;
     const failedIn = v.needsCommit.get(p.id);
-    if (failedIn) line += `   needs a commit: verified in run ${failedIn}, its commit failed; committed first`;
+    if (failedIn) line += `   needs a commit: verified in run ${esc(failedIn)}, its commit failed; committed first`;
     lines.push(line.trimEnd());
   }
   return lines.join("\n") + "\n";

@@ -3,35 +3,42 @@ import type { CommandSpec } from "../frame.ts";
 import { resolveTarget } from "../target.ts";
 import { OVERRIDE_FLAGS, parseOverrides, TARGET_FLAGS } from "../selection_flags.ts";
 import { explainPacket, loaderEnv, loadPacket, type PacketExplanation } from "../../packet/mod.ts";
+import { escapeControl as esc } from "../../util/escape.ts";
 
+/** A value as one line, its control characters escaped (a string's newline too). */
 function show(v: unknown): string {
   if (v === null || v === undefined) return "-";
-  return typeof v === "string" ? v : JSON.stringify(v);
+  return esc(typeof v === "string" ? v : JSON.stringify(v));
 }
 
-/** The human report: the packet's profile and repos, then per prompt one line per option with its source. */
+/**
+ * The human report: the packet's profile and repos, then per prompt one line per option with its source. Every value
+ * read from the packet, the profiles or the environment is shown with its control characters escaped.
+ */
 function render(x: PacketExplanation): string {
-  const lines = [`Packet ${x.packet} (${x.dir})`];
+  const lines = [`Packet ${esc(x.packet)} (${esc(x.dir)})`];
   lines.push(
     `  profile  ${
-      x.profile ? `${x.profile.name} (${x.profile.source}${x.profile.file ? `: ${x.profile.file}` : ""})` : "none"
+      x.profile ? esc(`${x.profile.name} (${x.profile.source}${x.profile.file ? `: ${x.profile.file}` : ""})`) : "none"
     }`,
   );
-  for (const r of x.repos) lines.push(`  repo     ${r.name}${r.default ? " (default)" : ""}  ${r.path}`);
+  for (const r of x.repos) lines.push(`  repo     ${esc(r.name)}${r.default ? " (default)" : ""}  ${esc(r.path)}`);
   for (const p of x.prompts) {
     const contract = Object.entries(p.verify).map(([clause, n]) => `${clause} ×${n}`).join(", ") || "none";
     lines.push(
       "",
-      `${p.id}  ${p.name}  (${p.file})`,
-      `  cwd  ${p.cwd}`,
-      `  phase ${p.phase} · ${p.sp} SP · depends on ${p.depends_on.join(", ") || "nothing"} · commit ${show(p.commit)}`,
-      `  contract  ${contract}`,
+      `${esc(p.id)}  ${esc(p.name)}  (${esc(p.file)})`,
+      `  cwd  ${esc(p.cwd)}`,
+      `  phase ${p.phase} · ${p.sp} SP · depends on ${esc(p.depends_on.join(", ")) || "nothing"} · commit ${
+        show(p.commit)
+      }`,
+      `  contract  ${esc(contract)}`,
     );
-    const width = Math.max(...Object.keys(p.options).map((k) => k.length));
+    const width = Math.max(...Object.keys(p.options).map((k) => esc(k).length));
     for (const [key, v] of Object.entries(p.options)) {
       const from = v.merged_from && v.merged_from.length > 1 ? v.merged_from.join(" > ") : v.source;
       const file = v.file ? ` ${v.file}` : "";
-      lines.push(`  ${key.padEnd(width)}  ${show(v.value)}  ← ${from}${file}`);
+      lines.push(`  ${esc(key).padEnd(width)}  ${show(v.value)}  ← ${esc(`${from}${file}`)}`);
     }
   }
   return lines.join("\n") + "\n";

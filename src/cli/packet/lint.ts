@@ -3,18 +3,22 @@ import type { CommandSpec } from "../frame.ts";
 import { resolveTarget, TARGET_FLAGS } from "../target.ts";
 import { lintPacket, type LintResult } from "../../contract/packet_lint.ts";
 import { Exit } from "../../errors.ts";
+import { escapeControl as esc } from "../../util/escape.ts";
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-/** The human report of docs/reference/cli.md §3.8. */
+/**
+ * The human report of docs/reference/cli.md §3.8. File names and messages (one line each) are shown with their control
+ * characters escaped, a newline too.
+ */
 function renderLint(r: LintResult, label: string): string {
-  const lines = [`Packet lint: ${label} (${r.root})`];
+  const lines = [`Packet lint: ${esc(label)} (${esc(r.root)})`];
   for (const f of r.findings) {
     const label = f.severity === "error" ? "ERROR    " : "WARNING  ";
-    lines.push(`  ${label}${f.file ?? "(packet)"}  ${f.kind}`);
-    lines.push(`           ${stripFilePrefix(f.message, f.file)}`);
+    lines.push(`  ${label}${f.file === null ? "(packet)" : esc(f.file)}  ${esc(f.kind)}`);
+    lines.push(`           ${esc(stripFilePrefix(f.message, f.file))}`);
   }
   lines.push(`${plural(r.errors, "error")}, ${plural(r.warnings, "warning")}`);
   return lines.join("\n") + "\n";
