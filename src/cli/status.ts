@@ -8,9 +8,11 @@ import { UsageError } from "../errors.ts";
 import { describeLeftovers } from "../control/leftovers.ts";
 import { type Paint, painter, stripAnsi } from "../render/ansi.ts";
 import { formatAge, formatDuration, parseDuration } from "../util/time.ts";
+import { escapeControl as esc } from "../util/escape.ts";
 
+/** `text`'s words, control characters escaped, wrapped at `width` columns; continuation lines start with `indent`. */
 function wrap(text: string, width: number, indent: string): string {
-  const words = text.split(/\s+/);
+  const words = text.split(/\s+/).map(esc);
   const lines: string[] = [];
   let cur = "";
   for (const w of words) {
@@ -28,18 +30,24 @@ function stateWord(state: StatusRollup["state"]): string {
   return state.replace("_", " ").toUpperCase();
 }
 
-/** The human report (docs/reference/workspace.md §8.1, vocabulary in docs/status.md). */
+/**
+ * The human report (docs/reference/workspace.md §8.1, vocabulary in docs/status.md). Text from the packet and the
+ * store (names, ids, reasons, errors) is shown with its control characters escaped: a `row` value as one line, a
+ * `wrapped` one word by word.
+ */
 export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()): string {
   const stateColor = r.state === "running" || r.state === "completed"
     ? "green"
     : r.state === "failed" || r.state === "abandoned"
     ? "red"
     : "yellow";
-  const lines = [`  ${paint(stateColor, `${r.target} — ${stateWord(r.state)} · ${r.health}`)}`];
+  const lines = [`  ${paint(stateColor, esc(`${r.target} — ${stateWord(r.state)} · ${r.health}`))}`];
   // Labels pad to 11 columns; the longest ("last prompt") still gets one separating space.
-  const row = (label: string, value: string) => lines.push(`  ${paint("dim", label.padEnd(10) + " ")}${value}`);
+  const shown = (label: string, text: string) => lines.push(`  ${paint("dim", label.padEnd(10) + " ")}${text}`);
+  const row = (label: string, value: string) => shown(label, esc(value));
   const indent = " ".repeat(13);
-  if (r.attention) row("attention", wrap(r.attention, 88, indent));
+  const wrapped = (label: string, text: string) => shown(label, wrap(text, 88, indent));
+  if (r.attention) wrapped("attention", r.attention);
   const p = r.progress;
   if (p.selected > 1) {
     const parts = [`${p.completed}/${p.selected} prompts complete`];
@@ -85,26 +93,19 @@ export function formatStatus(r: StatusRollup, paint: Paint, nowMs = Date.now()):
   for (const w of r.preserved ?? []) row("preserved", `${w.prompt_id}: ${w.ref} (${w.repos.join(", ")})`);
   for (const c of r.commit_pending ?? []) {
     const where = c.repos.map((x) => `${x.repo}: ${x.paths} path(s)`).join(", ");
-    row(
-      "commit",
-      wrap(
-        `${c.prompt_id} needs a commit: its verified work (${where}) waits for its next run`,
-        88,
-        indent,
-      ),
-    );
+    wrapped("commit", `${c.prompt_id} needs a commit: its verified work (${where}) waits for its next run`);
   }
   if ((r.vacuous ?? []).length > 0) {
     row("vacuous", `${r.vacuous.join(", ")} (contract passed before any session ran)`);
   }
-  if ((r.state === "failed" || r.state === "abandoned") && p.reason) row("reason", wrap(p.reason, 88, indent));
+  if ((r.state === "failed" || r.state === "abandoned") && p.reason) wrapped("reason", p.reason);
   if (p.last_verification) row("last check", p.last_verification);
   if (p.error) row("error", p.error);
   const l = r.lease;
   const who = l.pid !== null && l.state !== "down" ? ` (pid ${l.pid}${l.hostname ? ` on ${l.hostname}` : ""})` : "";
   const mode = r.service.unit ? `systemd unit ${r.service.unit}` : r.service.mode;
   row("service", `${mode} · process ${l.state}${who}`);
-  if (r.leftovers) row("leftovers", wrap(describeLeftovers(r.leftovers), 88, indent));
+  if (r.leftovers) wrapped("leftovers", describeLeftovers(r.leftovers));
   return lines.join("\n") + "\n";
 }
 

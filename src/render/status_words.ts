@@ -3,6 +3,7 @@
  * heartbeat): how an attempt, tokens, counts and an attempt timeline are written. The vocabulary is docs/status.md.
  */
 import { formatAge, formatDuration } from "../util/time.ts";
+import { escapeControl } from "../util/escape.ts";
 
 /** What {@link timelineLine} reads of a prompt's attempts (the status rollup's `timeline` entries). */
 export interface TimelineInput {
@@ -46,7 +47,7 @@ export function timelineLine(t: TimelineInput): string {
       : "";
     return `${a.mode} ${mark}${why}${time}`;
   });
-  return `${t.prompt_id}  ${steps.join(" → ")}`;
+  return escapeControl(`${t.prompt_id}  ${steps.join(" → ")}`);
 }
 
 /** The facts of one live status line or heartbeat (src/run/run_progress.ts folds them). */
@@ -95,5 +96,6 @@ export function progressLine(f: ProgressFacts, nowMs: number): string {
   const t = f.tokens.run;
   if (t.input + t.output > 0) parts.push(`run tokens ${t.input} in / ${t.output} out`);
   if (f.tools > 0) parts.push(plural(f.tools, "tool"));
-  return parts.join(" · ");
+  // The prompt id, stage and tool name come from the packet and the agent: shown escaped, on one line.
+  return escapeControl(parts.join(" · "));
 }

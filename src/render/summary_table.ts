@@ -7,6 +7,7 @@ import type { RunSummary, RunSummaryStream, SummaryPrompt } from "../events/mod.
 import { formatDuration } from "../util/time.ts";
 import { painter } from "./ansi.ts";
 import { padEnd, truncate } from "./text.ts";
+import { escapeControl } from "../util/escape.ts";
 
 /** Longest prompt name shown in the table. */
 const NAME_MAX = 32;
@@ -81,19 +82,22 @@ function headline(s: RunSummaryStream["head"]): string {
   const n = s.counts.prompts;
   const prompts = `${n} ${n === 1 ? "prompt" : "prompts"}${n > 0 ? `: ${promptCounts(s)}` : ""}`;
   const exit = s.exit_code === null ? "" : ` · exit ${s.exit_code}`;
-  return `Run ${s.run_id ?? "—"} ${s.status}${time} · ${prompts} · ${attemptCounts(s)}${exit}`;
+  return escapeControl(`Run ${s.run_id ?? "—"} ${s.status}${time} · ${prompts} · ${attemptCounts(s)}${exit}`);
 }
 
-/** One prompt's cells: prompt, attempts, result, commit, time, notes. */
+/**
+ * One prompt's cells: prompt, attempts, result, commit, time, notes — read from the packet and the store, so shown
+ * with their control characters escaped (before the widths are measured and the result coloured).
+ */
 function cellsOf(q: SummaryPrompt): string[] {
   return [
-    `${q.id} ${truncate(q.name, NAME_MAX)}`,
+    `${escapeControl(q.id)} ${truncate(escapeControl(q.name), NAME_MAX)}`,
     attemptsOf(q),
     resultOf(q),
     commitOf(q),
     q.duration_ms === null ? "—" : formatDuration(q.duration_ms),
     notesOf(q),
-  ];
+  ].map((c, i) => (i === 0 ? c : escapeControl(c)));
 }
 
 const HEAD = ["prompt", "attempts", "result", "commit", "time", "notes"];

@@ -3,6 +3,7 @@ import { runGit } from "./git.ts";
 import type { WorkspaceManifest } from "./manifest.ts";
 import { type EnvGet, workspacePaths } from "./paths.ts";
 import { stripAnsi } from "../render/ansi.ts";
+import { escapeControl } from "../util/escape.ts";
 
 /** One clone as `workspace status` reports it. */
 export interface CloneFacts {
@@ -49,7 +50,8 @@ export async function workspaceSection(m: WorkspaceManifest, env?: EnvGet): Prom
 /** `<name> <short head> (<branch>)[ · <n> dirty]` (pure). */
 function cloneLine(c: CloneFacts): string {
   const head = c.head ? c.head.slice(0, 8) : "unknown";
-  return `${c.name} ${head} (${c.branch ?? "detached"})${c.dirty ? ` · ${c.dirty} dirty` : ""}`;
+  // Read from the clone's files: shown with its control characters escaped.
+  return escapeControl(`${c.name} ${head} (${c.branch ?? "detached"})${c.dirty ? ` · ${c.dirty} dirty` : ""}`);
 }
 
 /** A `.git` file's text, or null. Deliberately tolerant: display only, an unreadable one shows as `unknown`. */

@@ -5,6 +5,7 @@ import { formatDuration } from "../../util/time.ts";
 import { controlTarget, paintFor, printJson, runRef, TARGET_FLAGS } from "./_common.ts";
 import type { Paint } from "../../render/mod.ts";
 import { attemptPhrase, tokenPhrase } from "../../render/status_words.ts";
+import { escapeControl as esc } from "../../util/escape.ts";
 
 /** The lease phrase of the status line: `lease up (pid 4242 on build-01)`. */
 function leasePhrase(lease: Snapshot["lease"]): string {
@@ -74,8 +75,9 @@ export function formatControlStatus(s: Snapshot, paint: Paint, nowMs = Date.now(
   ]);
   if (s.reason) rows.push(["reason", s.reason]);
   if (s.updated_at) rows.push(["updated", s.updated_at]);
-  const lines = ["", `  ${paint("bold", label || s.packet || "run")}  ${s.run_id}`, ""];
-  for (const [label, value] of rows) lines.push(`  ${paint("dim", label.padEnd(10))}${value}`);
+  // Every value read from the snapshot (names, ids, reasons) is shown as one line, its control characters escaped.
+  const lines = ["", `  ${paint("bold", esc(label || s.packet || "run"))}  ${esc(s.run_id)}`, ""];
+  for (const [label, value] of rows) lines.push(`  ${paint("dim", label.padEnd(10))}${esc(value)}`);
   lines.push("");
   return lines.join("\n") + "\n";
 }
