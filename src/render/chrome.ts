@@ -3,6 +3,7 @@ import type { AttemptMode, View } from "../events/mod.ts";
 import { painter } from "./ansi.ts";
 import { oneLine, padEnd } from "./text.ts";
 import { escapeControl } from "../util/escape.ts";
+import { shownLine } from "./shown.ts";
 
 /** What the attempt header shows. Null fields are left out. */
 export interface HeaderInfo {
@@ -24,8 +25,12 @@ export interface HeaderInfo {
 
 const BAR_WIDTH = 60;
 
-/** The header printed before each attempt: the `=` block, or the studio `━` block. Ends with a newline. */
-export function renderHeader(info: HeaderInfo, mode: View["log_mode"], color: boolean): string {
+/**
+ * The header printed before each attempt: the `=` block, or the studio `━` block. Ends with a newline. Every field
+ * (the prompt's name, file, the body's lines …) is shown with its control characters escaped.
+ */
+export function renderHeader(raw: HeaderInfo, mode: View["log_mode"], color: boolean): string {
+  const info = shownHeader(raw);
   const p = painter(color);
   const llm = info.model ? `${info.provider} / ${info.model}` : info.provider;
   const attempt = `attempt ${info.attempt} (${info.mode})`;
@@ -49,12 +54,27 @@ export function renderHeader(info: HeaderInfo, mode: View["log_mode"], color: bo
     const { original, repair } = splitRepairSection(info.body);
     const lines = original.replace(/^\n+/, "").split("\n");
     rows.push("", "Prompt preview (first 10 lines):");
-    for (const l of lines.slice(0, 10)) rows.push(l === "" ? "" : `  ${l}`);
+    for (const l of lines.slice(0, 10)) rows.push(l === "" ? "" : `  ${shownLine(l)}`);
     if (lines.length > 10) rows.push("  …");
     if (repair !== null) rows.push(...repairPreview(repair));
   }
   rows.push("", `Starting ${info.provider} session…`);
   return rows.join("\n") + "\n";
+}
+
+/** {@link HeaderInfo} with its one-line fields' control characters escaped (the body is escaped line by line). */
+function shownHeader(info: HeaderInfo): HeaderInfo {
+  const one = (s: string | null) => (s === null ? null : escapeControl(s));
+  return {
+    ...info,
+    promptId: escapeControl(info.promptId),
+    name: escapeControl(info.name),
+    promptFile: one(info.promptFile),
+    project: one(info.project),
+    provider: escapeControl(info.provider),
+    model: one(info.model),
+    logFile: one(info.logFile),
+  };
 }
 
 /** The heading that opens the repair section of a repair prompt (src/run/repair_prompt.ts). */
@@ -106,26 +126,27 @@ export function steerNotice(kind: SteerNoticeKind, text: string, color: boolean)
   switch (kind) {
     case "accepted": {
       const first = text.split("\n").find((l) => l.trim() !== "") ?? "";
-      return p("yellow", `↳ steer accepted: ${oneLine(first, 100)}`) + "\n";
+      return p("yellow", `↳ steer accepted: ${oneLine(escapeControl(first.replace(/\s+/g, " ")), 100)}`) + "\n";
     }
     case "interrupting": {
       const n = Number(text);
-      return p("yellow", `↳ interrupting to deliver ${text} ${n === 1 ? "steer" : "steers"}…`) + "\n";
+      return p("yellow", `↳ interrupting to deliver ${escapeControl(text)} ${n === 1 ? "steer" : "steers"}…`) + "\n";
     }
     case "resuming":
       return p("yellow", "↳ resuming the session with the steer") + "\n";
     case "restarting":
       return p("yellow", "↳ restarting with the steer in a fresh session") + "\n";
     case "refused":
-      return p("red", `↳ steer refused: ${oneLine(text, 200)}`) + "\n";
+      return p("red", `↳ steer refused: ${oneLine(escapeControl(text.replace(/\s+/g, " ")), 200)}`) + "\n";
   }
 }
 
 /** The outcome line of a finished prompt: green `✓ Prompt 03 completed`, otherwise red `✗ Prompt 03 <status>`. */
 export function promptOutcomeLine(promptId: string, status: string, color: boolean): string {
   const p = painter(color);
-  if (status === "completed") return `${p("green", "✓")} Prompt ${promptId} completed\n`;
-  return `${p("red", "✗")} Prompt ${promptId} ${status.replaceAll("_", " ")}\n`;
+  const id = escapeControl(promptId);
+  if (status === "completed") return `${p("green", "✓")} Prompt ${id} completed\n`;
+  return `${p("red", "✗")} Prompt ${id} ${escapeControl(status.replaceAll("_", " "))}\n`;
 }
 
 /** Header lines of an attempt log file (docs/reference/runner.md §10.4), ending with the blank line. */

@@ -7,6 +7,7 @@ import type { Renderer, RenderSettings, StreamState } from "./types.ts";
 import { type Paint, painter } from "./ansi.ts";
 import { budget, type DiffLine, parseMappedLine, type ToolChange, toolChange } from "./diff.ts";
 import { nonBlankLines, truncate } from "./text.ts";
+import { shownEvent, shownLine } from "./shown.ts";
 
 /** Longest output or diff body line shown, in columns; longer lines end in `…`. */
 const MAX_BODY_LINE = 240;
@@ -112,9 +113,13 @@ export abstract class RendererCore implements Renderer {
     return "\n";
   }
 
-  /** Text for one event. */
-  render(ev: Envelope): string {
-    if (ev.hidden) return "";
+  /**
+   * Text for one event. Every string the event carries is shown with its control characters escaped
+   * ({@link shownEvent}) before any view renders or colours it.
+   */
+  render(raw: Envelope): string {
+    if (raw.hidden) return "";
+    const ev = shownEvent(raw);
     const st = this.state;
     st.events++;
     const lastError = st.lastError;
@@ -252,7 +257,9 @@ export abstract class RendererCore implements Renderer {
     for (const s of sections) {
       if (s.label !== null) out += indent + p("dim", s.label) + "\n";
       for (const l of s.lines) {
-        const text = l.text.length > MAX_BODY_LINE / 2 ? truncate(l.text, MAX_BODY_LINE) : l.text;
+        // A file's lines (a `diff: full` section reads the file's git diff) are untrusted too.
+        const line = shownLine(l.text);
+        const text = line.length > MAX_BODY_LINE / 2 ? truncate(line, MAX_BODY_LINE) : line;
         if (l.op === "+") out += indent + p("green", "+ " + text) + "\n";
         else if (l.op === "-") out += indent + p("red", "- " + text) + "\n";
         else out += indent + p("dim", "  " + text) + "\n";

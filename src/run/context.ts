@@ -26,6 +26,7 @@ import { PreservedRefs } from "./preserve.ts";
 import type { LiveSlot, LiveStream } from "./live_slot.ts";
 import { sparesFor } from "./spare_files.ts";
 import { storePaths } from "../store/paths.ts";
+import { escapeControlKeepLines } from "../util/escape.ts";
 
 export type { LiveStream } from "./live_slot.ts";
 
@@ -192,15 +193,20 @@ export class RunScope {
     this.attemptLog?.write(text);
   }
 
-  /** A human output line (stdout and the attempt log); dropped from stdout under `--json`. */
-  say(line: string, color?: "green" | "red" | "yellow" | "dim"): void {
+  /**
+   * A human output line (stdout and the attempt log); dropped from stdout under `--json`. Control characters other than
+   * newline and tab — from a name, a provider's message — are shown escaped before the line is coloured.
+   */
+  say(raw: string, color?: "green" | "red" | "yellow" | "dim"): void {
+    const line = escapeControlKeepLines(raw);
     this.breakStream();
     if (!this.io.json) this.io.stdout.write((color ? this.paint(color, line) : line) + "\n");
     this.attemptLog?.write(line + "\n");
   }
 
-  /** An error or warning line on stderr (also copied to the attempt log). */
-  err(line: string): void {
+  /** An error or warning line on stderr (also copied to the attempt log), control characters escaped as by `say`. */
+  err(raw: string): void {
+    const line = escapeControlKeepLines(raw);
     this.breakStream();
     this.io.stderr.write(line + "\n");
     this.attemptLog?.write(line + "\n");

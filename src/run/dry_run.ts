@@ -2,6 +2,7 @@
 import { enforcedContract } from "../contract/enforced.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
 import type { CommitPolicy, RunIo } from "./context.ts";
+import { escapeControl } from "../util/escape.ts";
 
 /** The dry-run description of one prompt (also the `--json` element). */
 async function dryRunEntry(packet: Packet, prompt: Prompt, storeRoot: string, commit: CommitPolicy) {
@@ -85,5 +86,6 @@ export async function printDryRun(
     }
     out.push("");
   }
-  io.stdout.write(out.join("\n") + (out.length ? "\n" : ""));
+  // Every line is one line of packet text: control characters (a newline in a name too) shown escaped.
+  io.stdout.write(out.map(escapeControl).join("\n") + (out.length ? "\n" : ""));
 }

@@ -17,6 +17,7 @@ import { verifyCompletion } from "./agent_chain.ts";
 import { pendingIn } from "./commit_pending.ts";
 import { claimPendingCommit } from "./commit_claim.ts";
 import { traceStage } from "../util/stage_trace.ts";
+import { escapeControlKeepLines } from "../util/escape.ts";
 
 /** What the loop leaves for closing the run. */
 export interface RunTally {
@@ -178,7 +179,7 @@ async function blockPrompt(ctx: RunContext, prompt: Prompt, blockers: string[]):
       blocked_by: blockers,
     };
   });
-  ctx.io.stderr.write(`error: prompt ${prompt.id} is ${reason}\n`);
+  ctx.io.stderr.write(escapeControlKeepLines(`error: prompt ${prompt.id} is ${reason}`) + "\n");
   return {
     id: prompt.id,
     status: "blocked_by_dependency",

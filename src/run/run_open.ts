@@ -23,6 +23,7 @@ import type { RunRequest } from "./run_request.ts";
 import { closeRunRecord, type OpenedRun, openRunRecord } from "../store/run_record.ts";
 import type { StateStore } from "./state.ts";
 import { SteerDesk, steerGate } from "./steering.ts";
+import { escapeControlKeepLines } from "../util/escape.ts";
 
 /** The run record as opened (a run without a store root has none). */
 export type RunOpening = OpenedRun | { runId: string; resumed: false; record: null; notice: null };
@@ -58,7 +59,7 @@ export async function openRun(
     })
     : { runId: newRunId(), resumed: false, record: null, notice: null };
   if (opened.record && amendedFrom) await recordAmendedFingerprint(req.storeRoot, opened, fingerprint, amendedFrom);
-  if (opened.notice) req.io.stderr.write(opened.notice + "\n");
+  if (opened.notice) req.io.stderr.write(escapeControlKeepLines(opened.notice) + "\n");
   await lease?.setRunId(opened.runId);
   return opened;
 }

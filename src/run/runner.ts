@@ -43,6 +43,12 @@ import { settleIntents } from "../control/runner_api.ts";
 import { CiLog } from "./ci.ts";
 import { closeSpareFiles, openSpareFiles } from "./spare_files.ts";
 import { abortedSummary, runAudit, writeReports } from "./reports.ts";
+import { escapeControlKeepLines } from "../util/escape.ts";
+
+/** A whole line of the runner's for stderr: text from the packet, the store or a provider shown escaped. */
+function shown(line: string): string {
+  return escapeControlKeepLines(line) + "\n";
+}
 
 export { type RunRequest, type RuntimeStore, writesStoreRoot } from "./run_request.ts";
 
@@ -134,9 +140,9 @@ async function runWithLease(req: RunRequest, packet: Packet, prompts: Prompt[]):
     await state.reload(); // read under the lease: nobody else writes it from here on
     // An amendment a stopped `control amend` / `relax` left half-written is recorded (or refused) before anything
     // reads the contract (src/control/amend_intent.ts).
-    for (const line of await settleIntents(req.storeRoot)) io.stderr.write(line + "\n");
+    for (const line of await settleIntents(req.storeRoot)) io.stderr.write(shown(line));
     // Crash recovery (docs/crash_recovery.md): reconcile progress.log, state.json and git before anything runs.
-    const plan = await recoverAtStart(packet, state, (l) => io.stderr.write(l + "\n"));
+    const plan = await recoverAtStart(packet, state, (l) => io.stderr.write(shown(l)));
     // Select again under the lease: the selection before it read progress.log while another runner may have held
     // the lease, and that runner (dead or finished while this one waited for it) may have completed prompts since.
     // Without recovery appends, only prompts the lint gate and preflight checked stay selected; with them (a refused
@@ -237,8 +243,8 @@ async function closeRun(
   ciLog?.end();
   const { ok, reason, keepGoingSummary: summarize } = runVerdict(tally.failed.length, tally.haltReason, req.keepGoing);
   if (summarize) {
-    for (const l of keepGoingSummary(tally.failed)) io.stderr.write(l + "\n");
-    for (const l of preservedLines([...tally.preserved.values()])) io.stderr.write(l + "\n");
+    for (const l of keepGoingSummary(tally.failed)) io.stderr.write(shown(l));
+    for (const l of preservedLines([...tally.preserved.values()])) io.stderr.write(shown(l));
   }
   const status = ok ? "completed" : "failed";
   // state.json is complete on its own before anyone can see the run closed (docs/reference/runner.md §10.2).
@@ -255,7 +261,7 @@ async function closeRun(
     // the CI log read the stream too, entry by entry: the whole document is never collected (docs/bench.md, `scale`).
     const forCi = (req.ci?.reports.length ?? 0) > 0 || ciLog !== null;
     const audit = forCi && ctx.persist ? await runAudit(ctx.storeRoot, summary).catch(() => null) : null;
-    for (const w of await writeReports(req.ci?.reports ?? [], summary, audit)) io.stderr.write(w + "\n");
+    for (const w of await writeReports(req.ci?.reports ?? [], summary, audit)) io.stderr.write(shown(w));
     if (req.ci) req.ci.written = true;
     const write = (text: string) => io.stdout.write(text);
     if (io.json) writeSummaryJson(summary, write);
@@ -264,19 +270,19 @@ async function closeRun(
       writeSummaryTable(summary, io.color, write);
     }
     // The annotations and the step summary of a CI service: a write that fails is a warning too.
-    for (const w of await ciLog?.finish(summary, audit) ?? []) io.stderr.write(w + "\n");
+    for (const w of await ciLog?.finish(summary, audit) ?? []) io.stderr.write(shown(w));
   } catch (e) {
     const why = `no run summary: ${e instanceof Error ? e.message : String(e)}`;
-    io.stderr.write(`warning: ${why}\n`);
+    io.stderr.write(shown(`warning: ${why}`));
     // A report is still written, so a CI job never reads a stale one: the run's verdict without its prompts.
     const bare = { ...abortedSummary(ctx.packet.name, `${reason ?? status} (${why})`, exitCode), status };
     if (req.ci && !req.ci.written) {
-      for (const w of await writeReports(req.ci.reports, { ...bare, run_id: ctx.runId })) io.stderr.write(w + "\n");
+      for (const w of await writeReports(req.ci.reports, { ...bare, run_id: ctx.runId })) io.stderr.write(shown(w));
       req.ci.written = true;
     }
   }
-  if (ctx.vacuous.size > 0) io.stderr.write(vacuousSummaryLine([...ctx.vacuous]) + "\n");
-  if (!ok) io.stderr.write(`error: run failed: ${reason}\n`);
+  if (ctx.vacuous.size > 0) io.stderr.write(shown(vacuousSummaryLine([...ctx.vacuous])));
+  if (!ok) io.stderr.write(shown(`error: run failed: ${reason}`));
   return exitCode;
 }
 
@@ -334,7 +340,7 @@ async function hardStopReports(
   // snapshot they all share.
   const summary = buildRunSummary({ run, packet: ctx.packet, selected, state: ctx.state, storeRoot });
   const warnings = [...await writeReports(req.ci?.reports ?? [], summary), ...await ciLog?.finish(summary) ?? []];
-  for (const w of warnings) req.io.stderr.write(w + "\n");
+  for (const w of warnings) req.io.stderr.write(shown(w));
 }
 
 /** `--report` files of a run that had nothing left to run: the empty summary (docs/ci.md). */
@@ -343,7 +349,7 @@ async function quietReports(req: RunRequest, packet: Packet): Promise<void> {
   if (reports.length === 0) return;
   const run = { runId: "", status: "completed", reason: null, exitCode: 0, startedAt: null, finishedAt: null };
   const empty = buildRunSummary({ run, packet, selected: [], state: emptyState(), storeRoot: null });
-  for (const w of await writeReports(reports, { ...empty, run_id: null })) req.io.stderr.write(w + "\n");
+  for (const w of await writeReports(reports, { ...empty, run_id: null })) req.io.stderr.write(shown(w));
   if (req.ci) req.ci.written = true;
 }
 

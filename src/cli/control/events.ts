@@ -7,6 +7,7 @@ import { UsageError } from "../../errors.ts";
 import { checkHeadline, type CheckNote } from "../../events/mod.ts";
 import { type Cursor, subscribe } from "../../control/mod.ts";
 import { controlTarget, localClock, paintFor, runRef, str, TARGET_FLAGS } from "./_common.ts";
+import { escapeControl } from "../../util/escape.ts";
 
 /** Parse `--from`. */
 export function parseCursor(text: string | undefined): Cursor {
@@ -126,13 +127,17 @@ function summarize(e: Record<string, unknown>): string {
     default:
       s = JSON.stringify(d);
   }
-  return s.length > 120 ? s.slice(0, 119) + "…" : s;
+  // Everything an event carries is untrusted: one line, control characters escaped, before it is cut.
+  const shown = escapeControl(s);
+  return shown.length > 120 ? shown.slice(0, 119) + "…" : shown;
 }
 
 /** One human line of an item. */
 export function eventLine(e: Record<string, unknown>): string {
   const seq = typeof e.seq === "number" ? String(e.seq) : "";
-  return `${seq.padStart(5)}  ${localClock(e.at)}  ${String(e.type).padEnd(22)} ${summarize(e)}`;
+  return `${seq.padStart(5)}  ${escapeControl(localClock(e.at))}  ${escapeControl(String(e.type)).padEnd(22)} ${
+    summarize(e)
+  }`;
 }
 
 /**
@@ -190,13 +195,17 @@ export const spec: CommandSpec = {
         if (item.type === "gap") {
           const d = item.data as { reason: string; from_seq: number; to_seq: number };
           lost += d.to_seq - d.from_seq + 1;
-          out.write(paint("red", `-- gap (${d.reason}): events ${d.from_seq}–${d.to_seq} are missing --`) + "\n");
+          out.write(
+            paint("red", escapeControl(`-- gap (${d.reason}): events ${d.from_seq}–${d.to_seq} are missing --`)) + "\n",
+          );
         } else if (item.type === "resync") {
           const d = item.data as { reason: string; run_id: string };
-          out.write(paint("dim", `-- resync (${d.reason}): following run ${d.run_id} from seq 1 --`) + "\n");
+          out.write(
+            paint("dim", escapeControl(`-- resync (${d.reason}): following run ${d.run_id} from seq 1 --`)) + "\n",
+          );
         } else if (item.type === "run_finished") {
           const d = item.data as { status?: string };
-          out.write(paint("dim", `-- run ${d.status ?? "finished"} --`) + "\n");
+          out.write(paint("dim", escapeControl(`-- run ${d.status ?? "finished"} --`)) + "\n");
         } else out.write(eventLine(item) + "\n");
       }
     }).finally(() => out.flush());
