@@ -617,13 +617,25 @@ class FilePlane implements RunnerPlane {
         accepted_at: steer.accepted_at,
         session_id: info.session_id,
       };
+      // The steer reached the session whatever happens to its intervention record: its final `applied` entry is
+      // written either way (a missing one left it `accepted`, and the next open logged it rejected as undelivered).
+      let recordError: string | null = null;
       try {
         appendStoreLineSync(this.#paths.interventionsFile(info.prompt_id), JSON.stringify(record), { fsync: true });
+      } catch (e) {
+        recordError = errorMessage(e);
+        this.#hooks.notice(`steer record not written: ${recordError}`, "warning");
+      }
+      try {
         this.#audit.append(this.#entry({
           key: `${steer.request}:applied`,
           request: steer.request,
           command: "steer",
-          params: { text: steer.text, delivery: info.delivery },
+          params: {
+            text: steer.text,
+            delivery: info.delivery,
+            ...(recordError !== null ? { intervention_record: `not written: ${recordError}` } : {}),
+          },
           author: steer.author,
           outcome: "applied",
           reason: null,
@@ -631,7 +643,7 @@ class FilePlane implements RunnerPlane {
           attempt: info.attempt,
         }));
       } catch (e) {
-        this.#hooks.notice(`steer record not written: ${errorMessage(e)}`, "warning");
+        this.#hooks.notice(`steer delivery not logged: ${errorMessage(e)}`, "warning");
       }
       this.record({
         type: "steer_delivered",

@@ -18,14 +18,20 @@ export interface SourceFinding {
 
 const MAX_FINDINGS = 50;
 
-async function* walk(dir: string, prune: Set<string>, exts: string[] | null): AsyncGenerator<string> {
+async function* walk(
+  dir: string,
+  prune: Set<string>,
+  exts: string[] | null,
+  skip: ReadonlySet<string> = new Set(),
+): AsyncGenerator<string> {
   const entries: Deno.DirEntry[] = [];
   for await (const e of Deno.readDir(dir)) entries.push(e);
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
     if (prune.has(e.name)) continue;
     const full = join(dir, e.name);
-    if (e.isDirectory) yield* walk(full, prune, exts);
+    if (skip.has(full)) continue;
+    if (e.isDirectory) yield* walk(full, prune, exts, skip);
     else if (e.isFile || (e.isSymlink && (await Deno.stat(full).then((s) => s.isFile, () => false)))) {
       if (exts === null || exts.some((x) => e.name.endsWith(x))) yield full;
     }
@@ -56,7 +62,18 @@ export async function checkSourceAbsent(entry: unknown, env: ClauseEnv, id: stri
     return makeItem(r.head, fail("source path is missing"), empty);
   }
   const files: string[] = [];
-  if (st.isDirectory) { for await (const f of walk(target, prune, exts)) files.push(f); }
+  // The store root is runtime state, never the work (as for changed_paths_only and repos_clean): a walk that meets it
+  // skips it, so steer texts, transcripts and audit entries kept there are never evidence. Only a path named inside
+  // the store scans it.
+  const skip = new Set<string>();
+  const store = env.ctx.storeRoot;
+  if (store) {
+    skip.add(store);
+    try {
+      skip.add(await Deno.realPath(store));
+    } catch { /* no store yet */ }
+  }
+  if (st.isDirectory) { for await (const f of walk(target, prune, exts, skip)) files.push(f); }
   else if (st.isFile) files.push(target);
   else return makeItem(r.head, fail("source path is not a regular file or directory"), empty); // a FIFO would block
   const unreadable: string[] = [];

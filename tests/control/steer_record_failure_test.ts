@@ -1,0 +1,31 @@
+/**
+ * A delivered steer whose intervention record cannot be written is still on the record: its final `applied` log entry
+ * is written, and the next plane open does not log it `rejected` (it was delivered).
+ */
+import assert from "node:assert/strict";
+import { tempDir } from "../support/fs.ts";
+import { body, dropRaw, lines, reqName, testPlane } from "./_harness.ts";
+
+Deno.test("a delivered steer keeps its final log entry when interventions/<prompt>.jsonl cannot be written", async () => {
+  await using tmp = await tempDir();
+  const store = `${tmp.path}/s`;
+  const { plane, hooks, paths } = await testPlane(store);
+  plane.transition({ prompt_id: "01", attempt: 1 });
+  const name = await dropRaw(store, reqName(), body("steer", { text: "keep it short" }));
+  plane.boundary();
+  await Deno.mkdir(paths.interventionsFile("01"), { recursive: true }); // unusable: a directory where the file goes
+  plane.steersDelivered([hooks.accepted[0]!], {
+    delivery: "interrupt_and_resume",
+    prompt_id: "01",
+    attempt: 1,
+    lane: "simulated",
+    session_id: null,
+    interrupted: true,
+  });
+  await plane.close("completed", null);
+  await Deno.remove(paths.interventionsFile("01")); // repaired before the next run
+  const reopened = await testPlane(store, { runId: "20261201T000000Z-NEXTRN" });
+  await reopened.plane.close("completed", null);
+  const outcomes = (await lines(paths.log)).filter((e) => e.request === name).map((e) => e.outcome);
+  assert.deepEqual(outcomes, ["accepted", "applied"], "delivered: one final entry, and it says applied");
+});
