@@ -16,6 +16,7 @@ import { checkNoteLines, checkNotes, TAIL_LINES, VERBOSE_TAIL_LINES } from "../c
 import { painter } from "../render/ansi.ts";
 import { GitCache } from "../contract/git.ts";
 import type { VerifyReport } from "../contract/mod.ts";
+import { lintGate } from "../run/lint_gate.ts";
 
 /** The `--json` document of `verify`. */
 export interface VerifyOutput {
@@ -94,6 +95,9 @@ export const spec: CommandSpec = {
     const prompts = target.rest.length > 0
       ? selectPrompts(packet, { ...ALL, ids: target.rest }, new Map())
       : packet.prompts;
+    // The same gate as `run`: a misspelt clause or malformed entry would be left out of the verdict, so a report
+    // that "passes" would check less than the contract says (docs/lint.md).
+    await lintGate(target.packetDir, { overrides: {}, ids: prompts.map((p) => p.id), strict: false });
     const out = verifyOutput(await verifyPrompts(packet, prompts, target.storeRoot));
     ctx.stdout.write(
       ctx.json

@@ -153,3 +153,15 @@ Deno.test("verify names a failing command and shows the tail of its output, sani
   assert.ok(!verbose.stdout.includes("\x1b") && !verbose.stdout.includes("\x07"), "no raw control characters");
   assert.doesNotMatch(verbose.stdout, /earlier lines/);
 });
+
+Deno.test("verify refuses (exit 3) a prompt whose contract has a misspelt clause instead of passing without it", async () => {
+  await using dir = await tempDir();
+  const packet = await makePacket(dir.path);
+  await Deno.writeTextFile(
+    `${packet}/prompts/01_create_hello.prompt.md`,
+    "---\nid: 1\nverify:\n  files_exist: [hello.txt]\n  contans:\n    - {path: hello.txt, text: goodbye}\n---\n# Create hello\n",
+  );
+  const r = await runCli(["verify", packet, "1"]);
+  assert.equal(r.code, 3, r.stdout + r.stderr);
+  assert.match(r.stderr, /prompts\/01_create_hello\.prompt\.md: verify\.contans: "contans" is not a verify clause/);
+});
