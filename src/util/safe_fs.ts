@@ -287,8 +287,21 @@ export function verifyHandle(path: string, file: Deno.FsFile): void {
   }
 }
 
-function encodeLine(line: string): Uint8Array {
-  return new TextEncoder().encode(line.endsWith("\n") ? line : line + "\n");
+function encodeLine(line: string, afterTornTail = false): Uint8Array {
+  return new TextEncoder().encode((afterTornTail ? "\n" : "") + (line.endsWith("\n") ? line : line + "\n"));
+}
+
+/**
+ * Whether the file (opened for reading and appending) ends in the middle of a line: a crash mid-append leaves a
+ * torn last line, and a record appended straight after it would be glued onto it — one undecodable line that every
+ * reader skips, so the new record (an amendment, a log entry) would be lost although its writer reported it written.
+ */
+function tornTail(file: Deno.FsFile): boolean {
+  const size = file.statSync().size;
+  if (size === 0) return false;
+  const last = new Uint8Array(1);
+  file.seekSync(size - 1, Deno.SeekMode.Start);
+  return file.readSync(last) === 1 && last[0] !== 0x0a;
 }
 
 /**
@@ -300,7 +313,7 @@ function encodeLine(line: string): Uint8Array {
 export async function appendStoreLine(path: string, line: string, opts: { fsync?: boolean } = {}): Promise<void> {
   const file = openStoreFileSync(path);
   try {
-    const bytes = encodeLine(line);
+    const bytes = encodeLine(line, tornTail(file));
     const n = file.writeSync(bytes);
     if (n !== bytes.length) throw new Error(`short append to ${path}: ${n} of ${bytes.length} bytes`);
     if (opts.fsync) await file.sync();
@@ -313,7 +326,7 @@ export async function appendStoreLine(path: string, line: string, opts: { fsync?
 export function appendStoreLineSync(path: string, line: string, opts: { fsync?: boolean } = {}): void {
   const file = openStoreFileSync(path);
   try {
-    const bytes = encodeLine(line);
+    const bytes = encodeLine(line, tornTail(file));
     const n = file.writeSync(bytes);
     if (n !== bytes.length) throw new Error(`short append to ${path}: ${n} of ${bytes.length} bytes`);
     if (opts.fsync) file.syncSync();

@@ -1,7 +1,7 @@
 /** The no-follow store helpers (src/util/safe_fs.ts): links, FIFOs and swaps refused by name; roots owned and 0700. */
 import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
-import { writeViaTemp } from "../../src/util/fs.ts";
+import { parseJsonLines, writeViaTemp } from "../../src/util/fs.ts";
 import {
   appendStoreLine,
   appendStoreLineSync,
@@ -216,4 +216,15 @@ Deno.test("secureStoreRootSync: a root already there costs an lstat, no mkdir; t
     Deno.uid = uid;
   }
   assert.deepEqual(calls, { mkdir: 0, uid: 0 });
+});
+
+Deno.test("appendStoreLine() after a torn last line starts a new line, so the appended record stays readable", async () => {
+  await using dir = await tempDir();
+  const path = `${dir.path}/amendments.jsonl`;
+  // A crash mid-append left the last record without its end (and its newline).
+  await Deno.writeTextFile(path, '{"id":"a","clause":"files_exist"}\n{"id":"b","cla');
+  await appendStoreLine(path, JSON.stringify({ id: "c", clause: "commands" }), { fsync: true });
+  appendStoreLineSync(path, JSON.stringify({ id: "d", clause: "doc" }));
+  const ids = parseJsonLines<{ id: string }>(await Deno.readTextFile(path)).map((r) => r.id);
+  assert.deepEqual(ids, ["a", "c", "d"]);
 });
