@@ -47,13 +47,19 @@ export async function parseFrontMatter(text: string): Promise<FrontMatterFile> {
   if (read !== NOT_SUBSET) return { data: read ?? {}, body, hasFrontMatter: true };
   const { parseYaml, YamlSyntaxError } = await import("../util/yaml.ts");
   let decoded: unknown;
+  let value: unknown;
   try {
     decoded = parseYaml(yaml);
+    value = stringKeys(decoded);
   } catch (e) {
     if (e instanceof YamlSyntaxError) throw new FrontMatterSyntaxError(e.reason, e.line + yamlStartLine - 1, e.column);
+    // A document nested deeper than the parser's stack (thousands of `[` or `-` levels) is not front matter anyone
+    // wrote on purpose: a packet error naming the file, not an internal error.
+    if (e instanceof RangeError) {
+      throw new FrontMatterSyntaxError("the YAML is nested too deeply to read", yamlStartLine, 1);
+    }
     throw e;
   }
-  const value = stringKeys(decoded);
   if (value === null || value === undefined) return { data: {}, body, hasFrontMatter: true };
   if (typeof value !== "object" || Array.isArray(value)) {
     throw new FrontMatterSyntaxError(

@@ -72,3 +72,31 @@ Deno.test("parseFrontMatter() works with only read and env permissions (npm yaml
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a fence after blank lines, or with trailing spaces, is refused instead of reading the front matter as body", async () => {
+  for (
+    const [text, line, words] of [
+      ["\n---\nverify:\n  files_exist: [a]\n---\n# Body\n", 2, /starts with 1 blank line/],
+      ["--- \nverify:\n  files_exist: [a]\n---\n# Body\n", 1, /is not exactly "---"/],
+    ] as const
+  ) {
+    await assert.rejects(parseFrontMatter(text), (e: unknown) => {
+      assert.ok(e instanceof FrontMatterSyntaxError, String(e));
+      assert.equal(e.line, line);
+      assert.match(e.message, words);
+      return true;
+    });
+  }
+  // A body that merely contains a thematic break is still a body.
+  assert.equal((await parseFrontMatter("# Title\n\n---\n\ntext\n")).hasFrontMatter, false);
+  assert.equal((await parseFrontMatter("\n---\nno closing fence\n")).hasFrontMatter, false);
+});
+
+Deno.test("front matter nested deeper than the stack is a syntax error, not an internal error", async () => {
+  const text = `---\nx: ${"[".repeat(100_000)}${"]".repeat(100_000)}\n---\nbody\n`;
+  await assert.rejects(parseFrontMatter(text), (e: unknown) => {
+    assert.ok(e instanceof FrontMatterSyntaxError, String(e));
+    assert.match(e.message, /nested too deeply/);
+    return true;
+  });
+});
