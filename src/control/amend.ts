@@ -157,9 +157,26 @@ async function record(
     next = foldAmendments({ ...prompt.verify }, [{ ...full, persisted: false }]);
     // The verify digests and packet fingerprints before and after the write-back, computed from the new text before
     // it is written: a live run folds the record until it reloads, and the same run resumes (docs/amendments.md).
-    const after = await verifyOfText(replaceVerifyBlock(await Deno.readTextFile(prompt.file), next));
+    let after: Record<string, unknown[]>;
+    try {
+      after = await verifyOfText(replaceVerifyBlock(await Deno.readTextFile(prompt.file), next));
+    } catch (e) {
+      throw new ControlError(
+        "invalid_entry",
+        `cannot write the amendment back into ${prompt.relFile}: its rewritten front matter would not parse ` +
+          `(${(e as Error).message}); nothing was written — edit its verify: block by hand or amend without --persist`,
+      );
+    }
     full.verify_digest_before = await verifyDigest(prompt.verify);
     full.verify_digest_after = await verifyDigest(after);
+    if (full.verify_digest_after !== await verifyDigest(next)) {
+      // The record would say `persisted` while the file enforces something else (a drop that did not happen).
+      throw new ControlError(
+        "invalid_entry",
+        `cannot write the amendment back into ${prompt.relFile}: its verify: block is laid out in a way the ` +
+          `write-back does not follow, and the file would not say what the amendment says; nothing was written`,
+      );
+    }
     full.packet_fingerprint_before = await packetFingerprint(packet);
     full.packet_fingerprint_after = await packetFingerprint({
       ...packet,

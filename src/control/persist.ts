@@ -30,10 +30,24 @@ export function replaceVerifyBlock(text: string, verify: Record<string, unknown[
     return bom + [...lines.slice(0, close), block, ...lines.slice(close)].join("");
   }
   let end = start + 1; // exclusive: first line after the block
-  while (end < close && !/^\S/.test(lines[end]!)) end++;
+  // A comment at column 0 still belongs to the block when indented lines of the block follow it (YAML lets a
+  // comment sit anywhere); stopping there would leave the rest of the old block behind the new one.
+  while (end < close && (!/^\S/.test(lines[end]!) || (lines[end]!.startsWith("#") && blockGoesOn(lines, end, close)))) {
+    end++;
+  }
   // Blank lines that separate the block from the next key stay where they are.
   while (end - 1 > start && lines[end - 1]!.trim() === "") end--;
   return bom + [...lines.slice(0, start), block, ...lines.slice(end)].join("");
+}
+
+/** Whether the first line after `i` (before `close`) that is neither blank nor a comment is indented. */
+function blockGoesOn(lines: string[], i: number, close: number): boolean {
+  for (let j = i + 1; j < close; j++) {
+    const l = lines[j]!;
+    if (l.trim() === "" || /^\s*#/.test(l)) continue;
+    return /^\s/.test(l);
+  }
+  return false;
 }
 
 /** Rewrite the prompt file's `verify` block atomically. */

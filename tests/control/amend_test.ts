@@ -220,3 +220,35 @@ Deno.test("relax refuses a no-op: --remove of an entry not required (entry_not_r
     "entry_not_required",
   );
 });
+
+Deno.test("replaceVerifyBlock() replaces the whole block when a column-0 comment sits inside it", () => {
+  const text =
+    "---\nid: 1\nverify:\n  files_exist: [a]\n# content check\n  contains: [{path: a, text: x}]\nname: n\n---\nbody\n";
+  assert.equal(
+    replaceVerifyBlock(text, { files_exist: ["a"] }),
+    "---\nid: 1\nverify:\n  files_exist:\n    - a\nname: n\n---\nbody\n",
+  );
+  // A comment before the next top-level key stays where it is.
+  assert.equal(
+    replaceVerifyBlock("---\nverify:\n  files_exist: [a]\n# about name\nname: n\n---\n", { files_exist: ["b"] }),
+    "---\nverify:\n  files_exist:\n    - b\n# about name\nname: n\n---\n",
+  );
+});
+
+Deno.test("relax({persist}) never records a write-back the file does not show", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  const file = `${dir}/prompts/01_first.prompt.md`;
+  const text = await Deno.readTextFile(file);
+  // A layout the write-back cannot follow: the verify map written in flow style over two lines.
+  const odd = text.replace(
+    /verify:\n( {2}.*\n)+/,
+    'verify: {files_exist: [README.md],\ncontains: [{path: docs/guide.md, text: "## Usage"}]}\n',
+  );
+  assert.notEqual(odd, text);
+  await Deno.writeTextFile(file, odd);
+  const r = relax(dir, "1", { clause: "contains", operation: "drop", reason: "r", confirm: true, persist: true });
+  assert.equal(await code(r), "invalid_entry");
+  assert.equal(await Deno.readTextFile(file), odd);
+  assert.equal(await exists(storePaths(storeRootForPacket(dir)).amendmentsFile("01")), false);
+});
