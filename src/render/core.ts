@@ -118,7 +118,8 @@ export abstract class RendererCore implements Renderer {
    * ({@link shownEvent}) before any view renders or colours it.
    */
   render(raw: Envelope): string {
-    if (raw.hidden) return "";
+    // A line with no event shape (no type, no data object: a hand-edited or foreign line) shows nothing.
+    if (raw.hidden || typeof raw.type !== "string" || raw.data === null || typeof raw.data !== "object") return "";
     const ev = shownEvent(raw);
     const st = this.state;
     st.events++;

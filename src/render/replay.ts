@@ -125,7 +125,8 @@ export class Replayer {
 
   /** The text one envelope produces (often empty). */
   push(ev: Envelope): string {
-    if (ev.hidden) return "";
+    // A line with no event shape (no type, no data object) shows nothing: `replay` never fails on a foreign line.
+    if (ev.hidden || typeof ev.type !== "string" || ev.data === null || typeof ev.data !== "object") return "";
     const opts = this.#opts;
     const p = this.#p;
     switch (ev.type) {

@@ -247,3 +247,16 @@ Deno.test("replay measures emoji and combining text exactly: string-width loads 
     assert.equal(r.stdout, want, mode);
   }
 });
+
+Deno.test("replayEvents() shows nothing for a line with no event shape (no data, no type) instead of failing", () => {
+  const events = recordedRun("/w");
+  const whole = replayEvents(events, OPTS).output;
+  const foreign = [
+    { type: "message_streamed" },
+    { type: "prompt_started", data: null },
+    { data: {} },
+    { type: "run_finished", data: "x" },
+  ] as unknown as Envelope[];
+  const mixed = [...events.slice(0, 3), ...foreign, ...events.slice(3)];
+  assert.equal(replayEvents(mixed, OPTS).output, whole);
+});
