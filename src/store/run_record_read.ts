@@ -3,7 +3,8 @@
  * `runs/current.json` → `runs/<id>/run.json`.
  */
 import { storePaths } from "./paths.ts";
-import { exists, readTextOrNull } from "../util/fs.ts";
+import { exists } from "../util/fs.ts";
+import { readStoreTextOrNull } from "../util/safe_read.ts";
 
 /** Run record states. */
 export type RunState = "running" | "completed" | "failed" | "abandoned" | "superseded";
@@ -54,7 +55,9 @@ function parseRunRecord(value: unknown): RunRecord | null {
 }
 
 async function readJson(path: string): Promise<unknown> {
-  const text = await readTextOrNull(path);
+  // Through the store reader: a link or special file there, or a store root that is not a directory, is refused by
+  // name (store_integrity) instead of ending in a bare OS error.
+  const text = await readStoreTextOrNull(path);
   if (text === null) return null;
   try {
     return JSON.parse(text);

@@ -51,6 +51,30 @@ function kindOk(info: Deno.FileInfo, want: Kind): boolean {
   return !info.isSymlink && (want === "dir" ? info.isDirectory : info.isFile);
 }
 
+/**
+ * The refusal for a store path under something that is not a directory (the store root itself a regular file, say):
+ * names the first component on the way that is not a directory.
+ */
+function notUnderDirectory(path: string): StoreIntegrityError {
+  let dir = path;
+  for (;;) {
+    const up = dir.slice(0, dir.lastIndexOf("/"));
+    if (up === "" || up === dir) break;
+    dir = up;
+    try {
+      const info = Deno.lstatSync(dir);
+      if (!info.isDirectory) {
+        return new StoreIntegrityError(
+          path,
+          `refusing store path ${path}: ${dir} is ${describe(info)}, expected a directory`,
+        );
+      }
+      break;
+    } catch { /* keep going up */ }
+  }
+  return new StoreIntegrityError(path, `refusing store path ${path}: a component on its way is not a directory`);
+}
+
 /** `lstat` a store path: null when absent; throws {@link StoreIntegrityError} when it is a symlink or another kind. */
 export function lstatStoreSync(path: string, want: Kind): Deno.FileInfo | null {
   let info: Deno.FileInfo;
@@ -58,6 +82,7 @@ export function lstatStoreSync(path: string, want: Kind): Deno.FileInfo | null {
     info = Deno.lstatSync(path);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return null;
+    if (e instanceof Deno.errors.NotADirectory) throw notUnderDirectory(path);
     throw e;
   }
   if (!kindOk(info, want)) throw refuse(path, info, want);
@@ -71,6 +96,7 @@ export async function lstatStore(path: string, want: Kind): Promise<Deno.FileInf
     info = await Deno.lstat(path);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return null;
+    if (e instanceof Deno.errors.NotADirectory) throw notUnderDirectory(path);
     throw e;
   }
   if (!kindOk(info, want)) throw refuse(path, info, want);
