@@ -209,5 +209,14 @@ export async function loadWorkspaceManifest(file: string): Promise<WorkspaceMani
   } catch {
     throw new PacketError("workspace_manifest_invalid", `workspace manifest not found: ${file}`, { file });
   }
+  // A FIFO (or a directory) there would block the read forever or end it in a bare OS error: refused by name.
+  const info = await Deno.stat(abs);
+  if (!info.isFile) {
+    throw new PacketError(
+      "workspace_manifest_invalid",
+      `workspace manifest ${abs} is ${info.isDirectory ? "a directory" : "not a regular file"}; expected a YAML file`,
+      { file: abs },
+    );
+  }
   return parseWorkspaceManifest(await Deno.readTextFile(abs), abs);
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { parseWorkspaceManifest } from "../../src/workspace/manifest.ts";
+import { loadWorkspaceManifest, parseWorkspaceManifest } from "../../src/workspace/manifest.ts";
+import { tempDir } from "../support/fs.ts";
 import { PacketError } from "../../src/errors.ts";
 import { workspacePaths } from "../../src/workspace/paths.ts";
 
@@ -92,4 +93,13 @@ Deno.test("workspacePaths() follows XDG homes with fallbacks and names store roo
     "/xs/prompt_runner/workspaces/operator-packet/packets/app--packets-other",
   );
   assert.equal(p.registryEntry, "/home/ada/.local/share/prompt_runner/workspace-references/operator-packet.json");
+});
+
+Deno.test("loadWorkspaceManifest() refuses a FIFO or a directory by name instead of blocking or an OS error", async () => {
+  await using dir = await tempDir();
+  const fifo = `${dir.path}/ws.yml`;
+  assert.ok((await new Deno.Command("mkfifo", { args: [fifo] }).output()).success);
+  await assert.rejects(loadWorkspaceManifest(fifo), /is not a regular file; expected a YAML file/);
+  await Deno.mkdir(`${dir.path}/d.yml`);
+  await assert.rejects(loadWorkspaceManifest(`${dir.path}/d.yml`), /is a directory; expected a YAML file/);
 });
