@@ -176,6 +176,22 @@ export async function parsePromptFile(file: string, relFile: string, sink: Findi
   }
 
   let legacyCommands: string[] = [];
+  if (fm.validation !== undefined && fm.validation !== null && !Array.isArray(fm.validation)) {
+    // A lone string (or a map) would be read as no commands at all: the checks it stands for would not run.
+    sink.error(
+      "invalid_option_value",
+      `${relFile}: validation must be a list of shell commands (e.g. validation: ["mix test"]), got ${
+        typeof fm.validation === "string" ? "a string" : typeof fm.validation
+      }`,
+      at("validation"),
+    );
+  } else if (verify.commands !== undefined && Array.isArray(fm.validation) && fm.validation.length > 0) {
+    sink.warn(
+      "legacy_validation_ignored",
+      `${relFile}: validation is ignored because verify.commands is set; move its commands into verify.commands`,
+      at("validation"),
+    );
+  }
   if (verify.commands === undefined) {
     if (Array.isArray(fm.validation) && fm.validation.length > 0) {
       legacyCommands = fm.validation.map(commandText);

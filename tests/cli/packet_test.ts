@@ -383,3 +383,18 @@ Deno.test("every command names a packet the same way: its directory, even when t
     assert.ok(!/\bready\b \(/.test(r.stdout), `${args.join(" ")} names the manifest's name: ${r.stdout}`);
   }
 });
+
+Deno.test("packet lint: validation as a lone string is an error (it would run no command); next to verify.commands a warning", async () => {
+  await using dir = await tempDir();
+  const str = await writePacket(`${dir.path}/a`, "name: a\nprovider: simulated\n", {
+    "01_a.prompt.md": promptText('id: 1\nvalidation: "grep -q x f.txt"\n'),
+  });
+  const bad = await runCli(["packet", "lint", str, "--json"]);
+  assert.equal(bad.code, 3, bad.stdout + bad.stderr);
+  assert.match(bad.stdout, /validation must be a list of shell commands/);
+  const both = await writePacket(`${dir.path}/b`, "name: b\nprovider: simulated\n", {
+    "01_a.prompt.md": promptText('id: 1\nverify:\n  commands: [{exec: "true"}]\nvalidation: ["grep -q x f.txt"]\n'),
+  });
+  const warned = parseJsonOut(await runCli(["packet", "lint", both, "--json"])) as { findings?: { kind: string }[] };
+  assert.ok(JSON.stringify(warned).includes("legacy_validation_ignored"), JSON.stringify(warned));
+});
