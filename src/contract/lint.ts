@@ -7,7 +7,8 @@ import { canonicalJoin, canonicalPath, isWithin, parsePathString, repoForScope }
 import { compilePattern, sourcePatterns } from "./clauses/patterns.ts";
 import { globProblem, hasGlobChars, loadGlobMatcher } from "./clauses/glob_matcher.ts";
 import { repoIndex } from "./context.ts";
-import { editDistance } from "../util/edit_distance.ts";
+import { closest, editDistance } from "../util/edit_distance.ts";
+import { PROMPT_KEYS } from "../packet/prompt_file.ts";
 
 const KNOWN = new Set<string>(CLAUSES);
 const CONTENT_CLAUSES = ["commands", "contains", "matches", "doc"];
@@ -29,6 +30,27 @@ export function suggestClause(name: string): string | null {
     }
   }
   return bestD <= Math.max(2, Math.floor(name.length / 3)) ? best : null;
+}
+
+/**
+ * Why a top-level front-matter key the loader does not know is a lost check (`stray_verify_key`), or null: `verify`
+ * misspelt or in another case (`verfy`, `Verify`, `verifiy`), or a verify clause written beside `verify:` instead of
+ * under it (`files_exist`, or one close to a clause name: `file_exist`). Other unknown keys stay warnings
+ * (`unknown_front_matter_key`): sdk packets carry keys of their own.
+ */
+export function strayVerifyKey(key: string): string | null {
+  if (PROMPT_KEYS.has(key)) return null;
+  if (key.length >= 4 && editDistance(key.toLowerCase(), "verify") <= 2) {
+    return `${key} is not a front-matter key; did you mean "verify"? As written, none of its checks run`;
+  }
+  const lower = key.toLowerCase();
+  const clause = CLAUSES.find((c) => c === lower) ??
+    // Fuzzy only for longer names: short sdk keys (`docs`, `jsons`) are too close to `doc`, `json` to mean them.
+    (key.length >= 6 ? closest(key, CLAUSES.filter((c) => c.length >= 6)) : null);
+  if (clause === null) return null;
+  return clause === key
+    ? `${key} is a verify clause; it belongs under verify: (at the top level it checks nothing)`
+    : `${key} looks like the verify clause "${clause}"; it belongs under verify: (at the top level it checks nothing)`;
 }
 
 /** The repo an entry names explicitly (for `unknown_verify_repo`), or null. */
@@ -181,6 +203,11 @@ export async function lintContract(
         }
       }
     });
+  }
+
+  for (const key of Object.keys(prompt.frontMatter)) {
+    const stray = strayVerifyKey(key);
+    if (stray !== null) add("stray_verify_key", "error", key, stray);
   }
 
   const contract = packetContract(prompt);

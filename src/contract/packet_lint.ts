@@ -100,6 +100,7 @@ export async function lintPacket(
     }
   }
   if (packet?.agentControl) found.push(...(await lintCompletionVerify(packet)));
+  dropSuperseded(found);
   const strict = opts.strict === true;
   const findings = [
     ...found.filter((f) => f.severity === "error"),
@@ -116,6 +117,17 @@ export async function lintPacket(
     pass: errors === 0,
     packet,
   };
+}
+
+/**
+ * A key reported as `stray_verify_key` (an error: a misspelt `verify:` or a clause outside it) is not also reported as
+ * the loader's `unknown_front_matter_key` warning.
+ */
+function dropSuperseded(found: Finding[]): void {
+  const stray = new Set(found.filter((f) => f.kind === "stray_verify_key").map((f) => `${f.file}\0${f.key}`));
+  if (stray.size === 0) return;
+  const kept = found.filter((f) => !(f.kind === "unknown_front_matter_key" && stray.has(`${f.file}\0${f.key}`)));
+  found.splice(0, found.length, ...kept);
 }
 
 /**

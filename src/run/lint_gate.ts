@@ -24,6 +24,7 @@ export const RUN_REFUSALS: ReadonlySet<string> = new Set([
   "contract_without_items",
   "contract_lint_failed",
   "unknown_simulate_key",
+  "stray_verify_key",
 ]);
 
 /** The findings that refuse a run of `ids` (packet-level findings always count). Pure. */

@@ -108,3 +108,22 @@ Deno.test("file naming findings the sdk tolerated keep running", async () => {
   const r = await runCli(["run", pkt]);
   assert.equal(r.code, 0, r.stderr);
 });
+
+Deno.test("run refuses a misspelt verify: key and a clause written beside verify: instead of under it", async () => {
+  await using dir = await tempDir();
+  const cases: [string, string, RegExp][] = [
+    ["verfy:\n  files_exist: [never.txt]", "verfy", /verfy is not a front-matter key; did you mean "verify"\?/],
+    ["Verify:\n  files_exist: [never.txt]", "Verify", /did you mean "verify"\?/],
+    ["files_exist: [never.txt]", "files_exist", /files_exist is a verify clause; it belongs under verify:/],
+    ["file_exist: [never.txt]", "file_exist", /looks like the verify clause "files_exist"; it belongs under verify:/],
+  ];
+  let n = 0;
+  for (const [yaml, key, message] of cases) {
+    const pkt = await makePacket(`${dir.path}/${n++}`, { "01_a.prompt.md": promptFile("1", yaml) });
+    await refused(["run", pkt], pkt, "stray_verify_key", "prompts/01_a.prompt.md", key);
+    const r = await runCli(["run", pkt]);
+    assert.match(r.stderr.split("\n")[0]!, message);
+    const lint = await runCli(["packet", "lint", pkt]);
+    assert.equal(lint.code, 3, "packet lint fails on it too");
+  }
+});
