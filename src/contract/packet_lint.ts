@@ -7,6 +7,7 @@ import { lintSimulate } from "../packet/simulate_lint.ts";
 import { inspectPacket, type LoadOptions } from "../packet/load.ts";
 import { filenamePrefix } from "../packet/prompt_text.ts";
 import { normalizePromptId } from "../util/ids.ts";
+import { closest } from "../util/edit_distance.ts";
 import type { Finding, Packet, PacketInspection, Prompt } from "../packet/mod.ts";
 
 /** The result of linting a packet. */
@@ -100,6 +101,7 @@ export async function lintPacket(
     }
   }
   if (packet?.agentControl) found.push(...(await lintCompletionVerify(packet)));
+  if (packet && r.promptFiles.length === 0) found.push(await withoutPrompts(packet));
   dropSuperseded(found);
   const strict = opts.strict === true;
   const findings = [
@@ -116,6 +118,40 @@ export async function lintPacket(
     warnings: findings.length - errors,
     pass: errors === 0,
     packet,
+  };
+}
+
+/**
+ * `packet_without_prompts`: nothing was found to run, naming the directory looked in (and, when it does not exist, a
+ * sibling directory close to its name). A run of such a packet "completed" with nothing checked.
+ */
+async function withoutPrompts(packet: Packet): Promise<Finding> {
+  const file = "prompt_runner_packet.md";
+  const dir = packet.promptDir;
+  const shown = dir.startsWith(packet.dir + "/") ? dir.slice(packet.dir.length + 1) : dir;
+  const set = typeof packet.manifest.prompt_dir === "string" && packet.manifest.prompt_dir !== "";
+  const where = `${shown}/${set ? ` (prompt_dir: ${packet.manifest.prompt_dir})` : ""}`;
+  const info = await Deno.stat(dir).catch(() => null);
+  let why: string;
+  let hint: string | null = null;
+  if (info === null) {
+    const parent = dir.slice(0, dir.lastIndexOf("/")) || "/";
+    const siblings: string[] = [];
+    try {
+      for await (const e of Deno.readDir(parent)) if (e.isDirectory && !e.name.startsWith(".")) siblings.push(e.name);
+    } catch { /* no parent: no suggestion */ }
+    hint = closest(dir.slice(dir.lastIndexOf("/") + 1), siblings.sort());
+    why = "the directory does not exist";
+  } else if (!info.isDirectory) why = "it is not a directory";
+  else why = "it holds no *.prompt.md (or *.md) file";
+  return {
+    kind: "packet_without_prompts",
+    severity: "error",
+    prompt_id: null,
+    file,
+    key: "prompt_dir",
+    message: `${file}: no prompts found in ${where}: ${why}; a run would check nothing` +
+      (hint ? `; did you mean "${hint}"?` : ""),
   };
 }
 

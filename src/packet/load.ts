@@ -217,7 +217,11 @@ export async function inspectPacket(dir: string, opts: LoadOptions = {}): Promis
   const budgets = budgetOverrides(opts.overrides ?? {});
   const options = resolveExecutionOptions(mergeLayers([base, flags]), budgets);
 
-  const { promptFiles, parsed } = await promptsParsed;
+  const { promptFiles, parsed, ignored } = await promptsParsed;
+  for (const { name: entry, why } of ignored) {
+    const rel = relativeTo(root, `${promptDir}/${entry}`);
+    sink.warn("prompt_file_ignored", `${rel} ${why}`, { file: rel });
+  }
   const { raws, byId } = uniquePrompts(parsed, sink);
   const remap = opts.repoRemap ?? registeredRemaps.get(root) ?? null;
   let repos = applyLegacyRoots(raws, declaredRepos, root);
@@ -257,6 +261,11 @@ function controlOf(
   const execution = (base.execution as ExecutionPolicy | undefined) ?? VERIFIER_OWNED;
   if (execution.completion === "agent_owned") agentOwnedFindings(prompts, sink);
   return { agentControl: ac && ac.enabled ? ac : null, execution };
+}
+
+/** `path` relative to `root` when inside it, else as is. */
+function relativeTo(root: string, path: string): string {
+  return path.startsWith(root + "/") ? path.slice(root.length + 1) : path;
 }
 
 function parsePhases(raw: unknown, sink: FindingSink): Record<string, string> {

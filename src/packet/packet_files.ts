@@ -44,26 +44,72 @@ export async function discoverPromptFiles(promptDir: string): Promise<string[]> 
   return (await discoverPromptEntries(promptDir)).files;
 }
 
-/** {@link discoverPromptFiles}, with the files that are symlinks. */
-async function discoverPromptEntries(promptDir: string): Promise<{ files: string[]; links: Set<string> }> {
+/** An entry of the prompt directory that looks meant as a prompt but is not read as one, and why. */
+export interface IgnoredPromptEntry {
+  name: string;
+  why: string;
+}
+
+/** What discovery found: the prompt files, those that are symlinks, and the entries that look like missed prompts. */
+interface PromptEntries {
+  files: string[];
+  links: Set<string>;
+  ignored: IgnoredPromptEntry[];
+}
+
+/** A name with `.prompt` (or `.promt`, `.prmpt` …) as one of its extensions: `02_x.prompt.txt`, `02_x.promt`. */
+const PROMPT_LIKE = /\.pro?mp?t(\.|$)/i;
+
+/**
+ * {@link discoverPromptFiles}, with the files that are symlinks and the entries that look like prompts but are not
+ * read (`prompt_file_ignored`): a `*.prompt.md` that is not a file (a directory, a FIFO), a `.md` file beside
+ * `*.prompt.md` files (`02_x.promt.md`), a name with a `.prompt`-like extension that does not end in `.md`
+ * (`02_x.prompt.txt`). Dot files, backups (`~`), `*.checklist.md` and `README.md` are never flagged.
+ */
+async function discoverPromptEntries(promptDir: string): Promise<PromptEntries> {
   const names: string[] = [];
   const linked = new Set<string>();
+  const others: { name: string; kind: string }[] = [];
   try {
     for await (const e of Deno.readDir(promptDir)) {
       if (e.isFile || e.isSymlink) names.push(e.name);
+      else {others.push({
+          name: e.name,
+          kind: e.isDirectory ? "a directory" : "not a regular file (a FIFO, socket or device)",
+        });}
       if (e.isSymlink) linked.add(e.name);
     }
   } catch (e) {
     if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
-      return { files: [], links: linked };
+      return { files: [], links: linked, ignored: [] };
     }
     throw e;
   }
   names.sort();
   let picked = names.filter((n) => n.endsWith(".prompt.md") && !n.endsWith(".checklist.md"));
-  if (picked.length === 0) picked = names.filter((n) => n.endsWith(".md") && !n.endsWith(".checklist.md"));
+  const byPromptSuffix = picked.length > 0;
+  if (!byPromptSuffix) picked = names.filter((n) => n.endsWith(".md") && !n.endsWith(".checklist.md"));
   const files = picked.map((n) => `${promptDir}/${n}`);
-  return { files, links: new Set(picked.filter((n) => linked.has(n)).map((n) => `${promptDir}/${n}`)) };
+  const pickedSet = new Set(picked);
+  const ignored: IgnoredPromptEntry[] = [];
+  const neverPrompt = (n: string) =>
+    n.startsWith(".") || n.endsWith("~") || n.endsWith(".checklist.md") || /^readme\.md$/i.test(n);
+  for (const { name, kind } of others) {
+    if (!neverPrompt(name) && name.endsWith(".prompt.md")) {
+      ignored.push({ name, why: `is ${kind}, not a prompt file; it is not read` });
+    }
+  }
+  for (const name of names) {
+    if (pickedSet.has(name) || neverPrompt(name)) continue;
+    if (name.endsWith(".md")) {
+      // Only reached beside *.prompt.md files: without them every .md file is a prompt.
+      ignored.push({ name, why: "is not read as a prompt: this directory's prompts are its *.prompt.md files" });
+    } else if (PROMPT_LIKE.test(name)) {
+      ignored.push({ name, why: "looks like a prompt file but is not read: prompt files are named NN_name.prompt.md" });
+    }
+  }
+  ignored.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  return { files, links: new Set(picked.filter((n) => linked.has(n)).map((n) => `${promptDir}/${n}`)), ignored };
 }
 
 /**
@@ -104,8 +150,10 @@ export const PROMPT_READ_CONCURRENCY = 16;
 export async function readPromptFiles(
   root: string,
   promptDir: string,
-): Promise<{ promptFiles: string[]; parsed: { raw: RawPrompt | null; own: FindingSink }[] }> {
-  const { files: promptFiles, links } = await discoverPromptEntries(promptDir);
+): Promise<
+  { promptFiles: string[]; parsed: { raw: RawPrompt | null; own: FindingSink }[]; ignored: IgnoredPromptEntry[] }
+> {
+  const { files: promptFiles, links, ignored } = await discoverPromptEntries(promptDir);
   // One real-path check for the directory; then only the files that are links need their own.
   const dirInside = promptFiles.length === 0 || (await outsidePacket(root, promptDir)) === null;
   const parsed: { raw: RawPrompt | null; own: FindingSink }[] = new Array(promptFiles.length);
@@ -133,7 +181,7 @@ export async function readPromptFiles(
     }
   };
   await Promise.all(Array.from({ length: Math.min(PROMPT_READ_CONCURRENCY, promptFiles.length) }, worker));
-  return { promptFiles, parsed };
+  return { promptFiles, parsed, ignored };
 }
 
 /** The manifest's text; a directory without one is not a packet (exit 4). */

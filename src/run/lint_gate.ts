@@ -25,6 +25,7 @@ export const RUN_REFUSALS: ReadonlySet<string> = new Set([
   "contract_lint_failed",
   "unknown_simulate_key",
   "stray_verify_key",
+  "packet_without_prompts",
 ]);
 
 /** The findings that refuse a run of `ids` (packet-level findings always count). Pure. */

@@ -162,7 +162,9 @@ for (const h of HAZARDS) {
     const repos = /repos:/.test(manifest) || /\[x$/m.test(manifest)
       ? ""
       : "repos: {app: {path: ./app, default: true}}\n";
-    await writePacket(t.path, `name: hz\n${repos}${manifest}`, h.prompts);
+    // A packet without prompts is an error of its own (packet_without_prompts): a manifest hazard gets a clean prompt.
+    const prompts = Object.keys(h.prompts).length > 0 ? h.prompts : { "01_a.prompt.md": promptText(VERIFIED) };
+    await writePacket(t.path, `name: hz\n${repos}${manifest}`, prompts);
     const r = await runCli(["packet", "lint", t.path, "--json"]);
     const doc = parseJsonOut(r);
     const findings = doc.findings as Record<string, unknown>[];
@@ -200,7 +202,7 @@ Deno.test("packet lint prints the human report of docs/reference/cli.md §3.8", 
 
 Deno.test("packet lint --strict turns warnings into errors", async () => {
   await using t = await tempDir();
-  await writePacket(t.path, "name: demo\ncolour: blue\n", {});
+  await writePacket(t.path, "name: demo\ncolour: blue\n", { "01_a.prompt.md": promptText(VERIFIED) });
   const lax = await runCli(["packet", "lint", t.path, "--json"]);
   assert.equal(lax.code, 0);
   assert.deepEqual([parseJsonOut(lax).errors, parseJsonOut(lax).warnings], [0, 1]);

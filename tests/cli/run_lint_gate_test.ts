@@ -127,3 +127,18 @@ Deno.test("run refuses a misspelt verify: key and a clause written beside verify
     assert.equal(lint.code, 3, "packet lint fails on it too");
   }
 });
+
+Deno.test("run refuses a packet with no prompts (a prompt_dir typo, an empty prompts/) instead of completing nothing", async () => {
+  await using dir = await tempDir();
+  const typo = await makePacket(`${dir.path}/typo`, { "01_a.prompt.md": promptFile("1", OK) }, "prompt_dir: promtps\n");
+  await refused(["run", typo], typo, "packet_without_prompts", "prompt_runner_packet.md", "prompt_dir");
+  const r = await runCli(["run", typo]);
+  assert.match(r.stderr, /no prompts found in promtps\/ \(prompt_dir: promtps\): the directory does not exist/);
+  assert.match(r.stderr, /did you mean "prompts"\?/);
+  const lint = await runCli(["packet", "lint", typo]);
+  assert.equal(lint.code, 3);
+  assert.match(lint.stdout, /packet_without_prompts/);
+  const empty = await makePacket(`${dir.path}/empty`, {});
+  await refused(["run", empty], empty, "packet_without_prompts", "prompt_runner_packet.md", "prompt_dir");
+  await refused(["start", empty], empty, "packet_without_prompts", "prompt_runner_packet.md", "prompt_dir");
+});
