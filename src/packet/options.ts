@@ -8,6 +8,7 @@ import { lanes } from "../lanes/catalog.ts";
 import type { FindingSink } from "./findings.ts";
 import { normalizeAgentControl, normalizeExecution } from "./agent_control.ts";
 import { applyBudgetOverrides, normalizeRecovery, type RecoveryProblem } from "./recovery.ts";
+import { parseDuration } from "../util/time.ts";
 
 /** Provider names (docs/reference/packet.md §3), as the lane profiles declare them. */
 export const PROVIDERS: readonly ProviderName[] = lanes().names;
@@ -219,7 +220,9 @@ export function normalizeLayer(
       else if (Array.isArray(value) && value.every((t) => typeof t === "string")) out[key] = [...value];
       else bad(key, value, "a list of strings");
     } else if (key === "timeout") {
-      out.timeout = value;
+      const ms = timeoutValue(value);
+      if (ms === null) bad(key, value, `${TIMEOUT_FORM}, or unbounded`);
+      else out.timeout = ms;
     } else if (key === "recovery") {
       const problems: RecoveryProblem[] = [];
       normalizeRecovery(value, problems);
@@ -277,6 +280,22 @@ export function joinPath(base: string, rel: string): string {
     else out.push(p);
   }
   return "/" + out.join("/");
+}
+
+/** The duration form the `--timeout` flag and the `timeout` option share (src/util/time.ts `parseDuration`). */
+export const TIMEOUT_FORM = "milliseconds or a duration like 250ms, 30s, 10m, 4h";
+
+/**
+ * A `timeout` option value as the layer keeps it: a positive number of milliseconds (a number, or a string in the
+ * `--timeout` flag's duration syntax: `90000`, `30s`, `10m`, `1.5h`), or `"unbounded"` (also `infinity`, `infinite`).
+ * Null for anything else (`soon`, `10 s`, `0`, `-5`): an invalid value is an error, never a silent 7-day bound.
+ */
+export function timeoutValue(value: unknown): number | "unbounded" | null {
+  if (typeof value === "number") return Number.isFinite(value) && value > 0 ? value : null;
+  if (typeof value !== "string") return null;
+  if (/^\s*(unbounded|infinity|infinite)\s*$/i.test(value)) return "unbounded";
+  const ms = parseDuration(value);
+  return ms !== null && ms > 0 ? ms : null;
 }
 
 /** The per-session bound in ms: unset, `unbounded`/`infinity`/`infinite` or invalid → 7 days; clamped to 7 days. */

@@ -256,19 +256,47 @@ Deno.test("loadPacket() applies --retry-attempts, --repair-attempts and --max-st
   assert.equal(r.max_steers, 4);
 });
 
-Deno.test("loadPacket() bounds timeouts to 7 days and treats unbounded or invalid as 7 days", async () => {
+Deno.test("loadPacket() bounds timeouts to 7 days, treats unbounded as 7 days and reads the --timeout duration form", async () => {
   await using t = await tempDir();
   await writePacket(t.path, "name: to\ntimeout: 60000\n", {
     "01_a.prompt.md": promptText("timeout: unbounded\n"),
     "02_b.prompt.md": promptText("timeout: 999999999999\n"),
-    "03_c.prompt.md": promptText("timeout: soon\n"),
+    "03_c.prompt.md": promptText("timeout: 10s\n"),
     "04_d.prompt.md": promptText(""),
+    "05_e.prompt.md": promptText('timeout: "1.5m"\n'),
+    "06_f.prompt.md": promptText('timeout: "2500"\n'),
   });
   const week = 7 * 24 * 3600 * 1000;
   const p = await loadPacket(t.path, NO_ENV);
-  assert.deepEqual(p.prompts.map((q) => q.options.timeout_ms), [week, week, week, 60000]);
+  assert.deepEqual(p.prompts.map((q) => q.options.timeout_ms), [week, week, 10000, 60000, 90000, 2500]);
   const f = await loadPacket(t.path, { env: {}, overrides: { timeout_ms: 5000 } });
   assert.equal(f.prompts[0]!.options.timeout_ms, 5000);
+});
+
+Deno.test("an invalid timeout (manifest, prompt or profile) is an error naming the file, the field and the form", async () => {
+  await using t = await tempDir();
+  for (const [where, bad] of [["manifest", "soon"], ["manifest", "10 s"], ["prompt", "0"], ["prompt", "-5s"]]) {
+    const manifest = where === "manifest" ? `name: to\ntimeout: ${bad}\n` : "name: to\n";
+    await writePacket(`${t.path}/${bad}`, manifest, {
+      "01_a.prompt.md": promptText(where === "prompt" ? `timeout: ${bad}\nverify: {files_exist: [a]}\n` : ""),
+    });
+    const r = await inspectPacket(`${t.path}/${bad}`, NO_ENV);
+    const f = r.findings.find((f) => f.kind === "invalid_option_value");
+    assert.ok(f, `${where} timeout ${bad}: ${JSON.stringify(r.findings)}`);
+    assert.equal(f.severity, "error");
+    assert.equal(f.key, "timeout");
+    assert.equal(f.file, where === "manifest" ? "prompt_runner_packet.md" : "prompts/01_a.prompt.md");
+    assert.match(
+      f.message,
+      /timeout is .*; expected milliseconds or a duration like 250ms, 30s, 10m, 4h, or unbounded/,
+    );
+  }
+  const home = `${t.path}/home`;
+  await Deno.mkdir(`${home}/profiles`, { recursive: true });
+  await Deno.writeTextFile(`${home}/profiles/slow.md`, "---\nprovider: simulated\ntimeout: forever\n---\n");
+  await writePacket(`${t.path}/prof`, "name: to\nprofile: slow\n", { "01_a.prompt.md": promptText("") });
+  const r = await inspectPacket(`${t.path}/prof`, { env: { PROMPT_RUNNER_CONFIG_HOME: home } });
+  assert.match(r.findings.find((f) => f.key === "timeout")?.message ?? "", /^profile slow: timeout is "forever"/);
 });
 
 Deno.test("loadPacket() rejects invalid override values as usage errors", async () => {

@@ -1,0 +1,26 @@
+/**
+ * An option value that cannot be what the author meant is reported, never silently replaced by a default: a timeout
+ * (docs/reference/packet.md §10), recovery keys and booleans, the config home's default profile and keys.
+ */
+import assert from "node:assert/strict";
+import { runCli } from "../support/cli.ts";
+import { tempDir } from "../support/fs.ts";
+import { makePacket, promptFile } from "../run/support.ts";
+
+const OK = "verify:\n  files_exist: [ok.txt]\nsimulate:\n  attempts:\n    - writes: [{path: ok.txt}]";
+
+Deno.test("a manifest timeout in the --timeout duration form is read; one that is not refuses (exit 3, file, field)", async () => {
+  await using dir = await tempDir();
+  const good = await makePacket(`${dir.path}/good`, { "01_a.prompt.md": promptFile("1", OK) }, "timeout: 10s\n");
+  const explain = await runCli(["packet", "explain", good, "--json"]);
+  assert.equal(explain.code, 0, explain.stderr);
+  assert.match(explain.stdout, /"timeout":\{"value":10000,"source":"manifest"/);
+  const bad = await makePacket(`${dir.path}/bad`, { "01_a.prompt.md": promptFile("1", OK) }, "timeout: soon\n");
+  for (const args of [["run", bad], ["packet", "lint", bad]]) {
+    const r = await runCli(args);
+    assert.equal(r.code, 3, `${args[0]}: ${r.stdout}${r.stderr}`);
+    const out = r.stdout + r.stderr;
+    assert.match(out, /prompt_runner_packet\.md/);
+    assert.match(out, /timeout is "soon"; expected milliseconds or a duration like 250ms, 30s, 10m, 4h, or unbounded/);
+  }
+});
