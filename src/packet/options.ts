@@ -227,11 +227,22 @@ export function normalizeLayer(
       const problems: RecoveryProblem[] = [];
       normalizeRecovery(value, problems);
       for (const p of problems) {
-        sink.warn(
-          "invalid_recovery_value",
-          `${src.file}: ${p.key} is ${show(p.value)}; expected an integer ≥ 0 (the default applies)`,
-          at(p.key),
-        );
+        if (p.kind === "boolean") bad(p.key, p.value, "true or false");
+        else if (p.kind === "unknown") {
+          sink.warn(
+            "unknown_recovery_key",
+            `${src.file}: ${p.key} is not a recovery key; it is ignored${p.hint ? `; did you mean "${p.hint}"?` : ""}`,
+            at(p.key),
+          );
+        } else {
+          sink.warn(
+            "invalid_recovery_value",
+            `${src.file}: ${p.key} is ${show(p.value)}; expected ${
+              p.kind === "map" ? "a map" : "an integer ≥ 0"
+            } (the default applies)`,
+            at(p.key),
+          );
+        }
       }
       if (isMap(value)) out.recovery = value;
     } else if (key === "execution") {

@@ -1,5 +1,6 @@
 /** Recovery budget normalisation (docs/reference/runner.md §7): defaults, deep merge, integer and boolean rules. */
 import type { RecoveryOptions } from "./types.ts";
+import { closest } from "../util/edit_distance.ts";
 
 /** Default retries per failure class; always filled in after normalisation. */
 const DEFAULT_CLASS_ATTEMPTS: Readonly<Record<string, number>> = Object.freeze({
@@ -49,11 +50,20 @@ function nonNegativeInt(value: unknown): number | null {
   return null;
 }
 
-/** A problem found while normalising a recovery map: the dotted key and the rejected value. */
+/**
+ * A problem found while normalising a recovery map: the dotted key and the rejected value. `kind`: `integer` (not an
+ * integer ≥ 0), `map` (a section that is not a map), `boolean` (not true/false), `unknown` (a key the budgets do not
+ * have; `hint` is the closest known key).
+ */
 export interface RecoveryProblem {
   key: string;
   value: unknown;
+  kind?: "integer" | "map" | "boolean" | "unknown";
+  hint?: string | null;
 }
+
+/** The values a recovery boolean may take: {@link truthy}'s true values and their false counterparts. */
+const BOOLEAN_VALUES: readonly unknown[] = [true, false, 1, 0, "true", "false", "TRUE", "FALSE", "1", "0"];
 
 function isMap(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
@@ -61,6 +71,9 @@ function isMap(v: unknown): v is Record<string, unknown> {
 
 const INT_KEYS = ["resume_attempts", "max_steers", "interrupt_grace_ms"] as const;
 const RETRY_INT_KEYS = ["max_attempts", "base_delay_ms", "max_delay_ms"] as const;
+/** The keys each level of a recovery map may have (docs/packets.md "`recovery:`"); others are reported. */
+const TOP_KEYS = [...INT_KEYS, "retry", "repair"];
+const RETRY_KEYS = [...RETRY_INT_KEYS, "jitter", "class_attempts"];
 const REPAIR_BOOL_KEYS = [
   "enabled",
   "trigger_on_nominal_success_with_failed_verifier",
@@ -68,47 +81,73 @@ const REPAIR_BOOL_KEYS = [
   "trigger_on_retry_exhaustion_with_workspace_changes",
 ] as const;
 
+/** Report the keys of `map` that `known` does not list (`prefix` dotted before each). */
+function unknownKeys(
+  map: Record<string, unknown>,
+  known: readonly string[],
+  prefix: string,
+  problems: RecoveryProblem[],
+) {
+  for (const [k, value] of Object.entries(map)) {
+    if (!known.includes(k)) problems.push({ key: `${prefix}.${k}`, value, kind: "unknown", hint: closest(k, known) });
+  }
+}
+
 /**
  * Normalise a user recovery map over the defaults. Invalid integers keep the default and are reported through
- * `problems` (lint warns); booleans follow {@link truthy}. Unknown keys are ignored.
+ * `problems` (lint warns); booleans follow {@link truthy}, and a value that is not a boolean at all is reported
+ * (`kind: "boolean"`, an error for the loader). Unknown keys are ignored and reported (`kind: "unknown"`).
  */
 export function normalizeRecovery(raw: unknown, problems: RecoveryProblem[] = []): RecoveryOptions {
   const out = defaultRecovery();
   if (!isMap(raw)) {
-    if (raw !== undefined && raw !== null) problems.push({ key: "recovery", value: raw });
+    if (raw !== undefined && raw !== null) problems.push({ key: "recovery", value: raw, kind: "map" });
     return out;
   }
   const int = (key: string, value: unknown, fallback: number): number => {
     if (value === undefined) return fallback;
     const n = nonNegativeInt(value);
     if (n === null) {
-      problems.push({ key, value });
+      problems.push({ key, value, kind: "integer" });
       return fallback;
     }
     return n;
   };
+  const bool = (key: string, value: unknown): boolean => {
+    if (!BOOLEAN_VALUES.includes(value)) problems.push({ key, value, kind: "boolean" });
+    return truthy(value);
+  };
+  unknownKeys(raw, TOP_KEYS, "recovery", problems);
   for (const k of INT_KEYS) out[k] = int(`recovery.${k}`, raw[k], out[k]);
   const retry = raw.retry;
   if (isMap(retry)) {
+    unknownKeys(retry, RETRY_KEYS, "recovery.retry", problems);
     for (const k of RETRY_INT_KEYS) out.retry[k] = int(`recovery.retry.${k}`, retry[k], out.retry[k]);
-    if (retry.jitter !== undefined) out.retry.jitter = truthy(retry.jitter);
+    if (retry.jitter !== undefined) out.retry.jitter = bool("recovery.retry.jitter", retry.jitter);
     const ca = retry.class_attempts;
     if (isMap(ca)) {
       for (const [cls, v] of Object.entries(ca)) {
         const fallback = out.retry.class_attempts[cls];
         const n = nonNegativeInt(v);
         if (n === null) {
-          problems.push({ key: `recovery.retry.class_attempts.${cls}`, value: v });
+          problems.push({ key: `recovery.retry.class_attempts.${cls}`, value: v, kind: "integer" });
           if (fallback === undefined) continue;
         } else out.retry.class_attempts[cls] = n;
       }
-    } else if (ca !== undefined && ca !== null) problems.push({ key: "recovery.retry.class_attempts", value: ca });
-  } else if (retry !== undefined && retry !== null) problems.push({ key: "recovery.retry", value: retry });
+    } else if (ca !== undefined && ca !== null) {
+      problems.push({ key: "recovery.retry.class_attempts", value: ca, kind: "map" });
+    }
+  } else if (retry !== undefined && retry !== null) problems.push({ key: "recovery.retry", value: retry, kind: "map" });
   const repair = raw.repair;
   if (isMap(repair)) {
-    for (const k of REPAIR_BOOL_KEYS) if (repair[k] !== undefined) out.repair[k] = truthy(repair[k]);
+    unknownKeys(repair, [...REPAIR_BOOL_KEYS, "max_attempts"], "recovery.repair", problems);
+    for (const k of REPAIR_BOOL_KEYS) {
+      if (repair[k] !== undefined) out.repair[k] = bool(`recovery.repair.${k}`, repair[k]);
+    }
     out.repair.max_attempts = int("recovery.repair.max_attempts", repair.max_attempts, out.repair.max_attempts);
-  } else if (repair !== undefined && repair !== null) problems.push({ key: "recovery.repair", value: repair });
+  } else if (repair !== undefined && repair !== null) {
+    problems.push({ key: "recovery.repair", value: repair, kind: "map" });
+  }
   return out;
 }
 

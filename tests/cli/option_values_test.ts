@@ -24,3 +24,20 @@ Deno.test("a manifest timeout in the --timeout duration form is read; one that i
     assert.match(out, /timeout is "soon"; expected milliseconds or a duration like 250ms, 30s, 10m, 4h, or unbounded/);
   }
 });
+
+Deno.test("recovery: a misspelt boolean refuses (exit 3, file and field); an unknown key is a lint warning with a hint", async () => {
+  await using dir = await tempDir();
+  const recovery = "recovery:\n  max_steer: 1\n  repair: {enabled: flase}\n";
+  const pkt = await makePacket(dir.path, { "01_a.prompt.md": promptFile("1", recovery + OK) });
+  const r = await runCli(["run", pkt]);
+  assert.equal(r.code, 3, r.stdout + r.stderr);
+  assert.match(
+    r.stderr,
+    /^error: prompts\/01_a\.prompt\.md: recovery\.repair\.enabled is "flase"; expected true or false/,
+  );
+  const lint = await runCli(["packet", "lint", pkt, "--json"]);
+  const findings = JSON.parse(lint.stdout).findings as { kind: string; key: string; message: string }[];
+  const unknown = findings.find((f) => f.kind === "unknown_recovery_key");
+  assert.equal(unknown?.key, "recovery.max_steer");
+  assert.match(unknown!.message, /did you mean "max_steers"\?/);
+});

@@ -218,7 +218,7 @@ Deno.test("loadPacket() fills recovery defaults, keeps defaults for invalid inte
   await using t = await tempDir();
   await writePacket(
     t.path,
-    "name: rec\nrecovery:\n  resume_attempts: -1\n  retry:\n    max_attempts: '5'\n    jitter: 'yes'\n    class_attempts: {protocol_error: 9}\n  repair: {enabled: 'TRUE'}\n",
+    "name: rec\nrecovery:\n  resume_attempts: -1\n  retry:\n    max_attempts: '5'\n    jitter: 'FALSE'\n    class_attempts: {protocol_error: 9}\n  repair: {enabled: 'TRUE'}\n",
     { "01_a.prompt.md": promptText("recovery: {max_steers: 7, retry: {class_attempts: {unknown: 1}}}\n") },
   );
   const p = await loadPacket(t.path, NO_ENV);
@@ -240,6 +240,43 @@ Deno.test("loadPacket() fills recovery defaults, keeps defaults for invalid inte
     unknown: 1,
   });
   assert.deepEqual(p.warnings.map((w) => [w.kind, w.key]), [["invalid_recovery_value", "recovery.resume_attempts"]]);
+});
+
+Deno.test("recovery: a non-boolean where a boolean is expected is an error; an unknown key a warning with a hint", async () => {
+  await using t = await tempDir();
+  await writePacket(
+    t.path,
+    "name: rec\nrecovery:\n  max_steer: 1\n  retry: {jitter: 'yes', max_attempt: 2}\n  repair: {enabled: flase, max_attempts: 1}\n",
+    { "01_a.prompt.md": promptText("recovery: {repair: {enabeld: true}}\nverify: {files_exist: [a]}\n") },
+  );
+  const r = await inspectPacket(t.path, NO_ENV);
+  const got = r.findings.map((f) => [f.severity, f.kind, f.file, f.key]);
+  assert.deepEqual(got, [
+    ["warning", "unknown_recovery_key", "prompt_runner_packet.md", "recovery.max_steer"],
+    ["warning", "unknown_recovery_key", "prompt_runner_packet.md", "recovery.retry.max_attempt"],
+    ["error", "invalid_option_value", "prompt_runner_packet.md", "recovery.retry.jitter"],
+    ["error", "invalid_option_value", "prompt_runner_packet.md", "recovery.repair.enabled"],
+    ["warning", "unknown_recovery_key", "prompts/01_a.prompt.md", "recovery.repair.enabeld"],
+  ]);
+  const msg = (key: string) => r.findings.find((f) => f.key === key)!.message;
+  assert.equal(
+    msg("recovery.max_steer"),
+    'prompt_runner_packet.md: recovery.max_steer is not a recovery key; it is ignored; did you mean "max_steers"?',
+  );
+  assert.match(msg("recovery.retry.max_attempt"), /did you mean "max_attempts"\?$/);
+  assert.match(msg("recovery.repair.enabeld"), /did you mean "enabled"\?$/);
+  assert.equal(
+    msg("recovery.repair.enabled"),
+    'prompt_runner_packet.md: recovery.repair.enabled is "flase"; expected true or false',
+  );
+  await assert.rejects(() => loadPacket(t.path, NO_ENV), PacketError);
+  // Every spelling of the boolean rule is accepted without a finding.
+  for (const v of ["true", "false", "'TRUE'", "'FALSE'", "'1'", "'0'", "1", "0"]) {
+    await writePacket(`${t.path}/${v}`, `name: b\nrecovery: {repair: {enabled: ${v}}, retry: {jitter: ${v}}}\n`, {
+      "01_a.prompt.md": promptText("verify: {files_exist: [a]}\n"),
+    });
+    assert.deepEqual((await inspectPacket(`${t.path}/${v}`, NO_ENV)).findings, [], v);
+  }
 });
 
 Deno.test("loadPacket() applies --retry-attempts, --repair-attempts and --max-steers to every prompt", async () => {
