@@ -11,7 +11,7 @@ import {
   type OptionLayer,
   resolveExecutionOptions,
 } from "./options.ts";
-import { ProfileError, type ResolvedProfile, resolveProfile } from "./profiles.ts";
+import { ProfileError, type ProfileNote, type ResolvedProfile, resolveProfile } from "./profiles.ts";
 import { defaultRepoOf, parseRepos } from "./repos.ts";
 import { type AgentControlConfig, agentOwnedFindings, type ExecutionPolicy, VERIFIER_OWNED } from "./agent_control.ts";
 import { applyLegacyRoots, buildPrompts, uniquePrompts } from "./assemble.ts";
@@ -152,12 +152,23 @@ async function profileOf(
   env: Record<string, string>,
   sink: FindingSink,
 ): Promise<ResolvedProfile | null> {
+  const notes: ProfileNote[] = [];
   try {
-    return await resolveProfile(explicit, env);
+    return await resolveProfile(explicit, env, notes);
   } catch (e) {
     if (!(e instanceof ProfileError)) throw e;
-    sink.error(e.code, `${MANIFEST_FILE}: ${e.message}`, { file: e.file ?? MANIFEST_FILE, key: "profile" });
+    // A config.md field names its own file; the others are reached through the manifest's `profile:`.
+    const message = e.key === null ? `${MANIFEST_FILE}: ${e.message}` : e.message;
+    sink.error(e.code, message, { file: e.file ?? MANIFEST_FILE, key: e.key ?? "profile" });
     return null;
+  } finally {
+    for (const n of notes) {
+      sink.warn(
+        "unknown_profile_key",
+        `${n.file}: unknown key "${n.key}" is ignored${n.hint ? `; did you mean "${n.hint}"?` : ""}`,
+        { file: n.file, key: n.key },
+      );
+    }
   }
 }
 

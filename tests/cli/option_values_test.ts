@@ -41,3 +41,27 @@ Deno.test("recovery: a misspelt boolean refuses (exit 3, file and field); an unk
   assert.equal(unknown?.key, "recovery.max_steer");
   assert.match(unknown!.message, /did you mean "max_steers"\?/);
 });
+
+Deno.test("config home: a default_profile naming nothing refuses plan and run; a FIFO profile is refused, not waited on", async () => {
+  await using dir = await tempDir();
+  const home = `${dir.path}/home`;
+  await Deno.mkdir(`${home}/profiles`, { recursive: true });
+  await Deno.writeTextFile(`${home}/config.md`, "---\ndefault_profile: simulated-defualt\n---\n");
+  const pkt = await makePacket(dir.path, { "01_a.prompt.md": promptFile("1", OK) });
+  const text = await Deno.readTextFile(`${pkt}/prompt_runner_packet.md`); // no profile: the default is used
+  const env = { PROMPT_RUNNER_CONFIG_HOME: home };
+  for (const cmd of ["plan", "run"]) {
+    const r = await runCli([cmd, pkt], { env });
+    assert.equal(r.code, 3, `${cmd}: ${r.stdout}${r.stderr}`);
+    assert.match(
+      r.stderr,
+      /config\.md: default_profile "simulated-defualt" names no profile; did you mean "simulated-default"\?/,
+    );
+    assert.match(r.stderr, /known profiles: claude-default, codex-default, simulated-default/);
+  }
+  await new Deno.Command("mkfifo", { args: [`${home}/profiles/p2.md`] }).output();
+  await Deno.writeTextFile(`${pkt}/prompt_runner_packet.md`, text.replace(/^name: .*$/m, "$&\nprofile: p2"));
+  const lint = await runCli(["packet", "lint", pkt], { env });
+  assert.equal(lint.code, 3);
+  assert.match(lint.stdout + lint.stderr, /profile_unreadable[\s\S]*p2\.md: it is not a regular file/);
+});

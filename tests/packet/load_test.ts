@@ -189,11 +189,56 @@ Deno.test("loadPacket() finds the config home via XDG_CONFIG_HOME and HOME, and 
   assert.equal((await loadPacket(t.path, { env: { XDG_CONFIG_HOME: `${t.path}/xdg` } })).profile, "mine");
   const viaHome = await loadPacket(t.path, { env: { HOME: `${t.path}/user` } });
   assert.equal(viaHome.options.model, "mine-model");
-  // a missing default profile contributes nothing
+  // A default profile that names nothing is an error naming config.md, the field and the profiles known (it used to
+  // be skipped, and the packet ran on the built-in default lane, claude).
   await Deno.remove(`${t.path}/xdg/prompt_runner/profiles/mine.md`);
-  const missing = await loadPacket(t.path, { env: { XDG_CONFIG_HOME: `${t.path}/xdg` } });
-  assert.equal(missing.options.model, "haiku");
-  assert.equal(missing.profile, null);
+  const missing = await inspectPacket(t.path, { env: { XDG_CONFIG_HOME: `${t.path}/xdg` } });
+  const f = missing.findings.find((f) => f.severity === "error");
+  assert.equal(f?.kind, "unknown_profile");
+  assert.equal(f?.file, `${t.path}/xdg/prompt_runner/config.md`);
+  assert.equal(f?.key, "default_profile");
+  assert.equal(
+    f?.message,
+    `${t.path}/xdg/prompt_runner/config.md: default_profile "mine" names no profile; known profiles: claude-default, ` +
+      "codex-default, simulated-default",
+  );
+  await assert.rejects(() => loadPacket(t.path, { env: { XDG_CONFIG_HOME: `${t.path}/xdg` } }), PacketError);
+  // No config.md, or one without default_profile: no profile, as before.
+  await Deno.writeTextFile(`${t.path}/xdg/prompt_runner/config.md`, "---\n# default_profile: x\n---\n");
+  const none = await loadPacket(t.path, { env: { XDG_CONFIG_HOME: `${t.path}/xdg` } });
+  assert.equal(none.profile, null);
+});
+
+Deno.test("config home: unknown keys of config.md and of a profile are warnings with a hint; a FIFO profile refuses", async () => {
+  await using t = await tempDir();
+  const home = `${t.path}/home`;
+  const env = { env: { PROMPT_RUNNER_CONFIG_HOME: home } };
+  const prompts = { "01_a.prompt.md": promptText("verify: {files_exist: [a]}\n") };
+  await Deno.mkdir(`${home}/profiles`, { recursive: true });
+  await Deno.writeTextFile(`${home}/config.md`, "---\ndefault_profle: mine\n---\n");
+  await Deno.writeTextFile(`${home}/profiles/mine.md`, "---\nprovider: simulated\nrecovry: {max_steers: 1}\n---\n");
+  await writePacket(`${t.path}/a`, "name: a\n", prompts);
+  const a = await inspectPacket(`${t.path}/a`, env);
+  assert.deepEqual(a.findings.map((f) => [f.severity, f.kind, f.file, f.key, f.message]), [[
+    "warning",
+    "unknown_profile_key",
+    `${home}/config.md`,
+    "default_profle",
+    `${home}/config.md: unknown key "default_profle" is ignored; did you mean "default_profile"?`,
+  ]]);
+  await writePacket(`${t.path}/b`, "name: b\nprofile: mine\n", prompts);
+  const b = await inspectPacket(`${t.path}/b`, env);
+  assert.deepEqual(b.findings.map((f) => [f.kind, f.file, f.key]), [
+    ["unknown_profile_key", `${home}/profiles/mine.md`, "recovry"],
+  ]);
+  assert.match(b.findings[0]!.message, /unknown key "recovry" is ignored; did you mean "recovery"\?$/);
+  const fifo = new Deno.Command("mkfifo", { args: [`${home}/profiles/p2.md`] });
+  assert.equal((await fifo.output()).code, 0);
+  await writePacket(`${t.path}/c`, "name: c\nprofile: p2\n", prompts);
+  const c = await inspectPacket(`${t.path}/c`, env);
+  assert.equal(c.findings[0]?.kind, "profile_unreadable");
+  assert.equal(c.findings[0]?.file, `${home}/profiles/p2.md`);
+  assert.match(c.findings[0]!.message, /p2\.md: it is not a regular file; expected a markdown file with front matter/);
 });
 
 Deno.test("loadPacket() rejects an unknown explicit profile listing the profiles found", async () => {
