@@ -7,25 +7,33 @@ import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
 import { body, dropRaw, lines, reqName, RUN_ID, testPlane } from "./_harness.ts";
 
-Deno.test("a dead run's accepted steer is closed as rejected by the next run, whatever its run id", async () => {
-  await using tmp = await tempDir();
-  const store = `${tmp.path}/s`;
+/**
+ * A store whose runner accepted one steer (`hello`, prompt 01) and died before delivering it: its log says `accepted`
+ * and nothing more (the close's own rejection is taken out again). Returns the request name and the log path.
+ */
+async function deadRunWithAcceptedSteer(store: string): Promise<{ name: string; log: string }> {
   const first = await testPlane(store);
   first.plane.transition({ prompt_id: "01", attempt: 1 });
   const name = await dropRaw(store, reqName(), body("steer", { text: "hello" }));
   first.plane.boundary();
   await first.plane.sync();
-  // The runner dies here: its log says `accepted` and nothing more (the close's own rejection is taken out again).
   await first.plane.close("failed", "x");
   const kept = (await Deno.readTextFile(first.paths.log)).split("\n").filter((l) => l && !l.includes('"rejected"'));
   await Deno.writeTextFile(first.paths.log, kept.join("\n") + "\n");
-  assert.deepEqual((await lines(first.paths.log)).filter((e) => e.request === name).map((e) => e.outcome), [
+  return { name, log: first.paths.log };
+}
+
+Deno.test("a dead run's accepted steer is closed as rejected by the next run, whatever its run id", async () => {
+  await using tmp = await tempDir();
+  const store = `${tmp.path}/s`;
+  const { name, log } = await deadRunWithAcceptedSteer(store);
+  assert.deepEqual((await lines(log)).filter((e) => e.request === name).map((e) => e.outcome), [
     "accepted",
   ]);
   // The next runner: a plain `run`, so a new run id.
   const next = await testPlane(store, { runId: "20261201T000000Z-BBBBBB" });
   await next.plane.close("completed", null);
-  const entries = (await lines(first.paths.log)).filter((e) => e.request === name);
+  const entries = (await lines(log)).filter((e) => e.request === name);
   assert.deepEqual(entries.map((e) => [e.outcome, e.run_id]), [["accepted", RUN_ID], ["rejected", RUN_ID]]);
   assert.equal(entries[1]!.reason, "runner stopped before the steer was delivered");
 });
@@ -33,15 +41,8 @@ Deno.test("a dead run's accepted steer is closed as rejected by the next run, wh
 Deno.test("a steer whose intervention record was written before its runner died is logged applied, not rejected", async () => {
   await using tmp = await tempDir();
   const store = `${tmp.path}/s`;
-  const first = await testPlane(store);
-  first.plane.transition({ prompt_id: "01", attempt: 1 });
-  const name = await dropRaw(store, reqName(), body("steer", { text: "hello" }));
-  first.plane.boundary();
-  await first.plane.sync();
-  await first.plane.close("failed", "x");
   // The runner died between the steer's intervention record (written, fsync'd) and its `applied` log entry.
-  const kept = (await Deno.readTextFile(first.paths.log)).split("\n").filter((l) => l && !l.includes('"rejected"'));
-  await Deno.writeTextFile(first.paths.log, kept.join("\n") + "\n");
+  const { name, log } = await deadRunWithAcceptedSteer(store);
   const at = "2026-12-01T00:00:01.000Z";
   await Deno.mkdir(`${store}/interventions`, { recursive: true });
   const record = {
@@ -65,7 +66,7 @@ Deno.test("a steer whose intervention record was written before its runner died 
     const next = await testPlane(store, { runId });
     await next.plane.close("completed", null);
   }
-  const entries = (await lines(first.paths.log)).filter((e) => e.request === name);
+  const entries = (await lines(log)).filter((e) => e.request === name);
   assert.deepEqual(entries.map((e) => [e.outcome, e.run_id, e.prompt_id, e.attempt]), [
     ["accepted", RUN_ID, "01", 1],
     ["applied", RUN_ID, "01", 1],
