@@ -164,7 +164,8 @@ export async function readPromptFiles(
       const file = promptFiles[i]!;
       const own = new FindingSink();
       const rel = relTo(root, file);
-      const special = await notARegularFile(file);
+      // The listing said what each plain entry is (only regular files were picked); a link is checked where it leads.
+      const special = links.has(file) ? await notARegularFile(file) : null;
       if (special) {
         own.error("packet_file_invalid", `${rel} ${special}`, { file: rel });
         parsed[i] = { raw: null, own };
