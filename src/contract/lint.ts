@@ -122,6 +122,7 @@ export async function lintContract(
   // Only these clauses hold globs; the matcher is loaded for them alone.
   const matcher = "glob" in verify || "changed_paths_only" in verify ? await loadGlobMatcher() : null;
 
+  const emptyClauses: string[] = [];
   for (const [clause, value] of Object.entries(verify)) {
     if (!KNOWN.has(clause)) {
       const hint = suggestClause(clause);
@@ -136,6 +137,7 @@ export async function lintContract(
       continue;
     }
     const entries = value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];
+    if (entries.length === 0) emptyClauses.push(clause);
     entries.forEach((entry, i) => {
       const at = `${clause}[${i + 1}]`;
       const key = `verify.${at}`;
@@ -223,12 +225,26 @@ export async function lintContract(
     );
   } else if (items === 0) {
     add("prompt_without_verify", "warning", "verify", "prompt has no verification items; nothing checks its work");
-  } else if (!CONTENT_CLAUSES.some((c) => (contract[c] ?? []).length > 0)) {
+  }
+  if (items > 0 && !CONTENT_CLAUSES.some((c) => (contract[c] ?? []).length > 0)) {
     add(
       "contract_without_commands",
       "warning",
       "verify",
       "contract checks only presence and git state; add commands, contains, matches or doc to check content",
+    );
+  }
+  // Beside clauses that check something, an empty clause checks nothing (a contract of empty clauses only is
+  // contract_without_items above); `changed_paths_only: []` reads as "nothing may change" but allows anything.
+  for (const clause of items > 0 ? emptyClauses : []) {
+    const meant = clause === "changed_paths_only"
+      ? '; it does not mean "nothing may change" (for that, use repos_clean)'
+      : "";
+    add(
+      "empty_verify_clause",
+      "warning",
+      `verify.${clause}`,
+      `verify.${clause} has no entries, so it checks nothing${meant}; write its entries or remove it`,
     );
   }
   if ((contract.changed_paths_only ?? []).length > 0 && (contract.repos_clean ?? []).length > 0) {

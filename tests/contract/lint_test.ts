@@ -127,3 +127,13 @@ Deno.test("lintContract() sees a symlinked parent that leaves the repo", async (
   const f = await lintContract(prompt, packetFixture(`${dir.path}/packet`, [prompt], { app: `${dir.path}/app` }));
   assert.deepEqual(kinds(f), ["warning:verify_path_escapes_repo"]);
 });
+
+Deno.test("lintContract() warns on an empty clause next to others: it checks nothing", async () => {
+  const found = await lint({ files_exist: ["README.md"], changed_paths_only: [], repos_clean: null });
+  const empty = found.filter((f) => f.kind === "empty_verify_clause");
+  assert.deepEqual(empty.map((f) => [f.severity, f.key]), [
+    ["warning", "verify.changed_paths_only"],
+    ["warning", "verify.repos_clean"],
+  ]);
+  assert.match(empty[0]!.message, /does not mean "nothing may change"/);
+});
