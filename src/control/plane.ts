@@ -238,6 +238,15 @@ class FilePlane implements RunnerPlane {
     pruneReceipts(this.#paths.outcomes, Date.now() - RECEIPT_MAX_AGE_MS);
     // The one steer ledger: a resumed run continues its counts from the interventions/ records of its run id.
     this.#steers = SteerLedger.rebuilt(o.storeRoot, this.runId, o.maxSteersFor ?? (() => o.maxSteers));
+    // A steer of this run delivered while its intervention record could not be written is known only from its
+    // `applied` entry: it still counts against its prompt's budget.
+    for (const e of entries) {
+      if (e.command !== "steer" || e.outcome !== "applied" || e.run_id !== this.runId) continue;
+      if (typeof e.prompt_id !== "string" || !isRecord(e.params) || typeof e.params.intervention_record !== "string") {
+        continue;
+      }
+      this.#steers.counted(e.prompt_id, typeof e.params.delivery === "string" ? e.params.delivery : undefined);
+    }
     this.#reconcile(entries);
     const now = nowIso();
     const sameRun = previous?.run_id === this.runId;

@@ -105,12 +105,21 @@ export class SteerLedger {
 
   /** One steer was delivered to `promptId`: count it and release its reservation. Returns the prompt's new count. */
   delivered(promptId: string, steer: AcceptedSteer, delivery = "interrupt_and_resume"): number {
+    const count = this.counted(promptId, delivery);
+    this.#release(steer);
+    return count;
+  }
+
+  /**
+   * Count a delivery against the prompt's budget without a reservation: one known only from its `applied` log entry
+   * (its intervention record could not be written), found when the plane reopens. Returns the prompt's count.
+   */
+  counted(promptId: string, delivery = "interrupt_and_resume"): number {
     const count = this.count(promptId) + 1;
     this.#delivered.set(promptId, count);
     const kinds = this.#kinds.get(promptId) ?? {};
     kinds[delivery] = (kinds[delivery] ?? 0) + 1;
     this.#kinds.set(promptId, kinds);
-    this.#release(steer);
     return count;
   }
 

@@ -29,3 +29,34 @@ Deno.test("a delivered steer keeps its final log entry when interventions/<promp
   const outcomes = (await lines(paths.log)).filter((e) => e.request === name).map((e) => e.outcome);
   assert.deepEqual(outcomes, ["accepted", "applied"], "delivered: one final entry, and it says applied");
 });
+
+Deno.test("a steer delivered without its intervention record still counts against the budget when the run resumes", async () => {
+  await using tmp = await tempDir();
+  const store = `${tmp.path}/s`;
+  const { plane, hooks, paths } = await testPlane(store);
+  plane.transition({ prompt_id: "01", attempt: 1 });
+  await dropRaw(store, reqName(), body("steer", { text: "keep it short" }));
+  plane.boundary();
+  await Deno.mkdir(paths.interventionsFile("01"), { recursive: true });
+  plane.steersDelivered([hooks.accepted[0]!], {
+    delivery: "interrupt_and_resume",
+    prompt_id: "01",
+    attempt: 1,
+    lane: "simulated",
+    session_id: null,
+    interrupted: true,
+  });
+  await plane.close("failed", "interrupted");
+  await Deno.remove(paths.interventionsFile("01"));
+  // The same run resumed (same run id): its budget is rebuilt, and the log-only delivery is in it.
+  const resumed = await testPlane(store, { resumed: true, maxSteers: 1 });
+  resumed.plane.transition({ prompt_id: "01", attempt: 2 });
+  await resumed.plane.sync();
+  assert.equal(JSON.parse(await Deno.readTextFile(resumed.paths.snapshot)).steer_count, 1);
+  resumed.hooks.gate = { promptRunning: true, sessionLive: true };
+  const over = await dropRaw(store, reqName(), body("steer", { text: "one more" }));
+  resumed.plane.boundary();
+  await resumed.plane.close("completed", null);
+  const outcomes = (await lines(paths.log)).filter((e) => e.request === over).map((e) => e.outcome);
+  assert.deepEqual(outcomes, ["rejected"], "the budget of 1 is spent");
+});
