@@ -10,6 +10,7 @@ import { FrontMatterSyntaxError, parseFrontMatter } from "./front_matter.ts";
 import { joinPath, MANIFEST_OPTION_KEYS } from "./options.ts";
 import { parsePromptFile, type RawPrompt } from "./prompt_file.ts";
 import { outsideMessage, outsidePacket } from "./confine.ts";
+import { closest } from "../util/edit_distance.ts";
 
 /** The manifest file name. */
 export const MANIFEST_FILE = "prompt_runner_packet.md";
@@ -226,7 +227,9 @@ export function manifestBasics(root: string, manifest: Record<string, unknown>, 
   const mf = MANIFEST_FILE;
   for (const key of Object.keys(manifest)) {
     if (!MANIFEST_KEYS.has(key)) {
-      sink.warn("unknown_manifest_key", `${mf}: unknown manifest key "${key}" is ignored`, { file: mf, key });
+      const near = closest(key, [...MANIFEST_KEYS]);
+      const hint = near ? `; did you mean "${near}"?` : "";
+      sink.warn("unknown_manifest_key", `${mf}: unknown manifest key "${key}" is ignored${hint}`, { file: mf, key });
     }
   }
   const name = typeof manifest.name === "string" && manifest.name.trim() !== ""

@@ -161,6 +161,9 @@ Deno.test("loadPacket() keeps unknown manifest keys as warnings", async () => {
   await writePacket(t.path, "name: w\ncolour: blue\n", {});
   const p = await loadPacket(t.path, NO_ENV);
   assert.deepEqual(p.warnings.map((w) => [w.kind, w.key]), [["unknown_manifest_key", "colour"]]);
+  await writePacket(t.path, "name: w\nprovder: simulated\n", {});
+  const typo = (await loadPacket(t.path, NO_ENV)).warnings.find((w) => w.key === "provder");
+  assert.match(typo?.message ?? "", /unknown manifest key "provder" is ignored; did you mean "provider"\?/);
 });
 
 Deno.test("loadPacket() resolves built-in profiles and lets the config home override them", async () => {
