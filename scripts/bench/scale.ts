@@ -4,7 +4,8 @@
  * subprocess. Every run must exit 0 with every prompt completed in progress.log.
  *
  * - flatness: one big run's per-prompt times from progress.log timestamps (consecutive completion instants, ms
- *   resolution), the median of its first and of its last decile, and their ratio (target ≤ 1.25);
+ *   resolution, taken over windows of 10 prompts), the median of its first and of its last decile, and their ratio
+ *   (target ≤ 1.25);
  * - overhead: (t(101) − t(1)) / 100, each t the median wall time of ≥ 5 runs, the two sizes alternated; "without
  *   git" (≤ 5 ms) subtracts the one git query a prompt makes (its baseline `git status`, through a helper shell as the
  *   runner does), timed in this process on the same repo;
@@ -201,11 +202,21 @@ function createProbeUs(dir: string, count = 40): number {
   return median(times);
 }
 
-/** Median per-prompt ms of the prompts `from`..`to` (0-based, exclusive end) of a run's completion instants. */
+/** Prompts per window of {@link decileMedian}: completion instants have ms resolution, a prompt takes a few ms. */
+const WINDOW = 10;
+
+/**
+ * Median per-prompt ms of the prompts `from`..`to` (0-based, exclusive end) of a run's completion instants, taken
+ * over consecutive windows of {@link WINDOW} prompts (each window's span / its prompt count). A single prompt's gap is
+ * a whole number of ms for a prompt of 3–6 ms, so its median moved by a whole ms (±25%) from run to run; a window's
+ * mean has 0.1 ms resolution, and the median over windows still ignores an outlier (a GC pause) as before.
+ */
 function decileMedian(doneAt: number[], from: number, to: number): number {
-  const gaps: number[] = [];
-  for (let i = Math.max(1, from); i < to; i++) gaps.push(doneAt[i]! - doneAt[i - 1]!);
-  return median(gaps);
+  const perPrompt: number[] = [];
+  for (let i = Math.max(1, from); i + WINDOW <= to; i += WINDOW) {
+    perPrompt.push((doneAt[i + WINDOW - 1]! - doneAt[i - 1]!) / WINDOW);
+  }
+  return median(perPrompt);
 }
 
 /** A read-only command over a finished run, and what its output must show for a run of `count` completed prompts. */
