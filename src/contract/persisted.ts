@@ -28,7 +28,7 @@ export async function verifyOfText(text: string): Promise<Record<string, unknown
  * current" (every persisted record shown), the same view as when the file was loaded; the loader reports a prompt
  * file that cannot be read or parsed.
  */
-async function diskDigest(file: string): Promise<string | null> {
+export async function diskDigest(file: string): Promise<string | null> {
   try {
     return await verifyDigest(await verifyOfText(await Deno.readTextFile(file)));
   } catch {

@@ -215,7 +215,7 @@ async function record(
     try {
       await persistVerify(prompt.file, next);
     } catch (e) {
-      await intent.drop(); // the write-back failed: nothing is recorded
+      await intent.done(); // the write-back failed: nothing is recorded
       throw e;
     }
     failpoint("control.amend_after_write_back");

@@ -13,14 +13,13 @@
  */
 import type { AmendmentRecord } from "../contract/mod.ts";
 import { readAmendments } from "../contract/enforced.ts";
-import { verifyDigest, verifyOfText } from "../contract/persisted.ts";
+import { diskDigest } from "../contract/persisted.ts";
 import { appendStoreLine, createStoreFileSync, ensureStoreDir, lstatStoreSync } from "../util/safe_fs.ts";
 import { readStoreTextOrNull } from "../util/safe_read.ts";
-import { parseJsonLines } from "../util/fs.ts";
 import { isRecord } from "../util/is_record.ts";
 import { nowIso } from "../util/time.ts";
 import { storePaths } from "../store/paths.ts";
-import type { LogEntry } from "./log.ts";
+import { type LogEntry, readLogEntries } from "./log.ts";
 
 const SUFFIX = ".intent.json";
 
@@ -34,7 +33,7 @@ interface IntentDoc {
   file: string;
 }
 
-/** A held intent: the lock is released (and the file removed) by {@link AmendIntent.done} or {@link AmendIntent.drop}. */
+/** A held intent: {@link AmendIntent.done} removes the file and releases the lock. */
 export class AmendIntent {
   readonly #path: string;
   readonly #file: Deno.FsFile;
@@ -61,7 +60,7 @@ export class AmendIntent {
     return new AmendIntent(path, file);
   }
 
-  /** Every write is done: remove the intent, then release it. */
+  /** Every write is done, or none will be (the write-back failed): remove the intent, then release it. */
   async done(): Promise<void> {
     try {
       await Deno.remove(this.#path);
@@ -69,28 +68,11 @@ export class AmendIntent {
       this.#file.close();
     }
   }
-
-  /** Nothing was written (the write-back failed): remove the intent, then release it. */
-  async drop(): Promise<void> {
-    await this.done();
-  }
 }
 
 /** The audit log's keys (`amendment:<id>`, …) present now. */
 async function logKeys(storeRoot: string): Promise<Set<string>> {
-  const text = await readStoreTextOrNull(storePaths(storeRoot).log);
-  const keys = new Set<string>();
-  if (text === null) return keys;
-  for (const e of parseJsonLines<Record<string, unknown>>(text)) if (typeof e.key === "string") keys.add(e.key);
-  return keys;
-}
-
-async function diskDigest(file: string): Promise<string | null> {
-  try {
-    return await verifyDigest(await verifyOfText(await Deno.readTextFile(file)));
-  } catch {
-    return null;
-  }
+  return new Set((await readLogEntries(storeRoot)).map((e) => e.key));
 }
 
 function parseIntent(text: string): IntentDoc | null {

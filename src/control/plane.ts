@@ -333,8 +333,9 @@ class FilePlane implements RunnerPlane {
       const author = typeof e.author === "string" ? e.author : "unknown";
       const d = delivered.get(request);
       if (d) {
-        this.#appendAs(
+        this.#audit.append(
           this.#entry({
+            run_id: d.run_id,
             key: `${request}:applied`,
             request,
             command: "steer",
@@ -345,12 +346,12 @@ class FilePlane implements RunnerPlane {
             prompt_id: d.prompt,
             attempt: typeof d.attempt === "number" ? d.attempt : null,
           }),
-          d.run_id,
         );
         continue;
       }
-      this.#appendAs(
+      this.#audit.append(
         this.#entry({
+          run_id: typeof e.run_id === "string" ? e.run_id : this.runId,
           key: `${request}:rejected`,
           request,
           command: "steer",
@@ -361,14 +362,8 @@ class FilePlane implements RunnerPlane {
           prompt_id: typeof e.prompt_id === "string" ? e.prompt_id : null,
           attempt: typeof e.attempt === "number" ? e.attempt : null,
         }),
-        typeof e.run_id === "string" ? e.run_id : this.runId,
       );
     }
-  }
-
-  /** Append an entry recorded under `runId` (the run a reconciled request belonged to). */
-  #appendAs(entry: LogEntry, runId: string): void {
-    this.#audit.append({ ...entry, run_id: runId });
   }
 
   #entry(e: Omit<LogEntry, "at" | "run_id" | "prompt_id" | "attempt"> & Partial<LogEntry>): LogEntry {
@@ -376,7 +371,7 @@ class FilePlane implements RunnerPlane {
       at: nowIso(),
       key: e.key,
       request: e.request,
-      run_id: this.runId,
+      run_id: e.run_id !== undefined ? e.run_id : this.runId,
       command: e.command,
       params: e.params,
       author: e.author,

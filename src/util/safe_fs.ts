@@ -323,10 +323,13 @@ function encodeLine(line: string, afterTornTail = false): Uint8Array {
  * reader skips, so the new record (an amendment, a log entry) would be lost although its writer reported it written.
  */
 function tornTail(file: Deno.FsFile): boolean {
-  const size = file.statSync().size;
-  if (size === 0) return false;
+  // Two system calls on each append (no fstat): seek to the last byte and read it; an empty file cannot be torn.
+  try {
+    file.seekSync(-1, Deno.SeekMode.End);
+  } catch {
+    return false; // empty: there is no byte before the end
+  }
   const last = new Uint8Array(1);
-  file.seekSync(size - 1, Deno.SeekMode.Start);
   return file.readSync(last) === 1 && last[0] !== 0x0a;
 }
 
