@@ -28,7 +28,8 @@ import {
 import { EXIT, Exit, PromptRunnerError, UsageError } from "./src/errors.ts";
 import { CAPABILITIES, SDK_COMPAT, VERSION } from "./src/version.ts";
 import { detachWatchersAtStop } from "./src/control/watch_release.ts";
-import { ciColourOff } from "./src/util/ci_env.ts";
+import { ciColourOff, ciEnvironment, denoEnv } from "./src/util/ci_env.ts";
+import { guardWorkflowCommands } from "./src/util/text_out.ts";
 import { escapeControlKeepLines } from "./src/util/escape.ts";
 
 function errorLines(e: PromptRunnerError | Error, verbose: boolean): string {
@@ -66,8 +67,8 @@ function reportError(e: unknown, json: boolean, verbose: boolean, stdout: TextOu
 
 /** Run the CLI with the given argv; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  const stdout = denoOut(Deno.stdout);
-  const stderr = denoOut(Deno.stderr);
+  let stdout: TextOut = denoOut(Deno.stdout);
+  let stderr: TextOut = denoOut(Deno.stderr);
   const json = argv.includes("--json");
   const verbose = argv.includes("--verbose");
   const fail = (e: unknown) => reportError(e, json, verbose, stdout, stderr);
@@ -140,6 +141,13 @@ export async function main(argv: string[]): Promise<number> {
         return true;
       }
     })();
+    // Under GitHub Actions no line this process writes is a workflow command unless it minted it (docs/ci.md).
+    if (ciEnvironment(denoEnv)?.kind === "github") {
+      stdout = guardWorkflowCommands(stdout);
+      stderr = guardWorkflowCommands(stderr);
+      const guarded = [stdout, stderr];
+      globalThis.addEventListener("unload", () => guarded.forEach((o) => o.flush?.()));
+    }
     const color = colorFlag === "always" || (colorFlag === "auto" && stdout.isTerminal && !noColor);
     const ctx: CommandContext = {
       path: entry.path,

@@ -8,8 +8,9 @@ import { PromptRunnerError } from "../errors.ts";
 import type { CiRequest } from "../run/mod.ts";
 import { abortedSummary, parseReports, REPORT_FORMATS, writeReports } from "../run/reports.ts";
 import { appendStepSummary } from "../run/ci.ts";
-import { summaryMarkdown } from "../render/mod.ts";
+import { ghError, summaryMarkdown } from "../render/mod.ts";
 import { ciEnvironment, denoEnv } from "../util/ci_env.ts";
+import { writeCommand } from "../util/text_out.ts";
 
 /** The flag. */
 export const REPORT_FLAGS: Record<string, FlagSpec> = {
@@ -47,7 +48,7 @@ export function withAbortReports(
       const summary = abortedSummary(ctx.positionals[0] ?? ".", message, exit);
       const warnings = await writeReports(ci.reports, summary);
       if (ci.env?.kind === "github") {
-        ctx.stderr.write(`::error title=prompt_runner::${message.replace(/%/g, "%25").replace(/\r?\n/g, "%0A")}\n`);
+        writeCommand(ctx.stderr, ghError(message, { title: "prompt_runner" }));
         if (ci.env.stepSummary) warnings.push(...await appendStepSummary(ci.env.stepSummary, summaryMarkdown(summary)));
       }
       for (const w of warnings) ctx.stderr.write(w + "\n");

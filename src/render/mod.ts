@@ -19,6 +19,7 @@ export {
   annotationLines,
   type CiKind,
   GH_END_GROUP,
+  ghError,
   ghGroup,
   ghNotice,
   gitlabSectionEnd,

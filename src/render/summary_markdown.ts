@@ -22,9 +22,14 @@ export interface AuditEntry {
 /** Longest audit text shown in a cell. */
 const AUDIT_TEXT_MAX = 100;
 
-/** A table cell: pipes escaped, line breaks folded, so a name cannot break the table. */
+/**
+ * Text from a packet, an agent or an operator, inline (a table cell, the heading): pipes escaped and line breaks folded
+ * so it cannot break the table; `<`, `>` and `&` as entities so it cannot open HTML (a `<!--` would hide the rest of
+ * the summary, a `</details>` would end a section); brackets escaped so it cannot make a link or an image.
+ */
 function cell(text: string): string {
-  return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r\n|\r|\n/g, " ")
+    .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/([[\]])/g, "\\$1");
 }
 
 /** Inline code that holds any backtick run safely. */
@@ -68,7 +73,7 @@ type Head = RunSummaryStream["head"];
 
 function verdictOf(s: Head): string {
   if (s.status === "completed") return `✅ ${s.status}`;
-  return `❌ ${s.status}${s.reason ? `: ${s.reason}` : ""}`;
+  return `❌ ${s.status}${s.reason ? `: ${cell(s.reason)}` : ""}`;
 }
 
 function countsLine(s: Head): string {

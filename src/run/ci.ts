@@ -22,7 +22,7 @@ import {
 } from "../render/mod.ts";
 import type { CiEnvironment } from "../util/mod.ts";
 import { isAbsolute, join, relative } from "../util/path.ts";
-import type { TextOut } from "../util/mod.ts";
+import { type TextOut, writeCommand } from "../util/mod.ts";
 
 /** Where a prompt's checks are evaluated (its session directory), by prompt id. */
 export type PromptDirs = ReadonlyMap<string, { name: string; cwd: string }>;
@@ -51,7 +51,7 @@ export class CiLog {
 
   #line(text: string): void {
     this.#breakLine();
-    this.#out.write(text + "\n");
+    writeCommand(this.#out, text);
   }
 
   #unix(): number {

@@ -7,6 +7,7 @@ import { type ProgressFacts, progressLine, StatusLine } from "../render/mod.ts";
 import type { RunIo } from "./context.ts";
 import { Heartbeat } from "./heartbeat.ts";
 import { RunProgress } from "./run_progress.ts";
+import { writeCommand } from "../util/mod.ts";
 
 /** What the command line decided (docs/status.md). */
 export interface DisplayRequest {
@@ -78,10 +79,14 @@ export class ProgressDisplay {
       },
     });
     this.#beat = beat;
-    const marked = (out: RunIo["stdout"]) => ({
+    const marked = (out: RunIo["stdout"]): RunIo["stdout"] => ({
       isTerminal: out.isTerminal,
       write(text: string) {
         out.write(text);
+        beat.output();
+      },
+      command(line: string) {
+        writeCommand(out, line);
         beat.output();
       },
     });

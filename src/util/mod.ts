@@ -66,7 +66,7 @@ export {
 } from "./safe_read.ts";
 export { sendSignal } from "./signal.ts";
 export { spawnRetryingBusy } from "./spawn.ts";
-export { denoOut, type TextOut } from "./text_out.ts";
+export { denoOut, guardWorkflowCommands, type TextOut, writeCommand } from "./text_out.ts";
 export { fileStamp, formatAge, formatDuration, isRunId, newRunId, nowIso, parseDuration } from "./time.ts";
 export { parseYaml, stringifyYaml, YamlSyntaxError } from "./yaml.ts";
 export { NOT_SUBSET, readYamlSubset } from "./yaml_subset.ts";

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { runCli } from "../support/cli.ts";
 import { tempDir } from "../support/fs.ts";
 import { makePacket, promptFile } from "../run/support.ts";
+import { readWorkflowCommands } from "../support/gh_commands.ts";
 
 async function packet(root: string): Promise<string> {
   return await makePacket(root, {
@@ -131,4 +132,54 @@ Deno.test("under GitHub Actions with --json: the markers go to stderr, stdout st
   assert.match(r.stderr, /^::group::01 Prompt 1$/m);
   assert.match(r.stderr, /^::endgroup::$/m);
   assert.match(r.stderr, /^::error file=.*never\.txt,title=prompt 02 Prompt 2%3A verification failed::/m);
+});
+
+Deno.test("under GitHub Actions: an agent's, a tool's or a file's text cannot issue a workflow command", async () => {
+  await using dir = await tempDir();
+  const hostile = [
+    "::error title=pwned::from the agent",
+    "  ::add-mask::secret",
+    "::stop-commands::guess",
+    "::endgroup::",
+    "##[warning]old form",
+  ];
+  const pkt = await makePacket(dir.path, {
+    "01_a.prompt.md": promptFile(
+      "1",
+      "verify:\n  files_exist: [a.txt, '::error::missing.txt']\nrecovery: {repair: {enabled: false}}\n" +
+        "simulate:\n  attempts:\n    - writes: [{path: a.txt}]\n" +
+        `      thinking: [${JSON.stringify("\n" + hostile.join("\n"))}]\n` +
+        `      messages: [${JSON.stringify("line one\n" + hostile.join("\n"))}]\n` +
+        "      tools:\n        - name: Bash\n          input: { command: ls }\n" +
+        `          output: ${JSON.stringify(hostile.join("\n"))}`,
+    ) + "::error::from the prompt body\n",
+  });
+  for (const mode of ["compact", "verbose", "studio"]) {
+    const r = await runCli(["run", pkt, "--no-commit", "--log-mode", mode], { env: { GITHUB_ACTIONS: "true" } });
+    assert.equal(r.code, 1, r.stderr);
+    for (const [name, log] of [["stdout", r.stdout], ["stderr", r.stderr]] as const) {
+      const { commands, text } = readWorkflowCommands(log);
+      // Only what the runner minted: the group, its end, the stops around hostile lines, the failing check.
+      const ours = commands.filter((c) => !/^::stop-commands::[0-9a-f-]{36}$/.test(c));
+      if (name === "stdout") {
+        assert.deepEqual(
+          ours.map((c) => /^::([a-z]+)/.exec(c)?.[1]),
+          ["group", "endgroup", "error"],
+          `${mode}: ${ours.join("\n")}`,
+        );
+        assert.match(
+          ours[2]!,
+          /^::error file=.*%3A%3Aerror%3A%3Amissing\.txt,title=prompt 01 Prompt 1%3A verification failed::/,
+        );
+        // The hostile lines are still there for a reader, as they were written.
+        assert.ok(text.some((l) => l.includes("::error title=pwned::from the agent")), `${mode}:\n${log}`);
+      } else assert.deepEqual(ours, [], `${mode} stderr: ${ours.join("\n")}`);
+    }
+  }
+  // Any command's output: replay prints the same text again.
+  const replay = await runCli(["replay", pkt], { env: { GITHUB_ACTIONS: "true" } });
+  assert.equal(replay.code, 0, replay.stderr);
+  const read = readWorkflowCommands(replay.stdout);
+  assert.ok(read.commands.length > 0 && read.commands.every((c) => /^::stop-commands::[0-9a-f-]{36}$/.test(c)));
+  assert.ok(read.text.some((l) => l.includes("::error title=pwned::from the agent")), replay.stdout);
 });
