@@ -2,7 +2,7 @@
 import type { CommandSpec } from "./frame.ts";
 import { resolveTarget } from "./target.ts";
 import { OVERRIDE_FLAGS, parseOverrides, parseSelection, SELECTION_FLAGS, TARGET_FLAGS } from "./selection_flags.ts";
-import { loadPacket } from "../packet/load.ts";
+import { inspectPacket, packetOf } from "../packet/load.ts";
 import { selectPrompts } from "../packet/select.ts";
 import { packetFingerprint } from "../packet/fingerprint.ts";
 import { amendedFingerprint } from "../run/amended_from.ts";
@@ -12,6 +12,8 @@ import { type RunPermissions, runPermissionsFor } from "../run/run_permissions.t
 import { readState } from "../run/state_read.ts";
 import { pendingOf } from "../run/state_doc.ts";
 import { escapeControl as esc } from "../util/escape.ts";
+import { lintRefusal } from "../run/lint_gate.ts";
+import type { PacketError } from "../errors.ts";
 
 /** Everything `plan` shows. */
 export interface PlanView {
@@ -25,6 +27,8 @@ export interface PlanView {
   permissions: RunPermissions;
   /** Selected prompts whose commit failed: run id of the failed commit (they commit their verified work first). */
   needsCommit: Map<string, string>;
+  /** The lint refusal `run` would stop at (docs/lint.md), or null when it would run. */
+  refused: PacketError | null;
 }
 
 function targetsOf(packet: Packet, p: Prompt): string[] {
@@ -33,7 +37,8 @@ function targetsOf(packet: Packet, p: Prompt): string[] {
 }
 
 /** The `run` line of the human plan. */
-function runLine(run: ResumeDecision): string {
+function runLine(run: ResumeDecision, refused: PacketError | null): string {
+  if (refused) return "would refuse to run (exit 3; the refusal is below)";
   if (run.action === "resume") return `would resume ${run.runId}`;
   if (run.changedSince) return `would start a new run (packet changed since run ${run.changedSince})`;
   if (run.supersedes) return `would start a new run (superseding ${run.supersedes})`;
@@ -52,7 +57,7 @@ function renderPlan(v: PlanView): string {
     }`,
     `  provider  ${esc(`${o.provider} / ${o.model}`)}`,
     `  store     ${esc(v.storeRoot)}`,
-    `  run       ${esc(runLine(v.run))}`,
+    `  run       ${esc(runLine(v.run, v.refused))}`,
     `  allow-run  ${esc(v.permissions.run.join(","))}`,
   ];
   const names = new Map(v.selected.map((p) => [p, esc(p.name)]));
@@ -90,6 +95,9 @@ function planJson(v: PlanView): Record<string, unknown> {
     })),
     run: { action: v.run.action, run_id: v.run.runId },
     permissions: { run: v.permissions.run },
+    ...(v.refused
+      ? { refused: { code: v.refused.code, message: v.refused.message, exit: v.refused.exit, ...v.refused.details } }
+      : {}),
   };
 }
 
@@ -114,7 +122,12 @@ export const spec: CommandSpec = {
   usage: "[TARGET] [IDS…] [flags]",
   description: "Show what run would do: the selected prompts in execution order, the provider, the store root, " +
     "and whether the run would resume. Nothing is written.",
-  flags: { ...SELECTION_FLAGS, ...OVERRIDE_FLAGS, ...TARGET_FLAGS },
+  flags: {
+    ...SELECTION_FLAGS,
+    strict: { type: "boolean", description: "as run --strict would: every lint finding refuses, warnings too" },
+    ...OVERRIDE_FLAGS,
+    ...TARGET_FLAGS,
+  },
   async run(ctx) {
     const overrides = parseOverrides(ctx.flags);
     const target = await resolveTarget(ctx.positionals, ctx.flags, { idsFollow: true });
@@ -128,7 +141,8 @@ export const spec: CommandSpec = {
     const recordRead = held(readCurrentRunRecord(target.storeRoot));
     // An unreadable state.json is `run`'s to refuse; the plan still prints.
     const stateRead = readState(target.storeRoot).catch(() => null);
-    const packet = await loadPacket(target.packetDir, { overrides });
+    const inspection = await inspectPacket(target.packetDir, { overrides });
+    const packet = packetOf(inspection);
     const progress = progressRead ? await progressRead() : new Map();
     const selected = selectPrompts(packet, selection, progress);
     const record = await recordRead();
@@ -155,6 +169,13 @@ export const spec: CommandSpec = {
       ...selected.filter((p) => needsCommit.has(p.id)),
       ...selected.filter((p) => !needsCommit.has(p.id)),
     ];
+    // The run-time lint gate: what run would refuse, plan shows and exits with (exit 3, docs/lint.md).
+    const refused = await lintRefusal(target.packetDir, {
+      overrides,
+      ids: selected.map((p) => p.id),
+      strict: ctx.flags.strict === true,
+      inspection,
+    });
     const view: PlanView = {
       packet,
       label: target.label,
@@ -163,8 +184,11 @@ export const spec: CommandSpec = {
       run,
       permissions,
       needsCommit,
+      refused,
     };
     ctx.stdout.write(ctx.json ? JSON.stringify(planJson(view)) + "\n" : renderPlan(view));
-    return 0;
+    // The plan is shown whole; the refusal is the command's error, as run's (under --json it is the plan's `refused`).
+    if (refused && !ctx.json) throw refused;
+    return refused ? refused.exit : 0;
   },
 };

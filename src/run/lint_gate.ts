@@ -6,7 +6,6 @@
 import { findingCode, PacketError, PromptRunnerError } from "../errors.ts";
 import { lintPacket } from "../contract/packet_lint.ts";
 import { loadPacket } from "../packet/load.ts";
-import { readProgress } from "../store/progress.ts";
 import { type Selection, selectPrompts } from "../packet/select.ts";
 import type { Finding, OptionOverrides, PacketInspection } from "../packet/mod.ts";
 
@@ -44,17 +43,18 @@ export function refusalLine(f: Finding): string {
 }
 
 /**
- * Throw a {@link PacketError} (exit 3) for the first refusal; the others become hint lines. `inspection`: the
- * packet's inspection with the same overrides, when the caller has it (the packet is then not read again).
+ * The {@link PacketError} (exit 3) `run` throws for these lint findings of the prompts `ids`, or null when it would run:
+ * the first refusal is the error, the others its hint lines. `inspection`: the packet's inspection with the same
+ * overrides, when the caller has it (the packet is then not read again). `plan` shows it without throwing.
  */
-export async function lintGate(
+export async function lintRefusal(
   packetDir: string,
   opts: { overrides: OptionOverrides; ids: Iterable<string>; strict: boolean; inspection?: PacketInspection },
-): Promise<void> {
+): Promise<PacketError | null> {
   const r = await lintPacket(packetDir, { overrides: opts.overrides, strict: opts.strict }, opts.inspection);
   const found = refusals(r.findings, new Set(opts.ids), opts.strict);
   const first = found[0];
-  if (!first) return;
+  if (!first) return null;
   const hints = found.slice(1, 11).map(refusalLine);
   if (found.length > 11) hints.push(`… ${found.length - 11} more`);
   hints.push(
@@ -62,12 +62,21 @@ export async function lintGate(
       opts.strict ? "--strict refuses every lint finding" : "these would make a check silently not happen"
     }; see: prompt_runner packet lint ${r.root}`,
   );
-  throw new PacketError(findingCode(first.kind), `refusing to run: ${refusalLine(first)}`, {
+  return new PacketError(findingCode(first.kind), `refusing to run: ${refusalLine(first)}`, {
     ...(first.file ? { file: first.file } : {}),
     ...(first.key ? { key: first.key } : {}),
     hints,
     details: { file: first.file, key: first.key, prompt_id: first.prompt_id, refusals: found },
   });
+}
+
+/** Throw {@link lintRefusal}'s error, when there is one. */
+export async function lintGate(
+  packetDir: string,
+  opts: { overrides: OptionOverrides; ids: Iterable<string>; strict: boolean; inspection?: PacketInspection },
+): Promise<void> {
+  const refused = await lintRefusal(packetDir, opts);
+  if (refused) throw refused;
 }
 
 /** The gate for `start`: load, select as `run` would, then {@link lintGate} (nothing is spawned on refusal). */
@@ -79,6 +88,8 @@ export async function lintGateForSelection(
   const packet = await loadPacket(packetDir, { overrides: opts.overrides });
   let prompts: { id: string }[];
   try {
+    // Loaded here only: `plan` imports this module for its gate and reads progress.log only under --remaining.
+    const { readProgress } = await import("../store/progress.ts");
     prompts = selectPrompts(packet, opts.selection, await readProgress(storeRoot));
   } catch (e) {
     // A selection error is the runner's to report (through `start`'s own path); the gate has nothing to add.

@@ -174,3 +174,42 @@ Deno.test("plan reads the store while the packet loads, yet reports the packet's
   assert.match(badPacket.stderr, /^error: prompt_runner_packet\.md: provider is "nope"; expected one of/);
   assert.doesNotMatch(badPacket.stderr, /progress\.log|unhandled|Uncaught/i);
 });
+
+Deno.test("plan shows run's lint refusal: the plan, then the same error and exit 3; --json carries it as refused", async () => {
+  await using t = await tempDir();
+  await writePacket(t.path, "name: demo\nprofile: simulated-default\nrepos: {app: {path: ./app}}\n", {
+    "01_ok.prompt.md": promptText("verify:\n  files_exist: [a.txt]\n", "# Ok\n"),
+    "02_typo.prompt.md": promptText("verify:\n  file_exists: [b.txt]\n", "# Typo\n"),
+  });
+  const run = await runCli(["run", t.path, "--dry-run"]);
+  assert.equal(run.code, 3, run.stderr);
+  const plan = await runCli(["plan", t.path]);
+  assert.equal(plan.code, 3, plan.stderr);
+  assert.match(plan.stdout, /^ {2}run {7}would refuse to run \(exit 3; the refusal is below\)$/m);
+  assert.match(plan.stdout, /^ {2}02 {2}Typo/m, "the plan is still shown whole");
+  const firstLine = (s: string) => s.split("\n").find((l) => l.startsWith("error: "));
+  assert.equal(firstLine(plan.stderr), firstLine(run.stderr), "the same refusal as run's");
+  assert.match(
+    plan.stderr,
+    /02_typo\.prompt\.md: verify\.file_exists: "file_exists" is not a verify clause; did you mean "files_exist"\?/,
+  );
+  const json = await runCli(["plan", t.path, "--json"]);
+  assert.equal(json.code, 3, json.stderr);
+  const doc = parseJsonOut(json);
+  const refused = doc.refused as Record<string, unknown>;
+  assert.equal(refused.code, "unknown_verify_clause");
+  assert.equal(refused.file, "prompts/02_typo.prompt.md");
+  assert.equal(refused.key, "verify.file_exists");
+  assert.equal(refused.exit, 3);
+  assert.deepEqual(doc.selected, ["01", "02"]);
+  // Selecting only the clean prompt: run would run it, and plan says so.
+  const one = await runCli(["plan", t.path, "01", "--json"]);
+  assert.equal(one.code, 0, one.stderr);
+  assert.equal(parseJsonOut(one).refused, undefined);
+  // --strict: warnings refuse too, as run --strict.
+  const strict = await runCli(["plan", t.path, "01", "--strict"]);
+  const runStrict = await runCli(["run", t.path, "01", "--strict", "--dry-run"]);
+  assert.equal(strict.code, 3, strict.stderr);
+  assert.equal(runStrict.code, 3, runStrict.stderr);
+  assert.equal(firstLine(strict.stderr), firstLine(runStrict.stderr));
+});
