@@ -27,7 +27,7 @@ export async function readAmendments(storeRoot: string, promptId: string): Promi
     try {
       r = JSON.parse(line);
     } catch (e) {
-      if (torn) continue;
+      if (torn || tornThenWritten(line, lines, i)) continue;
       throw invalidAmendments(path, i + 1, `not JSON (${(e as Error).message})`);
     }
     if (
@@ -40,6 +40,22 @@ export async function readAmendments(storeRoot: string, promptId: string): Promi
     out.push(r as AmendmentRecord);
   }
   return out;
+}
+
+/**
+ * Whether line `i`, which is not JSON, is a write cut short that was then written whole: a later line starts with it
+ * (a cut in the middle of a character leaves U+FFFD at its end, dropped here). A crash mid-append leaves the torn
+ * line; the next append ends it with a newline (src/util/safe_fs.ts), and the command's intent, settled before the
+ * next amendment is written (src/control/amend_intent.ts), writes the same record again, byte for byte. Any other
+ * line that is not a record is an error.
+ */
+function tornThenWritten(line: string, lines: readonly string[], i: number): boolean {
+  const cut = line.replace(/\uFFFD+$/, "");
+  if (cut.trim() === "") return false;
+  for (let j = i + 1; j < lines.length; j++) {
+    if (lines[j]!.startsWith(cut) && lines[j]!.length > cut.length) return true;
+  }
+  return false;
 }
 
 function invalidAmendments(path: string, line: number, what: string): RunFailedError {

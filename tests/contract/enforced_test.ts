@@ -1,3 +1,4 @@
+import { appendStoreLine } from "../../src/util/safe_fs.ts";
 import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
 import { promptFixture } from "./_helpers.ts";
@@ -131,4 +132,24 @@ Deno.test("readAmendments() refuses a record it cannot read, naming the file and
       /amendments\/03\.jsonl line 2/,
     );
   }
+});
+
+Deno.test("readAmendments(): a record torn by a crash, ended by the next append and then written whole, is read once", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/amendments`, { recursive: true });
+  const file = `${dir.path}/amendments/03.jsonl`;
+  const first = JSON.stringify(rec({ operation: "add", clause: "commands", entries: ["grep -q é a.txt"] }));
+  const second = JSON.stringify(rec({ operation: "add", clause: "files_exist", entries: ["lib/ü.ex"] }));
+  const bytes = new TextEncoder().encode(second);
+  // Cut inside "ü" (two bytes in UTF-8): the torn text ends in U+FFFD.
+  const cut = new TextEncoder().encode(second.slice(0, second.indexOf("ü"))).length + 1;
+  await Deno.writeFile(file, new Uint8Array([...new TextEncoder().encode(first + "\n"), ...bytes.subarray(0, cut)]));
+  assert.equal((await readAmendments(dir.path, "03")).length, 1, "the torn last line is not read");
+  // The intent's settle writes the same record again; the store append ends the torn line first.
+  await appendStoreLine(file, second, { fsync: true });
+  assert.deepEqual((await readAmendments(dir.path, "03")).map((r) => r.clause), ["commands", "files_exist"]);
+  // A torn line followed by anything else is still an error: its record would be lost without a word.
+  await Deno.writeFile(file, new Uint8Array([...new TextEncoder().encode(first + "\n"), ...bytes.subarray(0, cut)]));
+  await appendStoreLine(file, first);
+  await assert.rejects(() => readAmendments(dir.path, "03"), /line 2 is not JSON/);
 });
