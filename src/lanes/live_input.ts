@@ -39,6 +39,13 @@ interface Pending {
   reject(e: Error): void;
 }
 
+/** Whether an echo's text is the text written (line ends and surrounding whitespace as the CLI may normalise them). */
+function sameInput(written: string, echoed: string): boolean {
+  if (written === echoed) return true;
+  const norm = (t: string) => t.replace(/\r\n?/g, "\n").trim();
+  return norm(written) === norm(echoed);
+}
+
 /** The live input of one CLI session. */
 export class LiveInput {
   readonly #proc: InputSink;
@@ -101,13 +108,19 @@ export class LiveInput {
     switch (this.#protocol.kind(raw)) {
       case "echo": {
         const text = this.#protocol.echoText(raw);
-        if (this.#promptEcho !== null && text === this.#promptEcho) {
+        if (this.#promptEcho !== null && sameInput(text, this.#promptEcho)) {
           this.#promptEcho = null;
           return [];
         }
-        const i = this.#pending.findIndex((p) => p.text === text);
-        const p = this.#pending.splice(i < 0 ? 0 : i, 1)[0];
-        if (p === undefined) return [];
+        const i = this.#pending.findIndex((p) => sameInput(p.text, text));
+        if (i < 0) {
+          // The CLI echoes its user lines in the order it read them: while the prompt's echo is outstanding, this is
+          // it. Any other echo acknowledges nothing: a steer is delivered only when its own text comes back, never
+          // because some line did (its record would say the agent was told what it was not).
+          this.#promptEcho = null;
+          return [];
+        }
+        const p = this.#pending.splice(i, 1)[0]!;
         p.resolve({ at: new Date().toISOString() });
         return [{ type: "message_sent", data: { content: p.text, role: "user" } }];
       }

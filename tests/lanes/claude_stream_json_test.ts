@@ -122,3 +122,30 @@ Deno.test("input after the last turn ended is refused, and so is anything unansw
   assert.equal(r.closed, true);
   assert.equal(r.written.length, 2, "the refused late text was never written");
 });
+
+Deno.test("an echo acknowledges only the input whose text it carries; the prompt's echo, first, acknowledges none", async () => {
+  const sink = { writeInput: () => Promise.resolve(), closeInput: () => {} };
+  const echo = (content: string) => ({ type: "user", isReplay: true, message: { role: "user", content } });
+  const live = new LiveInput(sink, CLAUDE_STREAM_INPUT, "the prompt\n");
+  let acked: string[] = [];
+  const watch = (text: string) => live.send(text).then(() => void acked.push(text), () => {});
+  void watch("steer one");
+  void watch("steer two\r\n");
+  // The prompt's echo comes first even when the CLI trimmed it: no steer is acknowledged by it.
+  assert.deepEqual(live.observe(echo("the prompt")), []);
+  await Promise.resolve();
+  assert.deepEqual(acked, []);
+  // An echo of text never written acknowledges nothing.
+  assert.deepEqual(live.observe(echo("something else")), []);
+  await Promise.resolve();
+  assert.deepEqual(acked, []);
+  // Each steer by its own text, in any order, line ends normalised.
+  const two = live.observe(echo("steer two"));
+  assert.deepEqual(two?.map((e) => e.type), ["message_sent"]);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(acked, ["steer two\r\n"]);
+  acked = [];
+  live.observe(echo("steer one"));
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(acked, ["steer one"]);
+});
