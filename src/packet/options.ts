@@ -231,7 +231,9 @@ export function normalizeLayer(
         else if (p.kind === "unknown") {
           sink.warn(
             "unknown_recovery_key",
-            `${src.file}: ${p.key} is not a recovery key; it is ignored${p.hint ? `; did you mean "${p.hint}"?` : ""}`,
+            `${src.file}: ${p.key} is not ${p.not ?? "a recovery key"}; it is ignored${
+              p.hint ? `; did you mean "${p.hint}"?` : ""
+            }`,
             at(p.key),
           );
         } else {

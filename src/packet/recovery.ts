@@ -15,6 +15,26 @@ const DEFAULT_CLASS_ATTEMPTS: Readonly<Record<string, number>> = Object.freeze({
   unknown: 3,
 });
 
+/**
+ * Every failure class the classifier gives (docs/classification.md; `CLASS_TABLE` in src/run/classify.ts, which a
+ * test holds to this list): the keys `recovery.retry.class_attempts` may have. Any other key would never apply.
+ */
+export const FAILURE_CLASS_NAMES: readonly string[] = [
+  "provider_capacity",
+  "provider_rate_limit",
+  "provider_auth_claim",
+  "provider_config_claim",
+  "provider_runtime_claim",
+  "transport_disconnect",
+  "transport_timeout",
+  "protocol_error",
+  "launch_failed",
+  "user_cancelled",
+  "approval_denied",
+  "guardrail_blocked",
+  "unknown",
+];
+
 /** The built-in recovery budgets. Returns a fresh object each call. */
 export function defaultRecovery(): RecoveryOptions {
   return {
@@ -60,6 +80,8 @@ export interface RecoveryProblem {
   value: unknown;
   kind?: "integer" | "map" | "boolean" | "unknown";
   hint?: string | null;
+  /** What an `unknown` key is not (default "a recovery key"). */
+  not?: string;
 }
 
 /** The values a recovery boolean may take: {@link truthy}'s true values and their false counterparts. */
@@ -127,6 +149,18 @@ export function normalizeRecovery(raw: unknown, problems: RecoveryProblem[] = []
     const ca = retry.class_attempts;
     if (isMap(ca)) {
       for (const [cls, v] of Object.entries(ca)) {
+        if (!FAILURE_CLASS_NAMES.includes(cls)) {
+          // A misspelt class would leave the real one at its default without a word.
+          const hint = closest(cls, FAILURE_CLASS_NAMES);
+          problems.push({
+            key: `recovery.retry.class_attempts.${cls}`,
+            value: v,
+            kind: "unknown",
+            hint,
+            not: "a failure class",
+          });
+          continue;
+        }
         const fallback = out.retry.class_attempts[cls];
         const n = nonNegativeInt(v);
         if (n === null) {

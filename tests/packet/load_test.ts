@@ -330,13 +330,13 @@ Deno.test("recovery: a non-boolean where a boolean is expected is an error; an u
 Deno.test("loadPacket() applies --retry-attempts, --repair-attempts and --max-steers to every prompt", async () => {
   await using t = await tempDir();
   await writePacket(t.path, "name: b\n", {
-    "01_a.prompt.md": promptText("recovery: {retry: {class_attempts: {x: 8}}}\n"),
+    "01_a.prompt.md": promptText("recovery: {retry: {class_attempts: {transport_timeout: 8}}}\n"),
   });
   const p = await loadPacket(t.path, { env: {}, overrides: { retry_attempts: 1, repair_attempts: 0, max_steers: 4 } });
   const r = p.prompts[0]!.options.recovery;
   assert.equal(r.retry.max_attempts, 1);
   assert.ok(Object.values(r.retry.class_attempts).every((n) => n === 1));
-  assert.equal(r.retry.class_attempts.x, 1);
+  assert.equal(r.retry.class_attempts.transport_timeout, 1);
   assert.equal(r.repair.max_attempts, 0);
   assert.equal(r.max_steers, 4);
 });
@@ -531,4 +531,27 @@ Deno.test("loadPacket() names a config-home file with invalid YAML or that canno
   // absent files stay quiet: the built-in is used
   await Deno.remove(`${home}/profiles/claude-default.md`);
   assert.equal((await load()).options.model, "haiku");
+});
+
+Deno.test("recovery: a class_attempts key that is no failure class warns with a hint and is ignored; the real class keeps its default", async () => {
+  await using t = await tempDir();
+  await writePacket(
+    t.path,
+    "name: rec\nrecovery:\n  retry:\n    class_attempts: {provider_capcity: 0, transport_timeout: 1, capacity: 2}\n",
+    { "01_a.prompt.md": promptText("verify: {files_exist: [a]}\n") },
+  );
+  const r = await inspectPacket(t.path, NO_ENV);
+  assert.deepEqual(r.findings.map((f) => [f.severity, f.kind, f.key]), [
+    ["warning", "unknown_recovery_key", "recovery.retry.class_attempts.provider_capcity"],
+    ["warning", "unknown_recovery_key", "recovery.retry.class_attempts.capacity"],
+  ]);
+  assert.equal(
+    r.findings[0]!.message,
+    "prompt_runner_packet.md: recovery.retry.class_attempts.provider_capcity is not a failure class; it is ignored; " +
+      'did you mean "provider_capacity"?',
+  );
+  const budgets = (await loadPacket(t.path, NO_ENV)).prompts[0]!.options.recovery.retry.class_attempts;
+  assert.equal(budgets.provider_capacity, 5, "the misspelt 0 did not apply, and the default is said to apply");
+  assert.equal(budgets.transport_timeout, 1);
+  assert.equal(Object.hasOwn(budgets, "provider_capcity"), false);
 });

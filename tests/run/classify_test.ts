@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { classifyFailure, classifyMessage, classifyStreamEnd, okEnvelope } from "../../src/run/classify.ts";
+import {
+  CLASS_TABLE,
+  classifyFailure,
+  classifyMessage,
+  classifyStreamEnd,
+  okEnvelope,
+} from "../../src/run/classify.ts";
+import { FAILURE_CLASS_NAMES } from "../../src/packet/recovery.ts";
 
 const base = { code: "", message: "", hintClass: null, recovery: null, stderrTail: "" };
 
@@ -63,4 +70,8 @@ Deno.test("classifyStreamEnd() returns null for ok and cancelled ends; okEnvelop
   const ok = okEnvelope();
   assert.equal(ok.class, "ok");
   assert.ok(!ok.retryable && !ok.repairable && !ok.resumeable && !ok.local_deterministic && !ok.remote_claim);
+});
+
+Deno.test("the class_attempts keys a packet may set are exactly the classes the classifier gives", () => {
+  assert.deepEqual([...FAILURE_CLASS_NAMES].sort(), Object.keys(CLASS_TABLE).sort());
 });
