@@ -3,6 +3,7 @@
  * the runtime and store roots, the lock record and the registry entry — and what would make it refuse. It writes
  * nothing: files are only read, and git runs only as `git --no-optional-locks status`, which never touches the index.
  */
+import { escapeControl } from "../util/escape.ts";
 import { exists } from "../util/fs.ts";
 import { readLease } from "../store/lease.ts";
 import type { WorkspaceManifest } from "./manifest.ts";
@@ -209,5 +210,6 @@ export function planLines(p: WorkspacePlan): string[] {
   lines.push(`  lock     ${p.lock_file}`, `  registry ${p.registry_entry}`);
   for (const r of p.refusals) lines.push(`  refuse   ${r}`);
   lines.push(p.ok ? "prepare would go through; nothing was written" : "prepare would refuse; nothing was written");
-  return lines;
+  // Origins, paths and problems come from the clones' files, which a session can write: shown escaped.
+  return lines.map(escapeControl);
 }
