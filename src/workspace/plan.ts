@@ -10,6 +10,7 @@ import type { WorkspaceManifest } from "./manifest.ts";
 import { type EnvGet, workspacePaths } from "./paths.ts";
 import { runGit } from "./git.ts";
 import { assertNotInSource, sourceTrees } from "./guard.ts";
+import { assertIdFree } from "./registry.ts";
 import { independenceProblem, storeRootsOf } from "./prepare.ts";
 import { cloneHeadFromFiles } from "./status.ts";
 import { planArtifacts, type PlannedArtifact } from "./artifact_checks.ts";
@@ -136,6 +137,11 @@ export async function planWorkspace(
     } catch (e) {
       refusals.push((e as Error).message);
     }
+  }
+  try {
+    await assertIdFree(m, env);
+  } catch (e) {
+    refusals.push((e as Error).message);
   }
   for (const root of await storeRootsOf(paths.runtimeRoot, paths.boundStoreRoot)) {
     const lease = await readLease(root);

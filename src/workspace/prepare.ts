@@ -8,6 +8,7 @@ import type { WorkspaceManifest, WorkspaceRepository } from "./manifest.ts";
 import { type EnvGet, workspacePaths } from "./paths.ts";
 import { gitOrThrow, runGit } from "./git.ts";
 import { assertNotInSource, sourceTrees } from "./guard.ts";
+import { assertIdFree } from "./registry.ts";
 import { VERSION } from "../version.ts";
 import { buildArtifacts, type LockedArtifact } from "./artifacts.ts";
 
@@ -120,6 +121,7 @@ export async function prepareWorkspace(m: WorkspaceManifest, env?: EnvGet): Prom
   const sources = sourceTrees(m.repositories);
   assertNotInSource(paths.workspaceRoot, sources, "workspace root");
   assertNotInSource(paths.runtimeRoot, sources, "runtime root");
+  await assertIdFree(m, env);
   for (const root of await storeRootsOf(paths.runtimeRoot, paths.boundStoreRoot)) {
     const lease = await readLease(root);
     if (lease.state === "up") {
