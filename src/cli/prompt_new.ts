@@ -66,6 +66,35 @@ function contractOf(flags: FlagValues): PromptContract {
   };
 }
 
+/**
+ * Refuse a prompt directory outside the packet (`prompt_dir: ../elsewhere`, or a link leading out): the loader never
+ * reads a prompt there, so a prompt written there would be a file outside the packet that no run ever sees.
+ * Judged from the longest existing part of the path, its links resolved; nothing is created to find out.
+ */
+function refuseOutsidePacket(root: string, promptDir: string, configured: unknown): void {
+  const missing: string[] = [];
+  let at = promptDir;
+  let real: string | null = null;
+  while (real === null) {
+    try {
+      real = Deno.realPathSync(at);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+      missing.unshift(at.slice(at.lastIndexOf("/") + 1));
+      at = at.slice(0, at.lastIndexOf("/")) || "/";
+    }
+  }
+  const where = missing.length ? `${real === "/" ? "" : real}/${missing.join("/")}` : real;
+  if (where === root || where.startsWith(`${root}/`)) return;
+  const key = typeof configured === "string" ? `prompt_dir: ${configured}` : "prompt_dir: prompts";
+  throw new PacketError(
+    findingCode("outside_packet"),
+    `${root}/prompt_runner_packet.md: ${key}: the prompt directory resolves to ${where}, outside the packet ${root}; ` +
+      "expected a directory inside the packet (prompt new writes nothing outside it)",
+    { file: "prompt_runner_packet.md", key: "prompt_dir" },
+  );
+}
+
 /** The `prompt new` command. */
 export const spec: CommandSpec = {
   usage: "ID --packet DIR [--name N] [--phase N] [--targets LIST] [--commit MSG] [--template T] [--mission TEXT] " +
@@ -158,8 +187,11 @@ export const spec: CommandSpec = {
       );
     }
     const file = `${packet.promptDir}/${id}_${slug(name)}.prompt.md`;
+    refuseOutsidePacket(packet.dir, packet.promptDir, packet.manifest.prompt_dir);
     const rel = file.slice(packet.dir.length + 1);
     await Deno.mkdir(packet.promptDir, { recursive: true });
+    // Checked again once the directory exists: a link made in between would otherwise lead the write out.
+    refuseOutsidePacket(packet.dir, packet.promptDir, packet.manifest.prompt_dir);
     if (!(await createNew(file, text))) {
       throw new UsageError("invalid_value", `${rel} already exists (left unchanged)`);
     }

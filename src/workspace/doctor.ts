@@ -5,6 +5,7 @@
  * runtime root present and writable by this user. Nothing is written; git runs with `--no-optional-locks`.
  */
 import { exists } from "../util/fs.ts";
+import { escapeControl } from "../util/escape.ts";
 import { readLease } from "../store/lease.ts";
 import type { WorkspaceManifest } from "./manifest.ts";
 import { type EnvGet, workspacePaths } from "./paths.ts";
@@ -44,8 +45,18 @@ export interface DoctorReport {
   /** Contract artifacts: installed, and still what prepare recorded in the lock (docs/reference/workspace.md §4.1). */
   artifacts: ArtifactCheck[];
   runtime_root: { path: string; exists: boolean; writable: boolean; error: string | null };
-  /** The bound packet's store root and its lease (a live run is reported, not an error); null without a binding. */
-  packet: { store_root: string; store_exists: boolean; lease: string; pid: number | null } | null;
+  /**
+   * The bound packet: its directory in the clone and why a run could not load it there (`error`), its store root
+   * and its lease (a live run is reported, not an error); null without a binding.
+   */
+  packet: {
+    dir: string;
+    error: string | null;
+    store_root: string;
+    store_exists: boolean;
+    lease: string;
+    pid: number | null;
+  } | null;
   checked_at: string;
 }
 
@@ -143,6 +154,23 @@ async function readLock(lockFile: string): Promise<
   }
 }
 
+/**
+ * Why the bound packet is not there for a run (the clone lacks it, e.g. a commit removed it, or it leads out of the
+ * clone), or null. A missing clone is the repository check's to report.
+ */
+async function boundPacketProblem(repo: string, clone: string, rel: string): Promise<string | null> {
+  const cloneReal = await Deno.realPath(clone).catch(() => null);
+  if (cloneReal === null) return null;
+  const dir = `${clone}/${rel}`;
+  const manifest = await Deno.stat(`${dir}/prompt_runner_packet.md`).catch(() => null);
+  if (!manifest?.isFile) return `not a packet: no prompt_runner_packet.md in clone ${repo} (packet.path: ${rel})`;
+  const real = await Deno.realPath(dir);
+  if (real !== cloneReal && !real.startsWith(`${cloneReal}/`)) {
+    return `packet.path ${rel} resolves outside clone ${repo} (${real})`;
+  }
+  return null;
+}
+
 /** Check `m` without writing anything. */
 export async function doctorWorkspace(m: WorkspaceManifest, env?: EnvGet, pathVar = ""): Promise<DoctorReport> {
   const paths = workspacePaths(m, env);
@@ -159,6 +187,8 @@ export async function doctorWorkspace(m: WorkspaceManifest, env?: EnvGet, pathVa
   if (m.packet) {
     const lease = await readLease(paths.boundStoreRoot);
     packet = {
+      dir: `${paths.clone(m.packet.repo)}/${m.packet.path}`,
+      error: await boundPacketProblem(m.packet.repo, paths.clone(m.packet.repo), m.packet.path),
       store_root: paths.boundStoreRoot,
       store_exists: await exists(`${paths.boundStoreRoot}/store.json`),
       lease: lease.state,
@@ -168,7 +198,7 @@ export async function doctorWorkspace(m: WorkspaceManifest, env?: EnvGet, pathVa
   const toolchainsReady = pins.every((p) => p.ready);
   const ready = lock !== null && repositories.every((r) => r.ready) && toolchainsReady && runtime.error === null &&
     artifacts.every((a) => a.ready) &&
-    (packet === null || packet.store_exists);
+    (packet === null || (packet.store_exists && packet.error === null));
   return {
     schema: "prompt_runner.workspace.doctor/v1",
     workspace: m.id,
@@ -209,6 +239,9 @@ export function doctorLines(d: DoctorReport): string[] {
   const rt = d.runtime_root;
   lines.push(`  ${mark(rt.error === null)} runtime root ${rt.path}${rt.error ? ` — ${rt.error}` : ""}`);
   if (d.packet) {
+    lines.push(
+      `  ${mark(d.packet.error === null)} packet ${d.packet.dir}${d.packet.error ? ` — ${d.packet.error}` : ""}`,
+    );
     const live = d.packet.lease === "up" ? ` · a run is live (pid ${d.packet.pid})` : "";
     lines.push(
       `  ${mark(d.packet.store_exists)} store ${d.packet.store_root}${
@@ -217,5 +250,6 @@ export function doctorLines(d: DoctorReport): string[] {
     );
   }
   lines.push(d.ready ? "ready" : "not ready");
-  return lines;
+  // Origins, pins, paths and git's words come from the clones' files, which a session can write: shown escaped.
+  return lines.map(escapeControl);
 }

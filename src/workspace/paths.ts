@@ -36,10 +36,25 @@ export interface WorkspacePaths {
   clone(name: string): string;
   /** Store root of the bound packet (`<runtime_root>/packet`). */
   boundStoreRoot: string;
-  /** Store root of another packet of a clone. */
+  /** Store root of another packet of a clone (`-` and `%` escaped: distinct packets never share one). */
   storeRootFor(repo: string, relPath: string): string;
+  /**
+   * The name earlier releases gave that store root (`/` → `-` only, so `a/b-c` and `a-b/c` shared it); read only to
+   * keep such a store when its `store.json` names the same packet.
+   */
+  legacyStoreRootFor(repo: string, relPath: string): string;
   /** Installed contract artifact `<workspace_root>/artifacts/<id>` (`@artifact:<id>` in verifier argv). */
   artifact(id: string): string;
+}
+
+/** A repository-relative path as one directory name: `/` → `-` (surrounding slashes dropped). */
+function flatten(relPath: string): string {
+  return relPath.replace(/^\/+|\/+$/g, "").replaceAll("/", "-");
+}
+
+/** `%` → `%25`, `-` → `%2D`: after it, the only `-` in a store root's name are the separator and the flattened `/`. */
+function escapeName(s: string): string {
+  return s.replaceAll("%", "%25").replaceAll("-", "%2D");
 }
 
 /** Compute a workspace's paths from its manifest. */
@@ -53,8 +68,8 @@ export function workspacePaths(m: WorkspaceManifest, env: EnvGet = denoEnv): Wor
     registryEntry: `${registryDir(env)}/${m.id}.json`,
     clone: (name) => `${workspaceRoot}/repos/${name}`,
     boundStoreRoot: `${runtimeRoot}/packet`,
-    storeRootFor: (repo, relPath) =>
-      `${runtimeRoot}/packets/${repo}--${relPath.replace(/^\/+|\/+$/g, "").replaceAll("/", "-")}`,
+    storeRootFor: (repo, relPath) => `${runtimeRoot}/packets/${escapeName(repo)}--${flatten(escapeName(relPath))}`,
+    legacyStoreRootFor: (repo, relPath) => `${runtimeRoot}/packets/${repo}--${flatten(relPath)}`,
     artifact: (id) => `${workspaceRoot}/artifacts/${id}`,
   };
 }

@@ -3,12 +3,14 @@
  * the runtime and store roots, the lock record and the registry entry — and what would make it refuse. It writes
  * nothing: files are only read, and git runs only as `git --no-optional-locks status`, which never touches the index.
  */
+import { escapeControl } from "../util/escape.ts";
 import { exists } from "../util/fs.ts";
 import { readLease } from "../store/lease.ts";
 import type { WorkspaceManifest } from "./manifest.ts";
 import { type EnvGet, workspacePaths } from "./paths.ts";
 import { runGit } from "./git.ts";
 import { assertNotInSource, sourceTrees } from "./guard.ts";
+import { assertIdFree } from "./registry.ts";
 import { independenceProblem, storeRootsOf } from "./prepare.ts";
 import { cloneHeadFromFiles } from "./status.ts";
 import { planArtifacts, type PlannedArtifact } from "./artifact_checks.ts";
@@ -136,6 +138,11 @@ export async function planWorkspace(
       refusals.push((e as Error).message);
     }
   }
+  try {
+    await assertIdFree(m, env);
+  } catch (e) {
+    refusals.push((e as Error).message);
+  }
   for (const root of await storeRootsOf(paths.runtimeRoot, paths.boundStoreRoot)) {
     const lease = await readLease(root);
     if (lease.state === "up") {
@@ -209,5 +216,6 @@ export function planLines(p: WorkspacePlan): string[] {
   lines.push(`  lock     ${p.lock_file}`, `  registry ${p.registry_entry}`);
   for (const r of p.refusals) lines.push(`  refuse   ${r}`);
   lines.push(p.ok ? "prepare would go through; nothing was written" : "prepare would refuse; nothing was written");
-  return lines;
+  // Origins, paths and problems come from the clones' files, which a session can write: shown escaped.
+  return lines.map(escapeControl);
 }

@@ -8,6 +8,7 @@ import type { WorkspaceManifest, WorkspaceRepository } from "./manifest.ts";
 import { type EnvGet, workspacePaths } from "./paths.ts";
 import { gitOrThrow, runGit } from "./git.ts";
 import { assertNotInSource, sourceTrees } from "./guard.ts";
+import { assertIdFree } from "./registry.ts";
 import { VERSION } from "../version.ts";
 import { buildArtifacts, type LockedArtifact } from "./artifacts.ts";
 
@@ -58,7 +59,7 @@ export async function independenceProblem(clone: string): Promise<string | null>
   return null;
 }
 
-async function updateClone(repo: WorkspaceRepository, clone: string): Promise<string> {
+async function updateClone(repo: WorkspaceRepository, clone: string, manifest: string): Promise<string> {
   const problem = await independenceProblem(clone);
   if (problem) throw new RunFailedError("workspace_clone_invalid", problem);
   const origin = (await runGit(clone, ["remote", "get-url", "origin"])).stdout;
@@ -80,8 +81,21 @@ async function updateClone(repo: WorkspaceRepository, clone: string): Promise<st
     );
   }
   const before = await gitOrThrow(clone, ["rev-parse", "HEAD"]);
-  await gitOrThrow(clone, ["fetch", "--prune", "origin"]);
-  await gitOrThrow(clone, ["checkout", "-q", repo.ref]);
+  const fetched = await runGit(clone, ["fetch", "--prune", "origin"]);
+  if (!fetched.ok) {
+    throw new RunFailedError(
+      "workspace_clone_failed",
+      `could not fetch origin ${repo.remote} into clone ${repo.name}: ${fetched.stderr || `exit ${fetched.code}`}`,
+    );
+  }
+  const checkedOut = await runGit(clone, ["checkout", "-q", repo.ref]);
+  if (!checkedOut.ok) {
+    throw new RunFailedError(
+      "workspace_clone_failed",
+      `could not check out ref "${repo.ref}" in clone ${repo.name}: ${checkedOut.stderr || `exit ${checkedOut.code}`}` +
+        `; expected a branch, tag or commit of ${repo.remote} (repositories.${repo.name}.ref in ${manifest})`,
+    );
+  }
   const merged = await runGit(clone, ["merge", "--ff-only", `origin/${repo.ref}`]);
   if (!merged.ok) {
     throw new RunFailedError(
@@ -120,6 +134,7 @@ export async function prepareWorkspace(m: WorkspaceManifest, env?: EnvGet): Prom
   const sources = sourceTrees(m.repositories);
   assertNotInSource(paths.workspaceRoot, sources, "workspace root");
   assertNotInSource(paths.runtimeRoot, sources, "runtime root");
+  await assertIdFree(m, env);
   for (const root of await storeRootsOf(paths.runtimeRoot, paths.boundStoreRoot)) {
     const lease = await readLease(root);
     if (lease.state === "up") {
@@ -130,7 +145,7 @@ export async function prepareWorkspace(m: WorkspaceManifest, env?: EnvGet): Prom
   const repositories: Record<string, LockedRepository> = {};
   for (const repo of m.repositories) {
     const clone = paths.clone(repo.name);
-    lines.push(await exists(clone) ? await updateClone(repo, clone) : await cloneRepo(repo, clone));
+    lines.push(await exists(clone) ? await updateClone(repo, clone, m.path) : await cloneRepo(repo, clone));
     repositories[repo.name] = {
       path: clone,
       remote: repo.remote,

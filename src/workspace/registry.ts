@@ -1,5 +1,5 @@
 /** The operator-owned workspace registry and discovery from the current directory (docs/reference/workspace.md §5). */
-import { UsageError } from "../errors.ts";
+import { PacketError, UsageError } from "../errors.ts";
 import { exists } from "../util/fs.ts";
 import { loadWorkspaceManifest, type WorkspaceManifest } from "./manifest.ts";
 import { type EnvGet, registryDir, workspacePaths } from "./paths.ts";
@@ -35,6 +35,35 @@ export async function listRegistry(env?: EnvGet): Promise<RegistryEntry[]> {
 /** The registry entry of an id, or null. */
 export async function findRegistered(id: string, env?: EnvGet): Promise<RegistryEntry | null> {
   return (await listRegistry(env)).find((e) => e.workspace === id) ?? null;
+}
+
+/**
+ * Refuse to prepare `m` when its id is registered to another manifest that still declares that id (exit 3,
+ * `workspace_manifest_invalid` naming the key `id`): the two would share clones, runtime state and registry entry, and
+ * the second prepare would check its `ref` out under the first one's runs. A registered manifest that is gone, unreadable or now declares
+ * another id has been moved or retired, and the id is free.
+ */
+export async function assertIdFree(m: WorkspaceManifest, env?: EnvGet): Promise<void> {
+  const other = await idHolder(m, env);
+  if (other === null) return;
+  throw new PacketError(
+    "workspace_manifest_invalid",
+    `${m.path}: id: "${m.id}" is the id of the workspace registered from ${other}; expected an id no other ` +
+      "manifest uses (a workspace id names one set of clones and one runtime root)",
+    {
+      file: m.path,
+      key: "id",
+      hints: ["give this manifest another id", `to move the workspace here, delete or rename ${other} first`],
+    },
+  );
+}
+
+/** The other manifest holding `m.id` in the registry (see {@link assertIdFree}), or null. */
+export async function idHolder(m: WorkspaceManifest, env?: EnvGet): Promise<string | null> {
+  const entry = await findRegistered(m.id, env);
+  if (entry === null || entry.manifest === m.path) return null;
+  const other = await loadWorkspaceManifest(entry.manifest).catch(() => null);
+  return other !== null && other.id === m.id && other.path !== m.path ? other.path : null;
 }
 
 /** Whether a workspace is prepared: its lock exists and every clone exists. */

@@ -194,6 +194,19 @@ async function newestStoreRoot(paths: WorkspacePaths): Promise<string | null> {
   return best?.root ?? null;
 }
 
+/**
+ * The store root of a packet other than the bound one. A store an earlier release made under the legacy name (which
+ * two packets such as `a/b-c` and `a-b/c` shared) is kept when its `store.json` names this very packet and no store
+ * exists under the current name; any other store under the legacy name belongs to another packet and is left alone.
+ */
+async function packetStoreRoot(paths: WorkspacePaths, repo: string, rel: string, packetDir: string): Promise<string> {
+  const root = paths.storeRootFor(repo, rel);
+  const legacy = paths.legacyStoreRootFor(repo, rel);
+  if (legacy === root || await exists(root)) return root;
+  const info = await readStoreInfo(legacy).catch(() => null);
+  return info?.packet_dir === packetDir ? legacy : root;
+}
+
 /** Build the repo remap of a packet in a workspace (exported for tests). */
 export function buildRepoRemap(
   m: WorkspaceManifest,
@@ -300,7 +313,9 @@ export async function resolveWorkspaceTarget(
   }
   const rel = relUnder(packetDir, clone.path);
   const bound = m.packet !== null && m.packet.repo === where.repo && normalize(`/${m.packet.path}`) === `/${rel}`;
-  const storeRoot = canonicalPath(bound ? paths.boundStoreRoot : paths.storeRootFor(where.repo, rel));
+  const storeRoot = canonicalPath(
+    bound ? paths.boundStoreRoot : await packetStoreRoot(paths, where.repo, rel, packetDir),
+  );
   assertNotInSource(storeRoot, sources, "store root");
   assertNotInSource(packetDir, sources, "packet directory");
   const create = typeof input.createStore === "function" ? input.createStore(storeRoot) : input.createStore === true;

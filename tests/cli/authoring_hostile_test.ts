@@ -155,3 +155,34 @@ Deno.test("prompt new never copies a file outside the packet into a prompt throu
   const own = await prompt(["--template", secret]);
   assert.equal(own.code, 0, own.stderr);
 });
+
+Deno.test("prompt new refuses a prompt_dir outside the packet (a ../ path or a linked prompts/) and writes nothing there", async () => {
+  await using dir = await tempDir();
+  const env = homeEnv(dir.path);
+  const made = await runCli(["packet", "new", "demo", "--profile", "simulated-default"], { env, cwd: dir.path });
+  assert.equal(made.code, 0, made.stderr);
+  const manifest = `${dir.path}/demo/prompt_runner_packet.md`;
+  const original = await Deno.readTextFile(manifest);
+  await Deno.mkdir(`${dir.path}/outside`);
+  const newPrompt = () =>
+    runCli(["prompt", "new", "1", "--packet", "demo", "--contains", "a=b", "--json"], { env, cwd: dir.path });
+
+  for (const promptDir of ["../outside", "../outside/new"]) {
+    await Deno.writeTextFile(manifest, original.replace("name: demo\n", `name: demo\nprompt_dir: ${promptDir}\n`));
+    const r = await newPrompt();
+    assert.equal(r.code, 3, r.stdout + r.stderr);
+    const message = (parseJsonOut(r).error as { message: string }).message;
+    assert.ok(message.startsWith(`${dir.path}/demo/prompt_runner_packet.md: prompt_dir: ${promptDir}: `), message);
+    assert.match(message, /outside the packet .*; expected a directory inside the packet/);
+  }
+  await Deno.writeTextFile(manifest, original);
+  await Deno.remove(`${dir.path}/demo/prompts`, { recursive: true });
+  await Deno.symlink("../outside", `${dir.path}/demo/prompts`);
+  const linked = await newPrompt();
+  assert.equal(linked.code, 3, linked.stdout + linked.stderr);
+  assert.match(
+    (parseJsonOut(linked).error as { message: string }).message,
+    /prompt_dir: prompts: .*outside the packet/,
+  );
+  assert.deepEqual(await Array.fromAsync(Deno.readDir(`${dir.path}/outside`)), [], "nothing was written outside");
+});

@@ -178,3 +178,42 @@ Deno.test("workspace doctor: not prepared, ready, dirty as resumable work, pinne
   }
   await doctor(0);
 });
+
+Deno.test("workspace doctor is not ready when the clone's HEAD no longer holds the bound packet (a run could not load it)", async () => {
+  await using dir = await tempDir();
+  const f = await workspaceFixture(dir.path);
+  assert.equal((await runCli(["workspace", "prepare", f.manifest], { env: f.env })).code, 0);
+  const ok = await runCli(["workspace", "doctor", f.manifest, "--json"], { env: f.env });
+  assert.equal(ok.code, 0, ok.stdout);
+  assert.deepEqual((parseJsonOut(ok).packet as { error: unknown }).error, null);
+
+  await git(f.clone, "rm", "-rq", "packets/op");
+  await git(f.clone, "commit", "-qm", "drop the packet");
+  const r = await runCli(["workspace", "doctor", f.manifest, "--json"], { env: f.env });
+  assert.equal(r.code, 1, r.stdout);
+  const d = parseJsonOut(r) as { ready: boolean; packet: { dir: string; error: string } };
+  assert.equal(d.ready, false);
+  assert.equal(d.packet.dir, `${f.clone}/packets/op`);
+  assert.equal(d.packet.error, "not a packet: no prompt_runner_packet.md in clone app (packet.path: packets/op)");
+  const human = await runCli(["workspace", "doctor", f.manifest], { env: f.env });
+  assert.equal(human.code, 1);
+  assert.match(human.stdout, /^ {2}FAIL packet .*packets\/op — not a packet: no prompt_runner_packet\.md/m);
+  assert.match(human.stdout, /^not ready$/m);
+});
+
+Deno.test("workspace doctor and plan show text from a clone's files (origin, tool pins) with control characters escaped", async () => {
+  await using dir = await tempDir();
+  const f = await workspaceFixture(dir.path);
+  assert.equal((await runCli(["workspace", "prepare", f.manifest], { env: f.env })).code, 0);
+  await git(f.clone, "remote", "set-url", "origin", "/x\x1b[2Jevil");
+  await Deno.writeTextFile(`${f.clone}/.tool-versions`, "node\x1b]0;title\x07 1.0\n");
+  const env = { ...f.env, PATH: Deno.env.get("PATH") ?? "" };
+  for (const command of ["doctor", "plan"]) {
+    const r = await runCli(["workspace", command, f.manifest], { env });
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.ok(!/[\x07\x1b]/.test(r.stdout), `${command}: ${JSON.stringify(r.stdout)}`);
+    assert.ok(r.stdout.includes('origin is "/x\\x1b[2Jevil"'), `${command}: ${r.stdout}`);
+  }
+  const doctor = await runCli(["workspace", "doctor", f.manifest], { env });
+  assert.ok(doctor.stdout.includes("node\\x1b]0;title\\x07"), doctor.stdout);
+});
