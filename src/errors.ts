@@ -81,6 +81,7 @@ export type Code =
   | "workspace_discovery_ambiguous"
   | "workspace_packet_binding_required"
   // exit 3: packet invalid (and every lint/load finding kind, see {@link findingCode})
+  | "contract_edited_in_session"
   | "workspace_manifest_invalid"
   | "workspace_repo_unmapped"
   | "workspace_write_into_source"
@@ -161,6 +162,7 @@ export const EXIT = {
   unsatisfiable_contract: Exit.usage,
   workspace_discovery_ambiguous: Exit.usage,
   workspace_packet_binding_required: Exit.usage,
+  contract_edited_in_session: Exit.packet,
   workspace_manifest_invalid: Exit.packet,
   workspace_repo_unmapped: Exit.packet,
   workspace_write_into_source: Exit.packet,

@@ -11,6 +11,7 @@ import type { Packet, Prompt } from "../packet/mod.ts";
 import { type RunPermissions, runPermissionsFor } from "../run/run_permissions.ts";
 import { readState } from "../run/state_read.ts";
 import { pendingOf } from "../run/state_doc.ts";
+import { storePaths } from "../store/paths.ts";
 import { escapeControl as esc } from "../util/escape.ts";
 import { lintRefusal } from "../run/lint_gate.ts";
 import type { PacketError } from "../errors.ts";
@@ -117,6 +118,20 @@ function held<T>(read: Promise<T>): () => Promise<T> {
   };
 }
 
+/**
+ * `run`'s refusal of a prompt whose own session edited its contract (src/run/contract_guard.ts), or null. Its code is
+ * loaded only when the store holds such a record.
+ */
+async function contractEditRefusal(storeRoot: string, selected: Prompt[]): Promise<PacketError | null> {
+  try {
+    if (!Deno.lstatSync(storePaths(storeRoot).contractEdits).isDirectory) return null;
+  } catch {
+    return null;
+  }
+  const { editRefusal, editStanding } = await import("../run/contract_guard.ts");
+  return editRefusal(await editStanding(storeRoot, selected));
+}
+
 /** The `plan` command. */
 export const spec: CommandSpec = {
   usage: "[TARGET] [IDS…] [flags]",
@@ -175,7 +190,7 @@ export const spec: CommandSpec = {
       ids: selected.map((p) => p.id),
       strict: ctx.flags.strict === true,
       inspection,
-    });
+    }) ?? await contractEditRefusal(target.storeRoot, selected);
     const view: PlanView = {
       packet,
       label: target.label,

@@ -13,6 +13,7 @@ import { RUNNER } from "./permissions.ts";
 import { DISPLAY_FLAGS, displayRequest } from "./display_flags.ts";
 import { assertSystemdUser, unitName } from "../run/mod.ts";
 import { fileStamp } from "../util/time.ts";
+import { defaultAuthor } from "../util/common.ts";
 import { ciRequest, REPORT_FLAGS, withAbortReports } from "./report_flags.ts";
 
 /** Commit policy from `--no-commit` / `--committer`. */
@@ -71,6 +72,7 @@ export async function startDetached(ctx: CommandContext): Promise<number> {
     overrides,
     selection,
     strict: ctx.flags.strict === true,
+    acceptEdits: ctx.flags["accept-contract-edits"] === true,
   });
   const lease = await readLease(target.storeRoot);
   if (lease.state === "up") {
@@ -123,6 +125,11 @@ export const spec: CommandSpec = {
       type: "boolean",
       description: "refuse every lint finding (warnings too) and fail prompts whose verdict would be vacuous",
     },
+    "accept-contract-edits": {
+      type: "boolean",
+      description: "keep a verify: block a prompt's own session changed (on the audit log, --author or the OS user)",
+    },
+    author: { type: "string", value: "NAME", description: "who accepts with --accept-contract-edits (audit log)" },
     ...EVENT_LIMIT_FLAGS,
     ...DISPLAY_FLAGS,
     ...REPORT_FLAGS,
@@ -162,6 +169,9 @@ export const spec: CommandSpec = {
       argv: ctx.argv,
       runtimeStore: store,
       strict: f.strict === true,
+      ...(f["accept-contract-edits"] === true
+        ? { acceptContractEdits: { author: (f.author as string | undefined)?.trim() || defaultAuthor() } }
+        : {}),
       events,
       display,
       ci,

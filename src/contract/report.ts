@@ -48,7 +48,14 @@ function faultLine(item: ReportItem): string {
   return `${fault} ${item.kind} ${itemSubject(item)}: ${firstLineOf(item.details)}`;
 }
 
-/** One fault line per faulted item (docs/reference/contract.md §8). */
+/**
+ * One fault line per faulted item (docs/reference/contract.md §8), then each fault the runner gave the verdict itself
+ * (a contract amended during every verification, one its own session edited: `faults` entries that are no item id).
+ */
 export function faultLines(report: VerifyReport): string[] {
-  return report.items.filter((i) => i.status === "fault").map(faultLine);
+  const ids = new Set(report.items.map((i) => i.id));
+  return [
+    ...report.items.filter((i) => i.status === "fault").map(faultLine),
+    ...report.faults.filter((f) => !ids.has(f)),
+  ];
 }

@@ -8,6 +8,7 @@
  * The plane is opened before the context exists, so nothing reaches a plane that is not there yet. Decisions live
  * elsewhere.
  */
+import { ContractGuard } from "./contract_guard.ts";
 import type { TextOut } from "../util/mod.ts";
 import type { Lease } from "../store/mod.ts";
 import type { EventContext, RunnerPlane } from "../control/runner_api.ts";
@@ -64,6 +65,8 @@ export class RunEnv {
   readonly paint: ReturnType<typeof painter>;
   /** The preserved refs of the target repos, listed once per run (src/run/preserve.ts). */
   readonly preserved = new PreservedRefs();
+  /** Each session's prompt file, noted before it and compared after it (src/run/contract_guard.ts). */
+  readonly contractGuard = new ContractGuard();
 
   constructor(
     readonly packet: Packet,
@@ -142,6 +145,10 @@ export class RunScope {
   /** The live view. */
   get view(): View {
     return this.slot.view;
+  }
+  /** Each session's prompt file, noted before it and compared after it (src/run/contract_guard.ts). */
+  get contractGuard(): ContractGuard {
+    return this.env.contractGuard;
   }
   /** The current (or last) prompt. */
   get promptId(): string | null {

@@ -7,7 +7,7 @@ import { findingCode, PacketError, PromptRunnerError } from "../errors.ts";
 import { lintPacket } from "../contract/packet_lint.ts";
 import { loadPacket } from "../packet/load.ts";
 import { type Selection, selectPrompts } from "../packet/select.ts";
-import type { Finding, OptionOverrides, PacketInspection } from "../packet/mod.ts";
+import type { Finding, OptionOverrides, PacketInspection, Prompt } from "../packet/mod.ts";
 
 /**
  * Lint findings that refuse a run even without `--strict`: each would make a verdict check less than it says.
@@ -79,14 +79,17 @@ export async function lintGate(
   if (refused) throw refused;
 }
 
-/** The gate for `start`: load, select as `run` would, then {@link lintGate} (nothing is spawned on refusal). */
+/**
+ * The gate for `start`: load, select as `run` would, then {@link lintGate} and the refusal of a contract its own
+ * session edited (src/run/contract_guard.ts; not with `acceptEdits`). Nothing is spawned on refusal.
+ */
 export async function lintGateForSelection(
   packetDir: string,
   storeRoot: string,
-  opts: { overrides: OptionOverrides; selection: Selection; strict: boolean },
+  opts: { overrides: OptionOverrides; selection: Selection; strict: boolean; acceptEdits?: boolean },
 ): Promise<void> {
   const packet = await loadPacket(packetDir, { overrides: opts.overrides });
-  let prompts: { id: string }[];
+  let prompts: Prompt[];
   try {
     // Loaded here only: `plan` imports this module for its gate and reads progress.log only under --remaining.
     const { readProgress } = await import("../store/progress.ts");
@@ -97,4 +100,9 @@ export async function lintGateForSelection(
     throw e;
   }
   await lintGate(packetDir, { overrides: opts.overrides, ids: prompts.map((p) => p.id), strict: opts.strict });
+  if (opts.acceptEdits !== true) {
+    const { editRefusal, editStanding } = await import("./contract_guard.ts");
+    const refused = editRefusal(await editStanding(storeRoot, prompts));
+    if (refused) throw refused;
+  }
 }

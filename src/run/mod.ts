@@ -13,6 +13,7 @@ export {
 } from "./systemd_user.ts";
 export { dirtyRepos } from "./dirty.ts";
 export { lintGateForSelection } from "./lint_gate.ts";
+export { editRefusal, editStanding } from "./contract_guard.ts";
 export { vacuousFindings } from "./preflight_vacuous.ts";
 export { hasLeftovers } from "./prompt_guard.ts";
 export { pendingClaims } from "./commit_pending.ts";

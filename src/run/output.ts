@@ -49,13 +49,21 @@ export function preflightCompletedLine(id: string): string {
 /** Nothing-to-run line of `--remaining`. */
 export const NOTHING_TO_RUN = "Nothing to run: every selected prompt is already completed.";
 
-/** The stderr block of a verifier fault (docs/reference/contract.md §8); `faults` are the fault lines without indentation. */
-export function faultBlock(id: string, faults: string[]): string[] {
+/**
+ * The stderr block of a verifier fault (docs/reference/contract.md §8); `faults` are the fault lines without
+ * indentation. `infra`: a check could not run (the advice to fix its command or environment follows); otherwise the
+ * runner's own fault lines say what to do.
+ */
+export function faultBlock(id: string, faults: string[], infra = true): string[] {
   return [
-    `error: the verifier could not run for prompt ${id}`,
+    infra ? `error: the verifier could not run for prompt ${id}` : `error: no verdict stands for prompt ${id}`,
     ...faults.map((l) => `  ${l.replace(/^\s+/, "")}`),
-    "  This is an infrastructure fault, not a failed check; no repair was attempted. Fix the command or its",
-    "  environment, then run again with --remaining.",
+    ...(infra
+      ? [
+        "  This is an infrastructure fault, not a failed check; no repair was attempted. Fix the command or its",
+        "  environment, then run again with --remaining.",
+      ]
+      : ["  No repair was attempted."]),
   ];
 }
 

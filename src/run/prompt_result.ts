@@ -195,7 +195,8 @@ export async function halted(
   stage: "preflight" | "post_session",
   attempts: number,
 ): Promise<PromptOutcome> {
-  for (const line of faultBlock(prompt.id, faultLines(report))) ctx.err(line);
+  const infra = report.items.some((i) => i.status === "fault");
+  for (const line of faultBlock(prompt.id, faultLines(report), infra)) ctx.err(line);
   const reason = `verifier fault in prompt ${prompt.id}`;
   await finish(ctx, desk, prompt, {
     status: "verifier_fault",

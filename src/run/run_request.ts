@@ -35,6 +35,11 @@ export interface RunRequest {
   runtimeStore?: RuntimeStore;
   /** `--strict` (docs/lint.md): every lint finding refuses the run, and a vacuous verdict fails its prompt. */
   strict?: boolean;
+  /**
+   * `--accept-contract-edits` (docs/amendments.md): keep the `verify:` a prompt's own session wrote, on the audit log
+   * under `author` (default: the OS user), instead of refusing the prompt.
+   */
+  acceptContractEdits?: { author: string };
   /** The live status line and the heartbeat (docs/status.md); unset: neither. */
   display?: DisplayRequest;
   /** `--report` files and the CI service's log conventions (docs/ci.md); unset: neither. */

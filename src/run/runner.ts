@@ -2,6 +2,7 @@
  * The run pipeline (docs/reference/runner.md §1): plan, dry-run, preflight, select, lease, run record, control plane, the prompt
  * loop with dependency blocking, fail-fast or keep-going, signals, and closing. Returns the exit code.
  */
+import { editRefusal, editStanding, settleEdits } from "./contract_guard.ts";
 import { acquireLease, type Lease, type ServiceMode } from "../store/lease.ts";
 import { ensureStoreRoot } from "../store/layout.ts";
 import { assertStoreIntact } from "../store/guard.ts";
@@ -92,6 +93,15 @@ export async function runPacket(req: RunRequest): Promise<number> {
     strict: req.strict === true,
     inspection,
   });
+  // A prompt whose own session changed its contract runs again only once that is undone or accepted.
+  const edits = writesStoreRoot(req.runtimeStore) ? await editStanding(req.storeRoot, prompts) : null;
+  const editRefused = edits ? editRefusal(edits) : null;
+  if (editRefused && !req.acceptContractEdits) throw editRefused;
+  if (edits && !req.dryRun) {
+    for (const line of await settleEdits(req.storeRoot, edits, req.acceptContractEdits ?? null)) {
+      if (!io.json) io.stdout.write(line + "\n");
+    }
+  }
   if (req.dryRun) {
     await printDryRun(packet, prompts, req.storeRoot, req.commit, io);
     return 0;

@@ -2,6 +2,7 @@
  * Verification inside a run (docs/reference/runner.md §4 step 8, docs/reference/contract.md §9): evaluate the enforced contract, append it to
  * the verification history, emit `verification_finished`, and compute `workspace_changed` for the decision table.
  */
+import { editFault, recordEdit } from "./contract_guard.ts";
 import type { VerifyReport, VerifySource } from "../contract/mod.ts";
 import { enforcedContract } from "../contract/enforced.ts";
 import { verifyContract } from "../contract/verify.ts";
@@ -45,7 +46,15 @@ export async function verifyNow(
   });
   const check = () =>
     ctx.withBoundaries(verifyContract(contract, { ...vctx, signal: ctx.interruptSignal }, amendments));
+  // A session that changed its own contract: this verdict is on the contract the run loaded, and it is a fault.
+  const edited = source === "attempt" && attempt !== null && ctx.persist
+    ? await ctx.contractGuard.edited(prompt, ctx.storeRoot, ctx.runId, attempt)
+    : null;
   let report = await check();
+  if (edited !== null) {
+    await recordEdit(ctx.storeRoot, edited);
+    report = { ...report, status: "fault", pass: false, faults: [...report.faults, editFault(edited)] };
+  }
   // An amendment recorded while the checks ran took its timing class from the verification before this one (it says
   // `pre_verify`, say), yet this verdict did not check it. So once this verdict is recorded — from then on a new
   // amendment is classed after it — the contract is read again, and while it gained amendments it is verified again:

@@ -32,7 +32,17 @@ export function assertStoreIntact(storeRoot: string): void {
   }
   for (const d of [p.control, p.controlTmp, p.requests, p.outcomes, p.rejected]) lstatStoreSync(d, "dir");
   for (const f of [p.log, p.snapshot, p.events]) lstatStoreSync(f, "file");
-  for (const d of [p.logs, p.interventions, p.amendments, p.eventsArchive, `${p.root}/acceptance`, p.imports]) {
+  for (
+    const d of [
+      p.logs,
+      p.interventions,
+      p.amendments,
+      p.contractEdits,
+      p.eventsArchive,
+      `${p.root}/acceptance`,
+      p.imports,
+    ]
+  ) {
     scan(d, "file");
   }
   for (const run of scan(p.runs, "any")) {

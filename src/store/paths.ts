@@ -28,6 +28,9 @@ export function storePaths(storeRoot: string) {
     interventionsFile: (promptId: string) => `${root}/interventions/${promptId}.jsonl`,
     amendments: `${root}/amendments`,
     amendmentsFile: (promptId: string) => `${root}/amendments/${promptId}.jsonl`,
+    /** A prompt's `verify:` as its own session edited it (src/run/contract_guard.ts, docs/amendments.md). */
+    contractEdits: `${root}/contract_edits`,
+    contractEditFile: (promptId: string) => `${root}/contract_edits/${promptId}.json`,
     /** Receipts of `workspace import-state` (docs/reference/workspace.md §10.3). */
     imports: `${root}/imports`,
     control,
