@@ -110,3 +110,26 @@ Deno.test("files_exist and files_absent take the answer of the realpath that res
   ]);
   assert.equal(stats, 0, `stats: ${stats}`);
 });
+
+Deno.test("files_exist and files_absent fail on a symlink loop instead of ending the verification", async () => {
+  await using dir = await tempDir();
+  await Deno.symlink(`${dir.path}/loop_b`, `${dir.path}/loop_a`);
+  await Deno.symlink(`${dir.path}/loop_a`, `${dir.path}/loop_b`);
+  const items = await itemsOf(dir.path, { files_exist: ["loop_a"], files_absent: ["loop_a"] });
+  assert.deepEqual(items.map((i) => [i.id, i.status, i.details]), [
+    ["files_exist#1", "fail", "missing (a symlink loop)"],
+    ["files_absent#1", "fail", "present (a symlink loop)"],
+  ]);
+});
+
+Deno.test("files_absent fails on a dangling symlink left at the path", async () => {
+  await using dir = await tempDir();
+  await Deno.symlink(`${dir.path}/nowhere`, `${dir.path}/old.log`);
+  await Deno.symlink(`${dir.path}/nowhere`, `${dir.path}/lib`);
+  const items = await itemsOf(dir.path, { files_absent: ["old.log", "lib/x.ts", "gone.log"] });
+  assert.deepEqual(items.map((i) => [i.status, i.details]), [
+    ["fail", "present (a dangling symlink)"],
+    ["pass", "ok"],
+    ["pass", "ok"],
+  ]);
+});
