@@ -1,6 +1,15 @@
 /** `source_absent` (docs/reference/contract.md §3.3): no line of the scanned source files matches a forbidden pattern. */
 import { join, relative } from "../../util/path.ts";
-import { type ClauseEnv, fail, makeItem, pass, resolveEntry } from "./_common.ts";
+import {
+  type ClauseEnv,
+  fail,
+  makeItem,
+  MAX_READ_BYTES,
+  pass,
+  readCapped,
+  resolveEntry,
+  tooLargeReason,
+} from "./_common.ts";
 import { compilePattern, sourcePatterns } from "./patterns.ts";
 import { isRecord } from "../entries.ts";
 import type { ReportItem } from "../types.ts";
@@ -83,7 +92,16 @@ export async function checkSourceAbsent(entry: unknown, env: ClauseEnv, id: stri
   for (const file of files) {
     let text: string;
     try {
-      text = dec.decode(await Deno.readFile(file));
+      // Regular files only (the walk keeps them), each up to the cap: a larger one is not scanned, so not passed.
+      const st = await Deno.stat(file);
+      const bytes = st.isFile && st.size <= MAX_READ_BYTES ? await readCapped(file, MAX_READ_BYTES, st.size) : null;
+      if (bytes === null) {
+        unreadable.push(
+          `${relative(r.ref.root, file)} (${st.isFile ? tooLargeReason(MAX_READ_BYTES) : "not a regular file"})`,
+        );
+        continue;
+      }
+      text = dec.decode(bytes);
     } catch (e) {
       // Removed since the walk: nothing to scan. Anything else must not pass as "no forbidden line".
       if (!(e instanceof Deno.errors.NotFound)) {
