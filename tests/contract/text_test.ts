@@ -69,7 +69,7 @@ Deno.test("content clauses read only regular files: a FIFO or a device fails its
     doc: ["pipe.md", "zero.json"],
     yaml: ["pipe.md", "zero.json"],
     json: ["pipe.md", "zero.json"],
-  });
+  }, { repos: { app: dir.path, packet: `${dir.path}/packet`, devices: "/dev" } }); // the link leads into a repo
   assert.equal(items.length, 10);
   for (const i of items) {
     assert.deepEqual([i.id, i.status, i.details], [i.id, "fail", "unreadable file (not a regular file)"]);

@@ -101,8 +101,13 @@ export function resolveEntry(
     return { ok: false, item: makeItem(head, fail(ref.error ?? `unknown repo: ${ref.repo}`)) };
   }
   head.resolved_path = ref.resolved_path;
+  // Written inside a repo, led outside by a symlink: never evidence of the work, and never read.
+  if (ref.escapes) return { ok: false, item: makeItem(head, fail(LEAVES_REPOS)) };
   return { ok: true, ref: { ...ref, resolved_path: ref.resolved_path }, head };
 }
+
+/** Details of a path that a symlink leads out of every repo of the index (see `resolved_path` for where). */
+export const LEAVES_REPOS = "a symlink leads this path out of the repositories";
 
 /** Problems that the clause itself reports with its own details (not as a shape failure). */
 function problemIsSemantic(problem: string): boolean {

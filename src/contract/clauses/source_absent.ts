@@ -11,6 +11,7 @@ import {
   tooLargeReason,
 } from "./_common.ts";
 import { compilePattern, sourcePatterns } from "./patterns.ts";
+import { withinRepos } from "../paths.ts";
 import { isRecord } from "../entries.ts";
 import type { ReportItem } from "../types.ts";
 
@@ -27,22 +28,34 @@ export interface SourceFinding {
 
 const MAX_FINDINGS = 50;
 
-async function* walk(
-  dir: string,
-  prune: Set<string>,
-  exts: string[] | null,
-  skip: ReadonlySet<string> = new Set(),
-): AsyncGenerator<string> {
+/** Where a walk may go: pruned names, skipped paths, extensions, and whether a symlink's target is inside the repos. */
+interface WalkRules {
+  prune: Set<string>;
+  exts: string[] | null;
+  skip: ReadonlySet<string>;
+  inside: (real: string) => boolean;
+  /** Symlinked files whose target lies outside the repos: listed, never read. */
+  outside: string[];
+}
+
+async function* walk(dir: string, rules: WalkRules): AsyncGenerator<string> {
   const entries: Deno.DirEntry[] = [];
   for await (const e of Deno.readDir(dir)) entries.push(e);
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
-    if (prune.has(e.name)) continue;
+    if (rules.prune.has(e.name)) continue;
     const full = join(dir, e.name);
-    if (skip.has(full)) continue;
-    if (e.isDirectory) yield* walk(full, prune, exts, skip);
-    else if (e.isFile || (e.isSymlink && (await Deno.stat(full).then((s) => s.isFile, () => false)))) {
-      if (exts === null || exts.some((x) => e.name.endsWith(x))) yield full;
+    if (rules.skip.has(full)) continue;
+    if (e.isDirectory) {
+      yield* walk(full, rules);
+      continue;
+    }
+    if (rules.exts !== null && !rules.exts.some((x) => e.name.endsWith(x))) continue;
+    if (e.isFile) yield full;
+    else if (e.isSymlink && (await Deno.stat(full).then((s) => s.isFile, () => false))) {
+      const real = await Deno.realPath(full).catch(() => null);
+      if (real !== null && rules.inside(real)) yield full;
+      else rules.outside.push(full);
     }
   }
 }
@@ -82,10 +95,11 @@ export async function checkSourceAbsent(entry: unknown, env: ClauseEnv, id: stri
       skip.add(await Deno.realPath(store));
     } catch { /* no store yet */ }
   }
-  if (st.isDirectory) { for await (const f of walk(target, prune, exts, skip)) files.push(f); }
+  const rules: WalkRules = { prune, exts, skip, inside: (real) => withinRepos(env.repos, real), outside: [] };
+  if (st.isDirectory) { for await (const f of walk(target, rules)) files.push(f); }
   else if (st.isFile) files.push(target);
   else return makeItem(r.head, fail("source path is not a regular file or directory"), empty); // a FIFO would block
-  const unreadable: string[] = [];
+  const unreadable = rules.outside.map((f) => `${relative(r.ref.root, f)} (a symlink leading out of the repositories)`);
   const findings: SourceFinding[] = [];
   let total = 0;
   const dec = new TextDecoder();
