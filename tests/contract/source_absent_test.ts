@@ -92,3 +92,19 @@ Deno.test("verifyContract() source_absent fails, unread, on a symlinked file tha
   assert.equal(item.details, "cannot read lib/c.ts (a symlink leading out of the repositories)");
   assert.equal(item.files_checked, 3);
 });
+
+Deno.test("verifyContract() source_absent splits lines at a lone CR and at U+2028 as well as at LF and CRLF", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, {
+    "cr.ts": "ok();\rconsole.log(1);\r",
+    "ls.ts": "ok();\u2028console.log(2);\n",
+    "crlf.ts": "ok();\r\nok();\r\nconsole.log(3);\r\n",
+  });
+  const item = await oneItem(dir.path, { source_absent: { path: ".", patterns: ["^\\s*console\\.log"] } });
+  assert.equal(item.status, "fail");
+  assert.deepEqual((item.findings as { file: string; line: number }[]).map((f) => [f.file, f.line]), [
+    ["cr.ts", 2],
+    ["crlf.ts", 3],
+    ["ls.ts", 2],
+  ]);
+});

@@ -123,7 +123,9 @@ export async function checkSourceAbsent(entry: unknown, env: ClauseEnv, id: stri
       }
       continue;
     }
-    const lines = text.split(/\r?\n/);
+    // Every line terminator of the patterns' own grammar: a lone CR (or U+2028) ends a line for a compiler too, and
+    // a line that ran on past it would hide what follows from `^`-anchored patterns.
+    const lines = text.split(/\r\n|[\n\r\u2028\u2029]/);
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!;
       for (let k = 0; k < regs.length; k++) {
