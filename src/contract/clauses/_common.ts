@@ -3,6 +3,7 @@ import type { Clause, ItemStatus, ReportItem, VerifyContext } from "../types.ts"
 import { type EntryRef, parsePathString, type RepoIndex, type ResolvedRef, resolveRef } from "../paths.ts";
 import { isRecord, validateEntry } from "../entries.ts";
 import type { GitCache } from "../git.ts";
+import { regexDeadlineMs } from "../regex_guard.ts";
 
 /** What every clause evaluator receives besides its entry. */
 export interface ClauseEnv {
@@ -104,6 +105,11 @@ export function resolveEntry(
   // Written inside a repo, led outside by a symlink: never evidence of the work, and never read.
   if (ref.escapes) return { ok: false, item: makeItem(head, fail(LEAVES_REPOS)) };
   return { ok: true, ref: { ...ref, resolved_path: ref.resolved_path }, head };
+}
+
+/** Details of a pattern search that passed its deadline (src/contract/regex_guard.ts). */
+export function regexTimeout(pattern: string, where = ""): string {
+  return `pattern /${pattern}/ did not finish within ${regexDeadlineMs()} ms${where} (catastrophic backtracking?)`;
 }
 
 /** Details of a path that a symlink leads out of every repo of the index (see `resolved_path` for where). */

@@ -3,15 +3,18 @@ import { join, relative } from "../../util/path.ts";
 import {
   type ClauseEnv,
   fail,
+  fault,
   makeItem,
   MAX_READ_BYTES,
   pass,
   readCapped,
+  regexTimeout,
   resolveEntry,
   tooLargeReason,
 } from "./_common.ts";
 import { compilePattern, sourcePatterns } from "./patterns.ts";
 import { withinRepos } from "../paths.ts";
+import { scanLines } from "../regex_guard.ts";
 import { isRecord } from "../entries.ts";
 import type { ReportItem } from "../types.ts";
 
@@ -67,11 +70,9 @@ export async function checkSourceAbsent(entry: unknown, env: ClauseEnv, id: stri
   const patterns = sourcePatterns(entry);
   const empty = { files_checked: 0, findings: [] };
   if (patterns.length === 0) return makeItem(r.head, fail("source_absent requires at least one pattern"), empty);
-  const regs: RegExp[] = [];
   for (const p of patterns) {
     const re = compilePattern(p);
     if (typeof re === "string") return makeItem(r.head, fail(`invalid source_absent pattern: ${re}`), empty);
-    regs.push(re);
   }
   const obj = isRecord(entry) ? entry : {};
   const prune = new Set([...DEFAULT_PRUNE, ...(Array.isArray(obj.prune) ? obj.prune.map(String) : [])]);
@@ -123,23 +124,15 @@ export async function checkSourceAbsent(entry: unknown, env: ClauseEnv, id: stri
       }
       continue;
     }
-    // Every line terminator of the patterns' own grammar: a lone CR (or U+2028) ends a line for a compiler too, and
-    // a line that ran on past it would hide what follows from `^`-anchored patterns.
-    const lines = text.split(/\r\n|[\n\r\u2028\u2029]/);
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i]!;
-      for (let k = 0; k < regs.length; k++) {
-        if (!regs[k]!.test(line)) continue;
-        total++;
-        if (findings.length < MAX_FINDINGS) {
-          findings.push({
-            file: relative(r.ref.root, file),
-            line: i + 1,
-            pattern: patterns[k]!,
-            text: line.trim().slice(0, 200),
-          });
-        }
-      }
+    const scan = await scanLines(patterns, "u", text, MAX_FINDINGS - findings.length);
+    if (scan === "timeout") {
+      const where = ` on ${relative(r.ref.root, file)}`;
+      const slow = regexTimeout(patterns.join("/, /"), where);
+      return makeItem(r.head, fault(slow, "verifier_timeout"), { files_checked: files.length, findings });
+    }
+    total += scan.total;
+    for (const [line, k, shown] of scan.hits) {
+      findings.push({ file: relative(r.ref.root, file), line: line + 1, pattern: patterns[k]!, text: shown });
     }
   }
   const extra = { files_checked: files.length, findings };
