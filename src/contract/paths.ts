@@ -19,6 +19,11 @@ export interface ResolvedRef {
   resolved_path?: string;
   /** Whether `resolved_path` was there when it was resolved ({@link PathAt}); absent when unknown. */
   exists?: boolean;
+  /**
+   * True when the path as written lies inside a repo of the index but a symlink on it leads outside every one: the
+   * repository, not the packet, would choose what is checked.
+   */
+  escapes?: boolean;
   error?: string;
 }
 
@@ -43,6 +48,12 @@ export function repoForScope(scope: string, repos: RepoIndex): string | null {
     }
   }
   return best;
+}
+
+/** Whether `path` lies within any root of the index. */
+export function withinRepos(repos: RepoIndex, path: string): boolean {
+  for (const root of Object.values(repos)) if (isWithin(root, path)) return true;
+  return false;
 }
 
 /** Whether `path` equals `root` or lies beneath it (both normalised absolute paths). */
@@ -134,13 +145,21 @@ export function resolveRef(ref: EntryRef, repos: RepoIndex, scope: string): Reso
   if (ref.repo !== null) {
     const root = repos[ref.repo];
     if (root === undefined) return { repo: ref.repo, path: ref.path, root: scope, error: `unknown repo: ${ref.repo}` };
-    return { repo: ref.repo, path: ref.path, root, ...resolvedAt(root, ref.path) };
+    return { repo: ref.repo, path: ref.path, root, ...resolvedAt(root, ref.path, repos) };
   }
-  return { repo: repoForScope(scope, repos), path: ref.path, root: scope, ...resolvedAt(scope, ref.path) };
+  return { repo: repoForScope(scope, repos), path: ref.path, root: scope, ...resolvedAt(scope, ref.path, repos) };
 }
 
-/** {@link canonicalJoin} as `resolved_path`, with `exists` when the realpath told. */
-function resolvedAt(base: string, rel: string): { resolved_path: string; exists?: boolean } {
-  const at = resolvePath(joined(base, rel));
-  return at.exists === null ? { resolved_path: at.path } : { resolved_path: at.path, exists: at.exists };
+/** {@link canonicalJoin} as `resolved_path`, with `exists` when the realpath told and `escapes` when it is true. */
+function resolvedAt(
+  base: string,
+  rel: string,
+  repos: RepoIndex,
+): { resolved_path: string; exists?: boolean; escapes?: true } {
+  const lexical = joined(base, rel);
+  const at = resolvePath(lexical);
+  const out: { resolved_path: string; exists?: boolean; escapes?: true } = { resolved_path: at.path };
+  if (at.exists !== null) out.exists = at.exists;
+  if (at.path !== lexical && !withinRepos(repos, at.path) && withinRepos(repos, lexical)) out.escapes = true;
+  return out;
 }

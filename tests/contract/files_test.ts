@@ -110,3 +110,68 @@ Deno.test("files_exist and files_absent take the answer of the realpath that res
   ]);
   assert.equal(stats, 0, `stats: ${stats}`);
 });
+
+Deno.test("files_exist and files_absent fail on a symlink loop instead of ending the verification", async () => {
+  await using dir = await tempDir();
+  await Deno.symlink(`${dir.path}/loop_b`, `${dir.path}/loop_a`);
+  await Deno.symlink(`${dir.path}/loop_a`, `${dir.path}/loop_b`);
+  const items = await itemsOf(dir.path, { files_exist: ["loop_a"], files_absent: ["loop_a"] });
+  assert.deepEqual(items.map((i) => [i.id, i.status, i.details]), [
+    ["files_exist#1", "fail", "missing (a symlink loop)"],
+    ["files_absent#1", "fail", "present (a symlink loop)"],
+  ]);
+});
+
+Deno.test("files_absent fails on a dangling symlink left at the path", async () => {
+  await using dir = await tempDir();
+  await Deno.symlink(`${dir.path}/nowhere`, `${dir.path}/old.log`);
+  await Deno.symlink(`${dir.path}/nowhere`, `${dir.path}/lib`);
+  const items = await itemsOf(dir.path, { files_absent: ["old.log", "lib/x.ts", "gone.log"] });
+  assert.deepEqual(items.map((i) => [i.status, i.details]), [
+    ["fail", "present (a dangling symlink)"],
+    ["pass", "ok"],
+    ["pass", "ok"],
+  ]);
+});
+
+Deno.test("a path written inside the repo that a symlink leads outside every repo fails unread, in every path clause", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, {
+    "repo/packet/kept.txt": "kept\n",
+    "outside/secret.txt": "SECRET\n",
+    "outside/data.json": '{"a": 1}\n',
+  });
+  const repo = `${dir.path}/repo`;
+  await Deno.symlink(`${dir.path}/outside/secret.txt`, `${repo}/notes.txt`);
+  await Deno.symlink(`${dir.path}/outside`, `${repo}/vendor`);
+  await Deno.symlink(`${repo}/packet/kept.txt`, `${repo}/kept.txt`);
+  const items = await itemsOf(repo, {
+    files_exist: ["notes.txt", "vendor/data.json", "kept.txt", "../outside/secret.txt"],
+    files_absent: ["vendor/gone.txt"],
+    contains: [{ path: "notes.txt", text: "SECRET" }, { path: "../outside/secret.txt", text: "SECRET" }],
+    matches: [{ path: "vendor/secret.txt", pattern: "SECRET" }],
+    doc: ["notes.txt"],
+    yaml: ["vendor/data.json"],
+    json: ["vendor/data.json"],
+    glob: ["vendor/*.json"],
+    source_absent: [{ path: "vendor", patterns: ["NOTHING"] }],
+  });
+  const leaves = "a symlink leads this path out of the repositories";
+  assert.deepEqual(items.map((i) => [i.id, i.status, i.details]), [
+    ["files_exist#1", "fail", leaves],
+    ["files_exist#2", "fail", leaves],
+    // A link to another repo of the index is the work; a path written outside the repo is the packet's choice.
+    ["files_exist#3", "pass", "ok"],
+    ["files_exist#4", "pass", "ok"],
+    ["files_absent#1", "fail", leaves],
+    ["contains#1", "fail", leaves],
+    ["contains#2", "pass", "ok"],
+    ["matches#1", "fail", leaves],
+    ["doc#1", "fail", leaves],
+    ["yaml#1", "fail", leaves],
+    ["json#1", "fail", leaves],
+    ["glob#1", "fail", leaves],
+    ["source_absent#1", "fail", leaves],
+  ]);
+  assert.equal(items[0]!.resolved_path, `${dir.path}/outside/secret.txt`);
+});

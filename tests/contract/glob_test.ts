@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { tempDir, writeFiles } from "../support/fs.ts";
-import { itemsOf } from "./_helpers.ts";
+import { itemsOf, oneItem } from "./_helpers.ts";
 import { globProblem } from "../../src/contract/clauses/glob.ts";
 import { loadGlobMatcher } from "../../src/contract/clauses/glob_matcher.ts";
 
@@ -43,4 +43,14 @@ Deno.test("verifyContract() glob with an unbalanced pattern fails as invalid", a
   assert.equal(items[0]!.status, "fail");
   assert.match(items[0]!.details, /^invalid glob: /);
   assert.equal(globProblem("src/**/*.ts", await loadGlobMatcher()), null);
+});
+
+Deno.test("verifyContract() glob does not follow a symlinked directory out of the repositories", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, { "repo/docs/a.md": "a", "repo/shared/b.md": "b", "outside/c.md": "c" });
+  await Deno.symlink(`${dir.path}/outside`, `${dir.path}/repo/docs/ext`);
+  await Deno.symlink(`${dir.path}/repo/shared`, `${dir.path}/repo/docs/shared`);
+  const item = await oneItem(`${dir.path}/repo`, { glob: { path: "docs/**/*.md", max_matches: 2 } });
+  assert.deepEqual(item.matches, ["docs/a.md", "docs/shared/b.md"]);
+  assert.equal(item.status, "pass");
 });

@@ -53,9 +53,12 @@ Deno.test("verifyContract() source_absent does not follow symlinked directories"
 Deno.test("verifyContract() source_absent fails, never passes, on a source path it cannot read", async () => {
   await using dir = await tempDir();
   await writeFiles(dir.path, { "main.ts": "x\n" });
-  // A device where a source file is expected: stat says it is there, it is not a file to scan.
+  // A device where a source file is expected: stat says it is there, it is not a file to scan. (The device's
+  // directory is a repo here: a link out of the repositories fails before anything is looked at.)
   await Deno.symlink("/dev/null", `${dir.path}/dev.ts`);
-  const item = await oneItem(dir.path, { source_absent: { path: "dev.ts", patterns: ["TODO"] } });
+  const item = await oneItem(dir.path, { source_absent: { path: "dev.ts", patterns: ["TODO"] } }, {
+    repos: { app: dir.path, packet: `${dir.path}/packet`, devices: "/dev" },
+  });
   assert.equal(item.status, "fail");
   assert.equal(item.details, "source path is not a regular file or directory");
   // A FIFO is refused the same way, without being opened (opening it would block the verifier).
@@ -71,7 +74,37 @@ Deno.test("verifyContract() source_absent fails naming a source file that exists
   await writeFiles(dir.path, { "lib/a.ts": "clean\n" });
   // A link to a file every read of which fails with EIO: before, the file was skipped and the clause passed.
   await Deno.symlink("/proc/self/mem", `${dir.path}/lib/mem.ts`);
-  const item = await oneItem(dir.path, { source_absent: { path: "lib", patterns: ["TODO"] } });
+  // The link's target is inside a repo of the index (else it would fail unread, as leading out of them).
+  const item = await oneItem(dir.path, { source_absent: { path: "lib", patterns: ["TODO"] } }, {
+    repos: { app: dir.path, packet: `${dir.path}/packet`, proc: "/proc/self" },
+  });
   assert.equal(item.status, "fail");
   assert.match(String(item.details), /^cannot read lib\/mem\.ts \(.*\)$/);
+});
+
+Deno.test("verifyContract() source_absent fails, unread, on a symlinked file that leads out of the repositories", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, { "repo/lib/a.ts": "clean\n", "repo/lib/b.ts": "clean\n", "outside/c.ts": "clean\n" });
+  await Deno.symlink(`${dir.path}/outside/c.ts`, `${dir.path}/repo/lib/c.ts`);
+  await Deno.symlink(`${dir.path}/repo/lib/a.ts`, `${dir.path}/repo/lib/d.ts`);
+  const item = await oneItem(`${dir.path}/repo`, { source_absent: { path: "lib", patterns: ["TODO"] } });
+  assert.equal(item.status, "fail");
+  assert.equal(item.details, "cannot read lib/c.ts (a symlink leading out of the repositories)");
+  assert.equal(item.files_checked, 3);
+});
+
+Deno.test("verifyContract() source_absent splits lines at a lone CR and at U+2028 as well as at LF and CRLF", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, {
+    "cr.ts": "ok();\rconsole.log(1);\r",
+    "ls.ts": "ok();\u2028console.log(2);\n",
+    "crlf.ts": "ok();\r\nok();\r\nconsole.log(3);\r\n",
+  });
+  const item = await oneItem(dir.path, { source_absent: { path: ".", patterns: ["^\\s*console\\.log"] } });
+  assert.equal(item.status, "fail");
+  assert.deepEqual((item.findings as { file: string; line: number }[]).map((f) => [f.file, f.line]), [
+    ["cr.ts", 2],
+    ["crlf.ts", 3],
+    ["ls.ts", 2],
+  ]);
 });

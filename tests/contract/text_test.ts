@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { tempDir, writeFiles } from "../support/fs.ts";
 import { itemsOf, oneItem } from "./_helpers.ts";
+import { MAX_READ_BYTES, readCapped } from "../../src/contract/clauses/_common.ts";
 
 Deno.test("verifyContract() contains checks literal text byte-for-byte", async () => {
   await using dir = await tempDir();
@@ -55,4 +56,45 @@ Deno.test("verifyContract() matches uses ECMAScript regexes with the u flag", as
   assert.match(items[3]!.details, /^invalid pattern: /);
   assert.equal(items[4]!.details, "missing file");
   assert.equal(items[0]!.kind, "matches");
+});
+
+Deno.test("content clauses read only regular files: a FIFO or a device fails its item instead of blocking or never ending", async () => {
+  await using dir = await tempDir();
+  const mk = await new Deno.Command("mkfifo", { args: [`${dir.path}/pipe.md`] }).output();
+  assert.ok(mk.success, "mkfifo is available");
+  await Deno.symlink("/dev/zero", `${dir.path}/zero.json`);
+  const items = await itemsOf(dir.path, {
+    contains: [{ path: "pipe.md", text: "x" }, { path: "zero.json", text: "x" }],
+    matches: [{ path: "pipe.md", pattern: "x" }, { path: "zero.json", pattern: "x" }],
+    doc: ["pipe.md", "zero.json"],
+    yaml: ["pipe.md", "zero.json"],
+    json: ["pipe.md", "zero.json"],
+  }, { repos: { app: dir.path, packet: `${dir.path}/packet`, devices: "/dev" } }); // the link leads into a repo
+  assert.equal(items.length, 10);
+  for (const i of items) {
+    assert.deepEqual([i.id, i.status, i.details], [i.id, "fail", "unreadable file (not a regular file)"]);
+  }
+});
+
+Deno.test("content clauses fail a file larger than 64 MiB unread", async () => {
+  await using dir = await tempDir();
+  // Sparse: no disk and no memory spent on it unless it is read.
+  await Deno.writeTextFile(`${dir.path}/big.log`, "needle\n");
+  await Deno.truncate(`${dir.path}/big.log`, MAX_READ_BYTES + 1);
+  const items = await itemsOf(dir.path, {
+    contains: [{ path: "big.log", text: "needle" }],
+    source_absent: [{ path: ".", patterns: ["FORBIDDEN"] }],
+  });
+  assert.deepEqual(items.map((i) => [i.status, i.details]), [
+    ["fail", "unreadable file (larger than 64 MiB)"],
+    ["fail", "cannot read big.log (larger than 64 MiB)"],
+  ]);
+});
+
+Deno.test("readCapped() stops at its limit even when the file grew past the size its stat gave", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(`${dir.path}/f`, "0123456789");
+  assert.equal(await readCapped(`${dir.path}/f`, 9, 4), null);
+  assert.equal(new TextDecoder().decode((await readCapped(`${dir.path}/f`, 10, 4))!), "0123456789");
+  assert.equal(new TextDecoder().decode((await readCapped(`${dir.path}/f`, 64, 0))!), "0123456789");
 });

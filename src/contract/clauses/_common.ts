@@ -3,6 +3,7 @@ import type { Clause, ItemStatus, ReportItem, VerifyContext } from "../types.ts"
 import { type EntryRef, parsePathString, type RepoIndex, type ResolvedRef, resolveRef } from "../paths.ts";
 import { isRecord, validateEntry } from "../entries.ts";
 import type { GitCache } from "../git.ts";
+import { regexDeadlineMs } from "../regex_guard.ts";
 
 /** What every clause evaluator receives besides its entry. */
 export interface ClauseEnv {
@@ -101,8 +102,18 @@ export function resolveEntry(
     return { ok: false, item: makeItem(head, fail(ref.error ?? `unknown repo: ${ref.repo}`)) };
   }
   head.resolved_path = ref.resolved_path;
+  // Written inside a repo, led outside by a symlink: never evidence of the work, and never read.
+  if (ref.escapes) return { ok: false, item: makeItem(head, fail(LEAVES_REPOS)) };
   return { ok: true, ref: { ...ref, resolved_path: ref.resolved_path }, head };
 }
+
+/** Details of a pattern search that passed its deadline (src/contract/regex_guard.ts). */
+export function regexTimeout(pattern: string, where = ""): string {
+  return `pattern /${pattern}/ did not finish within ${regexDeadlineMs()} ms${where} (catastrophic backtracking?)`;
+}
+
+/** Details of a path that a symlink leads out of every repo of the index (see `resolved_path` for where). */
+export const LEAVES_REPOS = "a symlink leads this path out of the repositories";
 
 /** Problems that the clause itself reports with its own details (not as a shape failure). */
 function problemIsSemantic(problem: string): boolean {
@@ -117,15 +128,59 @@ function readReason(e: unknown): string {
   return msg.replace(/\s*\(os error \d+\)/, "").replace(/: (readfile|open|stat|read) .*$/, "");
 }
 
-/** Read a file's bytes: `missing file` / `unreadable file (<reason>)` verdicts on error. */
+/**
+ * The largest file a content clause reads (`contains`, `matches`, `doc`, `yaml`, `json`, each file of
+ * `source_absent`): a larger one, or a device that never ends, would be held in memory whole.
+ */
+export const MAX_READ_BYTES = 64 * 1024 * 1024;
+
+/** `unreadable file (larger than 64 MiB)`. */
+export function tooLargeReason(limit: number): string {
+  return limit % (1024 * 1024) === 0 ? `larger than ${limit / (1024 * 1024)} MiB` : `larger than ${limit} bytes`;
+}
+
+/**
+ * The bytes of a regular file, at most `limit` of them: null when it holds more (it may grow after its `stat`, or be a
+ * device swapped in since). `sizeHint` is the size its `stat` gave.
+ */
+export async function readCapped(path: string, limit: number, sizeHint: number): Promise<Uint8Array | null> {
+  const file = await Deno.open(path, { read: true });
+  try {
+    let buf = new Uint8Array(Math.min(Math.max(sizeHint, 0), limit) + 1);
+    let n = 0;
+    for (;;) {
+      if (n === buf.length) {
+        if (n > limit) return null;
+        const next = new Uint8Array(Math.min(buf.length * 2, limit + 1));
+        next.set(buf);
+        buf = next;
+      }
+      const got = await file.read(buf.subarray(n));
+      if (got === null) break;
+      n += got;
+    }
+    return n > limit ? null : buf.subarray(0, n);
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * Read a file's bytes: `missing file` / `unreadable file (<reason>)` verdicts on error. Only a regular file is opened
+ * (a FIFO would block the read for good, a device such as `/dev/zero` never ends), and only up to `limit` bytes.
+ */
 export async function readBytes(
   path: string,
+  limit = MAX_READ_BYTES,
 ): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; verdict: Verdict }> {
   try {
     // The stat is synchronous (no worker-thread hop); the read stays asynchronous (a file may be large).
     const st = Deno.statSync(path);
     if (st.isDirectory) return { ok: false, verdict: fail("unreadable file (is a directory)") };
-    return { ok: true, bytes: await Deno.readFile(path) };
+    if (!st.isFile) return { ok: false, verdict: fail("unreadable file (not a regular file)") };
+    const bytes = st.size > limit ? null : await readCapped(path, limit, st.size);
+    if (bytes === null) return { ok: false, verdict: fail(`unreadable file (${tooLargeReason(limit)})`) };
+    return { ok: true, bytes };
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return { ok: false, verdict: fail("missing file") };
     return { ok: false, verdict: fail(`unreadable file (${readReason(e)})`) };

@@ -1,6 +1,7 @@
 /** `commands` (docs/reference/contract.md §4): run an executable under a deadline and judge exit code and output. */
 import { isAbsolute, join } from "../../util/path.ts";
-import { type ClauseEnv, fail, fault, makeItem, pass, type Verdict } from "./_common.ts";
+import { type ClauseEnv, fail, fault, makeItem, pass, regexTimeout, type Verdict } from "./_common.ts";
+import { testGuarded } from "../regex_guard.ts";
 import { compilePattern } from "./patterns.ts";
 import { isLegacyCommand, isRecord, pick, substituteRepo, validateEntry } from "../entries.ts";
 import { canonicalJoin } from "../paths.ts";
@@ -81,6 +82,8 @@ function commandVerdict(
     faultExitCodes: number[];
     stdoutContains: string | null;
     stdoutMatches: string | null;
+    /** Whether `stdoutMatches` matched the output, searched under a deadline (src/contract/regex_guard.ts). */
+    stdoutMatched: boolean | "timeout";
   },
 ): Verdict {
   const out = res.output;
@@ -102,7 +105,9 @@ function commandVerdict(
     } else if (opts.stdoutMatches !== null) {
       const re = compilePattern(opts.stdoutMatches, "iu");
       if (typeof re === "string") v = fail(`invalid stdout_matches regex: ${re}`);
-      else {v = re.test(out)
+      else if (opts.stdoutMatched === "timeout") {
+        v = fault(withOutput(regexTimeout(opts.stdoutMatches, " on the output"), out), "verifier_timeout");
+      } else {v = opts.stdoutMatched
           ? pass(out.trim() || "ok")
           : fail(withOutput(`stdout did not match /${opts.stdoutMatches}/`, out));}
     } else v = pass(out.trim() || "ok");
@@ -192,12 +197,17 @@ export async function checkCommand(entry: unknown, env: ClauseEnv, id: string): 
   });
   // The command may have changed a work tree: later git clauses must look again.
   env.git.clear();
+  const stdoutMatches = typeof obj.stdout_matches === "string" ? obj.stdout_matches : null;
+  // Searched only where the verdict reads it: exit 0, no stdout_contains, a pattern that compiles.
+  const searched = stdoutMatches !== null && res.outcome === "exited" && res.code === 0 &&
+    typeof obj.stdout_contains !== "string" && typeof compilePattern(stdoutMatches, "iu") !== "string";
   let verdict = commandVerdict(res, {
     legacy,
     timeoutMs,
     faultExitCodes: Array.isArray(obj.fault_exit_codes) ? obj.fault_exit_codes.filter(Number.isInteger) : [],
     stdoutContains: typeof obj.stdout_contains === "string" ? obj.stdout_contains : null,
-    stdoutMatches: typeof obj.stdout_matches === "string" ? obj.stdout_matches : null,
+    stdoutMatches,
+    stdoutMatched: searched ? await testGuarded(stdoutMatches, "iu", res.output) : false,
   });
   const extra = fields(res);
   if (regenerates.length) {

@@ -1,6 +1,7 @@
 /** `glob` (docs/reference/contract.md §3): the number (and non-emptiness) of glob matches under a root. */
 import { join } from "../../util/path.ts";
 import { globPaths } from "./glob_walk.ts";
+import { withinRepos } from "../paths.ts";
 import { globProblem, loadGlobMatcher } from "./glob_matcher.ts";
 import { type ClauseEnv, errorMessage, fail, makeItem, pass, resolveEntry } from "./_common.ts";
 import { isRecord } from "../entries.ts";
@@ -20,7 +21,7 @@ export async function checkGlob(entry: unknown, env: ClauseEnv, id: string): Pro
   if (problem !== null) return makeItem(r.head, fail(`invalid glob: ${problem}`), { matches: [] });
   let matches: string[];
   try {
-    matches = await globPaths(r.ref.path, r.ref.root);
+    matches = await globPaths(r.ref.path, r.ref.root, (real) => withinRepos(env.repos, real));
   } catch (e) {
     return makeItem(r.head, fail(`invalid glob: ${errorMessage(e)}`), { matches: [] });
   }

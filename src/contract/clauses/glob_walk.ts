@@ -8,8 +8,16 @@
 import { join, normalize } from "../../util/path.ts";
 import { loadGlobMatcher } from "./glob_matcher.ts";
 
-/** The relative paths under `cwd` that `pattern` matches (directories without a trailing slash), sorted. */
-export async function globPaths(pattern: string, cwd: string): Promise<string[]> {
+/**
+ * The relative paths under `cwd` that `pattern` matches (directories without a trailing slash), sorted. `enter`, when
+ * given, decides whether the walk follows a symlinked directory to its real path (the clause keeps the walk inside
+ * the repos: a link to `/` under a `**` would walk the whole machine).
+ */
+export async function globPaths(
+  pattern: string,
+  cwd: string,
+  enter: (real: string) => boolean = () => true,
+): Promise<string[]> {
   const picomatch = await loadGlobMatcher();
   const scan = picomatch.scan(pattern);
   if (!scan.isGlob) {
@@ -41,7 +49,7 @@ export async function globPaths(pattern: string, cwd: string): Promise<string[]>
         if (target === null) continue;
         isDir = await isDirectory(target);
         if (isDir) {
-          if (linkTargets.has(target)) continue;
+          if (linkTargets.has(target) || !enter(target)) continue;
           linkTargets.add(target);
         }
       }

@@ -1,7 +1,20 @@
 /** `source_absent` (docs/reference/contract.md §3.3): no line of the scanned source files matches a forbidden pattern. */
 import { join, relative } from "../../util/path.ts";
-import { type ClauseEnv, fail, makeItem, pass, resolveEntry } from "./_common.ts";
+import {
+  type ClauseEnv,
+  fail,
+  fault,
+  makeItem,
+  MAX_READ_BYTES,
+  pass,
+  readCapped,
+  regexTimeout,
+  resolveEntry,
+  tooLargeReason,
+} from "./_common.ts";
 import { compilePattern, sourcePatterns } from "./patterns.ts";
+import { withinRepos } from "../paths.ts";
+import { scanLines } from "../regex_guard.ts";
 import { isRecord } from "../entries.ts";
 import type { ReportItem } from "../types.ts";
 
@@ -18,22 +31,34 @@ export interface SourceFinding {
 
 const MAX_FINDINGS = 50;
 
-async function* walk(
-  dir: string,
-  prune: Set<string>,
-  exts: string[] | null,
-  skip: ReadonlySet<string> = new Set(),
-): AsyncGenerator<string> {
+/** Where a walk may go: pruned names, skipped paths, extensions, and whether a symlink's target is inside the repos. */
+interface WalkRules {
+  prune: Set<string>;
+  exts: string[] | null;
+  skip: ReadonlySet<string>;
+  inside: (real: string) => boolean;
+  /** Symlinked files whose target lies outside the repos: listed, never read. */
+  outside: string[];
+}
+
+async function* walk(dir: string, rules: WalkRules): AsyncGenerator<string> {
   const entries: Deno.DirEntry[] = [];
   for await (const e of Deno.readDir(dir)) entries.push(e);
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
-    if (prune.has(e.name)) continue;
+    if (rules.prune.has(e.name)) continue;
     const full = join(dir, e.name);
-    if (skip.has(full)) continue;
-    if (e.isDirectory) yield* walk(full, prune, exts, skip);
-    else if (e.isFile || (e.isSymlink && (await Deno.stat(full).then((s) => s.isFile, () => false)))) {
-      if (exts === null || exts.some((x) => e.name.endsWith(x))) yield full;
+    if (rules.skip.has(full)) continue;
+    if (e.isDirectory) {
+      yield* walk(full, rules);
+      continue;
+    }
+    if (rules.exts !== null && !rules.exts.some((x) => e.name.endsWith(x))) continue;
+    if (e.isFile) yield full;
+    else if (e.isSymlink && (await Deno.stat(full).then((s) => s.isFile, () => false))) {
+      const real = await Deno.realPath(full).catch(() => null);
+      if (real !== null && rules.inside(real)) yield full;
+      else rules.outside.push(full);
     }
   }
 }
@@ -45,11 +70,9 @@ export async function checkSourceAbsent(entry: unknown, env: ClauseEnv, id: stri
   const patterns = sourcePatterns(entry);
   const empty = { files_checked: 0, findings: [] };
   if (patterns.length === 0) return makeItem(r.head, fail("source_absent requires at least one pattern"), empty);
-  const regs: RegExp[] = [];
   for (const p of patterns) {
     const re = compilePattern(p);
     if (typeof re === "string") return makeItem(r.head, fail(`invalid source_absent pattern: ${re}`), empty);
-    regs.push(re);
   }
   const obj = isRecord(entry) ? entry : {};
   const prune = new Set([...DEFAULT_PRUNE, ...(Array.isArray(obj.prune) ? obj.prune.map(String) : [])]);
@@ -73,17 +96,27 @@ export async function checkSourceAbsent(entry: unknown, env: ClauseEnv, id: stri
       skip.add(await Deno.realPath(store));
     } catch { /* no store yet */ }
   }
-  if (st.isDirectory) { for await (const f of walk(target, prune, exts, skip)) files.push(f); }
+  const rules: WalkRules = { prune, exts, skip, inside: (real) => withinRepos(env.repos, real), outside: [] };
+  if (st.isDirectory) { for await (const f of walk(target, rules)) files.push(f); }
   else if (st.isFile) files.push(target);
   else return makeItem(r.head, fail("source path is not a regular file or directory"), empty); // a FIFO would block
-  const unreadable: string[] = [];
+  const unreadable = rules.outside.map((f) => `${relative(r.ref.root, f)} (a symlink leading out of the repositories)`);
   const findings: SourceFinding[] = [];
   let total = 0;
   const dec = new TextDecoder();
   for (const file of files) {
     let text: string;
     try {
-      text = dec.decode(await Deno.readFile(file));
+      // Regular files only (the walk keeps them), each up to the cap: a larger one is not scanned, so not passed.
+      const st = await Deno.stat(file);
+      const bytes = st.isFile && st.size <= MAX_READ_BYTES ? await readCapped(file, MAX_READ_BYTES, st.size) : null;
+      if (bytes === null) {
+        unreadable.push(
+          `${relative(r.ref.root, file)} (${st.isFile ? tooLargeReason(MAX_READ_BYTES) : "not a regular file"})`,
+        );
+        continue;
+      }
+      text = dec.decode(bytes);
     } catch (e) {
       // Removed since the walk: nothing to scan. Anything else must not pass as "no forbidden line".
       if (!(e instanceof Deno.errors.NotFound)) {
@@ -91,21 +124,15 @@ export async function checkSourceAbsent(entry: unknown, env: ClauseEnv, id: stri
       }
       continue;
     }
-    const lines = text.split(/\r?\n/);
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i]!;
-      for (let k = 0; k < regs.length; k++) {
-        if (!regs[k]!.test(line)) continue;
-        total++;
-        if (findings.length < MAX_FINDINGS) {
-          findings.push({
-            file: relative(r.ref.root, file),
-            line: i + 1,
-            pattern: patterns[k]!,
-            text: line.trim().slice(0, 200),
-          });
-        }
-      }
+    const scan = await scanLines(patterns, "u", text, MAX_FINDINGS - findings.length);
+    if (scan === "timeout") {
+      const where = ` on ${relative(r.ref.root, file)}`;
+      const slow = regexTimeout(patterns.join("/, /"), where);
+      return makeItem(r.head, fault(slow, "verifier_timeout"), { files_checked: files.length, findings });
+    }
+    total += scan.total;
+    for (const [line, k, shown] of scan.hits) {
+      findings.push({ file: relative(r.ref.root, file), line: line + 1, pattern: patterns[k]!, text: shown });
     }
   }
   const extra = { files_checked: files.length, findings };

@@ -1,5 +1,6 @@
 /** `contains` and `matches` (docs/reference/contract.md §3): literal text and regular-expression checks on one file. */
-import { type ClauseEnv, fail, makeItem, pass, readBytes, resolveEntry } from "./_common.ts";
+import { type ClauseEnv, fail, fault, makeItem, pass, readBytes, regexTimeout, resolveEntry } from "./_common.ts";
+import { testGuarded } from "../regex_guard.ts";
 import { isRecord, pick } from "../entries.ts";
 import { compilePattern } from "./patterns.ts";
 import type { ReportItem } from "../types.ts";
@@ -38,5 +39,7 @@ export async function checkMatches(entry: unknown, env: ClauseEnv, id: string): 
   const read = await readBytes(r.ref.resolved_path);
   if (!read.ok) return makeItem(r.head, read.verdict);
   const text = new TextDecoder().decode(read.bytes);
-  return makeItem(r.head, re.test(text) ? pass() : fail(`no match for /${pattern}/`));
+  const found = await testGuarded(pattern, "u", text);
+  if (found === "timeout") return makeItem(r.head, fault(regexTimeout(pattern), "verifier_timeout"));
+  return makeItem(r.head, found ? pass() : fail(`no match for /${pattern}/`));
 }
