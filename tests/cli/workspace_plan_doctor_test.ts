@@ -211,6 +211,7 @@ Deno.test("workspace doctor and plan show text from a clone's files (origin, too
   for (const command of ["doctor", "plan"]) {
     const r = await runCli(["workspace", command, f.manifest], { env });
     assert.equal(r.code, 1, r.stdout + r.stderr);
+    // deno-lint-ignore no-control-regex
     assert.ok(!/[\x07\x1b]/.test(r.stdout), `${command}: ${JSON.stringify(r.stdout)}`);
     assert.ok(r.stdout.includes('origin is "/x\\x1b[2Jevil"'), `${command}: ${r.stdout}`);
   }
