@@ -15,7 +15,7 @@ import {
   snapshot,
   steer,
 } from "../../control/mod.ts";
-import { HttpError, pathId, PROMPT_ID, REQUEST_ID } from "./guard.ts";
+import { HttpError, pathId, PROMPT_ID, REQUEST_ID, runParam as runOfQuery } from "./guard.ts";
 import type { Role } from "./tokens.ts";
 
 /** A target `control serve` serves: a packet or a workspace, by its id. */
@@ -175,7 +175,7 @@ export async function performRead(
   rest: string[],
   url: URL,
 ): Promise<unknown | null> {
-  const runParam = url.searchParams.get("run");
+  const runParam = runOfQuery(url);
   const ref = async (): Promise<RunRef> =>
     runParam
       ? { storeRoot: t.storeRoot, runId: runParam }

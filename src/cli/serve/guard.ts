@@ -1,7 +1,8 @@
 /**
  * The request guards of `control serve` (docs/reference/http_api.md §3): the Host allow-list (no DNS rebinding), the
- * body size cap, the per-token write rate limit, and the shapes an id in a path may take (no traversal).
+ * body size cap, the per-token write rate limit, and the shapes an id in a path or a query may take (no traversal).
  */
+import { isRunId } from "../../util/time.ts";
 
 /** The largest request body a write takes (bytes): a steer is at most 8 KiB, an amendment a few entries. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -147,6 +148,20 @@ export function pathId(raw: string, shape: RegExp, what: string): string {
   }
   if (!shape.test(v) || v.includes("..")) {
     throw new HttpError(400, "invalid_id", `${what} ${JSON.stringify(v)} is not a valid ${what}`);
+  }
+  return v;
+}
+
+/**
+ * The `?run=` of a request: null when absent or empty, else a run id (`YYYYMMDDTHHMMSSZ-XXXXXX`). Anything else is
+ * refused (400 `invalid_id`): a run id becomes part of a file name in the store (an earlier run's event archive), so
+ * `?run=../../elsewhere` must never reach one.
+ */
+export function runParam(url: URL): string | null {
+  const v = url.searchParams.get("run");
+  if (v === null || v === "") return null;
+  if (!isRunId(v)) {
+    throw new HttpError(400, "invalid_id", `run ${JSON.stringify(v)} is not a run id (YYYYMMDDTHHMMSSZ-XXXXXX)`);
   }
   return v;
 }

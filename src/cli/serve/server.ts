@@ -7,7 +7,16 @@ import { Exit, PromptRunnerError } from "../../errors.ts";
 import { recordRefusal, type RunRef, snapshot } from "../../control/mod.ts";
 import { performRead, performWrite, type ServeTarget, targetRow, WRITES } from "./api.ts";
 import { dashboardResponse } from "./dashboard.ts";
-import { allowedHosts, checkHost, HttpError, pathId, readJsonBody, TARGET_ID, WriteLimiter } from "./guard.ts";
+import {
+  allowedHosts,
+  checkHost,
+  HttpError,
+  pathId,
+  readJsonBody,
+  runParam,
+  TARGET_ID,
+  WriteLimiter,
+} from "./guard.ts";
 import { endFrame, eventFrames, eventsCursor, logFrames, runOf, sseResponse } from "./sse.ts";
 import { EventHub, HUB_FROM_START_SEQS } from "./hub.ts";
 import { hubFrames } from "./hub_frames.ts";
@@ -201,7 +210,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       }
       if (!isGet) throw new HttpError(405, "method_not_allowed", `${req.method} ${url.pathname} is not served`);
       if (tail.length === 1 && tail[0] === "events") {
-        const ref = await runOf(t.storeRoot, url.searchParams.get("run"));
+        const ref = await runOf(t.storeRoot, runParam(url));
         const from = eventsCursor(req.headers.get("last-event-id"), url.searchParams.get("from"));
         const snap = await snapshot(ref).catch(() => null);
         if (snap?.status !== "running") {
@@ -221,7 +230,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         );
       }
       if (tail.length === 2 && tail[0] === "log" && tail[1] === "stream") {
-        const ref = await runOf(t.storeRoot, url.searchParams.get("run"));
+        const ref = await runOf(t.storeRoot, runParam(url));
         const last = Number(req.headers.get("last-event-id") ?? "0");
         const after = Number.isInteger(last) && last > 0 ? last : 0;
         const all = url.searchParams.get("all_runs") === "1";

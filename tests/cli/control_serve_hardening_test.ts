@@ -1,0 +1,71 @@
+/**
+ * `control serve` against hostile requests (docs/reference/http_api.md §3, §5): query values that would name a file,
+ * errors after a stream started, bodies built to break the audit record, bodies that never finish, and write bodies
+ * of the wrong types. The server runs in this process on 127.0.0.1; the run is a test plane on a temp store.
+ */
+import assert from "node:assert/strict";
+import { tempDir } from "../support/fs.ts";
+import { RUN_ID } from "../control/_harness.ts";
+import { hubRun } from "./_hub_support.ts";
+import { startServer } from "../../src/cli/serve/server.ts";
+import { TokenTable } from "../../src/cli/serve/tokens.ts";
+import type { Role } from "../../src/cli/serve/tokens.ts";
+
+const TOKENS: [string, string, Role][] = [
+  ["reader-token-0123456789", "eve", "read"],
+  ["steerer-token-0123456789", "bob", "steer"],
+  ["amender-token-0123456789", "ada", "amend"],
+];
+const [EVE] = TOKENS.map(([t]) => t) as [string, string, string];
+
+/** A store with one run (finished unless `live`), served in this process; dispose to stop both. */
+async function served(root: string, opts: { live?: boolean } = {}) {
+  const storeRoot = `${root}/.prompt_runner`;
+  const run = await hubRun(storeRoot);
+  await run.record(2);
+  if (!opts.live) {
+    await run.plane.close("completed", null);
+    await run.lease.release();
+  }
+  const srv = await startServer({
+    targets: [{ id: "p", kind: "packet", packetDir: root, storeRoot }],
+    tokens: await TokenTable.of(TOKENS.map(([token, name, role]) => [token, { name, role }] as const)),
+    hostname: "127.0.0.1",
+    port: 0,
+  });
+  return {
+    srv,
+    storeRoot,
+    run,
+    async [Symbol.asyncDispose]() {
+      await srv.shutdown();
+      if (opts.live) {
+        await run.plane.close("completed", null).catch(() => {});
+        await run.lease.release().catch(() => {});
+      }
+    },
+  };
+}
+
+async function get(base: string, path: string, token: string) {
+  const r = await fetch(new URL(path, base), { headers: { authorization: `Bearer ${token}` } });
+  return { status: r.status, text: await r.text() };
+}
+
+Deno.test("serve: ?run= is a run id or refused — never a path to a file outside the store", async () => {
+  await using tmp = await tempDir();
+  await using s = await served(tmp.path);
+  // A JSON-lines file next to the store: `?run=../../../secret` would name it as an earlier run's event archive.
+  await Deno.writeTextFile(`${tmp.path}/secret.jsonl`, JSON.stringify({ type: "x", seq: 1, data: "hunter2" }) + "\n");
+  for (const path of ["events", "log/stream", "log", "snapshot"]) {
+    for (const run of ["../../../secret", "..%2F..%2F..%2Fsecret", `${RUN_ID}/../x`, "x"]) {
+      const r = await get(s.srv.url, `/api/v1/targets/p/${path}?run=${run}`, EVE);
+      assert.equal(r.status, 400, `${path}?run=${run}: ${r.text}`);
+      assert.equal(JSON.parse(r.text).error.code, "invalid_id");
+      assert.doesNotMatch(r.text, /hunter2/);
+    }
+  }
+  // A run id still addresses the run.
+  const ok = await get(s.srv.url, `/api/v1/targets/p/snapshot?run=${RUN_ID}`, EVE);
+  assert.equal(ok.status, 200, ok.text);
+});
