@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
 import { RUN_ID } from "../control/_harness.ts";
 import { hubRun } from "./_hub_support.ts";
+import { frames } from "./_serve_support.ts";
 import { startServer } from "../../src/cli/serve/server.ts";
 import { TokenTable } from "../../src/cli/serve/tokens.ts";
 import type { Role } from "../../src/cli/serve/tokens.ts";
@@ -68,4 +69,20 @@ Deno.test("serve: ?run= is a run id or refused — never a path to a file outsid
   // A run id still addresses the run.
   const ok = await get(s.srv.url, `/api/v1/targets/p/snapshot?run=${RUN_ID}`, EVE);
   assert.equal(ok.status, 200, ok.text);
+});
+
+Deno.test("serve: an error after a stream started is one `error` frame naming it, then the end of the stream", async () => {
+  await using tmp = await tempDir();
+  await using s = await served(tmp.path);
+  // A run id of the right shape that never ran: the stream has started (200) before its follower finds no run.
+  const r = await fetch(new URL("/api/v1/targets/p/events?run=20200101T000000Z-AAAAAA", s.srv.url), {
+    headers: { authorization: `Bearer ${EVE}` },
+  });
+  assert.equal(r.status, 200);
+  const got = [];
+  for await (const f of frames(r.body!)) got.push(f);
+  assert.equal(got.length, 1, JSON.stringify(got));
+  assert.equal(got[0]!.event, "error");
+  assert.equal(got[0]!.data.code, "no_run");
+  assert.match(String(got[0]!.data.message), /20200101T000000Z-AAAAAA/);
 });

@@ -76,8 +76,10 @@ export function sseResponse(
         }
         controller.enqueue(next.value instanceof Uint8Array ? next.value : frameBytes(next.value));
       } catch (e) {
+        // Whether the stream was already ending (server stop, client gone), read before close() aborts it too.
+        const ending = ac.signal.aborted;
         close();
-        if (ac.signal.aborted) {
+        if (ending) {
           try {
             controller.close();
           } catch { /* already closed */ }
