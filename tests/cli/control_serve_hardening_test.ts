@@ -17,7 +17,7 @@ const TOKENS: [string, string, Role][] = [
   ["steerer-token-0123456789", "bob", "steer"],
   ["amender-token-0123456789", "ada", "amend"],
 ];
-const [EVE] = TOKENS.map(([t]) => t) as [string, string, string];
+const [EVE, BOB] = TOKENS.map(([t]) => t) as [string, string, string];
 
 /** A store with one run (finished unless `live`), served in this process; dispose to stop both. */
 async function served(root: string, opts: { live?: boolean } = {}) {
@@ -85,4 +85,27 @@ Deno.test("serve: an error after a stream started is one `error` frame naming it
   assert.equal(got[0]!.event, "error");
   assert.equal(got[0]!.data.code, "no_run");
   assert.match(String(got[0]!.data.message), /20200101T000000Z-AAAAAA/);
+});
+
+Deno.test("serve: a body nested thousands deep is refused as invalid JSON, never as a 403 that misses the audit log", async () => {
+  await using tmp = await tempDir();
+  await using s = await served(tmp.path);
+  const post = (token: string, body: string) =>
+    fetch(new URL("/api/v1/targets/p/amend", s.srv.url), {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body,
+    }).then(async (r) => ({ status: r.status, json: await r.json() }));
+  const logged = async () =>
+    (await Deno.readTextFile(`${s.storeRoot}/control/log.jsonl`).catch(() => "")).split("\n").filter((l) => l).length;
+  const before = await logged();
+  // Within 64 KiB: 16,000 levels, deeper than the stack of the code that writes a refusal's params to the log.
+  const deep = "[".repeat(16_000) + "]".repeat(16_000);
+  const r = await post(BOB, `{"prompt":"01","clause":"files_exist","reason":"r","entries":${deep}}`);
+  assert.deepEqual([r.status, r.json.error.code], [400, "invalid_json"], JSON.stringify(r.json));
+  assert.match(r.json.error.message, /deeper than 32 levels/);
+  // A body of ordinary depth that the role does not allow is refused on the record.
+  const ok = await post(BOB, `{"prompt":"01","clause":"files_exist","reason":"r","entries":[[[["NOTES.md"]]]]}`);
+  assert.equal(ok.status, 403);
+  assert.equal(await logged(), before + 1);
 });

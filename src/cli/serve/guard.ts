@@ -7,6 +7,26 @@ import { isRunId } from "../../util/time.ts";
 /** The largest request body a write takes (bytes): a steer is at most 8 KiB, an amendment a few entries. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/**
+ * The deepest nesting of arrays and objects a body may have (the body itself is level 1). The deepest write needs 4
+ * (an amendment's `commands` entry's `args`); thousands of levels would overflow the stack of whatever walks the
+ * value later — the audit record of a refusal among them, so such a body would be refused off the record.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** How deeply `value` nests arrays and objects (0 for a scalar), counted without recursion. */
+export function jsonDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    deepest = Math.max(deepest, d);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+  return deepest;
+}
+
 /** An HTTP-level refusal: status, machine code, message. */
 export class HttpError extends Error {
   /** A refusal with its HTTP status and machine code. */
@@ -102,6 +122,13 @@ export async function readJsonBody(req: Request, limit = MAX_BODY_BYTES): Promis
   }
   if (typeof doc !== "object" || doc === null || Array.isArray(doc)) {
     throw new HttpError(400, "invalid_json", "request body must be a JSON object");
+  }
+  if (jsonDepth(doc) > MAX_JSON_DEPTH) {
+    throw new HttpError(
+      400,
+      "invalid_json",
+      `request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
+    );
   }
   return doc as Record<string, unknown>;
 }
