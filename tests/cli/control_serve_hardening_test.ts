@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
+import { within } from "../support/wait.ts";
 import { RUN_ID } from "../control/_harness.ts";
 import { hubRun } from "./_hub_support.ts";
 import { frames } from "./_serve_support.ts";
@@ -20,7 +21,7 @@ const TOKENS: [string, string, Role][] = [
 const [EVE, BOB] = TOKENS.map(([t]) => t) as [string, string, string];
 
 /** A store with one run (finished unless `live`), served in this process; dispose to stop both. */
-async function served(root: string, opts: { live?: boolean } = {}) {
+async function served(root: string, opts: { live?: boolean; bodyTimeoutMs?: number } = {}) {
   const storeRoot = `${root}/.prompt_runner`;
   const run = await hubRun(storeRoot);
   await run.record(2);
@@ -33,6 +34,7 @@ async function served(root: string, opts: { live?: boolean } = {}) {
     tokens: await TokenTable.of(TOKENS.map(([token, name, role]) => [token, { name, role }] as const)),
     hostname: "127.0.0.1",
     port: 0,
+    ...(opts.bodyTimeoutMs !== undefined ? { bodyTimeoutMs: opts.bodyTimeoutMs } : {}),
   });
   return {
     srv,
@@ -108,4 +110,38 @@ Deno.test("serve: a body nested thousands deep is refused as invalid JSON, never
   const ok = await post(BOB, `{"prompt":"01","clause":"files_exist","reason":"r","entries":[[[["NOTES.md"]]]]}`);
   assert.equal(ok.status, 403);
   assert.equal(await logged(), before + 1);
+});
+
+Deno.test("serve: a write body that never finishes arriving is refused (408) instead of waited for", async () => {
+  await using tmp = await tempDir();
+  await using s = await served(tmp.path, { live: true, bodyTimeoutMs: 300 });
+  const u = new URL(s.srv.url);
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(u.port) });
+  try {
+    // 100 bytes announced, 9 sent, and then nothing: a slow client holding the request open.
+    const head = `POST /api/v1/targets/p/steer HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer ${BOB}\r\n` +
+      'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"text":"';
+    await conn.write(new TextEncoder().encode(head));
+    // The answer, read until its JSON body is complete (the connection may stay open: the client holds it).
+    const readAnswer = async () => {
+      let text = "";
+      const buf = new Uint8Array(4096);
+      while (!/\r\n\r\n\{.*\}\n$/s.test(text)) {
+        const n = await conn.read(buf).catch(() => null);
+        if (n === null) break;
+        text += new TextDecoder().decode(buf.subarray(0, n));
+      }
+      return text;
+    };
+    const answer = await within(readAnswer(), 10_000, null);
+    assert.notEqual(answer, null, "the server still waits for the body");
+    assert.match(answer!, /^HTTP\/1\.1 408 /);
+    assert.match(answer!, /request_timeout/);
+  } finally {
+    try {
+      conn.close();
+    } catch { /* closed by the server */ }
+  }
+  const requests = [...Deno.readDirSync(`${s.storeRoot}/control/requests`)];
+  assert.deepEqual(requests, [], "nothing was written for it");
 });

@@ -81,8 +81,18 @@ export function checkHost(req: Request, allowed: ReadonlySet<string>): void {
   }
 }
 
-/** Read a JSON object body of at most {@link MAX_BODY_BYTES}, counting the bytes as they arrive. */
-export async function readJsonBody(req: Request, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
+/** How long a write's body may take to arrive, from the end of its headers (ms). */
+export const BODY_TIMEOUT_MS = 10_000;
+
+/**
+ * Read a JSON object body of at most {@link MAX_BODY_BYTES}, counting the bytes as they arrive, within `timeoutMs`
+ * (408 `request_timeout`: a client that sends a byte now and then must not hold the request open for ever).
+ */
+export async function readJsonBody(
+  req: Request,
+  limit = MAX_BODY_BYTES,
+  timeoutMs = BODY_TIMEOUT_MS,
+): Promise<Record<string, unknown>> {
   const declared = Number(req.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) {
     await req.body?.cancel().catch(() => {});
@@ -97,15 +107,28 @@ export async function readJsonBody(req: Request, limit = MAX_BODY_BYTES): Promis
   let size = 0;
   if (req.body) {
     const reader = req.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.length;
-      if (size > limit) {
-        await reader.cancel().catch(() => {});
-        throw new HttpError(413, "body_too_large", `request body is over the limit of ${limit} bytes`);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<"late">((r) => timer = setTimeout(() => r("late"), timeoutMs));
+    try {
+      for (;;) {
+        const next = await Promise.race([reader.read(), late]);
+        if (next === "late") {
+          await reader.cancel().catch(() => {});
+          throw new HttpError(408, "request_timeout", `request body did not arrive within ${timeoutMs} ms`, {
+            connection: "close",
+          });
+        }
+        const { done, value } = next;
+        if (done) break;
+        size += value.length;
+        if (size > limit) {
+          await reader.cancel().catch(() => {});
+          throw new HttpError(413, "body_too_large", `request body is over the limit of ${limit} bytes`);
+        }
+        chunks.push(value);
       }
-      chunks.push(value);
+    } finally {
+      clearTimeout(timer);
     }
   }
   const bytes = new Uint8Array(size);

@@ -36,6 +36,8 @@ export interface ServeOptions {
   /** Writes a minute per token (default 60), and how many at once (default 10). */
   writesPerMinute?: number;
   writeBurst?: number;
+  /** How long a write's body may take to arrive (ms; default `BODY_TIMEOUT_MS`, 10 s). */
+  bodyTimeoutMs?: number;
 }
 
 /** A listening server. */
@@ -154,7 +156,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
 
   const write = async (req: Request, t: ServeTarget, kind: string, who: TokenEntry): Promise<Response> => {
     const spec = WRITES[kind]!;
-    const body = await readJsonBody(req);
+    const body = await readJsonBody(req, undefined, opts.bodyTimeoutMs);
     const call = {
       command: spec.command,
       params: spec.params(body),
