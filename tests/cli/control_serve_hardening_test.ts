@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
 import { within } from "../support/wait.ts";
-import { RUN_ID } from "../control/_harness.ts";
+import { RUN_ID, writeDemoPacket } from "../control/_harness.ts";
+import { storeRootForPacket } from "../../src/store/paths.ts";
 import { hubRun } from "./_hub_support.ts";
 import { frames } from "./_serve_support.ts";
 import { startServer } from "../../src/cli/serve/server.ts";
@@ -18,7 +19,7 @@ const TOKENS: [string, string, Role][] = [
   ["steerer-token-0123456789", "bob", "steer"],
   ["amender-token-0123456789", "ada", "amend"],
 ];
-const [EVE, BOB] = TOKENS.map(([t]) => t) as [string, string, string];
+const [EVE, BOB, ADA] = TOKENS.map(([t]) => t) as [string, string, string];
 
 /** A store with one run (finished unless `live`), served in this process; dispose to stop both. */
 async function served(root: string, opts: { live?: boolean; bodyTimeoutMs?: number } = {}) {
@@ -144,4 +145,46 @@ Deno.test("serve: a write body that never finishes arriving is refused (408) ins
   }
   const requests = [...Deno.readDirSync(`${s.storeRoot}/control/requests`)];
   assert.deepEqual(requests, [], "nothing was written for it");
+});
+
+Deno.test("serve: amend and relax bodies with fields of the wrong type are refused, not read as their defaults", async () => {
+  await using tmp = await tempDir();
+  const packet = await writeDemoPacket(tmp.path);
+  const storeRoot = storeRootForPacket(packet);
+  const run = await hubRun(storeRoot);
+  await run.record(1);
+  const srv = await startServer({
+    targets: [{ id: "p", kind: "packet", packetDir: packet, storeRoot }],
+    tokens: await TokenTable.of([[ADA, { name: "ada", role: "amend" }]]),
+    hostname: "127.0.0.1",
+    port: 0,
+  });
+  try {
+    const post = (kind: string, body: Record<string, unknown>) =>
+      fetch(new URL(`/api/v1/targets/p/${kind}`, srv.url), {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADA}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }).then(async (r) => ({ status: r.status, json: await r.json() }));
+    const amend = { prompt: "01", clause: "files_exist", entries: ["NOTES.md"], reason: "needed" };
+    for (
+      const [kind, body, key] of [
+        ["amend", { ...amend, persist: "yes" }, "persist"],
+        ["amend", { ...amend, entries: "NOTES.md" }, "entries"],
+        ["amend", { ...amend, reason: ["needed"] }, "reason"],
+        ["relax", { prompt: "01", clause: "contains", reason: "wrong", confirm: "true" }, "confirm"],
+      ] as const
+    ) {
+      const r = await post(kind, body);
+      assert.deepEqual([r.status, r.json.error?.code], [400, "invalid_value"], `${key}: ${JSON.stringify(r.json)}`);
+      assert.match(r.json.error.message, new RegExp(`^${key}: expected`));
+    }
+    const ok = await post("amend", { ...amend, persist: false });
+    assert.equal(ok.status, 200, JSON.stringify(ok.json));
+    assert.equal(ok.json.author, "ada");
+  } finally {
+    await srv.shutdown();
+    await run.plane.close("completed", null);
+    await run.lease.release();
+  }
 });
