@@ -5,9 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { tempDir } from "../support/fs.ts";
-import { within } from "../support/wait.ts";
+import { waitFor, within } from "../support/wait.ts";
 import { RUN_ID, writeDemoPacket } from "../control/_harness.ts";
 import { storeRootForPacket } from "../../src/store/paths.ts";
+import { parseJsonLines } from "../../src/util/fs.ts";
 import { hubRun } from "./_hub_support.ts";
 import { frames } from "./_serve_support.ts";
 import { startServer } from "../../src/cli/serve/server.ts";
@@ -22,7 +23,7 @@ const TOKENS: [string, string, Role][] = [
 const [EVE, BOB, ADA] = TOKENS.map(([t]) => t) as [string, string, string];
 
 /** A store with one run (finished unless `live`), served in this process; dispose to stop both. */
-async function served(root: string, opts: { live?: boolean; bodyTimeoutMs?: number } = {}) {
+async function served(root: string, opts: { live?: boolean; bodyTimeoutMs?: number; writesPerMinute?: number } = {}) {
   const storeRoot = `${root}/.prompt_runner`;
   const run = await hubRun(storeRoot);
   await run.record(2);
@@ -36,6 +37,7 @@ async function served(root: string, opts: { live?: boolean; bodyTimeoutMs?: numb
     hostname: "127.0.0.1",
     port: 0,
     ...(opts.bodyTimeoutMs !== undefined ? { bodyTimeoutMs: opts.bodyTimeoutMs } : {}),
+    ...(opts.writesPerMinute !== undefined ? { writesPerMinute: opts.writesPerMinute } : {}),
   });
   return {
     srv,
@@ -187,4 +189,39 @@ Deno.test("serve: amend and relax bodies with fields of the wrong type are refus
     await run.plane.close("completed", null);
     await run.lease.release();
   }
+});
+
+Deno.test("serve: a token's refused writes count against its write rate, so a read token cannot flood the audit log", async () => {
+  await using tmp = await tempDir();
+  // 60 a minute: 10 at once, then one a second (the 40 below are sent well within that second).
+  await using s = await served(tmp.path, { live: true, writesPerMinute: 60 });
+  const steer = () =>
+    fetch(new URL("/api/v1/targets/p/steer", s.srv.url), {
+      method: "POST",
+      headers: { authorization: `Bearer ${EVE}`, "content-type": "application/json" },
+      body: JSON.stringify({ text: "x".repeat(1000) }),
+    }).then(async (r) => (await r.body?.cancel(), r.status));
+  const entries = async () => parseJsonLines(await Deno.readTextFile(`${s.storeRoot}/control/log.jsonl`));
+  const statuses = await Promise.all(Array.from({ length: 40 }, steer));
+  const forbidden = statuses.filter((c) => c === 403).length;
+  assert.equal(forbidden, 10, `${forbidden} forbidden of 40 sent at once: ${statuses}`);
+  assert.equal(forbidden + statuses.filter((c) => c === 429).length, 40);
+  const log = await entries();
+  assert.deepEqual(log.map((e) => [e.author, e.outcome]), log.map(() => ["eve", "rejected"]));
+  assert.equal(log.length, forbidden + 1, "each 403 and the first 429 on the record; the other 429s counted");
+  const overRate = log.filter((e) => /over its write rate/.test(String(e.reason)));
+  assert.equal(overRate.length, 1);
+  assert.match(String(overRate[0]!.reason), /\(60 a minute\).*counted, not recorded one by one/);
+  // Once the token may write again, the count of the refusals not recorded one by one is on the record.
+  let limited = 40 - forbidden - 1;
+  await waitFor(async () => {
+    const c = await steer();
+    if (c === 429) limited += 1;
+    return c === 403;
+  }, { what: "the token to be allowed a write again", intervalMs: 50 });
+  const after = await entries();
+  assert.equal(after.length, log.length + 2, "the count, then the 403");
+  assert.deepEqual(after.at(-2)!.params, { refused: limited });
+  assert.match(String(after.at(-2)!.reason), new RegExp(`refused ${limited} more writes over its write rate`));
+  assert.match(String(after.at(-1)!.reason), /has role read; steer needs role steer/);
 });

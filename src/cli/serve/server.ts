@@ -1,11 +1,11 @@
 /**
  * The HTTP server of `control serve` (docs/reference/http_api.md): `Deno.serve` (TLS with a certificate), the guards
- * in their order — Host, route, token (401), body, role (403, audited), write rate (429, audited) — then the endpoint.
+ * in their order — Host, route, token (401), body, write rate (429, audited), role (403, audited) — then the endpoint.
  * No CORS header is ever sent, so a page of another origin can neither read an answer nor send a token.
  */
 import { Exit, PromptRunnerError } from "../../errors.ts";
 import { recordRefusal, type RunRef, snapshot } from "../../control/mod.ts";
-import { performRead, performWrite, type ServeTarget, targetRow, WRITES } from "./api.ts";
+import { performRead, performWrite, type ServeTarget, targetRow, WRITES, type WriteSpec } from "./api.ts";
 import { dashboardResponse } from "./dashboard.ts";
 import {
   allowedHosts,
@@ -130,6 +130,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const limiter = new WriteLimiter(perMinute, opts.writeBurst ?? Math.max(1, Math.min(10, perMinute)));
   const streams = new Set<AbortController>();
   const hubs = new HubTable();
+  /** Tokens over their write rate: refusals counted since the recorded one, and where that one went. */
+  const overRate = new Map<string, { count: number; storeRoot: string; command: WriteSpec["command"] }>();
   let allowed = new Set<string>();
 
   const authenticate = async (req: Request): Promise<TokenEntry> => {
@@ -163,16 +165,38 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       author: who.name,
       ...(spec.promptId ? { promptId: spec.promptId(body) } : {}),
     };
+    // Every write a token tries counts against its rate, a forbidden one too: each refusal is an audit entry (with up
+    // to 64 KiB of params), and a read token's 403s at the speed of the loopback would otherwise fill the disk.
+    const wait = limiter.take(who.name);
+    if (wait !== null) {
+      const message = `token "${who.name}" is over its write rate (${perMinute} a minute); retry in ${wait} s`;
+      const streak = overRate.get(who.name);
+      if (streak) streak.count += 1;
+      else {
+        // The first refusal of a streak is recorded; the rest are counted, and the count is recorded when it ends.
+        overRate.set(who.name, { count: 0, storeRoot: t.storeRoot, command: spec.command });
+        const recorded = `${message}; until it may write again its further writes are counted, not recorded one by one`;
+        await recordRefusal(t.storeRoot, call, new PromptRunnerError("rate_limited", recorded, Exit.failed));
+      }
+      throw new HttpError(429, "rate_limited", message, { "retry-after": String(wait) });
+    }
+    const streak = overRate.get(who.name);
+    if (streak) {
+      overRate.delete(who.name);
+      if (streak.count > 0) {
+        const message = `token "${who.name}" was refused ${streak.count} more writes over its write rate ` +
+          `(${perMinute} a minute) after the entry before, counted, not recorded one by one`;
+        await recordRefusal(
+          streak.storeRoot,
+          { command: streak.command, params: { refused: streak.count }, author: who.name },
+          new PromptRunnerError("rate_limited", message, Exit.failed),
+        );
+      }
+    }
     if (!roleAllows(who.role, spec.role)) {
       const message = `token "${who.name}" has role ${who.role}; ${kind} needs role ${spec.role}`;
       await recordRefusal(t.storeRoot, call, new PromptRunnerError("forbidden", message, Exit.usage));
       throw new HttpError(403, "forbidden", message);
-    }
-    const wait = limiter.take(who.name);
-    if (wait !== null) {
-      const message = `token "${who.name}" is over its write rate (${perMinute} a minute); retry in ${wait} s`;
-      await recordRefusal(t.storeRoot, call, new PromptRunnerError("rate_limited", message, Exit.failed));
-      throw new HttpError(429, "rate_limited", message, { "retry-after": String(wait) });
     }
     const r = await performWrite(kind, t, body, who.name, AbortSignal.timeout(31_000));
     return json(r.status, r.body);
