@@ -225,3 +225,20 @@ Deno.test("serve: a token's refused writes count against its write rate, so a re
   assert.match(String(after.at(-2)!.reason), new RegExp(`refused ${limited} more writes over its write rate`));
   assert.match(String(after.at(-1)!.reason), /has role read; steer needs role steer/);
 });
+
+Deno.test("serve: a 403 whose refusal could not be written to the audit log says so", async () => {
+  await using tmp = await tempDir();
+  await using s = await served(tmp.path);
+  // The audit log cannot be appended to: a directory stands where the file should be.
+  await Deno.remove(`${s.storeRoot}/control/log.jsonl`);
+  await Deno.mkdir(`${s.storeRoot}/control/log.jsonl`);
+  const r = await fetch(new URL("/api/v1/targets/p/steer", s.srv.url), {
+    method: "POST",
+    headers: { authorization: `Bearer ${EVE}`, "content-type": "application/json" },
+    body: JSON.stringify({ text: "let me in" }),
+  });
+  const { error } = await r.json();
+  assert.equal(r.status, 403);
+  assert.equal(error.code, "forbidden");
+  assert.match(String(error.hint), /^this refusal could not be recorded in .*log\.jsonl/);
+});

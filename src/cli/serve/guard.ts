@@ -35,6 +35,7 @@ export class HttpError extends Error {
     readonly code: string,
     message: string,
     readonly headers: Record<string, string> = {},
+    readonly hint: string | null = null,
   ) {
     super(message);
   }

@@ -3,8 +3,8 @@
  * in their order — Host, route, token (401), body, write rate (429, audited), role (403, audited) — then the endpoint.
  * No CORS header is ever sent, so a page of another origin can neither read an answer nor send a token.
  */
-import { Exit, PromptRunnerError } from "../../errors.ts";
-import { recordRefusal, type RunRef, snapshot } from "../../control/mod.ts";
+import { Exit, type ExitCode, PromptRunnerError } from "../../errors.ts";
+import { recordRefusal, type RefusedCall, type RunRef, snapshot } from "../../control/mod.ts";
 import { performRead, performWrite, type ServeTarget, targetRow, WRITES, type WriteSpec } from "./api.ts";
 import { dashboardResponse } from "./dashboard.ts";
 import {
@@ -78,7 +78,7 @@ export function statusOf(e: PromptRunnerError): number {
 
 function errorResponse(e: unknown): Response {
   if (e instanceof HttpError) {
-    return json(e.status, { error: { code: e.code, message: e.message, hint: null } }, e.headers);
+    return json(e.status, { error: { code: e.code, message: e.message, hint: e.hint } }, e.headers);
   }
   if (e instanceof PromptRunnerError) {
     const hint = e.hints.length ? e.hints.join("\n") : null;
@@ -156,6 +156,19 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     return make(ac.signal, () => streams.delete(ac));
   };
 
+  // Record a refusal made here; its hint when it could not be recorded (the caller must know it is not on the record).
+  const refuse = async (
+    storeRoot: string,
+    call: RefusedCall,
+    code: "forbidden" | "rate_limited",
+    message: string,
+    exit: ExitCode,
+  ) => {
+    const error = new PromptRunnerError(code, message, exit);
+    await recordRefusal(storeRoot, call, error);
+    return error.hints.length > 0 ? error.hints.join("\n") : null;
+  };
+
   const write = async (req: Request, t: ServeTarget, kind: string, who: TokenEntry): Promise<Response> => {
     const spec = WRITES[kind]!;
     const body = await readJsonBody(req, undefined, opts.bodyTimeoutMs);
@@ -170,15 +183,16 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const wait = limiter.take(who.name);
     if (wait !== null) {
       const message = `token "${who.name}" is over its write rate (${perMinute} a minute); retry in ${wait} s`;
+      let hint: string | null = null;
       const streak = overRate.get(who.name);
       if (streak) streak.count += 1;
       else {
         // The first refusal of a streak is recorded; the rest are counted, and the count is recorded when it ends.
         overRate.set(who.name, { count: 0, storeRoot: t.storeRoot, command: spec.command });
         const recorded = `${message}; until it may write again its further writes are counted, not recorded one by one`;
-        await recordRefusal(t.storeRoot, call, new PromptRunnerError("rate_limited", recorded, Exit.failed));
+        hint = await refuse(t.storeRoot, call, "rate_limited", recorded, Exit.failed);
       }
-      throw new HttpError(429, "rate_limited", message, { "retry-after": String(wait) });
+      throw new HttpError(429, "rate_limited", message, { "retry-after": String(wait) }, hint);
     }
     const streak = overRate.get(who.name);
     if (streak) {
@@ -186,17 +200,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       if (streak.count > 0) {
         const message = `token "${who.name}" was refused ${streak.count} more writes over its write rate ` +
           `(${perMinute} a minute) after the entry before, counted, not recorded one by one`;
-        await recordRefusal(
-          streak.storeRoot,
-          { command: streak.command, params: { refused: streak.count }, author: who.name },
-          new PromptRunnerError("rate_limited", message, Exit.failed),
-        );
+        const call = { command: streak.command, params: { refused: streak.count }, author: who.name };
+        await refuse(streak.storeRoot, call, "rate_limited", message, Exit.failed);
       }
     }
     if (!roleAllows(who.role, spec.role)) {
       const message = `token "${who.name}" has role ${who.role}; ${kind} needs role ${spec.role}`;
-      await recordRefusal(t.storeRoot, call, new PromptRunnerError("forbidden", message, Exit.usage));
-      throw new HttpError(403, "forbidden", message);
+      const hint = await refuse(t.storeRoot, call, "forbidden", message, Exit.usage);
+      throw new HttpError(403, "forbidden", message, {}, hint);
     }
     const r = await performWrite(kind, t, body, who.name, AbortSignal.timeout(31_000));
     return json(r.status, r.body);
