@@ -243,3 +243,17 @@ Deno.test("control serve refuses at start: an invalid tokens file names the fiel
   assert.equal(half.code, 2);
   assert.match(half.stderr, /--key is needed with --cert/);
 });
+
+Deno.test("control serve warns when its tokens file is readable by other users, and not when it is not", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  const file = await tokensFile(tmp.path);
+  const stderrWith = async (mode: number) => {
+    await Deno.chmod(file, mode);
+    const srv = await startServe([dir, "--tokens", file]);
+    return (await srv.stop()).stderr;
+  };
+  const open = await stderrWith(0o644);
+  assert.match(open, /^warning: .*tokens\.json is readable by other users \(mode 0644\).*chmod 600 it$/m);
+  assert.doesNotMatch(await stderrWith(0o600), /readable by other users/);
+});
