@@ -23,7 +23,10 @@ const TOKENS: [string, string, Role][] = [
 const [EVE, BOB, ADA] = TOKENS.map(([t]) => t) as [string, string, string];
 
 /** A store with one run (finished unless `live`), served in this process; dispose to stop both. */
-async function served(root: string, opts: { live?: boolean; bodyTimeoutMs?: number; writesPerMinute?: number } = {}) {
+async function served(
+  root: string,
+  opts: { live?: boolean; bodyTimeoutMs?: number; writesPerMinute?: number; maxStreamsPerToken?: number } = {},
+) {
   const storeRoot = `${root}/.prompt_runner`;
   const run = await hubRun(storeRoot);
   await run.record(2);
@@ -38,6 +41,7 @@ async function served(root: string, opts: { live?: boolean; bodyTimeoutMs?: numb
     port: 0,
     ...(opts.bodyTimeoutMs !== undefined ? { bodyTimeoutMs: opts.bodyTimeoutMs } : {}),
     ...(opts.writesPerMinute !== undefined ? { writesPerMinute: opts.writesPerMinute } : {}),
+    ...(opts.maxStreamsPerToken !== undefined ? { maxStreamsPerToken: opts.maxStreamsPerToken } : {}),
   });
   return {
     srv,
@@ -241,4 +245,49 @@ Deno.test("serve: a 403 whose refusal could not be written to the audit log says
   assert.equal(r.status, 403);
   assert.equal(error.code, "forbidden");
   assert.match(String(error.hint), /^this refusal could not be recorded in .*log\.jsonl/);
+});
+
+Deno.test("serve: one token holds a bounded number of streams; a closed one frees its place", async () => {
+  await using tmp = await tempDir();
+  await using s = await served(tmp.path, { live: true, maxStreamsPerToken: 3 });
+  const open = (token: string, path: string, ac: AbortController) =>
+    fetch(new URL(`/api/v1/targets/p/${path}`, s.srv.url), {
+      headers: { authorization: `Bearer ${token}` },
+      signal: ac.signal,
+    });
+  const acs: AbortController[] = [];
+  const held: Response[] = [];
+  for (const path of ["events", "log/stream", "events"]) {
+    const ac = new AbortController();
+    acs.push(ac);
+    const r = await open(EVE, path, ac);
+    assert.equal(r.status, 200);
+    held.push(r);
+  }
+  try {
+    const ac = new AbortController();
+    acs.push(ac);
+    const over = await open(EVE, "log/stream", ac);
+    assert.equal(over.status, 429);
+    const { error } = await over.json();
+    assert.equal(error.code, "too_many_streams");
+    assert.match(error.message, /token "eve" has 3 streams open/);
+    // Another token is not held back by it.
+    const other = await open(BOB, "events", ac);
+    assert.equal(other.status, 200);
+    await other.body!.cancel();
+    // Closing one of eve's streams frees a place.
+    acs[0]!.abort();
+    await held[0]!.body!.cancel().catch(() => {});
+    const again = await waitFor(async () => {
+      const r = await open(EVE, "events", ac);
+      if (r.status === 200) return r;
+      await r.body?.cancel();
+      return null;
+    }, { what: "a place for eve's stream" });
+    await again.body!.cancel();
+  } finally {
+    for (const ac of acs) ac.abort();
+    for (const r of held) await r.body?.cancel().catch(() => {});
+  }
 });

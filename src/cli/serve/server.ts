@@ -38,7 +38,12 @@ export interface ServeOptions {
   writeBurst?: number;
   /** How long a write's body may take to arrive (ms; default `BODY_TIMEOUT_MS`, 10 s). */
   bodyTimeoutMs?: number;
+  /** Event and log streams one token may hold open at once (default `MAX_STREAMS_PER_TOKEN`, 32). */
+  maxStreamsPerToken?: number;
 }
+
+/** Event and log streams one token may hold open at once. */
+export const MAX_STREAMS_PER_TOKEN = 32;
 
 /** A listening server. */
 export interface RunningServer {
@@ -150,10 +155,28 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
 
   // A stream ends when its frames end, the client leaves (the body is cancelled) or the server stops (`streams`).
   // `req.signal` is not used: under Deno's legacy behaviour it also aborts on a successful response.
-  const stream = (make: (signal: AbortSignal, onClose: () => void) => Response): Response => {
+  // A token holds at most `maxStreams` streams at once: each costs the server a follower and its buffers.
+  const maxStreams = opts.maxStreamsPerToken ?? MAX_STREAMS_PER_TOKEN;
+  const streamsOf = new Map<string, Set<AbortController>>();
+  const stream = (who: TokenEntry, make: (signal: AbortSignal, onClose: () => void) => Response): Response => {
+    const mine = streamsOf.get(who.name) ?? new Set();
+    if (mine.size >= maxStreams) {
+      throw new HttpError(
+        429,
+        "too_many_streams",
+        `token "${who.name}" has ${mine.size} streams open, the most one token may; close one first`,
+        { "retry-after": "1" },
+      );
+    }
     const ac = new AbortController();
     streams.add(ac);
-    return make(ac.signal, () => streams.delete(ac));
+    mine.add(ac);
+    streamsOf.set(who.name, mine);
+    return make(ac.signal, () => {
+      streams.delete(ac);
+      mine.delete(ac);
+      if (mine.size === 0 && streamsOf.get(who.name) === mine) streamsOf.delete(who.name);
+    });
   };
 
   // Record a refusal made here; its hint when it could not be recorded (the caller must know it is not on the record).
@@ -251,9 +274,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         const from = eventsCursor(req.headers.get("last-event-id"), url.searchParams.get("from"));
         const snap = await snapshot(ref).catch(() => null);
         if (snap?.status !== "running") {
-          return stream((signal, end) => sseResponse((s) => eventFrames(ref, from, s), signal, BASE_HEADERS, end));
+          return stream(who, (signal, end) => sseResponse((s) => eventFrames(ref, from, s), signal, BASE_HEADERS, end));
         }
-        return stream((signal, end) =>
+        return stream(who, (signal, end) =>
           sseResponse(
             (s) => {
               const hub = hubs.acquire(ref, snap.last_seq);
@@ -263,15 +286,17 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
             signal,
             BASE_HEADERS,
             end,
-          )
-        );
+          ));
       }
       if (tail.length === 2 && tail[0] === "log" && tail[1] === "stream") {
         const ref = await runOf(t.storeRoot, runParam(url));
         const last = Number(req.headers.get("last-event-id") ?? "0");
         const after = Number.isInteger(last) && last > 0 ? last : 0;
         const all = url.searchParams.get("all_runs") === "1";
-        return stream((signal, end) => sseResponse((s) => logFrames(ref, after, all, s), signal, BASE_HEADERS, end));
+        return stream(
+          who,
+          (signal, end) => sseResponse((s) => logFrames(ref, after, all, s), signal, BASE_HEADERS, end),
+        );
       }
       const body = await performRead(t, tail, url);
       if (body === null) throw new HttpError(404, "not_found", `no endpoint at ${url.pathname}`);
