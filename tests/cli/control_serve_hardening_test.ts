@@ -291,3 +291,35 @@ Deno.test("serve: one token holds a bounded number of streams; a closed one free
     for (const r of held) await r.body?.cancel().catch(() => {});
   }
 });
+
+Deno.test("serve: an Authorization header that is not one Bearer token is told so, not told it is missing", async () => {
+  await using tmp = await tempDir();
+  await using s = await served(tmp.path);
+  const u = new URL(s.srv.url);
+  const ask = async (auth: string[]) => {
+    const lines = auth.map((a) => `Authorization: ${a}\r\n`).join("");
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(u.port) });
+    try {
+      await conn.write(
+        new TextEncoder().encode(`GET /api/v1/whoami HTTP/1.1\r\nHost: ${u.host}\r\n${lines}Connection: close\r\n\r\n`),
+      );
+      let text = "";
+      const buf = new Uint8Array(4096);
+      for (let n = await conn.read(buf); n !== null; n = await conn.read(buf)) {
+        text += new TextDecoder().decode(buf.subarray(0, n));
+      }
+      return { status: Number(text.slice(9, 12)), error: JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4)).error };
+    } finally {
+      try {
+        conn.close();
+      } catch { /* closed by the server */ }
+    }
+  };
+  for (const auth of [[`Bearer ${EVE}`, `Bearer ${EVE}`], [`Basic ${btoa("eve:x")}`], ["Bearer a b"]]) {
+    const r = await ask(auth);
+    assert.equal(r.status, 401, auth.join(" / "));
+    assert.match(r.error.message, /^the Authorization header is not one Bearer <token>/, auth.join(" / "));
+  }
+  assert.match((await ask([])).error.message, /header is required/);
+  assert.equal((await ask([`bearer ${EVE}`])).status, 200);
+});

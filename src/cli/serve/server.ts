@@ -93,10 +93,12 @@ function errorResponse(e: unknown): Response {
   return json(500, { error: { code: "internal_error", message, hint: null, exit: 1 } });
 }
 
+/** The presented token; `""` for an Authorization header that is not `Bearer <token>` (two, Basic, …); null for none. */
 function bearer(req: Request): string | null {
   const h = req.headers.get("authorization");
-  const m = h === null ? null : /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m ? m[1]! : null;
+  if (h === null) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1]! : "";
 }
 
 /** The hubs of live runs, shared by their clients and closed with the last one. */
@@ -141,12 +143,16 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
 
   const authenticate = async (req: Request): Promise<TokenEntry> => {
     const presented = bearer(req);
-    const who = presented === null ? null : await opts.tokens.lookup(presented);
+    const who = presented === null || presented === "" ? null : await opts.tokens.lookup(presented);
     if (who === null) {
       throw new HttpError(
         401,
         "unauthorized",
-        presented === null ? "an Authorization: Bearer <token> header is required" : "the token is not valid",
+        presented === null
+          ? "an Authorization: Bearer <token> header is required"
+          : presented === ""
+          ? "the Authorization header is not one Bearer <token> (one header, the word Bearer, the token)"
+          : "the token is not valid",
         { "www-authenticate": 'Bearer realm="prompt_runner"' },
       );
     }
