@@ -108,6 +108,7 @@ Deno.test("control serve: Host allow-list, no CORS, body caps, ids that would tr
     const rebound = await get("/api/v1/targets", `evil.example:${port}`);
     assert.equal(rebound.status, 421);
     assert.match(rebound.text, /host_not_allowed/);
+    assert.doesNotMatch(rebound.text, /runner\.example|localhost/, "a rebound page does not learn the names served");
     assert.equal((await get("/api/v1/targets", "127.0.0.1:1")).status, 421, "another port is another origin");
     assert.equal((await get("/", `evil.example:${port}`)).status, 421, "the page too");
 

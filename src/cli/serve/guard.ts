@@ -74,10 +74,12 @@ export function checkHost(req: Request, allowed: ReadonlySet<string>): void {
   let host = (req.headers.get("host") ?? url.host).toLowerCase();
   if (!/:\d+$/.test(host.replace(/^\[[^\]]*\]/, ""))) host += url.protocol === "https:" ? ":443" : ":80";
   if (!allowed.has(host)) {
+    // The names it does answer are not listed: a page served through DNS rebinding reads this answer, and the
+    // `--allow-host` names are none of its business.
     throw new HttpError(
       421,
       "host_not_allowed",
-      `Host "${host}" is not served here; allowed: ${[...allowed].join(", ")}`,
+      `Host "${host}" is not served here; to answer it, start the server with --allow-host ${host}`,
     );
   }
 }
