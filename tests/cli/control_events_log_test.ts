@@ -149,3 +149,13 @@ Deno.test("control log --follow prints new entries live and ends when the run fi
     thinking: "hide",
   }]]);
 });
+
+Deno.test("control events --run takes a run id, never a path into or out of the store", async () => {
+  await using dir = await tempDir();
+  const packet = await writeDemoPacket(dir.path);
+  for (const run of ["../../../../leak", "latest"]) {
+    const r = await runCli(["control", "events", packet, "--run", run, "--no-follow"]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`^error: --run takes a run id such as 20261130T120501Z-7QK2MD, got "${run}"`));
+  }
+});

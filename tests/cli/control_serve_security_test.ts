@@ -108,6 +108,7 @@ Deno.test("control serve: Host allow-list, no CORS, body caps, ids that would tr
     const rebound = await get("/api/v1/targets", `evil.example:${port}`);
     assert.equal(rebound.status, 421);
     assert.match(rebound.text, /host_not_allowed/);
+    assert.doesNotMatch(rebound.text, /runner\.example|localhost/, "a rebound page does not learn the names served");
     assert.equal((await get("/api/v1/targets", "127.0.0.1:1")).status, 421, "another port is another origin");
     assert.equal((await get("/", `evil.example:${port}`)).status, 421, "the page too");
 
@@ -242,4 +243,18 @@ Deno.test("control serve refuses at start: an invalid tokens file names the fiel
   const half = await runCli(["control", "serve", dir, "--cert", `${tmp.path}/c.pem`]);
   assert.equal(half.code, 2);
   assert.match(half.stderr, /--key is needed with --cert/);
+});
+
+Deno.test("control serve warns when its tokens file is readable by other users, and not when it is not", async () => {
+  await using tmp = await tempDir();
+  const dir = await writeDemoPacket(tmp.path);
+  const file = await tokensFile(tmp.path);
+  const stderrWith = async (mode: number) => {
+    await Deno.chmod(file, mode);
+    const srv = await startServe([dir, "--tokens", file]);
+    return (await srv.stop()).stderr;
+  };
+  const open = await stderrWith(0o644);
+  assert.match(open, /^warning: .*tokens\.json is readable by other users \(mode 0644\).*chmod 600 it$/m);
+  assert.doesNotMatch(await stderrWith(0o600), /readable by other users/);
 });

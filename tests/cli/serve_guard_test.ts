@@ -93,7 +93,7 @@ Deno.test("ids in paths: decoded, checked against their shape, never holding '..
   assert.throws(() => pathId(`..%2F${name}`, REQUEST_ID, "request id"));
 });
 
-Deno.test("--listen forms and the events cursor", () => {
+Deno.test("--listen forms and the events cursor (a ?from= that is no cursor is refused, not read as start)", () => {
   assert.deepEqual(parseListen(undefined), { hostname: "127.0.0.1", port: 0 });
   assert.deepEqual(parseListen("0.0.0.0:8443"), { hostname: "0.0.0.0", port: 8443 });
   assert.deepEqual(parseListen(":9000"), { hostname: "127.0.0.1", port: 9000 });
@@ -103,4 +103,8 @@ Deno.test("--listen forms and the events cursor", () => {
   assert.equal(eventsCursor(null, "current"), "current");
   assert.equal(eventsCursor(null, "17"), 17);
   assert.equal(eventsCursor(null, null), "start");
+  for (const from of ["garbage", "-5", "1e3", "01:2", "9".repeat(16)]) {
+    assert.throws(() => eventsCursor(null, from), /^Error: from: expected start, current or a seq/, from);
+    assert.throws(() => eventsCursor("41", from), /from: expected/, `${from}: refused even when Last-Event-ID is sent`);
+  }
 });

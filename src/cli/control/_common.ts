@@ -2,6 +2,8 @@
 import type { CommandContext, FlagSpec } from "../frame.ts";
 import { resolveTarget } from "../target.ts";
 import type { RunRef } from "../../control/mod.ts";
+import { UsageError } from "../../errors.ts";
+import { isRunId } from "../../util/time.ts";
 import { type Paint, painter } from "../../render/ansi.ts";
 
 /** `--workspace` / `--packet` (docs/reference/cli.md §2), accepted by every control command. */
@@ -37,7 +39,13 @@ export async function controlTarget(ctx: CommandContext, opts: { idsFollow?: boo
 
 /** The run a command addresses: `--run RUN_ID` when given, else the current run of the store root. */
 export async function runRef(target: ControlTarget, runFlag?: string): Promise<RunRef> {
-  if (runFlag) return { storeRoot: target.storeRoot, runId: runFlag };
+  if (runFlag) {
+    // A run id names files in the store (an earlier run's event archive): never a path (`--run ../../x`).
+    if (!isRunId(runFlag)) {
+      throw new UsageError("invalid_value", `--run takes a run id such as 20261130T120501Z-7QK2MD, got "${runFlag}"`);
+    }
+    return { storeRoot: target.storeRoot, runId: runFlag };
+  }
   // Loaded here: `control contract`, which addresses no run, does not evaluate the control surface.
   const { currentRun } = await import("../../control/mod.ts");
   return await currentRun({ kind: "state", stateRoot: target.storeRoot });

@@ -9,7 +9,7 @@ import { listRegistry } from "../../workspace/registry.ts";
 import type { ServeTarget } from "../serve/api.ts";
 import { isLoopbackHost } from "../serve/guard.ts";
 import { DEFAULT_NICE, lowerPriority, parseNice } from "../serve/priority.ts";
-import { generateToken, loadTokensFile, TokenTable } from "../serve/tokens.ts";
+import { generateToken, loadTokensFile, tokensFileExposure, TokenTable } from "../serve/tokens.ts";
 import { list, printJson, str } from "./_common.ts";
 import { defaultAuthor } from "../../util/common.ts";
 
@@ -144,6 +144,10 @@ export const spec: CommandSpec = {
     const pairs = generated !== null
       ? [[generated, { name: defaultAuthor(), role: "amend" as const }] as const]
       : await loadTokensFile(tokensFile!);
+    if (tokensFile !== undefined) {
+      const exposed = await tokensFileExposure(tokensFile);
+      if (exposed !== null) ctx.stderr.write(`warning: ${exposed}\n`);
+    }
     const targets = await serveTargets(ctx.positionals);
     // Before the server starts: the threads the runtime starts for it inherit the priority.
     const priority = await lowerPriority(nice);

@@ -15,7 +15,7 @@ import {
   snapshot,
   steer,
 } from "../../control/mod.ts";
-import { HttpError, pathId, PROMPT_ID, REQUEST_ID } from "./guard.ts";
+import { HttpError, pathId, PROMPT_ID, REQUEST_ID, runParam as runOfQuery } from "./guard.ts";
 import type { Role } from "./tokens.ts";
 
 /** A target `control serve` serves: a packet or a workspace, by its id. */
@@ -122,6 +122,22 @@ async function settle(ref: RunRef, request: string, targetId: string, ms: number
   }
 }
 
+/**
+ * The fields of an amend or relax body have their types, or the write is refused (400 `invalid_value`): a
+ * `"persist": "yes"` must not make an amendment that silently does not persist, nor `"entries": "a.md"` one without
+ * entries.
+ */
+function checkContractBody(body: Record<string, unknown>): void {
+  const wrong = (key: string, expected: string) => {
+    throw new HttpError(400, "invalid_value", `${key}: expected ${expected}, got ${JSON.stringify(body[key])}`);
+  };
+  if ("entries" in body && !Array.isArray(body.entries)) wrong("entries", "an array");
+  if ("reason" in body && typeof body.reason !== "string") wrong("reason", "a string");
+  for (const key of ["persist", "confirm"]) {
+    if (key in body && typeof body[key] !== "boolean") wrong(key, "true or false");
+  }
+}
+
 /** Perform a write; returns status and body. `author` is the token's name. */
 export async function performWrite(
   kind: string,
@@ -144,6 +160,7 @@ export async function performWrite(
   }
   const prompt = bodyPrompt(body);
   if (prompt === null) throw new HttpError(400, "missing_argument", "prompt: expected a prompt id");
+  checkContractBody(body);
   const target = { packetDir: t.packetDir, storeRoot: t.storeRoot };
   const reason = typeof body.reason === "string" ? body.reason : "";
   const entries = Array.isArray(body.entries) ? body.entries : [];
@@ -175,7 +192,7 @@ export async function performRead(
   rest: string[],
   url: URL,
 ): Promise<unknown | null> {
-  const runParam = url.searchParams.get("run");
+  const runParam = runOfQuery(url);
   const ref = async (): Promise<RunRef> =>
     runParam
       ? { storeRoot: t.storeRoot, runId: runParam }

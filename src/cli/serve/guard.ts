@@ -1,10 +1,31 @@
 /**
  * The request guards of `control serve` (docs/reference/http_api.md §3): the Host allow-list (no DNS rebinding), the
- * body size cap, the per-token write rate limit, and the shapes an id in a path may take (no traversal).
+ * body size cap, the per-token write rate limit, and the shapes an id in a path or a query may take (no traversal).
  */
+import { isRunId } from "../../util/time.ts";
 
 /** The largest request body a write takes (bytes): a steer is at most 8 KiB, an amendment a few entries. */
 export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * The deepest nesting of arrays and objects a body may have (the body itself is level 1). The deepest write needs 4
+ * (an amendment's `commands` entry's `args`); thousands of levels would overflow the stack of whatever walks the
+ * value later — the audit record of a refusal among them, so such a body would be refused off the record.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** How deeply `value` nests arrays and objects (0 for a scalar), counted without recursion. */
+export function jsonDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    deepest = Math.max(deepest, d);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+  return deepest;
+}
 
 /** An HTTP-level refusal: status, machine code, message. */
 export class HttpError extends Error {
@@ -14,6 +35,7 @@ export class HttpError extends Error {
     readonly code: string,
     message: string,
     readonly headers: Record<string, string> = {},
+    readonly hint: string | null = null,
   ) {
     super(message);
   }
@@ -52,16 +74,28 @@ export function checkHost(req: Request, allowed: ReadonlySet<string>): void {
   let host = (req.headers.get("host") ?? url.host).toLowerCase();
   if (!/:\d+$/.test(host.replace(/^\[[^\]]*\]/, ""))) host += url.protocol === "https:" ? ":443" : ":80";
   if (!allowed.has(host)) {
+    // The names it does answer are not listed: a page served through DNS rebinding reads this answer, and the
+    // `--allow-host` names are none of its business.
     throw new HttpError(
       421,
       "host_not_allowed",
-      `Host "${host}" is not served here; allowed: ${[...allowed].join(", ")}`,
+      `Host "${host}" is not served here; to answer it, start the server with --allow-host ${host}`,
     );
   }
 }
 
-/** Read a JSON object body of at most {@link MAX_BODY_BYTES}, counting the bytes as they arrive. */
-export async function readJsonBody(req: Request, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
+/** How long a write's body may take to arrive, from the end of its headers (ms). */
+export const BODY_TIMEOUT_MS = 10_000;
+
+/**
+ * Read a JSON object body of at most {@link MAX_BODY_BYTES}, counting the bytes as they arrive, within `timeoutMs`
+ * (408 `request_timeout`: a client that sends a byte now and then must not hold the request open for ever).
+ */
+export async function readJsonBody(
+  req: Request,
+  limit = MAX_BODY_BYTES,
+  timeoutMs = BODY_TIMEOUT_MS,
+): Promise<Record<string, unknown>> {
   const declared = Number(req.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) {
     await req.body?.cancel().catch(() => {});
@@ -76,15 +110,28 @@ export async function readJsonBody(req: Request, limit = MAX_BODY_BYTES): Promis
   let size = 0;
   if (req.body) {
     const reader = req.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.length;
-      if (size > limit) {
-        await reader.cancel().catch(() => {});
-        throw new HttpError(413, "body_too_large", `request body is over the limit of ${limit} bytes`);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<"late">((r) => timer = setTimeout(() => r("late"), timeoutMs));
+    try {
+      for (;;) {
+        const next = await Promise.race([reader.read(), late]);
+        if (next === "late") {
+          await reader.cancel().catch(() => {});
+          throw new HttpError(408, "request_timeout", `request body did not arrive within ${timeoutMs} ms`, {
+            connection: "close",
+          });
+        }
+        const { done, value } = next;
+        if (done) break;
+        size += value.length;
+        if (size > limit) {
+          await reader.cancel().catch(() => {});
+          throw new HttpError(413, "body_too_large", `request body is over the limit of ${limit} bytes`);
+        }
+        chunks.push(value);
       }
-      chunks.push(value);
+    } finally {
+      clearTimeout(timer);
     }
   }
   const bytes = new Uint8Array(size);
@@ -101,6 +148,13 @@ export async function readJsonBody(req: Request, limit = MAX_BODY_BYTES): Promis
   }
   if (typeof doc !== "object" || doc === null || Array.isArray(doc)) {
     throw new HttpError(400, "invalid_json", "request body must be a JSON object");
+  }
+  if (jsonDepth(doc) > MAX_JSON_DEPTH) {
+    throw new HttpError(
+      400,
+      "invalid_json",
+      `request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
+    );
   }
   return doc as Record<string, unknown>;
 }
@@ -147,6 +201,20 @@ export function pathId(raw: string, shape: RegExp, what: string): string {
   }
   if (!shape.test(v) || v.includes("..")) {
     throw new HttpError(400, "invalid_id", `${what} ${JSON.stringify(v)} is not a valid ${what}`);
+  }
+  return v;
+}
+
+/**
+ * The `?run=` of a request: null when absent or empty, else a run id (`YYYYMMDDTHHMMSSZ-XXXXXX`). Anything else is
+ * refused (400 `invalid_id`): a run id becomes part of a file name in the store (an earlier run's event archive), so
+ * `?run=../../elsewhere` must never reach one.
+ */
+export function runParam(url: URL): string | null {
+  const v = url.searchParams.get("run");
+  if (v === null || v === "") return null;
+  if (!isRunId(v)) {
+    throw new HttpError(400, "invalid_id", `run ${JSON.stringify(v)} is not a run id (YYYYMMDDTHHMMSSZ-XXXXXX)`);
   }
   return v;
 }

@@ -1,13 +1,22 @@
 /**
  * The HTTP server of `control serve` (docs/reference/http_api.md): `Deno.serve` (TLS with a certificate), the guards
- * in their order — Host, route, token (401), body, role (403, audited), write rate (429, audited) — then the endpoint.
+ * in their order — Host, route, token (401), body, write rate (429, audited), role (403, audited) — then the endpoint.
  * No CORS header is ever sent, so a page of another origin can neither read an answer nor send a token.
  */
-import { Exit, PromptRunnerError } from "../../errors.ts";
-import { recordRefusal, type RunRef, snapshot } from "../../control/mod.ts";
-import { performRead, performWrite, type ServeTarget, targetRow, WRITES } from "./api.ts";
+import { Exit, type ExitCode, PromptRunnerError } from "../../errors.ts";
+import { recordRefusal, type RefusedCall, type RunRef, snapshot } from "../../control/mod.ts";
+import { performRead, performWrite, type ServeTarget, targetRow, WRITES, type WriteSpec } from "./api.ts";
 import { dashboardResponse } from "./dashboard.ts";
-import { allowedHosts, checkHost, HttpError, pathId, readJsonBody, TARGET_ID, WriteLimiter } from "./guard.ts";
+import {
+  allowedHosts,
+  checkHost,
+  HttpError,
+  pathId,
+  readJsonBody,
+  runParam,
+  TARGET_ID,
+  WriteLimiter,
+} from "./guard.ts";
 import { endFrame, eventFrames, eventsCursor, logFrames, runOf, sseResponse } from "./sse.ts";
 import { EventHub, HUB_FROM_START_SEQS } from "./hub.ts";
 import { hubFrames } from "./hub_frames.ts";
@@ -27,7 +36,14 @@ export interface ServeOptions {
   /** Writes a minute per token (default 60), and how many at once (default 10). */
   writesPerMinute?: number;
   writeBurst?: number;
+  /** How long a write's body may take to arrive (ms; default `BODY_TIMEOUT_MS`, 10 s). */
+  bodyTimeoutMs?: number;
+  /** Event and log streams one token may hold open at once (default `MAX_STREAMS_PER_TOKEN`, 32). */
+  maxStreamsPerToken?: number;
 }
+
+/** Event and log streams one token may hold open at once. */
+export const MAX_STREAMS_PER_TOKEN = 32;
 
 /** A listening server. */
 export interface RunningServer {
@@ -67,7 +83,7 @@ export function statusOf(e: PromptRunnerError): number {
 
 function errorResponse(e: unknown): Response {
   if (e instanceof HttpError) {
-    return json(e.status, { error: { code: e.code, message: e.message, hint: null } }, e.headers);
+    return json(e.status, { error: { code: e.code, message: e.message, hint: e.hint } }, e.headers);
   }
   if (e instanceof PromptRunnerError) {
     const hint = e.hints.length ? e.hints.join("\n") : null;
@@ -77,10 +93,12 @@ function errorResponse(e: unknown): Response {
   return json(500, { error: { code: "internal_error", message, hint: null, exit: 1 } });
 }
 
+/** The presented token; `""` for an Authorization header that is not `Bearer <token>` (two, Basic, …); null for none. */
 function bearer(req: Request): string | null {
   const h = req.headers.get("authorization");
-  const m = h === null ? null : /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m ? m[1]! : null;
+  if (h === null) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1]! : "";
 }
 
 /** The hubs of live runs, shared by their clients and closed with the last one. */
@@ -119,16 +137,22 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const limiter = new WriteLimiter(perMinute, opts.writeBurst ?? Math.max(1, Math.min(10, perMinute)));
   const streams = new Set<AbortController>();
   const hubs = new HubTable();
+  /** Tokens over their write rate: refusals counted since the recorded one, and where that one went. */
+  const overRate = new Map<string, { count: number; storeRoot: string; command: WriteSpec["command"] }>();
   let allowed = new Set<string>();
 
   const authenticate = async (req: Request): Promise<TokenEntry> => {
     const presented = bearer(req);
-    const who = presented === null ? null : await opts.tokens.lookup(presented);
+    const who = presented === null || presented === "" ? null : await opts.tokens.lookup(presented);
     if (who === null) {
       throw new HttpError(
         401,
         "unauthorized",
-        presented === null ? "an Authorization: Bearer <token> header is required" : "the token is not valid",
+        presented === null
+          ? "an Authorization: Bearer <token> header is required"
+          : presented === ""
+          ? "the Authorization header is not one Bearer <token> (one header, the word Bearer, the token)"
+          : "the token is not valid",
         { "www-authenticate": 'Bearer realm="prompt_runner"' },
       );
     }
@@ -137,31 +161,82 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
 
   // A stream ends when its frames end, the client leaves (the body is cancelled) or the server stops (`streams`).
   // `req.signal` is not used: under Deno's legacy behaviour it also aborts on a successful response.
-  const stream = (make: (signal: AbortSignal, onClose: () => void) => Response): Response => {
+  // A token holds at most `maxStreams` streams at once: each costs the server a follower and its buffers.
+  const maxStreams = opts.maxStreamsPerToken ?? MAX_STREAMS_PER_TOKEN;
+  const streamsOf = new Map<string, Set<AbortController>>();
+  const stream = (who: TokenEntry, make: (signal: AbortSignal, onClose: () => void) => Response): Response => {
+    const mine = streamsOf.get(who.name) ?? new Set();
+    if (mine.size >= maxStreams) {
+      throw new HttpError(
+        429,
+        "too_many_streams",
+        `token "${who.name}" has ${mine.size} streams open, the most one token may; close one first`,
+        { "retry-after": "1" },
+      );
+    }
     const ac = new AbortController();
     streams.add(ac);
-    return make(ac.signal, () => streams.delete(ac));
+    mine.add(ac);
+    streamsOf.set(who.name, mine);
+    return make(ac.signal, () => {
+      streams.delete(ac);
+      mine.delete(ac);
+      if (mine.size === 0 && streamsOf.get(who.name) === mine) streamsOf.delete(who.name);
+    });
+  };
+
+  // Record a refusal made here; its hint when it could not be recorded (the caller must know it is not on the record).
+  const refuse = async (
+    storeRoot: string,
+    call: RefusedCall,
+    code: "forbidden" | "rate_limited",
+    message: string,
+    exit: ExitCode,
+  ) => {
+    const error = new PromptRunnerError(code, message, exit);
+    await recordRefusal(storeRoot, call, error);
+    return error.hints.length > 0 ? error.hints.join("\n") : null;
   };
 
   const write = async (req: Request, t: ServeTarget, kind: string, who: TokenEntry): Promise<Response> => {
     const spec = WRITES[kind]!;
-    const body = await readJsonBody(req);
+    const body = await readJsonBody(req, undefined, opts.bodyTimeoutMs);
     const call = {
       command: spec.command,
       params: spec.params(body),
       author: who.name,
       ...(spec.promptId ? { promptId: spec.promptId(body) } : {}),
     };
-    if (!roleAllows(who.role, spec.role)) {
-      const message = `token "${who.name}" has role ${who.role}; ${kind} needs role ${spec.role}`;
-      await recordRefusal(t.storeRoot, call, new PromptRunnerError("forbidden", message, Exit.usage));
-      throw new HttpError(403, "forbidden", message);
-    }
+    // Every write a token tries counts against its rate, a forbidden one too: each refusal is an audit entry (with up
+    // to 64 KiB of params), and a read token's 403s at the speed of the loopback would otherwise fill the disk.
     const wait = limiter.take(who.name);
     if (wait !== null) {
       const message = `token "${who.name}" is over its write rate (${perMinute} a minute); retry in ${wait} s`;
-      await recordRefusal(t.storeRoot, call, new PromptRunnerError("rate_limited", message, Exit.failed));
-      throw new HttpError(429, "rate_limited", message, { "retry-after": String(wait) });
+      let hint: string | null = null;
+      const streak = overRate.get(who.name);
+      if (streak) streak.count += 1;
+      else {
+        // The first refusal of a streak is recorded; the rest are counted, and the count is recorded when it ends.
+        overRate.set(who.name, { count: 0, storeRoot: t.storeRoot, command: spec.command });
+        const recorded = `${message}; until it may write again its further writes are counted, not recorded one by one`;
+        hint = await refuse(t.storeRoot, call, "rate_limited", recorded, Exit.failed);
+      }
+      throw new HttpError(429, "rate_limited", message, { "retry-after": String(wait) }, hint);
+    }
+    const streak = overRate.get(who.name);
+    if (streak) {
+      overRate.delete(who.name);
+      if (streak.count > 0) {
+        const message = `token "${who.name}" was refused ${streak.count} more writes over its write rate ` +
+          `(${perMinute} a minute) after the entry before, counted, not recorded one by one`;
+        const call = { command: streak.command, params: { refused: streak.count }, author: who.name };
+        await refuse(streak.storeRoot, call, "rate_limited", message, Exit.failed);
+      }
+    }
+    if (!roleAllows(who.role, spec.role)) {
+      const message = `token "${who.name}" has role ${who.role}; ${kind} needs role ${spec.role}`;
+      const hint = await refuse(t.storeRoot, call, "forbidden", message, Exit.usage);
+      throw new HttpError(403, "forbidden", message, {}, hint);
     }
     const r = await performWrite(kind, t, body, who.name, AbortSignal.timeout(31_000));
     return json(r.status, r.body);
@@ -201,13 +276,13 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       }
       if (!isGet) throw new HttpError(405, "method_not_allowed", `${req.method} ${url.pathname} is not served`);
       if (tail.length === 1 && tail[0] === "events") {
-        const ref = await runOf(t.storeRoot, url.searchParams.get("run"));
+        const ref = await runOf(t.storeRoot, runParam(url));
         const from = eventsCursor(req.headers.get("last-event-id"), url.searchParams.get("from"));
         const snap = await snapshot(ref).catch(() => null);
         if (snap?.status !== "running") {
-          return stream((signal, end) => sseResponse((s) => eventFrames(ref, from, s), signal, BASE_HEADERS, end));
+          return stream(who, (signal, end) => sseResponse((s) => eventFrames(ref, from, s), signal, BASE_HEADERS, end));
         }
-        return stream((signal, end) =>
+        return stream(who, (signal, end) =>
           sseResponse(
             (s) => {
               const hub = hubs.acquire(ref, snap.last_seq);
@@ -217,15 +292,17 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
             signal,
             BASE_HEADERS,
             end,
-          )
-        );
+          ));
       }
       if (tail.length === 2 && tail[0] === "log" && tail[1] === "stream") {
-        const ref = await runOf(t.storeRoot, url.searchParams.get("run"));
+        const ref = await runOf(t.storeRoot, runParam(url));
         const last = Number(req.headers.get("last-event-id") ?? "0");
         const after = Number.isInteger(last) && last > 0 ? last : 0;
         const all = url.searchParams.get("all_runs") === "1";
-        return stream((signal, end) => sseResponse((s) => logFrames(ref, after, all, s), signal, BASE_HEADERS, end));
+        return stream(
+          who,
+          (signal, end) => sseResponse((s) => logFrames(ref, after, all, s), signal, BASE_HEADERS, end),
+        );
       }
       const body = await performRead(t, tail, url);
       if (body === null) throw new HttpError(404, "not_found", `no endpoint at ${url.pathname}`);

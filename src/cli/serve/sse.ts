@@ -4,6 +4,7 @@
  * carrying the run's final status. A comment line every 15 s keeps idle connections open through proxies.
  */
 import { currentRun, type Cursor, followLog, type RunRef, snapshot, subscribe } from "../../control/mod.ts";
+import { HttpError } from "./guard.ts";
 
 /** One SSE frame: `id` (optional), `event` (optional, default `message`), `data` (JSON). */
 export interface SseFrame {
@@ -76,8 +77,10 @@ export function sseResponse(
         }
         controller.enqueue(next.value instanceof Uint8Array ? next.value : frameBytes(next.value));
       } catch (e) {
+        // Whether the stream was already ending (server stop, client gone), read before close() aborts it too.
+        const ending = ac.signal.aborted;
         close();
-        if (ac.signal.aborted) {
+        if (ending) {
           try {
             controller.close();
           } catch { /* already closed */ }
@@ -103,13 +106,19 @@ function errorData(e: unknown): Record<string, unknown> {
   return { code: typeof err.code === "string" ? err.code : "internal_error", message: String(err.message ?? e) };
 }
 
-/** The cursor of an events stream: `Last-Event-ID` (resume after it) wins over `?from=`. */
+/**
+ * The cursor of an events stream: `Last-Event-ID` (resume after it) wins over `?from=`. A `?from=` that is not
+ * `start`, `current` or a seq is refused (400 `invalid_value`), as `control events --from` refuses it, rather than
+ * read as `start`.
+ */
 export function eventsCursor(lastEventId: string | null, from: string | null): Cursor {
+  if (from !== null && from !== "" && from !== "start" && from !== "current" && !/^\d{1,15}$/.test(from)) {
+    throw new HttpError(400, "invalid_value", `from: expected start, current or a seq, got ${JSON.stringify(from)}`);
+  }
   if (lastEventId !== null && /^\d+$/.test(lastEventId.trim())) return Number(lastEventId.trim()) + 1;
   if (from === null || from === "" || from === "start") return "start";
   if (from === "current") return "current";
-  if (/^\d+$/.test(from)) return Number(from);
-  return "start";
+  return Number(from);
 }
 
 /** The `end` frame of a run, from its snapshot (a stream that ended without a `run_finished` of its own). */

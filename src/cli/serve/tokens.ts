@@ -116,6 +116,18 @@ export function parseTokensFile(file: string, text: string): [string, TokenEntry
   return out;
 }
 
+/**
+ * A warning when the tokens file can be read by users other than its owner (group or other read bits): each of them
+ * could act with every token in it. Null when it cannot (or the platform has no modes).
+ */
+export async function tokensFileExposure(file: string): Promise<string | null> {
+  const mode = (await Deno.stat(file).catch(() => null))?.mode ?? null;
+  if (mode === null || (mode & 0o044) === 0) return null;
+  const octal = (mode & 0o777).toString(8).padStart(4, "0");
+  return `${file} is readable by other users (mode ${octal}): anyone who can read it can act with its tokens; ` +
+    `chmod 600 it`;
+}
+
 /** Read and parse a tokens file (`tokens_file_invalid` when unreadable). */
 export async function loadTokensFile(file: string): Promise<[string, TokenEntry][]> {
   let text: string;
