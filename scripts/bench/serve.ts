@@ -38,13 +38,24 @@ function cli(args: string[], stdout: "piped" | "null" = "null"): Deno.ChildProce
 
 interface Server {
   url: string;
-  token: string;
+  /** The next client's token, in turn. */
+  token(): string;
   child: Deno.ChildProcess;
   stop(): Promise<void>;
 }
 
+/** Readers the clients share out: one token holds at most 32 streams (`MAX_STREAMS_PER_TOKEN`), a case opens 50. */
+const READERS = 4;
+
 async function serve(dirs: string[]): Promise<Server> {
-  const child = cli(["control", "serve", ...dirs, "--json"], "piped");
+  const tokens = Array.from({ length: READERS }, (_, i) => `bench-reader-${i}-${crypto.randomUUID()}`);
+  const file = await Deno.makeTempFile({ suffix: ".tokens.json" });
+  await Deno.chmod(file, 0o600);
+  await Deno.writeTextFile(
+    file,
+    JSON.stringify({ tokens: tokens.map((token, i) => ({ name: `reader${i}`, role: "read", token })) }),
+  );
+  const child = cli(["control", "serve", ...dirs, "--json", "--tokens", file], "piped");
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let buf = "";
   while (!buf.includes("\n")) {
@@ -52,16 +63,18 @@ async function serve(dirs: string[]): Promise<Server> {
     if (r.done) check(false, `control serve exited before listening: ${await new Response(child.stderr).text()}`);
     buf += r.value;
   }
-  const { url, token } = JSON.parse(buf.slice(0, buf.indexOf("\n")));
+  const { url } = JSON.parse(buf.slice(0, buf.indexOf("\n")));
   const errText = new Response(child.stderr).text();
+  let next = 0;
   return {
     url,
-    token,
+    token: () => tokens[next++ % tokens.length]!,
     child,
     async stop() {
       child.kill("SIGTERM");
       await reader.cancel().catch(() => {});
       const s = await child.status;
+      await Deno.remove(file).catch(() => {});
       check(s.code === 0, `control serve exited ${s.code}: ${await errText}`);
     },
   };
@@ -153,7 +166,7 @@ async function client(srv: Server, path: string, onFrame?: (seq: number) => void
   const timer = setTimeout(() => conn.close(), 300_000);
   try {
     const request = `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n` +
-      `Authorization: Bearer ${srv.token}\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n`;
+      `Authorization: Bearer ${srv.token()}\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n`;
     const out = new TextEncoder().encode(request);
     for (let at = 0; at < out.length;) at += await conn.write(out.subarray(at));
     const scan = new SseScan(onFrame);
