@@ -52,6 +52,7 @@ export type Code =
   | "workspace_packet_missing"
   // exit 2: usage
   | "agent_control_unavailable"
+  | "body_too_large"
   | "confirmation_required"
   | "conflicting_flags"
   | "empty_steer"
@@ -61,6 +62,7 @@ export type Code =
   | "forbidden"
   | "insecure_listen"
   | "invalid_entry"
+  | "invalid_json"
   | "invalid_value"
   | "invalid_view_value"
   | "missing_argument"
@@ -69,6 +71,7 @@ export type Code =
   | "packet_outside_workspace"
   | "path_escapes_repo"
   | "reason_required"
+  | "request_timeout"
   | "steer_too_long"
   | "tokens_file_invalid"
   | "unexpected_argument"
@@ -78,6 +81,7 @@ export type Code =
   | "unknown_repo"
   | "unknown_view_key"
   | "unsatisfiable_contract"
+  | "unsupported_media_type"
   | "workspace_discovery_ambiguous"
   | "workspace_packet_binding_required"
   // exit 3: packet invalid (and every lint/load finding kind, see {@link findingCode})
@@ -134,6 +138,7 @@ export const EXIT = {
   workspace_packet_escapes: Exit.failed,
   workspace_packet_missing: Exit.failed,
   agent_control_unavailable: Exit.usage,
+  body_too_large: Exit.usage,
   confirmation_required: Exit.usage,
   conflicting_flags: Exit.usage,
   empty_steer: Exit.usage,
@@ -143,6 +148,7 @@ export const EXIT = {
   forbidden: Exit.usage,
   insecure_listen: Exit.usage,
   invalid_entry: Exit.usage,
+  invalid_json: Exit.usage,
   invalid_value: Exit.usage,
   invalid_view_value: Exit.usage,
   missing_argument: Exit.usage,
@@ -151,6 +157,7 @@ export const EXIT = {
   packet_outside_workspace: Exit.usage,
   path_escapes_repo: Exit.usage,
   reason_required: Exit.usage,
+  request_timeout: Exit.usage,
   steer_too_long: Exit.usage,
   tokens_file_invalid: Exit.usage,
   unexpected_argument: Exit.usage,
@@ -160,6 +167,7 @@ export const EXIT = {
   unknown_repo: Exit.usage,
   unknown_view_key: Exit.usage,
   unsatisfiable_contract: Exit.usage,
+  unsupported_media_type: Exit.usage,
   workspace_discovery_ambiguous: Exit.usage,
   workspace_packet_binding_required: Exit.usage,
   contract_edited_in_session: Exit.packet,

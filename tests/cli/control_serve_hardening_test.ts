@@ -113,10 +113,12 @@ Deno.test("serve: a body nested thousands deep is refused as invalid JSON, never
   const r = await post(BOB, `{"prompt":"01","clause":"files_exist","reason":"r","entries":${deep}}`);
   assert.deepEqual([r.status, r.json.error.code], [400, "invalid_json"], JSON.stringify(r.json));
   assert.match(r.json.error.message, /deeper than 32 levels/);
+  assert.equal(r.json.error.hint, null, "the refusal was recorded");
+  assert.equal(await logged(), before + 1, "the refused body is on the record, without its params");
   // A body of ordinary depth that the role does not allow is refused on the record.
   const ok = await post(BOB, `{"prompt":"01","clause":"files_exist","reason":"r","entries":[[[["NOTES.md"]]]]}`);
   assert.equal(ok.status, 403);
-  assert.equal(await logged(), before + 1);
+  assert.equal(await logged(), before + 2);
 });
 
 Deno.test("serve: a write body that never finishes arriving is refused (408) instead of waited for", async () => {
@@ -322,4 +324,76 @@ Deno.test("serve: an Authorization header that is not one Bearer token is told s
   }
   assert.match((await ask([])).error.message, /header is required/);
   assert.equal((await ask([`bearer ${EVE}`])).status, 200);
+});
+
+Deno.test("serve: a write refused for its body or a field (400, 408, 413, 415) is on the record, and counts against the rate", async () => {
+  await using tmp = await tempDir();
+  await using s = await served(tmp.path, { bodyTimeoutMs: 300, writesPerMinute: 8 });
+  const post = (path: string, token: string, body: string, type = "application/json") =>
+    fetch(new URL(`/api/v1/targets/p/${path}`, s.srv.url), {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": type },
+      body,
+    }).then(async (r) => ({ status: r.status, json: await r.json() }));
+  const log = async () =>
+    parseJsonLines(await Deno.readTextFile(`${s.storeRoot}/control/log.jsonl`).catch(() => "")) as Record<
+      string,
+      unknown
+    >[];
+  const answers = [
+    await post("steer", BOB, '{"text": "unfinished'),
+    await post("steer", BOB, '{"text": "hi"}', "text/plain"),
+    await post("view", BOB, JSON.stringify({ diff: "x".repeat(70 * 1024) })),
+    await post("steer", BOB, JSON.stringify({ text: "hi", wait_ms: "soon" })),
+    await post("amend", ADA, JSON.stringify({ clause: "files_exist", entries: ["a.md"], reason: "r" })),
+    await post("amend", ADA, JSON.stringify({ prompt: "01", clause: "files_exist", entries: "a.md", reason: "r" })),
+  ];
+  assert.deepEqual(answers.map((a) => [a.status, a.json.error.code, a.json.error.hint]), [
+    [400, "invalid_json", null],
+    [415, "unsupported_media_type", null],
+    [413, "body_too_large", null],
+    [400, "invalid_value", null],
+    [400, "missing_argument", null],
+    [400, "invalid_value", null],
+  ]);
+  // A body that never finishes arriving (408): announced, partly sent, then nothing.
+  const u = new URL(s.srv.url);
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(u.port) });
+  try {
+    await conn.write(new TextEncoder().encode(
+      `POST /api/v1/targets/p/steer HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer ${BOB}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"text":"',
+    ));
+    await waitFor(async () => (await log()).some((e) => e.reason === "request body did not arrive within 300 ms"), {
+      timeoutMs: 10_000,
+      what: "the 408 on the record",
+    });
+  } finally {
+    try {
+      conn.close();
+    } catch { /* closed by the server */ }
+  }
+  const entries = await log();
+  assert.deepEqual(
+    entries.map((e) => [e.command, e.outcome, e.author, e.request, e.params]),
+    [
+      ["steer", "rejected", "bob", null, { body_refused: "invalid_json" }],
+      ["steer", "rejected", "bob", null, { body_refused: "unsupported_media_type" }],
+      ["set_view", "rejected", "bob", null, { body_refused: "body_too_large" }],
+      ["steer", "rejected", "bob", null, { text: "hi" }],
+      ["amend", "rejected", "ada", null, { clause: "files_exist", entries: ["a.md"] }],
+      ["amend", "rejected", "ada", null, { clause: "files_exist", entries: "a.md" }],
+      ["steer", "rejected", "bob", null, { body_refused: "request_timeout" }],
+    ],
+  );
+  assert.match(String(entries[0]!.reason), /^request body is not JSON/);
+  assert.equal(entries[3]!.reason, "wait_ms: expected an integer from 0 to 30000");
+  assert.equal(entries[5]!.prompt_id, "01");
+  // Refused bodies count against the token's write rate (8 a minute here): past it, one 429 entry, then counted.
+  const burst = [];
+  for (let i = 0; i < 6; i++) burst.push((await post("steer", BOB, "{nope")).status);
+  assert.ok(burst.includes(429), `no 429 in ${burst.join(", ")}`);
+  const after = await log();
+  assert.ok(after.length <= entries.length + 6, `${after.length - entries.length} entries for 6 refused writes`);
+  assert.equal(after.filter((e) => e.reason !== undefined && /over its write rate/.test(String(e.reason))).length, 1);
 });

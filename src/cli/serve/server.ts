@@ -1,9 +1,10 @@
 /**
  * The HTTP server of `control serve` (docs/reference/http_api.md): `Deno.serve` (TLS with a certificate), the guards
- * in their order — Host, route, token (401), body, write rate (429, audited), role (403, audited) — then the endpoint.
+ * in their order — Host, route, token (401), body, write rate (429, audited), role (403, audited), the refused body
+ * (400, 408, 413, 415, audited) — then the endpoint, whose own 400s are audited too.
  * No CORS header is ever sent, so a page of another origin can neither read an answer nor send a token.
  */
-import { Exit, type ExitCode, PromptRunnerError } from "../../errors.ts";
+import { type Code, Exit, type ExitCode, PromptRunnerError } from "../../errors.ts";
 import { recordRefusal, type RefusedCall, type RunRef, snapshot } from "../../control/mod.ts";
 import { performRead, performWrite, type ServeTarget, targetRow, WRITES, type WriteSpec } from "./api.ts";
 import { dashboardResponse } from "./dashboard.ts";
@@ -189,7 +190,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const refuse = async (
     storeRoot: string,
     call: RefusedCall,
-    code: "forbidden" | "rate_limited",
+    code: Code,
     message: string,
     exit: ExitCode,
   ) => {
@@ -198,15 +199,31 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     return error.hints.length > 0 ? error.hints.join("\n") : null;
   };
 
+  // A write refused here for its body or a field of it (400, 408, 413, 415) is on the record like a 403: the token's
+  // name, the endpoint's command, what was refused and why; the answer carries the hint when it could not be recorded.
+  const recorded = async (storeRoot: string, call: RefusedCall, e: HttpError): Promise<HttpError> => {
+    const hint = await refuse(storeRoot, call, e.code as Code, e.message, Exit.usage);
+    return new HttpError(e.status, e.code, e.message, e.headers, hint);
+  };
+
   const write = async (req: Request, t: ServeTarget, kind: string, who: TokenEntry): Promise<Response> => {
     const spec = WRITES[kind]!;
-    const body = await readJsonBody(req, undefined, opts.bodyTimeoutMs);
-    const call = {
-      command: spec.command,
-      params: spec.params(body),
-      author: who.name,
-      ...(spec.promptId ? { promptId: spec.promptId(body) } : {}),
-    };
+    let body: Record<string, unknown> | null = null;
+    let unread: HttpError | null = null;
+    try {
+      body = await readJsonBody(req, undefined, opts.bodyTimeoutMs);
+    } catch (e) {
+      if (!(e instanceof HttpError)) throw e;
+      unread = e;
+    }
+    const call = body !== null
+      ? {
+        command: spec.command,
+        params: spec.params(body),
+        author: who.name,
+        ...(spec.promptId ? { promptId: spec.promptId(body) } : {}),
+      }
+      : { command: spec.command, params: { body_refused: unread!.code }, author: who.name };
     // Every write a token tries counts against its rate, a forbidden one too: each refusal is an audit entry (with up
     // to 64 KiB of params), and a read token's 403s at the speed of the loopback would otherwise fill the disk.
     const wait = limiter.take(who.name);
@@ -233,13 +250,21 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         await refuse(streak.storeRoot, call, "rate_limited", message, Exit.failed);
       }
     }
+    if (body === null) throw await recorded(t.storeRoot, call, unread!);
     if (!roleAllows(who.role, spec.role)) {
       const message = `token "${who.name}" has role ${who.role}; ${kind} needs role ${spec.role}`;
       const hint = await refuse(t.storeRoot, call, "forbidden", message, Exit.usage);
       throw new HttpError(403, "forbidden", message, {}, hint);
     }
-    const r = await performWrite(kind, t, body, who.name, AbortSignal.timeout(31_000));
-    return json(r.status, r.body);
+    try {
+      const r = await performWrite(kind, t, body, who.name, AbortSignal.timeout(31_000));
+      return json(r.status, r.body);
+    } catch (e) {
+      // The API's own checks of the fields (400 invalid_value, missing_argument); the control layer's refusals are
+      // recorded where they are made and never arrive here as an HttpError.
+      if (e instanceof HttpError) throw await recorded(t.storeRoot, call, e);
+      throw e;
+    }
   };
 
   const handle = async (req: Request): Promise<Response> => {
