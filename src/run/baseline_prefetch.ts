@@ -12,6 +12,10 @@
  * {@link BaselinePrefetch.start} starts its read (the first call only), {@link BaselinePrefetch.take} hands it to that
  * prompt's start. A read for any other prompt (the next one was blocked, or the loop stopped) is dropped unused, and the
  * prompt reads its own baseline at its start, as without a prefetch.
+ *
+ * Read beside the verification (docs/keep_going.md): when no commit follows and nothing left to run can write into the
+ * repos, the work is final when the session ends, and the read starts before the verification (src/run/prompt_chain.ts
+ * `readsAheadOfVerdict()`); a verdict that does not complete the prompt as it was read {@link BaselinePrefetch.drop}s it.
  */
 import type { Packet, Prompt } from "../packet/mod.ts";
 import { canonicalPath } from "../contract/paths.ts";
@@ -52,6 +56,14 @@ export class BaselinePrefetch {
       reads.set(root, read);
     }
     this.#started = { promptId: prompt.id, reads };
+  }
+
+  /**
+   * Forget the reads started so far: they were started beside a verification whose verdict did not make the work final
+   * as it was read (a retry, a repair, a failure's reset, a command run by the checks). A later {@link start} reads again.
+   */
+  drop(): void {
+    this.#started = null;
   }
 
   /** The reads started for `promptId`, once; null when none were (the prompt then reads its own). */

@@ -4,6 +4,7 @@
  * decisions are pure (src/run/chain_decide.ts, src/run/decide.ts); the functions here only perform effects.
  */
 import type { VerifyReport } from "../contract/mod.ts";
+import { packetContract } from "../contract/packet_contract.ts";
 import { reportSummary } from "../contract/report.ts";
 import { checkNoteLines, checkNotes } from "../contract/check_notes.ts";
 import type { Prompt } from "../packet/mod.ts";
@@ -196,6 +197,53 @@ async function settleAttempt(
     agent?.discard("the run was stopped during the iteration");
     return { outcome: await stopAttempt(ctx, desk, prompt, attemptNo, runAttempts) };
   }
+  // The next prompt's baseline read may start beside this verification (docs/keep_going.md, "Read beside the
+  // verification"); it is kept only for a completion whose checks ran no command, and dropped on any other way out.
+  const early = readsAheadOfVerdict(ctx, prompt, agent, recover);
+  if (early) ctx.baselines.start();
+  let keepEarly = false;
+  try {
+    const ended = { ...run, stream: run.stream };
+    const step = await judgeAndAct(ctx, desk, prompt, plan, ended, runAttempts, agent, recover, () => {
+      keepEarly = true;
+    });
+    return step;
+  } finally {
+    if (early && !keepEarly) ctx.baselines.drop();
+  }
+}
+
+/**
+ * Whether the next prompt's baseline may be read while this attempt is verified: the attempt's work is already final
+ * when no commit follows (`--no-commit`, `--noop-commit`), no agent iteration or crash recovery goes on from it, and
+ * no check of the contract as loaded runs a command (a command may write into the repos; an amendment that adds one
+ * during the verification is seen in the report, and the read is dropped).
+ */
+function readsAheadOfVerdict(
+  ctx: RunContext,
+  prompt: Prompt,
+  agent: AgentLoop | null,
+  recover: RecoveryTarget | null,
+): boolean {
+  if (ctx.interrupted || agent !== null || recover !== null) return false;
+  if (ctx.opts.commit !== "none" && ctx.opts.commit !== "noop") return false;
+  if (ctx.packet.execution.completion === "agent_owned") return false;
+  return (packetContract(prompt).commands ?? []).length === 0;
+}
+
+/** The verdict on an attempt's work and its effects; `keepEarly` is called when an early baseline read stands. */
+async function judgeAndAct(
+  ctx: RunContext,
+  desk: SteerDesk,
+  prompt: Prompt,
+  plan: AttemptPlan,
+  run: AttemptRun & { stream: "ok" | "error" },
+  runAttempts: number,
+  agent: AgentLoop | null,
+  recover: RecoveryTarget | null,
+  keepEarly: () => void,
+): Promise<Step> {
+  const attemptNo = plan.attemptNo;
   const report = await verifyNow(ctx, prompt, "attempt", attemptNo);
   if (report === null) {
     // Interrupted during verification: the verdict was never reached, so the attempt ends interrupted, not failed.
@@ -252,6 +300,8 @@ async function settleAttempt(
         : "the iteration did not pass its contract",
     );
   }
+  const completes = decision.action === "complete" || decision.action === "complete_override";
+  if (completes && !report.items.some((i) => i.clause === "commands")) keepEarly();
   return await act(ctx, desk, { prompt, plan, run, report, env, judgement, runAttempts, agent, recover });
 }
 

@@ -14,6 +14,7 @@ import type { RunContext } from "./context.ts";
 import { outsideStore, ridingRecords } from "./commit_records.ts";
 import { porcelain } from "./git.ts";
 import { failpoint } from "../util/failpoint.ts";
+import { traceStage } from "../util/stage_trace.ts";
 
 /** Verifications a contract amended during each may take before the verdict is a fault. */
 const MAX_AMENDED_ROUNDS = 5;
@@ -92,6 +93,7 @@ export async function verifyNow(
     },
     { prompt_id: prompt.id, attempt, stream: null, provider: prompt.options.provider, session_id: null },
   );
+  traceStage("verification_finished", prompt.id);
   ctx.plane.transition({
     last_verification: { status: report.status, failures: report.failures, at: report.verified_at },
   });

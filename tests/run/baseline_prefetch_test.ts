@@ -17,14 +17,16 @@ import { branchStatus } from "../../src/contract/git.ts";
 /** `stage key` of each traced line, in order. */
 async function traced(file: string): Promise<string[]> {
   const text = await Deno.readTextFile(file);
-  return text.trim().split("\n").map((l) => l.split(" ")).filter((p) => /^(baseline_|journal_)/.test(p[1]!))
+  return text.trim().split("\n").map((l) => l.split(" ")).filter((p) =>
+    /^(baseline_|journal_|verification_)/.test(p[1]!)
+  )
     .map((p) => `${p[1]} ${p[2]}`);
 }
 
-function writes(id: string, file: string, extra = ""): string {
+function writes(id: string, file: string, extra = "", checks = ""): string {
   return promptFile(
     id,
-    `${extra}verify:\n  files_exist: [${file}]\nsimulate:\n  attempts:\n    - writes: [{path: ${file}, text: ${id}}]`,
+    `${extra}verify:\n  files_exist: [${file}]\n${checks}simulate:\n  attempts:\n    - writes: [{path: ${file}, text: ${id}}]`,
   );
 }
 
@@ -46,10 +48,13 @@ Deno.test("each next prompt's baseline read starts before the previous prompt's 
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(await traced(trace), [
     "baseline_read 01", // the first prompt reads its own
+    "verification_finished 01", // a commit follows: nothing is read beside the verification
     "baseline_read_ahead 02", // started after 01's commit, before 01's journal entry
     "journal_prompt_finished 01",
+    "verification_finished 02",
     "baseline_read_ahead 03",
     "journal_prompt_finished 02",
+    "verification_finished 03",
     "journal_prompt_finished 03", // the last prompt starts no read
   ]);
   const app = `${pkt}/app`;
@@ -82,14 +87,20 @@ Deno.test("keep-going: a failed prompt's next read starts after its reset; a blo
   );
   assert.deepEqual(await traced(trace), [
     "baseline_read 01",
+    "verification_finished 01",
     "baseline_read_ahead 02",
     "journal_prompt_finished 01",
+    "verification_finished 02",
+    "verification_finished 02", // its two repair attempts
+    "verification_finished 02",
     "baseline_read_ahead 03", // after 02's work was preserved and its repo reset
     "journal_prompt_finished 02",
+    "verification_finished 03",
     "baseline_read_ahead 04", // 04 is then blocked and never takes it
     "journal_prompt_finished 03",
     "baseline_read_ahead 05", // after the blocked 04
     "journal_prompt_finished 04",
+    "verification_finished 05",
     "journal_prompt_finished 05",
   ]);
   // Read before the reset, 03's baseline would hold 02's leftovers as the user's paths.
@@ -145,4 +156,80 @@ Deno.test("BaselinePrefetch: reads only for the expected prompt, once, and hands
   ahead.expect(packet, null);
   ahead.start();
   assert.equal(read.length, 2, "no next prompt: nothing started");
+});
+
+/** `preexisting` of a prompt's state entry: repo → the paths kept out of its work. */
+function preexistingOf(entry: unknown): Record<string, string[]> | undefined {
+  return (entry as { preexisting?: { repos: Record<string, string[]> } }).preexisting?.repos;
+}
+
+Deno.test("--no-commit: the next prompt's read starts beside the verification; its baseline holds the earlier work", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, {
+    "01_a.prompt.md": writes("1", "a.txt"),
+    "02_b.prompt.md": writes("2", "b.txt", "", "  changed_paths_only: [b.txt]\n"),
+  });
+  const trace = `${dir.path}/trace.txt`;
+  const r = await runCli(["run", pkt, "--no-commit"], { env: { PROMPT_RUNNER_STAGE_TRACE: trace } });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.deepEqual(await traced(trace), [
+    "baseline_read 01",
+    "baseline_read_ahead 02", // no commit follows: the work was final when the session ended
+    "verification_finished 01",
+    "journal_prompt_finished 01",
+    "verification_finished 02",
+    "journal_prompt_finished 02",
+  ]);
+  const prompts = await readPrompts(pkt);
+  assert.deepEqual(preexistingOf(prompts["02"]), { app: ["a.txt"] }, "01's uncommitted work is 02's baseline");
+});
+
+Deno.test("--no-commit: a read started beside a failed verification is dropped; the repair's work is in the next baseline", async () => {
+  await using dir = await tempDir();
+  const first = promptFile(
+    "1",
+    "verify:\n  files_exist: [a.txt]\nsimulate:\n  attempts:\n    - writes: [{path: other.txt, text: o}]\n" +
+      "    - writes: [{path: a.txt, text: a}]",
+  );
+  const second = promptFile(
+    "2",
+    "verify:\n  files_exist: [b.txt]\n  changed_paths_only: [b.txt]\nsimulate:\n  attempts:\n" +
+      "    - writes: [{path: b.txt, text: b}]",
+  );
+  const pkt = await makePacket(dir.path, { "01_a.prompt.md": first, "02_b.prompt.md": second });
+  const trace = `${dir.path}/trace.txt`;
+  const r = await runCli(["run", pkt, "--no-commit"], { env: { PROMPT_RUNNER_STAGE_TRACE: trace } });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.deepEqual(await traced(trace), [
+    "baseline_read 01",
+    "baseline_read_ahead 02", // beside the first verification, which fails: dropped
+    "verification_finished 01",
+    "baseline_read_ahead 02", // read again beside the repair's verification
+    "verification_finished 01",
+    "journal_prompt_finished 01",
+    "verification_finished 02",
+    "journal_prompt_finished 02",
+  ]);
+  const prompts = await readPrompts(pkt);
+  assert.equal(prompts["02"]?.status, "completed");
+  // The dropped read was taken before the repair wrote a.txt: used, it would have made a.txt 02's change.
+  assert.deepEqual(preexistingOf(prompts["02"]), { app: ["a.txt", "other.txt"] });
+});
+
+Deno.test("--no-commit: a contract that runs commands reads the next baseline only after its verification", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, {
+    "01_a.prompt.md": writes("1", "a.txt", "", '  commands: ["touch generated.txt"]\n'),
+    "02_b.prompt.md": writes("2", "b.txt"),
+  });
+  const trace = `${dir.path}/trace.txt`;
+  const r = await runCli(["run", pkt, "--no-commit"], { env: { PROMPT_RUNNER_STAGE_TRACE: trace } });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.deepEqual((await traced(trace)).slice(0, 3), [
+    "baseline_read 01",
+    "verification_finished 01", // the command may write into the repo: no read beside it
+    "baseline_read_ahead 02",
+  ]);
+  const prompts = await readPrompts(pkt);
+  assert.deepEqual(preexistingOf(prompts["02"]), { app: ["a.txt", "generated.txt"] });
 });
