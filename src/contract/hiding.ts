@@ -22,7 +22,6 @@
 import { join, normalize, relative, resolve } from "../util/path.ts";
 import { GitCache } from "./git.ts";
 import { sha256 } from "./sha256.ts";
-import { readBytes } from "./clauses/_common.ts";
 
 /** Flagged entries kept by name in a baseline; past this many only their count and digest are kept. */
 export const FLAG_LIST_MAX = 200;
@@ -70,7 +69,7 @@ export interface HidingState {
   sources: HidingSource[];
   /** Config key → its values, for the keys of {@link HIDING_CONFIG_KEYS} that are set. */
   config: Record<string, string[]>;
-  /** Watched ignore files (repo-relative) → SHA-256 of their content, null when absent or unreadable. */
+  /** Watched ignore files (repo-relative) → SHA-256 of their content, null when absent, `unreadable: …`. */
   ignoreFiles: Record<string, string | null>;
 }
 
@@ -202,15 +201,31 @@ function configPath(value: string, top: string): string | null {
   return resolve(top, value);
 }
 
+/** The largest source or ignore file read (a larger one is a state of its own: `unreadable: too large`). */
+const READ_MAX = 16 * 1024 * 1024;
+
+/**
+ * The bytes of a regular file: null when absent, else the reason it cannot be read. Only a regular file is opened (a
+ * FIFO a session left in its place would block the read for good).
+ */
+async function readRegular(path: string): Promise<Uint8Array | string | null> {
+  try {
+    const st = Deno.statSync(path);
+    if (!st.isFile) return "unreadable: not a regular file";
+    if (st.size > READ_MAX) return "unreadable: too large";
+    return await Deno.readFile(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) return null;
+    return `unreadable: ${e instanceof Error ? e.name : String(e)}`;
+  }
+}
+
 async function readSource(kind: string, path: string | null): Promise<HidingSource> {
   if (path === null) return { kind, path, digest: null };
-  const r = await readBytes(path, 16 * 1024 * 1024);
-  if (!r.ok) {
-    const why = r.verdict.details;
-    return { kind, path, digest: why === "missing file" ? null : why };
-  }
-  const out: HidingSource = { kind, path, digest: hex(sha256(r.bytes)) };
-  if (r.bytes.length <= SOURCE_TEXT_MAX) out.text = dec.decode(r.bytes);
+  const r = await readRegular(path);
+  if (!(r instanceof Uint8Array)) return { kind, path, digest: r };
+  const out: HidingSource = { kind, path, digest: hex(sha256(r)) };
+  if (r.length <= SOURCE_TEXT_MAX) out.text = dec.decode(r);
   return out;
 }
 
@@ -254,8 +269,8 @@ export async function ignoreFiles(root: string, paths: Iterable<string>): Promis
   const out: Record<string, string | null> = {};
   const sorted = [...new Set(paths)].sort().slice(0, IGNORE_FILES_MAX);
   await Promise.all(sorted.map(async (p) => {
-    const r = await readBytes(join(root, p), 16 * 1024 * 1024);
-    out[p] = r.ok ? hex(sha256(r.bytes)) : null;
+    const r = await readRegular(join(root, p));
+    out[p] = r instanceof Uint8Array ? hex(sha256(r)) : r;
   }));
   return Object.fromEntries(sorted.map((p) => [p, out[p] ?? null]));
 }

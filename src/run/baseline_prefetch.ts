@@ -16,7 +16,7 @@
 import type { Packet, Prompt } from "../packet/mod.ts";
 import { canonicalPath } from "../contract/paths.ts";
 import { branchStatus } from "../contract/git.ts";
-import { packetContract } from "../contract/packet_contract.ts";
+import { packetContract } from "../contract/enforced.ts";
 import { traceStage } from "../util/stage_trace.ts";
 import { type PrefetchedReads, promptRepos, type StatusRead } from "./dirty.ts";
 import { hidingRoots, startHidingReads } from "./hiding_baseline.ts";

@@ -9,7 +9,7 @@
  * elsewhere.
  */
 import { ContractGuard } from "./contract_guard.ts";
-import type { HidingState } from "../contract/hiding.ts";
+import type { HidingState } from "../contract/mod.ts";
 import type { TextOut } from "../util/mod.ts";
 import type { Lease } from "../store/mod.ts";
 import type { EventContext, RunnerPlane } from "../control/runner_api.ts";

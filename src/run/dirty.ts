@@ -7,7 +7,7 @@
 import { relative } from "../util/path.ts";
 import { changedPaths } from "../contract/clauses/git_clauses.ts";
 import { branchStatus, gitIn, parsePorcelainZ } from "../contract/git.ts";
-import type { HidingRead } from "../contract/hiding.ts";
+import type { HidingRead } from "../contract/mod.ts";
 import { meterSpawn } from "../util/read_meter.ts";
 import { canonicalPath, isWithin } from "../contract/paths.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";

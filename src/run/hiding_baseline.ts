@@ -13,9 +13,15 @@ import type { Packet, Prompt } from "../packet/mod.ts";
 import type { Contract } from "../contract/mod.ts";
 import { verifyContextFor } from "../contract/context.ts";
 import { clauseEnv } from "../contract/verify.ts";
-import { gitClauseRoots } from "../contract/clauses/git_clauses.ts";
-import { gitStatus } from "../contract/git.ts";
-import { type HidingRead, type HidingState, ignoreFiles, isIgnoreFile, readHidingCore } from "../contract/hiding.ts";
+import {
+  gitClauseRoots,
+  gitStatus,
+  type HidingRead,
+  type HidingState,
+  ignoreFiles,
+  isIgnoreFile,
+  readHidingCore,
+} from "../contract/mod.ts";
 import type { RepoBaseline } from "./dirty.ts";
 
 /** Whether a contract has an entry of `changed_paths_only` or `repos_clean` (pure). */

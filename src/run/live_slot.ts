@@ -7,7 +7,7 @@
 import type { View } from "../events/mod.ts";
 import type { LaneSession } from "../lanes/mod.ts";
 import type { Renderer, TextSink } from "../render/mod.ts";
-import type { HidingState } from "../contract/hiding.ts";
+import type { HidingState } from "../contract/mod.ts";
 
 /** The live stream, when one is running. */
 export interface LiveStream {

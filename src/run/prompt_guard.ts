@@ -16,8 +16,7 @@ import { pendingClaims, pendingIn, pendingPaths } from "./commit_pending.ts";
 import { dirtBeyondInterrupted, dirtBeyondMessage } from "./interrupted_work.ts";
 import { captureHiding, hidingRoots, startHidingReads } from "./hiding_baseline.ts";
 import { enforcedContract, packetContract } from "../contract/enforced.ts";
-import { gitStatus } from "../contract/git.ts";
-import { hidingDetails, hidingSince, type HidingState } from "../contract/hiding.ts";
+import { gitStatus, hidingDetails, hidingSince, type HidingState } from "../contract/mod.ts";
 
 /** Final states whose leftovers are preserved and reset (an interrupted prompt's leftovers are resumed instead). */
 const PRESERVED_STATUSES: ReadonlySet<PromptStatus> = new Set(["failed", "verification_failed", "verifier_fault"]);
