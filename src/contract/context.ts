@@ -1,6 +1,7 @@
 /** Build a {@link VerifyContext} for one prompt of a loaded packet (docs/reference/contract.md §2 repo index and default scope). */
 import type { Packet, Prompt } from "../packet/mod.ts";
 import type { VerifyContext, VerifySource } from "./types.ts";
+import type { HidingState } from "./hiding.ts";
 
 /**
  * The repo index of a packet: every manifest repo, the alias `packet` → the packet dir, and in a workspace each
@@ -25,6 +26,7 @@ export function verifyContextFor(
     attempt: number | null;
     env?: Record<string, string>;
     preexisting?: Record<string, string[]>;
+    hiding?: Record<string, HidingState>;
   },
 ): VerifyContext {
   return {
@@ -38,5 +40,6 @@ export function verifyContextFor(
     attempt: opts.attempt,
     ...(opts.env ? { env: opts.env } : {}),
     ...(opts.preexisting && Object.keys(opts.preexisting).length ? { preexisting: opts.preexisting } : {}),
+    ...(opts.hiding && Object.keys(opts.hiding).length ? { hiding: opts.hiding } : {}),
   };
 }

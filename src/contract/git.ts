@@ -121,15 +121,31 @@ export class GitCache {
   }
 }
 
-/** `git status --porcelain=v1 -z --untracked-files=all` of a work tree. */
+/**
+ * `git status --porcelain=v1 -z --untracked-files=all` of a work tree. With `ignored`, also `--ignored=matching`: the
+ * ignored paths come apart in `ignored` (an ignored directory as `dir/`, never walked), never among the changes.
+ */
 export async function gitStatus(
   root: string,
   cache: GitCache = new GitCache(),
-): Promise<{ ok: true; entries: StatusEntry[] } | { ok: false; error: string }> {
-  const r = await cache.run(root, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
+  ignored = false,
+): Promise<{ ok: true; entries: StatusEntry[]; ignored: string[] } | { ok: false; error: string }> {
+  const args = ["status", "--porcelain=v1", "-z", "--untracked-files=all", ...(ignored ? [IGNORED_ARG] : [])];
+  const r = await cache.run(root, args);
   if (!r.ok) return { ok: false, error: r.stderr.trim() || `exit ${r.code}` };
-  return { ok: true, entries: parsePorcelainZ(r.stdout) };
+  const all = parsePorcelainZ(r.stdout);
+  return {
+    ok: true,
+    entries: all.filter((e) => e.xy !== "!!"),
+    ignored: all.filter((e) => e.xy === "!!").map((e) => e.path),
+  };
 }
+
+/**
+ * The status argument that lists ignored paths as well, cheaply: `matching` names an ignored directory without walking
+ * it, so it costs what the untracked walk costs (the hiding check of src/contract/hiding.ts reads it).
+ */
+export const IGNORED_ARG = "--ignored=matching";
 
 /** Branch facts and changes from `git status --porcelain=v2 --branch -z`. */
 export interface BranchStatus {
@@ -141,12 +157,14 @@ export interface BranchStatus {
   upstream: string | null;
   /** Changes as v1-style entries (`XY` with spaces for unmodified). */
   entries: StatusEntry[];
+  /** Ignored paths (only when read with {@link IGNORED_ARG}). */
+  ignored: string[];
 }
 
 /** Parse `git status --porcelain=v2 --branch -z --untracked-files=all` output. */
 function parsePorcelainV2(out: string): BranchStatus {
   const fields = out.split("\0");
-  const res: BranchStatus = { oid: null, branch: "HEAD", upstream: null, entries: [] };
+  const res: BranchStatus = { oid: null, branch: "HEAD", upstream: null, entries: [], ignored: [] };
   const xyOf = (s: string) => s.replaceAll(".", " ");
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
@@ -172,6 +190,7 @@ function parsePorcelainV2(out: string): BranchStatus {
       const parts = f.split(" ");
       res.entries.push({ xy: parts[1]!, path: parts.slice(10).join(" ") });
     } else if (f.startsWith("? ")) res.entries.push({ xy: "??", path: f.slice(2) });
+    else if (f.startsWith("! ")) res.ignored.push(f.slice(2));
   }
   return res;
 }
@@ -191,17 +210,21 @@ export const BRANCH_STATUS_ARGS: readonly string[] = [
   "--untracked-files=all",
 ];
 
-/** Branch status of a work tree; `notRepo` when `root` is missing or not inside a work tree. */
+/**
+ * Branch status of a work tree; `notRepo` when `root` is missing or not inside a work tree. With `ignored`, read with
+ * {@link IGNORED_ARG} (the ignored paths in `status.ignored`).
+ */
 export async function branchStatus(
   root: string,
   cache: GitCache = new GitCache(),
+  ignored = false,
 ): Promise<{ ok: true; status: BranchStatus } | { ok: false; notRepo: boolean; error: string }> {
   try {
     if (!Deno.statSync(root).isDirectory) return { ok: false, notRepo: true, error: "not a directory" };
   } catch {
     return { ok: false, notRepo: true, error: "missing" };
   }
-  const r = await cache.run(root, [...BRANCH_STATUS_ARGS]);
+  const r = await cache.run(root, [...BRANCH_STATUS_ARGS, ...(ignored ? [IGNORED_ARG] : [])]);
   if (r.ok) return { ok: true, status: parsePorcelainV2(r.stdout) };
   const error = r.stderr.trim() || `exit ${r.code}`;
   return { ok: false, notRepo: /not a git repository/i.test(error), error };

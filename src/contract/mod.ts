@@ -12,7 +12,7 @@ export {
 } from "./check_notes.ts";
 export { checklistItems, checklistPath, checklistText } from "./checklist.ts";
 export { type ClauseEnv, refOf } from "./clauses/_common.ts";
-export { changedPaths, pathAllowed } from "./clauses/git_clauses.ts";
+export { changedPaths, gitClauseRoots, pathAllowed } from "./clauses/git_clauses.ts";
 export { repoIndex, verifyContextFor } from "./context.ts";
 export {
   amendedPromptIds,
@@ -23,7 +23,16 @@ export {
   readAmendments,
 } from "./enforced.ts";
 export { isLegacyCommand, isRecord, pathEscapes, pick, substituteRepo, validateEntry } from "./entries.ts";
-export { GitCache, gitIn, parsePorcelainZ } from "./git.ts";
+export { GitCache, gitIn, gitStatus, parsePorcelainZ } from "./git.ts";
+export {
+  hidingDetails,
+  type HidingRead,
+  hidingSince,
+  type HidingState,
+  ignoreFiles,
+  isIgnoreFile,
+  readHidingCore,
+} from "./hiding.ts";
 export { appendVerification, latestVerification, timingClass } from "./history.ts";
 export { lintPacket, type LintResult } from "./packet_lint.ts";
 export { canonicalJoin, canonicalPath, isWithin, parsePathString, resolveRef } from "./paths.ts";

@@ -1,5 +1,6 @@
 /** Contract, verifier report and amendment types (docs/reference/contract.md, docs/reference/control-plane.md §5.4 and §9). */
 import type { GitCache } from "./git.ts";
+import type { HidingState } from "./hiding.ts";
 
 /** The twelve clauses in evaluation order (docs/reference/contract.md §1). */
 export const CLAUSES = [
@@ -110,6 +111,12 @@ export interface VerifyContext {
    * left out of `changed_paths_only` and `repos_clean` (and so of every repair prompt).
    */
   preexisting?: Record<string, string[]>;
+  /**
+   * The git state that decides what `git status` shows, by canonical repo root, as the prompt's baseline recorded it
+   * (src/contract/hiding.ts): `changed_paths_only` and `repos_clean` fail on a repo whose state changed since. Absent
+   * (`verify`, or a repo the prompt's start did not judge) → not compared.
+   */
+  hiding?: Record<string, HidingState>;
   /**
    * Optional memo of read-only git queries shared across several verifications that run back to back with nothing
    * changing the work trees in between (`prompt_runner verify`). Command items clear it. Absent → one per call.

@@ -20,17 +20,22 @@
 import type { Packet, Prompt } from "../packet/mod.ts";
 import { canonicalPath } from "../contract/paths.ts";
 import { branchStatus } from "../contract/git.ts";
+import { packetContract } from "../contract/enforced.ts";
 import { traceStage } from "../util/stage_trace.ts";
 import { type PrefetchedReads, promptRepos, type StatusRead } from "./dirty.ts";
+import { hidingRoots, startHidingReads } from "./hiding_baseline.ts";
 
 /** The next prompt's baseline read, started early (see the module comment). */
 export class BaselinePrefetch {
   #packet: Packet | null = null;
   #next: Prompt | null = null;
-  #started: { promptId: string; reads: Map<string, StatusRead> } | null = null;
+  #started: { promptId: string; reads: PrefetchedReads } | null = null;
 
-  /** `read`: one repo's baseline read (a test counts them). */
-  constructor(private readonly read: (repoPath: string) => StatusRead = branchStatus) {}
+  /** `read`: one repo's baseline read, with its ignored paths when `ignored` (a test counts them). */
+  constructor(
+    private readonly read: (repoPath: string, ignored: boolean) => StatusRead = (path, ignored) =>
+      branchStatus(path, undefined, ignored),
+  ) {}
 
   /** The prompt that runs after the current one (null: none). Drops a read started for any other prompt. */
   expect(packet: Packet, next: Prompt | null): void {
@@ -47,15 +52,20 @@ export class BaselinePrefetch {
     if (prompt === null || this.#packet === null) return;
     if (this.#started?.promptId === prompt.id) return;
     traceStage("baseline_read_ahead", prompt.id);
-    const reads = new Map<string, StatusRead>();
+    // The hiding state of the repos its packet contract's git clauses judge (none: nothing read); an amendment that
+    // adds one is read at the prompt's start.
+    const hiding = startHidingReads(hidingRoots(this.#packet, prompt, packetContract(prompt)));
+    for (const read of hiding.values()) read.catch(() => {});
+    const status = new Map<string, StatusRead>();
     for (const repo of promptRepos(this.#packet, prompt)) {
       const root = canonicalPath(repo.path);
-      if (reads.has(root)) continue;
-      const read = this.read(repo.path);
+      if (status.has(root)) continue;
+      const read = this.read(repo.path, hiding.has(root));
       read.catch(() => {}); // dropped unused: no unhandled rejection (branchStatus does not throw; this is a guard)
-      reads.set(root, read);
+      status.set(root, read);
     }
-    this.#started = { promptId: prompt.id, reads };
+    const ignored = new Set([...status.keys()].filter((r) => hiding.has(r)));
+    this.#started = { promptId: prompt.id, reads: { status, ignored, hiding } };
   }
 
   /**

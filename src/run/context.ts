@@ -9,6 +9,7 @@
  * elsewhere.
  */
 import { ContractGuard } from "./contract_guard.ts";
+import type { HidingState } from "../contract/mod.ts";
 import type { TextOut } from "../util/mod.ts";
 import type { Lease } from "../store/mod.ts";
 import type { EventContext, RunnerPlane } from "../control/runner_api.ts";
@@ -169,6 +170,10 @@ export class RunScope {
   /** The current prompt's pre-existing paths by repo root. */
   get preexisting(): Record<string, string[]> {
     return this.slot.preexisting;
+  }
+  /** The current prompt's hiding baseline by repo root (src/run/hiding_baseline.ts). */
+  get hiding(): Record<string, HidingState> {
+    return this.slot.hiding;
   }
   /** Whether the first SIGINT/SIGTERM was seen. */
   get interrupted(): boolean {

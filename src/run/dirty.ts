@@ -7,6 +7,7 @@
 import { relative } from "../util/path.ts";
 import { changedPaths } from "../contract/clauses/git_clauses.ts";
 import { branchStatus, gitIn, parsePorcelainZ } from "../contract/git.ts";
+import type { HidingRead } from "../contract/mod.ts";
 import { meterSpawn } from "../util/read_meter.ts";
 import { canonicalPath, isWithin } from "../contract/paths.ts";
 import type { Packet, Prompt } from "../packet/mod.ts";
@@ -141,13 +142,22 @@ export interface RepoBaseline extends TargetRepo {
   head: string | null;
   /** Paths already uncommitted when the prompt started: the user's, never the prompt's. */
   dirty: string[];
+  /** Its ignored paths, when read for the hiding state (src/run/hiding_baseline.ts); absent otherwise. */
+  ignored?: string[];
 }
 
 /** The result of one repo's baseline read (`branchStatus()` of src/contract/git.ts). */
 export type StatusRead = ReturnType<typeof branchStatus>;
 
-/** Baseline reads started ahead of a prompt's start, canonical repo root → its read (src/run/baseline_prefetch.ts). */
-export type PrefetchedReads = ReadonlyMap<string, StatusRead>;
+/** Baseline reads started ahead of a prompt's start (src/run/baseline_prefetch.ts). */
+export interface PrefetchedReads {
+  /** Canonical repo root → its status read. */
+  status: ReadonlyMap<string, StatusRead>;
+  /** The roots whose status was read with the ignored paths (for the hiding state). */
+  ignored: ReadonlySet<string>;
+  /** Canonical root → its hiding read (src/contract/hiding.ts), for the roots the prompt's git clauses judge. */
+  hiding: ReadonlyMap<string, Promise<HidingRead>>;
+}
 
 /**
  * Capture the baseline of each target repo of a prompt: HEAD and the uncommitted paths from ONE
@@ -155,7 +165,8 @@ export type PrefetchedReads = ReadonlyMap<string, StatusRead>;
  * prompt's cost, docs/bench.md `scale`). With `recorded` (an interrupted prompt's own baseline) only HEAD is used;
  * `own` (repo name → paths) are the prompt's own work (a failed commit's), never in its baseline. `prefetched`: reads
  * of some of these repos started when the previous prompt's work was final (src/run/baseline_prefetch.ts); the
- * others are read here.
+ * others are read here. `hiding`: the canonical roots whose hiding state the prompt's baseline records — their status
+ * is read with the ignored paths (`ignored`), in the same git status.
  */
 export async function captureBaseline(
   packet: Packet,
@@ -164,6 +175,7 @@ export async function captureBaseline(
   recorded: Record<string, string[]> | null = null,
   own: Record<string, string[]> | null = null,
   prefetched: PrefetchedReads | null = null,
+  hiding: ReadonlySet<string> = new Set(),
 ): Promise<RepoBaseline[]> {
   const out: RepoBaseline[] = [];
   const seen = new Set<string>();
@@ -174,7 +186,9 @@ export async function captureBaseline(
     seen.add(root);
     // The store root's canonical path is taken once per prompt and the repo's is the one just taken (a realpath
     // each). They are pure path reads: nothing is written or recorded, so where they run cannot change the record.
-    const pending = prefetched?.get(root) ?? branchStatus(repo.path);
+    const ignored = hiding.has(root);
+    const ahead = ignored && !prefetched?.ignored.has(root) ? undefined : prefetched?.status.get(root);
+    const pending = ahead ?? branchStatus(repo.path, undefined, ignored);
     if (store === undefined) store = storeRoot ? canonicalPath(storeRoot) : null;
     const rel = canonicalRelative(root, store);
     const st = await pending;
@@ -182,7 +196,7 @@ export async function captureBaseline(
     const found = st.ok ? changedPaths(st.status.entries, rel) : [];
     const mine = new Set(own?.[repo.name] ?? []);
     const dirty = recorded ? recorded[repo.name] ?? [] : found.filter((p) => !mine.has(p));
-    out.push({ ...repo, root, head, dirty });
+    out.push({ ...repo, root, head, dirty, ...(ignored && st.ok ? { ignored: st.status.ignored } : {}) });
   }
   return out;
 }

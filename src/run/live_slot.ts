@@ -7,6 +7,7 @@
 import type { View } from "../events/mod.ts";
 import type { LaneSession } from "../lanes/mod.ts";
 import type { Renderer, TextSink } from "../render/mod.ts";
+import type { HidingState } from "../contract/mod.ts";
 
 /** The live stream, when one is running. */
 export interface LiveStream {
@@ -31,6 +32,7 @@ export class LiveSlot {
   #live: OwnedStream | null = null;
   #log: TextSink | null = null;
   #preexisting: Record<string, string[]> = {};
+  #hiding: Record<string, HidingState> = {};
   #interrupted = false;
   readonly #abort = new AbortController();
 
@@ -74,6 +76,14 @@ export class LiveSlot {
     return this.#preexisting;
   }
 
+  /**
+   * The current prompt's hiding baseline by canonical repo root (src/run/hiding_baseline.ts): compared by
+   * `changed_paths_only` and `repos_clean` at verification. Empty outside a prompt.
+   */
+  get hiding(): Record<string, HidingState> {
+    return this.#hiding;
+  }
+
   /** Whether the first SIGINT/SIGTERM was seen. */
   get interrupted(): boolean {
     return this.#interrupted;
@@ -109,6 +119,16 @@ export class LiveSlot {
   /** The prompt ended: no path is pre-existing any more (prompt guard). */
   endPreexisting(): void {
     this.#preexisting = {};
+  }
+
+  /** The prompt's hiding baseline holds until {@link LiveSlot.endHiding} (prompt guard). */
+  beginHiding(byRoot: Record<string, HidingState>): void {
+    this.#hiding = byRoot;
+  }
+
+  /** The prompt ended: no hiding baseline any more (prompt guard). */
+  endHiding(): void {
+    this.#hiding = {};
   }
 
   /** The attempt's log opened (null: a run without a store root keeps none) (attempt). */

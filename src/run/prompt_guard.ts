@@ -14,6 +14,9 @@ import { RunFailedError } from "../errors.ts";
 import { traceStage } from "../util/stage_trace.ts";
 import { pendingClaims, pendingIn, pendingPaths } from "./commit_pending.ts";
 import { dirtBeyondInterrupted, dirtBeyondMessage } from "./interrupted_work.ts";
+import { captureHiding, hidingRoots, startHidingReads } from "./hiding_baseline.ts";
+import { enforcedContract, packetContract } from "../contract/enforced.ts";
+import { gitStatus, hidingDetails, hidingSince, type HidingState } from "../contract/mod.ts";
 
 /** Final states whose leftovers are preserved and reset (an interrupted prompt's leftovers are resumed instead). */
 const PRESERVED_STATUSES: ReadonlySet<PromptStatus> = new Set(["failed", "verification_failed", "verifier_fault"]);
@@ -68,6 +71,17 @@ export async function refuseDirtyRepos(
   if (dirty.length) throw new RunFailedError("preflight_failed", "preflight failed", { hints: dirty });
 }
 
+/**
+ * The roots whose hiding state the prompt's baseline records (src/run/hiding_baseline.ts): from its enforced contract
+ * (an amendment may have added a git clause); none — no git, no file read — when its packet contract and amendments
+ * have neither clause. A store whose amendments cannot be read leaves it to the packet contract: the verification
+ * reports that store by name.
+ */
+async function judgedRoots(ctx: RunContext, prompt: Prompt): Promise<string[]> {
+  const contract = await enforcedContract(prompt, ctx.storeRoot).then((e) => e.contract, () => packetContract(prompt));
+  return hidingRoots(ctx.packet, prompt, contract);
+}
+
 /** Before a prompt: capture its baseline, then apply its preserved work (its partial progress) if any. */
 export async function beginPrompt(
   ctx: RunContext,
@@ -91,8 +105,11 @@ export async function beginPrompt(
       recorded = { ...recorded, [d.repo]: [...new Set([...(recorded[d.repo] ?? []), ...d.foreign])] };
     }
   }
-  const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recorded, own, ahead);
+  // The hiding state of the repos its git clauses judge: its git queries go out beside the status read.
+  const reads = startHidingReads(await judgedRoots(ctx, prompt), ahead?.hiding);
+  const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recorded, own, ahead, new Set(reads.keys()));
   ctx.slot.beginPreexisting(preexistingByRoot(baseline));
+  ctx.slot.beginHiding(await captureHiding(reads, baseline));
   const user = baseline.filter((b) => b.dirty.length > 0);
   if (user.length) {
     await ctx.state.updatePrompt(prompt.id, (p) => {
@@ -131,6 +148,30 @@ export async function beginPrompt(
   return { baseline, restored: restored.ref !== null };
 }
 
+/**
+ * A failed prompt that changed what git status hides leaves that change, and the work it hides, where they are: the
+ * preserve-and-reset below sees only what git status shows, and undoing a session's git state is not the runner's
+ * to guess. Say so, naming it, so that it is undone before the next prompt's baseline takes it as the user's.
+ */
+async function warnHidden(
+  ctx: RunContext,
+  prompt: Prompt,
+  baseline: RepoBaseline[],
+  hiding: Record<string, HidingState>,
+): Promise<void> {
+  for (const [root, before] of Object.entries(hiding)) {
+    const st = await gitStatus(root, undefined, true);
+    if (!st.ok) continue;
+    const found = await hidingSince(root, before, st.ignored);
+    if (!("changes" in found) || found.changes.length === 0) continue;
+    const repo = baseline.find((b) => b.root === root)?.name ?? root;
+    ctx.err(
+      `warning: ${hidingDetails(repo, found.changes)}; prompt ${prompt.id} failed, and what that hides is neither ` +
+        "preserved nor reset: undo it before the next prompt or run takes it as the user's",
+    );
+  }
+}
+
 /** After a prompt: preserve a failed prompt's work and reset its repos; returns what was preserved. */
 export async function endPrompt(
   ctx: RunContext,
@@ -139,7 +180,10 @@ export async function endPrompt(
   outcome: { status: PromptStatus; reason: string | null },
 ): Promise<PreservedWork | null> {
   ctx.slot.endPreexisting();
+  const hiding = ctx.hiding;
+  ctx.slot.endHiding();
   if (!PRESERVED_STATUSES.has(outcome.status)) return null;
+  await warnHidden(ctx, prompt, baseline, hiding);
   const { work, errors } = await preserveFailedWork(baseline, {
     runId: ctx.runId,
     promptId: prompt.id,

@@ -39,6 +39,7 @@ export async function verifyNow(
     source,
     attempt,
     preexisting: ctx.preexisting,
+    hiding: ctx.hiding,
     env: {
       PROMPT_RUNNER_RUN_ID: ctx.runId,
       PROMPT_RUNNER_PROMPT_ID: prompt.id,

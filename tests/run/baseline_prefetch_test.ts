@@ -146,8 +146,9 @@ Deno.test("BaselinePrefetch: reads only for the expected prompt, once, and hands
   assert.equal(read.length, 2);
   const reads = ahead.take(p2!.id);
   assert.ok(reads);
-  assert.deepEqual([...reads.keys()], [canonicalPath(app)]);
-  const st = await reads.get(canonicalPath(app))!;
+  assert.deepEqual([...reads.status.keys()], [canonicalPath(app)]);
+  assert.equal(reads.hiding.size, 0, "a contract without git clauses reads no hiding state");
+  const st = await reads.status.get(canonicalPath(app))!;
   assert.ok(st.ok);
   assert.equal(st.status.oid, await git(app, "rev-parse", "HEAD"));
   assert.deepEqual(st.status.entries.map((e) => e.path), ["late.txt"]);

@@ -6,6 +6,7 @@ import { hasGlobChars } from "./glob.ts";
 import { isRecord } from "../entries.ts";
 import { isWithin } from "../paths.ts";
 import { branchStatus, gitBounded, type GitCache, gitIn, gitStatus, type StatusEntry } from "../git.ts";
+import { hidingDetails, hidingSince } from "../hiding.ts";
 import type { ReportItem } from "../types.ts";
 
 /** Default `remote_timeout_ms` of `repos_clean` with `network: true`. */
@@ -47,6 +48,26 @@ export function disallowedDetails(paths: string[]): string {
   return `disallowed: ${shown}${paths.length > 20 ? `, and ${paths.length - 20} more` : ""}`;
 }
 
+/** The repo an entry of `repos_clean` judges (a string names it; else its `repo`, else the default scope's). */
+function reposCleanRepo(entry: unknown, env: ClauseEnv): string {
+  const obj = isRecord(entry) ? entry : {};
+  return typeof entry === "string" ? entry : typeof obj.repo === "string" ? obj.repo : env.scopeRepo ?? "packet";
+}
+
+/**
+ * The canonical roots whose git state the `changed_paths_only` and `repos_clean` entries of `contract` judge, in
+ * order (pure apart from the roots `env` resolved): where a prompt's baseline records the hiding state
+ * (src/contract/hiding.ts). Empty for a contract with neither clause, which then reads no git state at all.
+ */
+export function gitClauseRoots(contract: Record<string, unknown[] | undefined>, env: ClauseEnv): string[] {
+  const names = [
+    ...(contract.changed_paths_only ?? []).map((e) => refOf(e, env.repos)?.repo ?? env.scopeRepo ?? "packet"),
+    ...(contract.repos_clean ?? []).map((e) => reposCleanRepo(e, env)),
+  ];
+  const roots = names.map((n) => env.repos[n]).filter((r): r is string => r !== undefined);
+  return [...new Set(roots)];
+}
+
 /** `changed_paths_only`: one item per repo named by the entries (default scope's repo for unnamed entries). */
 export async function checkChangedPathsOnly(entries: unknown[], env: ClauseEnv): Promise<ReportItem[]> {
   const groups = new Map<string, string[]>();
@@ -83,11 +104,17 @@ export async function checkChangedPathsOnly(entries: unknown[], env: ClauseEnv):
       items.push(makeItem(head, fail(`missing repo: ${repo}`), { allowed_paths: allowed, changed_paths: [] }));
       continue;
     }
-    const st = await gitStatus(root, env.git);
+    const watched = env.ctx.hiding?.[root] !== undefined;
+    const st = await gitStatus(root, env.git, watched);
     if (!st.ok) {
       items.push(
         makeItem(head, fault(`git status failed: ${st.error}`), { allowed_paths: allowed, changed_paths: [] }),
       );
+      continue;
+    }
+    const hidden = await hidingCheck(root, st.ignored, env);
+    if (hidden !== null && "error" in hidden) {
+      items.push(makeItem(head, fault(hidden.error), { allowed_paths: allowed, changed_paths: [] }));
       continue;
     }
     const store = env.ctx.storeRoot;
@@ -96,11 +123,34 @@ export async function checkChangedPathsOnly(entries: unknown[], env: ClauseEnv):
     const all = changedPaths(st.entries, storeRel);
     const changed = all.filter((p) => !user.has(p));
     const bad = changed.filter((p) => !allowed.some((a) => pathAllowed(a, p)));
-    const verdict = bad.length ? fail(disallowedDetails(bad)) : pass();
-    const extra = user.size ? { preexisting_paths: all.filter((p) => user.has(p)) } : {};
+    const hides = hidden?.changes ?? [];
+    const problems = [
+      ...(hides.length ? [hidingDetails(repo, hides)] : []),
+      ...(bad.length ? [disallowedDetails(bad)] : []),
+    ];
+    const verdict = problems.length ? fail(problems.join("; ")) : pass();
+    const extra = {
+      ...(user.size ? { preexisting_paths: all.filter((p) => user.has(p)) } : {}),
+      ...(hides.length ? { hiding_changes: hides } : {}),
+    };
     items.push(makeItem(head, verdict, { allowed_paths: allowed, changed_paths: changed, ...extra }));
   }
   return items;
+}
+
+/**
+ * The hiding check of one repo (src/contract/hiding.ts): what changed since the prompt's baseline that can hide work
+ * from `git status`, null when the prompt recorded no baseline for it (`verify`, a clause on a repo its start did not
+ * judge), or the git error that kept it from being read (a fault, as a failed `git status` is). `ignored`: the ignored
+ * paths of the status read just made.
+ */
+function hidingCheck(
+  root: string,
+  ignored: string[],
+  env: ClauseEnv,
+): Promise<{ changes: string[] } | { error: string }> | null {
+  const before = env.ctx.hiding?.[root];
+  return before === undefined ? null : hidingSince(root, before, ignored, env.git);
 }
 
 function porcelainLine(e: StatusEntry): string {
@@ -110,7 +160,7 @@ function porcelainLine(e: StatusEntry): string {
 /** `repos_clean`: the repo has no uncommitted changes; optionally HEAD is pushed. */
 export async function checkReposClean(entry: unknown, env: ClauseEnv, id: string): Promise<ReportItem> {
   const obj = isRecord(entry) ? entry : {};
-  const repo = typeof entry === "string" ? entry : typeof obj.repo === "string" ? obj.repo : env.scopeRepo ?? "packet";
+  const repo = reposCleanRepo(entry, env);
   const pushed = obj.pushed === true;
   const network = obj.network === true;
   const t = obj.remote_timeout_ms ?? obj.fetch_timeout_ms;
@@ -126,7 +176,7 @@ export async function checkReposClean(entry: unknown, env: ClauseEnv, id: string
     dirty_count: 0,
   };
   if (root === undefined) return makeItem(head, fail(`missing repo: ${repo}`), fields);
-  const bs = await branchStatus(root, env.git);
+  const bs = await branchStatus(root, env.git, env.ctx.hiding?.[root] !== undefined);
   if (!bs.ok) {
     return makeItem(
       head,
@@ -134,6 +184,10 @@ export async function checkReposClean(entry: unknown, env: ClauseEnv, id: string
       fields,
     );
   }
+  const hidden = await hidingCheck(root, bs.status.ignored, env);
+  if (hidden !== null && "error" in hidden) return makeItem(head, fault(hidden.error), fields);
+  const hides = hidden?.changes ?? [];
+  if (hides.length) fields.hiding_changes = hides;
   const { oid, branch, upstream } = bs.status;
   // The store root is runtime state, never the work: records committed with a prompt and appended to since do not
   // make the repo dirty (the same exclusion as changed_paths_only).
@@ -146,14 +200,14 @@ export async function checkReposClean(entry: unknown, env: ClauseEnv, id: string
   if (user.size) fields.preexisting_paths = work.length - entries.length;
   const short = oid ? oid.slice(0, 7) : "(no commits)";
   Object.assign(fields, { branch, head: short, upstream, dirty_count: entries.length });
-  if (entries.length) {
+  if (entries.length || hides.length) {
     const lines = entries.map(porcelainLine);
     const more = lines.length > 10 ? `, and ${lines.length - 10} more` : "";
-    return makeItem(
-      head,
-      fail(`uncommitted changes (${lines.length}): ${lines.slice(0, 10).join(", ")}${more}`),
-      fields,
-    );
+    const problems = [
+      ...(hides.length ? [hidingDetails(repo, hides)] : []),
+      ...(lines.length ? [`uncommitted changes (${lines.length}): ${lines.slice(0, 10).join(", ")}${more}`] : []),
+    ];
+    return makeItem(head, fail(problems.join("; ")), fields);
   }
   let verdict: Verdict;
   if (upstream === null) {
