@@ -82,12 +82,15 @@ async function judgedRoots(ctx: RunContext, prompt: Prompt): Promise<string[]> {
   return hidingRoots(ctx.packet, prompt, contract);
 }
 
-/** Before a prompt: capture its baseline, then apply its preserved work (its partial progress) if any. */
+/**
+ * Before a prompt: capture its baseline, then apply its preserved work (its partial progress) if any. `preserved`:
+ * there was preserved work to apply (whether or not it applied), so the tree may have changed after the baseline.
+ */
 export async function beginPrompt(
   ctx: RunContext,
   packet: Packet,
   prompt: Prompt,
-): Promise<{ baseline: RepoBaseline[]; restored: boolean }> {
+): Promise<{ baseline: RepoBaseline[]; restored: boolean; preserved: boolean }> {
   // The preserved-ref lookup runs beside the baseline's git read (it needs only the repos' paths); the refs are
   // listed once per run, so a prompt's start costs one git spawn per target repo.
   const repos = promptRepos(packet, prompt);
@@ -108,6 +111,7 @@ export async function beginPrompt(
   // The hiding state of the repos its git clauses judge: its git queries go out beside the status read.
   const reads = startHidingReads(await judgedRoots(ctx, prompt), ahead?.hiding);
   const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recorded, own, ahead, new Set(reads.keys()));
+  traceStage("captured_baseline", prompt.id);
   ctx.slot.beginPreexisting(preexistingByRoot(baseline));
   ctx.slot.beginHiding(await captureHiding(reads, baseline));
   const user = baseline.filter((b) => b.dirty.length > 0);
@@ -145,7 +149,7 @@ export async function beginPrompt(
       };
     });
   }
-  return { baseline, restored: restored.ref !== null };
+  return { baseline, restored: restored.ref !== null, preserved: await found !== null };
 }
 
 /**

@@ -12,7 +12,7 @@ import { beginPrompt, endPrompt } from "./prompt_guard.ts";
 import type { RecoveryTarget } from "./crash_recovery.ts";
 import { afterPrompt, blockersOf, promptEntry } from "./run_decide.ts";
 import type { SteerDesk } from "./steering.ts";
-import { probeVacuous } from "./vacuous.ts";
+import { probeAhead, probeVacuous } from "./vacuous.ts";
 import { verifyCompletion } from "./agent_chain.ts";
 import { pendingIn } from "./commit_pending.ts";
 import { claimPendingCommit } from "./commit_claim.ts";
@@ -131,7 +131,15 @@ async function runOnePrompt(
   ctx.slot.beginPrompt(prompt.id);
   // The verified work of this prompt's failed commit: claimed and committed before anything else (commit_claim.ts).
   const pending = pendingIn(ctx.state, prompt.id);
-  const { baseline, restored } = await beginPrompt(ctx, ctx.packet, prompt);
+  const probing = {
+    preflightRequested: settings.preflightOn,
+    completionVerifyPassed: false, // a passing completion_verify ends the run before any prompt (alreadyComplete)
+    strict: settings.strict,
+  };
+  // The vacuous probe reads the tree as the baseline's git read does and records nothing: it runs beside that read
+  // (src/run/vacuous.ts `probeAhead()`), and is used only when no preserved work was to be applied in between.
+  const probed = recovering === null && pending === null ? probeAhead(ctx, prompt, probing) : null;
+  const { baseline, restored, preserved: applied } = await beginPrompt(ctx, ctx.packet, prompt);
   const entry = promptEntry({
     preflightOn: settings.preflightOn,
     repairFirst: ctx.opts.repairFirst,
@@ -144,13 +152,7 @@ async function runOnePrompt(
   // iteration's — never complete a prompt without a session; the agent's directive or the session decides.
   const noPreflight = ctx.packet.execution.completion === "agent_owned" || ctx.packet.agentControl !== null;
   if (entry.preflight && !noPreflight) outcome ??= await preflight(ctx, desk, prompt);
-  if (entry.probeVacuous) {
-    outcome ??= await probeVacuous(ctx, desk, prompt, {
-      preflightRequested: settings.preflightOn,
-      completionVerifyPassed: false, // a passing completion_verify ends the run before any prompt (alreadyComplete)
-      strict: settings.strict,
-    });
-  }
+  if (entry.probeVacuous) outcome ??= await probeVacuous(ctx, desk, prompt, probing, applied ? null : probed);
   outcome ??= await runPromptChain(ctx, desk, prompt, recovering, restored);
   const kept = await endPrompt(ctx, prompt, baseline, outcome);
   if (kept) preserved.set(prompt.id, kept);

@@ -14,6 +14,7 @@ import type { Packet, Prompt } from "../packet/mod.ts";
 import type { RunContext } from "./context.ts";
 import { finish, type PromptOutcome } from "./prompt_result.ts";
 import type { SteerDesk } from "./steering.ts";
+import { traceStage } from "../util/stage_trace.ts";
 
 /** When the vacuous rule does not apply, and how strictly it applies. */
 export interface VacuousProbeOptions {
@@ -92,24 +93,53 @@ export async function vacuousReport(
   return report !== null && isVacuous(report) ? report : null;
 }
 
+/** Whether the probe applies to a prompt's start at all (not an intended skip, not a later attempt). */
+function probeApplies(ctx: RunContext, prompt: Prompt, opts: VacuousProbeOptions): boolean {
+  if (opts.preflightRequested || opts.completionVerifyPassed || ctx.opts.repairFirst) return false;
+  return !ctx.state.attempts(prompt.id).some((a) => a.run_id === ctx.runId); // not the first attempt
+}
+
+function probeReport(ctx: RunContext, prompt: Prompt, opts: VacuousProbeOptions): Promise<VerifyReport | null> {
+  traceStage("vacuous_probe", prompt.id);
+  return vacuousReport(ctx.packet, prompt, ctx.storeRoot, {
+    runId: ctx.runId,
+    strict: opts.strict,
+    guard: (work) => ctx.withBoundaries(work),
+  });
+}
+
+/**
+ * The probe's evaluation started beside the prompt's baseline read (src/run/run_loop.ts), or null when it may not
+ * be: the probe only reads the tree, as `git status` does, and records nothing — but under `--strict` it runs the
+ * contract's commands, which may write into the repos the baseline is reading. The caller drops it when preserved
+ * work was to be applied to the tree before the probe (then the probe runs after it, as {@link probeVacuous} does).
+ */
+export function probeAhead(
+  ctx: RunContext,
+  prompt: Prompt,
+  opts: VacuousProbeOptions,
+): Promise<VerifyReport | null> | null {
+  if (opts.strict || !probeApplies(ctx, prompt, opts)) return null;
+  const report = probeReport(ctx, prompt, opts);
+  report.catch(() => {}); // dropped unused: no unhandled rejection
+  return report;
+}
+
 /**
  * Probe one prompt before its first attempt; marks `ctx.vacuous`. Returns an outcome only when `--strict` fails the
  * prompt; otherwise the prompt runs as usual. The probe is not a verification of work: it is not recorded in the
- * verification history (so amendment timing classes do not see it).
+ * verification history (so amendment timing classes do not see it). `ahead`: its evaluation, started beside the
+ * baseline read ({@link probeAhead}) on the same tree.
  */
 export async function probeVacuous(
   ctx: RunContext,
   desk: SteerDesk,
   prompt: Prompt,
   opts: VacuousProbeOptions,
+  ahead: Promise<VerifyReport | null> | null = null,
 ): Promise<PromptOutcome | null> {
-  if (opts.preflightRequested || opts.completionVerifyPassed || ctx.opts.repairFirst) return null;
-  if (ctx.state.attempts(prompt.id).some((a) => a.run_id === ctx.runId)) return null; // not the first attempt
-  const report = await vacuousReport(ctx.packet, prompt, ctx.storeRoot, {
-    runId: ctx.runId,
-    strict: opts.strict,
-    guard: (work) => ctx.withBoundaries(work),
-  });
+  if (!probeApplies(ctx, prompt, opts)) return null;
+  const report = await (ahead ?? probeReport(ctx, prompt, opts));
   if (report === null) return null;
   ctx.vacuous.add(prompt.id);
   ctx.err(vacuousLine(prompt.id));
