@@ -4,7 +4,7 @@
  * decisions are pure (src/run/chain_decide.ts, src/run/decide.ts); the functions here only perform effects.
  */
 import type { VerifyReport } from "../contract/mod.ts";
-import { packetContract } from "../contract/packet_contract.ts";
+import { packetContract } from "../contract/mod.ts";
 import { reportSummary } from "../contract/report.ts";
 import { checkNoteLines, checkNotes } from "../contract/check_notes.ts";
 import type { Prompt } from "../packet/mod.ts";
