@@ -20,6 +20,7 @@
  * none of it.
  */
 import { join, normalize, relative, resolve } from "../util/path.ts";
+import { readCapped } from "../util/fs.ts";
 import { GitCache } from "./git.ts";
 import { sha256 } from "./sha256.ts";
 
@@ -212,8 +213,8 @@ async function readRegular(path: string): Promise<Uint8Array | string | null> {
   try {
     const st = Deno.statSync(path);
     if (!st.isFile) return "unreadable: not a regular file";
-    if (st.size > READ_MAX) return "unreadable: too large";
-    return await Deno.readFile(path);
+    const bytes = st.size > READ_MAX ? null : await readCapped(path, READ_MAX, st.size);
+    return bytes ?? "unreadable: too large";
   } catch (e) {
     if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) return null;
     return `unreadable: ${e instanceof Error ? e.name : String(e)}`;

@@ -215,3 +215,29 @@ export async function atomicWriteChunks(path: string, pieces: Iterable<string>, 
     if (units > 0) await drain();
   });
 }
+
+/**
+ * The bytes of a regular file, at most `limit` of them: null when it holds more (it may grow after its `stat`, or be a
+ * device swapped in since). `sizeHint` is the size its `stat` gave.
+ */
+export async function readCapped(path: string, limit: number, sizeHint: number): Promise<Uint8Array | null> {
+  const file = await Deno.open(path, { read: true });
+  try {
+    let buf = new Uint8Array(Math.min(Math.max(sizeHint, 0), limit) + 1);
+    let n = 0;
+    for (;;) {
+      if (n === buf.length) {
+        if (n > limit) return null;
+        const next = new Uint8Array(Math.min(buf.length * 2, limit + 1));
+        next.set(buf);
+        buf = next;
+      }
+      const got = await file.read(buf.subarray(n));
+      if (got === null) break;
+      n += got;
+    }
+    return n > limit ? null : buf.subarray(0, n);
+  } finally {
+    file.close();
+  }
+}

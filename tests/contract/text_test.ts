@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { tempDir, writeFiles } from "../support/fs.ts";
 import { itemsOf, oneItem } from "./_helpers.ts";
-import { MAX_READ_BYTES, readCapped } from "../../src/contract/clauses/_common.ts";
+import { MAX_READ_BYTES } from "../../src/contract/clauses/_common.ts";
+import { readCapped } from "../../src/util/fs.ts";
 
 Deno.test("verifyContract() contains checks literal text byte-for-byte", async () => {
   await using dir = await tempDir();

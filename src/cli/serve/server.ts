@@ -201,7 +201,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
 
   // A write refused here for its body or a field of it (400, 408, 413, 415) is on the record like a 403: the token's
   // name, the endpoint's command, what was refused and why; the answer carries the hint when it could not be recorded.
-  const recorded = async (storeRoot: string, call: RefusedCall, e: HttpError): Promise<HttpError> => {
+  const onRecord = async (storeRoot: string, call: RefusedCall, e: HttpError): Promise<HttpError> => {
     const hint = await refuse(storeRoot, call, e.code as Code, e.message, Exit.usage);
     return new HttpError(e.status, e.code, e.message, e.headers, hint);
   };
@@ -250,7 +250,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         await refuse(streak.storeRoot, call, "rate_limited", message, Exit.failed);
       }
     }
-    if (body === null) throw await recorded(t.storeRoot, call, unread!);
+    if (body === null) throw await onRecord(t.storeRoot, call, unread!);
     if (!roleAllows(who.role, spec.role)) {
       const message = `token "${who.name}" has role ${who.role}; ${kind} needs role ${spec.role}`;
       const hint = await refuse(t.storeRoot, call, "forbidden", message, Exit.usage);
@@ -262,7 +262,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     } catch (e) {
       // The API's own checks of the fields (400 invalid_value, missing_argument); the control layer's refusals are
       // recorded where they are made and never arrive here as an HttpError.
-      if (e instanceof HttpError) throw await recorded(t.storeRoot, call, e);
+      if (e instanceof HttpError) throw await onRecord(t.storeRoot, call, e);
       throw e;
     }
   };

@@ -1,4 +1,5 @@
 /** Helpers private to the clause modules: the clause environment, item construction and file reading. */
+import { readCapped } from "../../util/fs.ts";
 import type { Clause, ItemStatus, ReportItem, VerifyContext } from "../types.ts";
 import { type EntryRef, parsePathString, type RepoIndex, type ResolvedRef, resolveRef } from "../paths.ts";
 import { isRecord, validateEntry } from "../entries.ts";
@@ -137,32 +138,6 @@ export const MAX_READ_BYTES = 64 * 1024 * 1024;
 /** `unreadable file (larger than 64 MiB)`. */
 export function tooLargeReason(limit: number): string {
   return limit % (1024 * 1024) === 0 ? `larger than ${limit / (1024 * 1024)} MiB` : `larger than ${limit} bytes`;
-}
-
-/**
- * The bytes of a regular file, at most `limit` of them: null when it holds more (it may grow after its `stat`, or be a
- * device swapped in since). `sizeHint` is the size its `stat` gave.
- */
-export async function readCapped(path: string, limit: number, sizeHint: number): Promise<Uint8Array | null> {
-  const file = await Deno.open(path, { read: true });
-  try {
-    let buf = new Uint8Array(Math.min(Math.max(sizeHint, 0), limit) + 1);
-    let n = 0;
-    for (;;) {
-      if (n === buf.length) {
-        if (n > limit) return null;
-        const next = new Uint8Array(Math.min(buf.length * 2, limit + 1));
-        next.set(buf);
-        buf = next;
-      }
-      const got = await file.read(buf.subarray(n));
-      if (got === null) break;
-      n += got;
-    }
-    return n > limit ? null : buf.subarray(0, n);
-  } finally {
-    file.close();
-  }
 }
 
 /**

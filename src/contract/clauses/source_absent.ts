@@ -1,5 +1,6 @@
 /** `source_absent` (docs/reference/contract.md §3.3): no line of the scanned source files matches a forbidden pattern. */
 import { join, relative } from "../../util/path.ts";
+import { readCapped } from "../../util/fs.ts";
 import {
   type ClauseEnv,
   fail,
@@ -7,7 +8,6 @@ import {
   makeItem,
   MAX_READ_BYTES,
   pass,
-  readCapped,
   regexTimeout,
   resolveEntry,
   tooLargeReason,
