@@ -36,6 +36,27 @@ function entryHasLeftovers(entry: PromptState | undefined): boolean {
   return entry?.status === "interrupted" || last?.status === "running" || last?.status === "interrupted";
 }
 
+/**
+ * The hiding baseline a prompt with leftovers keeps (docs/reference/contract.md §5.1): the state its interrupted
+ * attempt's run recorded for each root it judges now. `missing`: the roots judged now that the record lacks (an older
+ * record, a clause added since, a repo git could not read then) — read again, and said.
+ */
+export function keptHiding(
+  entry: PromptState | undefined,
+  judged: readonly string[],
+): { roots: Record<string, HidingState>; missing: string[] } {
+  const rec = entry?.hiding_baseline;
+  const current = rec !== undefined && rec.run_id === entry?.attempts.at(-1)?.run_id ? rec.roots : {};
+  const roots: Record<string, HidingState> = {};
+  const missing: string[] = [];
+  for (const root of judged) {
+    const state = Object.hasOwn(current, root) ? current[root] : undefined;
+    if (state !== undefined) roots[root] = state;
+    else missing.push(root);
+  }
+  return { roots, missing };
+}
+
 function recordedBaseline(ctx: RunContext, prompt: Prompt): Record<string, string[]> | null {
   // An interrupted prompt keeps the baseline recorded when the run of its last attempt started it (none: nothing
   // was dirty then): its leftovers are its own, not the user's.
@@ -108,12 +129,28 @@ export async function beginPrompt(
       recorded = { ...recorded, [d.repo]: [...new Set([...(recorded[d.repo] ?? []), ...d.foreign])] };
     }
   }
-  // The hiding state of the repos its git clauses judge: its git queries go out beside the status read.
-  const reads = startHidingReads(await judgedRoots(ctx, prompt), ahead?.hiding);
+  // The hiding state of the repos its git clauses judge: its git queries go out beside the status read. A prompt that
+  // continues its interrupted attempt keeps the state recorded when that attempt's run started it.
+  const judged = await judgedRoots(ctx, prompt);
+  const kept = recorded ? keptHiding(ctx.state.entry(prompt.id), judged) : null;
+  const reads = startHidingReads(judged.filter((r) => !kept?.roots[r]), ahead?.hiding);
   const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recorded, own, ahead, new Set(reads.keys()));
   traceStage("captured_baseline", prompt.id);
   ctx.slot.beginPreexisting(preexistingByRoot(baseline));
-  ctx.slot.beginHiding(await captureHiding(reads, baseline));
+  const hiding = { ...kept?.roots, ...await captureHiding(reads, baseline) };
+  ctx.slot.beginHiding(hiding);
+  if (kept?.missing.length) {
+    ctx.err(
+      `warning: prompt ${prompt.id} continues an interrupted attempt whose run recorded no hiding baseline for ` +
+        `${kept.missing.join(", ")}: what its session hid from git status before the interrupt is taken as it is now`,
+    );
+  }
+  // Recorded before any session of the prompt starts, so a run that dies from here on leaves it for the next.
+  if (Object.keys(hiding).length > 0 || kept !== null) {
+    await ctx.state.updatePrompt(prompt.id, (p) => {
+      p.hiding_baseline = { run_id: ctx.runId, roots: hiding };
+    });
+  }
   const user = baseline.filter((b) => b.dirty.length > 0);
   if (user.length) {
     await ctx.state.updatePrompt(prompt.id, (p) => {
@@ -186,6 +223,12 @@ export async function endPrompt(
   ctx.slot.endPreexisting();
   const hiding = ctx.hiding;
   ctx.slot.endHiding();
+  // Kept only while the prompt may continue an interrupted attempt (a state entry is not a place for it to pile up).
+  if (outcome.status !== "interrupted" && ctx.state.entry(prompt.id)?.hiding_baseline !== undefined) {
+    await ctx.state.updatePrompt(prompt.id, (p) => {
+      delete p.hiding_baseline;
+    });
+  }
   if (!PRESERVED_STATUSES.has(outcome.status)) return null;
   await warnHidden(ctx, prompt, baseline, hiding);
   const { work, errors } = await preserveFailedWork(baseline, {

@@ -2,7 +2,7 @@
  * The shape of `state.json` (docs/reference/runner.md §10.2): prompt and attempt statuses, the records of attempts,
  * results, commits and preserved work, and the whole document. The store that keeps it is state.ts.
  */
-import type { VerifyReport } from "../contract/mod.ts";
+import type { HidingState, VerifyReport } from "../contract/mod.ts";
 import type { AttemptMode, StreamKind } from "../events/mod.ts";
 import { nowIso } from "../util/time.ts";
 import type { FailureEnvelope } from "./classify.ts";
@@ -115,6 +115,12 @@ export interface PromptState {
   agent_control?: { run_id: string; iteration: number; verified: number };
   /** Uncommitted paths per repo when the prompt started in run `run_id` (the user's; docs/keep_going.md). */
   preexisting?: { run_id: string; repos: Record<string, string[]> };
+  /**
+   * What `git status` hid in each repo its git clauses judge, when the prompt started in run `run_id`, by canonical root
+   * (docs/reference/contract.md §5.1). A prompt that resumes after an interrupt compares with this, not with the state
+   * its interrupted session left.
+   */
+  hiding_baseline?: { run_id: string; roots: Record<string, HidingState> };
   /** The failed work of the prompt's latest failure, kept under `ref` until a later run restores it. */
   preserved?: { ref: string; run_id: string; prompt_id: string; at: string; repos: PreservedRepoRecord[] };
   /** The preserved work a run applied again before the prompt's first attempt. */
