@@ -7,12 +7,16 @@
  * - before each session the prompt file's identity and text are noted; after it, a file that changed is read again,
  *   and a `verify:` that differs (and is not the result of a persisted `control amend`) is a verifier fault — the
  *   attempt halts the run — and is written to `<store>/contract_edits/<prompt>.json`;
+ * - a runner that dies before that comparison cannot make it: the `verify:` it loaded is noted on the prompt's state
+ *   entry before the session (`loaded_contract`), and the next run records an edit when the file's `verify:` differs
+ *   from it ({@link editSinceInterrupt}); a runner stopped alive compares the file when it stops the session;
  * - while that file exists and the prompt's `verify:` on disk is still the edited one, `run`, `run --dry-run`, `start`
  *   and `plan` refuse the prompt (exit 3, `contract_edited_in_session`). Restoring the block, or changing it again,
  *   lifts the refusal; `--accept-contract-edits` keeps the edited contract, on the audit log under the operator's name.
  */
 import { PacketError } from "../errors.ts";
 import type { Prompt } from "../packet/mod.ts";
+import type { PromptState } from "./state.ts";
 import { verifyDigest, verifyOfText } from "../contract/persisted.ts";
 import { readAmendments } from "../contract/enforced.ts";
 import { storePaths } from "../store/paths.ts";
@@ -34,6 +38,11 @@ export interface ContractEdit {
   verify_after: Record<string, unknown[]>;
   digest_before: string;
   digest_after: string;
+  /**
+   * Found by a later run, not after the session: the `verify:` changed after the run of an attempt whose runner died
+   * loaded it, so its session may have changed it, or someone did after the runner stopped.
+   */
+  interrupted?: true;
 }
 
 /** The prompt file as a session started: its identity and its text. */
@@ -101,6 +110,41 @@ export class ContractGuard {
       digest_after: digestAfter,
     };
   }
+}
+
+/**
+ * A contract edit a dead runner could not see (docs/amendments.md, "Edited during its session"): the prompt's latest
+ * attempt was left running or interrupted by a runner that never compared the file after its session (not stopped by
+ * a live runner, no verdict), and the `verify:` loaded now differs from the one that run noted before the session —
+ * and no persisted `control amend` wrote it. Null otherwise, and for an entry noted by no run.
+ */
+export async function editSinceInterrupt(
+  storeRoot: string,
+  prompt: Prompt,
+  entry: PromptState | undefined,
+): Promise<ContractEdit | null> {
+  const last = entry?.attempts.at(-1);
+  const noted = entry?.loaded_contract;
+  if (last === undefined || noted === undefined || noted.run_id !== last.run_id) return null;
+  if (last.status !== "running" && last.status !== "interrupted") return null;
+  if (last.decision === "stop" || (last.verification ?? null) !== null) return null; // compared by its runner
+  const digest = await verifyDigest(prompt.verify);
+  if (digest === noted.verify_digest) return null;
+  const records = await readAmendments(storeRoot, prompt.id);
+  if (records.some((r) => r.persisted === true && r.verify_digest_after === digest)) return null;
+  return {
+    schema: "prompt_runner.contract_edit/v1",
+    prompt_id: prompt.id,
+    file: prompt.relFile,
+    run_id: last.run_id,
+    attempt: last.attempt,
+    at: nowIso(),
+    verify_before: noted.verify,
+    verify_after: prompt.verify,
+    digest_before: noted.verify_digest,
+    digest_after: digest,
+    interrupted: true,
+  };
 }
 
 /** The fault an edited contract makes of the attempt's verdict. */
@@ -175,8 +219,12 @@ export function editRefusal(standing: EditStanding): PacketError | null {
   const first = standing.refused[0];
   if (!first) return null;
   const line = (r: { prompt: Prompt; edit: ContractEdit }) =>
-    `${r.edit.file}: verify: is the contract prompt ${r.prompt.id}'s own session wrote (run ${r.edit.run_id}, ` +
-    `attempt ${r.edit.attempt}); before it: ${JSON.stringify(r.edit.verify_before)}`;
+    r.edit.interrupted
+      ? `${r.edit.file}: verify: changed after run ${r.edit.run_id} loaded it for prompt ${r.prompt.id}'s attempt ` +
+        `${r.edit.attempt}, whose runner died before it could compare the file after the session (that session ` +
+        `may have changed it, or someone did since); before it: ${JSON.stringify(r.edit.verify_before)}`
+      : `${r.edit.file}: verify: is the contract prompt ${r.prompt.id}'s own session wrote (run ${r.edit.run_id}, ` +
+        `attempt ${r.edit.attempt}); before it: ${JSON.stringify(r.edit.verify_before)}`;
   return new PacketError("contract_edited_in_session", `refusing to run: ${line(first)}`, {
     file: first.edit.file,
     key: "verify",

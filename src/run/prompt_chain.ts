@@ -4,7 +4,7 @@
  * decisions are pure (src/run/chain_decide.ts, src/run/decide.ts); the functions here only perform effects.
  */
 import type { VerifyReport } from "../contract/mod.ts";
-import { packetContract } from "../contract/mod.ts";
+import { packetContract, verifyDigest } from "../contract/mod.ts";
 import { reportSummary } from "../contract/report.ts";
 import { checkNoteLines, checkNotes } from "../contract/check_notes.ts";
 import type { Prompt } from "../packet/mod.ts";
@@ -38,6 +38,7 @@ import type { CommitRecord, PromptStatus } from "./state.ts";
 import type { SteerDesk } from "./steering.ts";
 import { verifyNow, workspaceChanged } from "./verify_step.ts";
 import { AgentLoop, agentOwnedRepeat } from "./agent_chain.ts";
+import { editFault, recordEdit } from "./contract_guard.ts";
 import { directedStep, incompleteIteration, type Step } from "./agent_steps.ts";
 
 export { preflight, type PromptOutcome } from "./prompt_result.ts";
@@ -146,7 +147,13 @@ async function startAttempt(
     },
     { prompt_id: prompt.id, attempt, stream: null, provider: o.provider, session_id: null },
   );
+  // The contract this run loaded, noted before the session (docs/amendments.md, "Edited during its session"): a run
+  // that continues the attempt after its runner died compares the file's verify: with it.
+  const digest = ctx.persist ? await verifyDigest(prompt.verify) : null;
   await ctx.state.updatePrompt(prompt.id, (p) => {
+    if (digest !== null && (p.loaded_contract?.run_id !== ctx.runId || p.loaded_contract.verify_digest !== digest)) {
+      p.loaded_contract = { run_id: ctx.runId, verify_digest: digest, verify: prompt.verify };
+    }
     p.status = "running";
     delete p.interrupted_work; // this attempt's work joins it: only a new interrupt may say what is the prompt's
     p.attempts.push({
@@ -333,6 +340,13 @@ async function stopAttempt(
   attemptNo: number,
   runAttempts: number,
 ): Promise<PromptOutcome> {
+  // The runner is alive: the session's edit of its own contract, if it made one, is recorded now, as after a verdict
+  // (its next run refuses the prompt); a later run need not suspect this attempt of one (decision `stop`).
+  const edited = ctx.persist ? await ctx.contractGuard.edited(prompt, ctx.storeRoot, ctx.runId, attemptNo) : null;
+  if (edited !== null) {
+    await recordEdit(ctx.storeRoot, edited);
+    ctx.err(`error: ${editFault(edited)}`);
+  }
   await ctx.state.updateAttempt(prompt.id, ctx.runId, attemptNo, (a) => {
     a.status = "interrupted";
     a.completed_at = nowIso();

@@ -86,7 +86,12 @@ export async function finish(
     p.result = full; // replaced, never merged
     // A failed commit's work is the prompt's until a later result of it replaces this one (src/run/commit_pending.ts).
     if (full.status !== "commit_failed") delete p.commit_pending;
-    if (full.status !== "interrupted") delete p.interrupted_work;
+    if (full.status !== "interrupted") {
+      delete p.interrupted_work;
+      // Facts of the prompt's start that only a run continuing an interrupted attempt reads.
+      delete p.hiding_baseline;
+      delete p.loaded_contract;
+    }
     delete p.retry_delay_ms;
     if (full.blocked_by) p.blocked_by = full.blocked_by;
     else delete p.blocked_by;

@@ -2,7 +2,7 @@
  * The run pipeline (docs/reference/runner.md §1): plan, dry-run, preflight, select, lease, run record, control plane, the prompt
  * loop with dependency blocking, fail-fast or keep-going, signals, and closing. Returns the exit code.
  */
-import { editRefusal, editStanding, settleEdits } from "./contract_guard.ts";
+import { editRefusal, editSinceInterrupt, editStanding, recordEdit, settleEdits } from "./contract_guard.ts";
 import { acquireLease, type Lease, type ServiceMode } from "../store/lease.ts";
 import { ensureStoreRoot } from "../store/layout.ts";
 import { assertStoreIntact } from "../store/guard.ts";
@@ -153,6 +153,8 @@ async function runWithLease(req: RunRequest, packet: Packet, prompts: Prompt[]):
     for (const line of await settleIntents(req.storeRoot)) io.stderr.write(shown(line));
     // Crash recovery (docs/crash_recovery.md): reconcile progress.log, state.json and git before anything runs.
     const plan = await recoverAtStart(packet, state, (l) => io.stderr.write(shown(l)));
+    // A contract the session of an attempt whose runner died may have changed: recorded and refused as after a session.
+    await refuseEditsSinceInterrupt(req, packet.prompts, state);
     // Select again under the lease: the selection before it read progress.log while another runner may have held
     // the lease, and that runner (dead or finished while this one waited for it) may have completed prompts since.
     // Without recovery appends, only prompts the lint gate and preflight checked stay selected; with them (a refused
@@ -173,6 +175,37 @@ async function runWithLease(req: RunRequest, packet: Packet, prompts: Prompt[]):
     // A run that stopped on an error still leaves state.json whole; its pending entries are on disk either way.
     await state.flush().catch(() => {});
     await lease.release();
+  }
+}
+
+/**
+ * The prompts whose latest attempt a dead runner left (docs/amendments.md, "Edited during its session"): a `verify:`
+ * that changed since that run loaded it is recorded as a contract edit, which refuses the prompt (exit 3) as an edit
+ * seen after a session does — unless `--accept-contract-edits` keeps it, on the audit log.
+ */
+async function refuseEditsSinceInterrupt(
+  req: RunRequest,
+  prompts: readonly Prompt[],
+  state: StateStore,
+): Promise<void> {
+  const found: Prompt[] = [];
+  for (const prompt of prompts) {
+    if (!state.mayHold(prompt.id, "loaded_contract")) continue;
+    const edit = await editSinceInterrupt(req.storeRoot, prompt, state.entry(prompt.id));
+    if (edit === null) continue;
+    await recordEdit(req.storeRoot, edit);
+    // From here the record stands for it (restored, changed again or accepted, as any edit record): not found twice.
+    await state.updatePrompt(prompt.id, (p) => {
+      delete p.loaded_contract;
+    });
+    found.push(prompt);
+  }
+  if (found.length === 0) return;
+  const standing = await editStanding(req.storeRoot, found);
+  const refused = editRefusal(standing);
+  if (refused && !req.acceptContractEdits) throw refused;
+  for (const line of await settleEdits(req.storeRoot, standing, req.acceptContractEdits ?? null)) {
+    if (!req.io.json) req.io.stdout.write(line + "\n");
   }
 }
 

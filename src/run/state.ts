@@ -135,10 +135,15 @@ export class StateStore {
    * the key's JSON text is looked for (a string value holding it is escaped, so a hit is the key or costs one thaw).
    */
   mayHoldCommitPending(promptId: string): boolean {
+    return this.mayHold(promptId, "commit_pending");
+  }
+
+  /** Whether a prompt's entry may hold the field `key`, without thawing an entry at rest (as {@link mayHoldCommitPending}). */
+  mayHold(promptId: string, key: "commit_pending" | "loaded_contract"): boolean {
     const held = this.#entries.get(promptId);
     if (held === undefined) return false;
-    if (!(held instanceof FrozenEntry)) return held.commit_pending !== undefined;
-    return held.parts.some((p) => p.includes('"commit_pending":'));
+    if (!(held instanceof FrozenEntry)) return held[key] !== undefined;
+    return held.parts.some((p) => p.includes(`"${key}":`));
   }
 
   /** The ids of every prompt with an entry, in the order held. */

@@ -121,6 +121,11 @@ export interface PromptState {
    * its interrupted session left.
    */
   hiding_baseline?: { run_id: string; roots: Record<string, HidingState> };
+  /**
+   * The `verify:` the run `run_id` loaded when it started the prompt's attempt (docs/amendments.md, "Edited during its
+   * session"): a later run that continues the interrupted prompt compares the file's `verify:` with it.
+   */
+  loaded_contract?: { run_id: string; verify_digest: string; verify: Record<string, unknown[]> };
   /** The failed work of the prompt's latest failure, kept under `ref` until a later run restores it. */
   preserved?: { ref: string; run_id: string; prompt_id: string; at: string; repos: PreservedRepoRecord[] };
   /** The preserved work a run applied again before the prompt's first attempt. */
