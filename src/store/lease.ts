@@ -60,6 +60,10 @@ function hhmmss(iso: unknown): string {
 
 /** The exact message of a held lease (docs/reference/runner.md §10.6). */
 export function leaseHeldMessage(label: string, info: Record<string, unknown> | null): string {
+  // The lock without a run record: `workspace prepare` holds it while it works (or a runner is starting).
+  if (info === null) {
+    return `${label} is locked by another prompt_runner process (a workspace prepare, or a run starting)`;
+  }
   const pid = info && typeof info.pid === "number" ? info.pid : "?";
   const host = info && typeof info.hostname === "string" ? info.hostname : "an unknown host";
   const run = info && typeof info.run_id === "string" ? info.run_id : "unknown";
@@ -177,6 +181,39 @@ export async function acquireLease(
       released = true;
       releasing ??= releaseOnce();
       return releasing;
+    },
+  };
+}
+
+/**
+ * Hold a store root's run lock without a run record (`workspace prepare`, docs/reference/workspace.md §4): no runner can
+ * take the lease until it is released, and readers still see no live run. Throws `lease_held` when a runner
+ * (or another holder) has it; a store root that does not exist yet has nothing to hold (null).
+ */
+export async function holdStoreLock(storeRoot: string, label: string): Promise<{ release(): void } | null> {
+  const p = storePaths(storeRoot);
+  if (lstatStoreSync(p.root, "dir") === null) return null;
+  const file = await openStoreFile(p.runLock);
+  // Retried as acquireLease() does: a reader's liveness probe holds the lock for an instant.
+  const deadline = Date.now() + RETRY_MS;
+  let locked = await file.tryLock(true);
+  while (!locked && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 25));
+    locked = await file.tryLock(true);
+  }
+  if (!locked) {
+    file.close();
+    const holder = await readPidFile(p.runPid);
+    throw new LeaseHeldError("lease_held", leaseHeldMessage(label, holder), {
+      details: { pid: holder?.pid ?? null, hostname: holder?.hostname ?? null, run_id: holder?.run_id ?? null },
+    });
+  }
+  return {
+    release() {
+      try {
+        file.unlockSync();
+      } catch { /* closing drops the lock anyway */ }
+      file.close();
     },
   };
 }

@@ -3,7 +3,7 @@ import { LeaseHeldError, RunFailedError } from "../errors.ts";
 import { atomicWriteJson, ensureDir, exists, nullIfAbsent } from "../util/fs.ts";
 import { atomicWriteStoreJson, createStoreFileOnceSync, ensureStoreDir, secureStoreRoot } from "../util/safe_fs.ts";
 import { nowIso } from "../util/time.ts";
-import { readLease } from "../store/lease.ts";
+import { holdStoreLock, readLease } from "../store/lease.ts";
 import type { WorkspaceManifest, WorkspaceRepository } from "./manifest.ts";
 import { type EnvGet, workspacePaths } from "./paths.ts";
 import { gitOrThrow, runGit } from "./git.ts";
@@ -135,12 +135,33 @@ export async function prepareWorkspace(m: WorkspaceManifest, env?: EnvGet): Prom
   assertNotInSource(paths.workspaceRoot, sources, "workspace root");
   assertNotInSource(paths.runtimeRoot, sources, "runtime root");
   await assertIdFree(m, env);
-  for (const root of await storeRootsOf(paths.runtimeRoot, paths.boundStoreRoot)) {
-    const lease = await readLease(root);
-    if (lease.state === "up") {
-      throw new LeaseHeldError("lease_held", `workspace ${m.id} has a live run (pid ${lease.pid}); prepare refused`);
+  // Each store root's run lock is held until prepare is done: a run that starts meanwhile is refused (lease_held)
+  // instead of working in a clone prepare is moving under it.
+  const held: { release(): void }[] = [];
+  try {
+    for (const root of await storeRootsOf(paths.runtimeRoot, paths.boundStoreRoot)) {
+      const lease = await readLease(root);
+      const hold = await holdStoreLock(root, `workspace ${m.id}`).catch((e) => {
+        if (!(e instanceof LeaseHeldError)) throw e;
+        const pid = lease.pid ?? e.details.pid ?? null;
+        throw new LeaseHeldError(
+          "lease_held",
+          pid === null
+            ? `workspace ${m.id} is locked by another prompt_runner process (a workspace prepare, or a run starting); ` +
+              "prepare refused"
+            : `workspace ${m.id} has a live run (pid ${pid}); prepare refused`,
+        );
+      });
+      if (hold !== null) held.push(hold);
     }
+    return await prepareHeld(m, paths);
+  } finally {
+    for (const h of held) h.release();
   }
+}
+
+/** {@link prepareWorkspace} once its store roots' run locks are held. */
+async function prepareHeld(m: WorkspaceManifest, paths: ReturnType<typeof workspacePaths>): Promise<PrepareResult> {
   const lines: string[] = [];
   const repositories: Record<string, LockedRepository> = {};
   for (const repo of m.repositories) {

@@ -99,9 +99,13 @@ Deno.test("acquireLease() reaps a stale provider group whose start time still ma
   }
 });
 
-Deno.test("leaseHeldMessage() tolerates a missing run.pid", () => {
+Deno.test("leaseHeldMessage() tolerates a missing run.pid or fields", () => {
   assert.equal(
     leaseHeldMessage("demo", null),
+    "demo is locked by another prompt_runner process (a workspace prepare, or a run starting)",
+  );
+  assert.equal(
+    leaseHeldMessage("demo", {}),
     "demo is already being run by pid ? on an unknown host (run unknown, since an unknown time)",
   );
 });
