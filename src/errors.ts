@@ -60,6 +60,7 @@ export type Code =
   | "entry_already_required"
   | "entry_not_required"
   | "forbidden"
+  | "idempotency_key_reused"
   | "insecure_listen"
   | "invalid_entry"
   | "invalid_json"
@@ -146,6 +147,7 @@ export const EXIT = {
   entry_already_required: Exit.usage,
   entry_not_required: Exit.usage,
   forbidden: Exit.usage,
+  idempotency_key_reused: Exit.usage,
   insecure_listen: Exit.usage,
   invalid_entry: Exit.usage,
   invalid_json: Exit.usage,

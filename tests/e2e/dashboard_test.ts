@@ -130,6 +130,11 @@ test("the page shows the live prompt and receives new events", async ({ run, ser
 test("a view change and a steer made from the page reach the run and show as applied", async (s) => {
   const { run, server, browser, tokens } = s;
   const page = await openDashboard(browser, server, tokens.amend);
+  // Each write the page makes carries an Idempotency-Key of its own (sent again after a failed connection, answered).
+  const keys: string[] = [];
+  page.on("request", (r) => {
+    if (r.method() === "POST") keys.push(r.headers()["idempotency-key"] ?? "");
+  });
   await waitText(page, "#snap-steers", /^\d+ of \d+$/);
   const before = await text(page, "#snap-steers");
   const [left, max] = /^(\d+) of (\d+)$/.exec(before)!.slice(1).map(Number) as [number, number];
@@ -150,6 +155,9 @@ test("a view change and a steer made from the page reach the run and show as app
   await waitText(page, "#snap-steers", `${left - 1} of ${max}`);
   await page.waitForSelector('#log tr[data-command="steer"][data-outcome="applied"]', PAGE_WAIT);
   await screenshot(page, "view_and_steer_applied");
+  assert.equal(keys.length, 2, JSON.stringify(keys));
+  assert.ok(keys.every((k) => /^[A-Za-z0-9._:-]{1,128}$/.test(k)), JSON.stringify(keys));
+  assert.notEqual(keys[0], keys[1]);
 
   // The record: both requests went through the run's request files, authored by the token's name, and applied.
   const log = await run.log();

@@ -123,6 +123,23 @@ async function settle(ref: RunRef, request: string, targetId: string, ms: number
 }
 
 /**
+ * The answer to a write sent again with its `Idempotency-Key` (src/cli/serve/idempotency.ts): a view or steer is
+ * answered with its request's outcome now, waiting up to this call's `wait_ms` as the first call did; an amend or
+ * relax with the record it wrote.
+ */
+export async function replayAnswer(
+  t: ServeTarget,
+  first: { status: number; body: unknown },
+  body: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<{ status: number; body: unknown }> {
+  const b = first.body as Record<string, unknown> | null;
+  if (b === null || typeof b.request !== "string" || typeof b.run_id !== "string" || !("poll" in b)) return first;
+  const r = await settle({ storeRoot: t.storeRoot, runId: b.run_id }, b.request, t.id, waitMs(body), signal);
+  return { status: r.outcome === null ? 202 : 200, body: r };
+}
+
+/**
  * The fields of an amend or relax body have their types, or the write is refused (400 `invalid_value`): a
  * `"persist": "yes"` must not make an amendment that silently does not persist, nor `"entries": "a.md"` one without
  * entries.

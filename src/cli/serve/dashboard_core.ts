@@ -37,13 +37,24 @@ export const DASHBOARD_CORE_JS = String.raw`
     $("token-gate").classList.remove("hidden");
     say("token-result", message || "", message ? "error" : "");
   }
+  function newKey() {
+    return window.crypto && crypto.randomUUID ? crypto.randomUUID() : Date.now() + "-" + Math.random().toString(36).slice(2);
+  }
   function api(path, method, body) {
     var init = { method: method || "GET", headers: { Authorization: "Bearer " + st.token }, cache: "no-store" };
     if (body !== undefined) {
       init.headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(body);
     }
-    return fetch("/api/v1/" + path, init).then(function (res) {
+    // A write carries a key of its own (Idempotency-Key): sent again after the connection failed, it is answered by
+    // the server, not made twice.
+    var write = init.method === "POST";
+    if (write) init.headers["Idempotency-Key"] = newKey();
+    var send = function () { return fetch("/api/v1/" + path, init); };
+    return send().catch(function (e) {
+      if (!write) throw e;
+      return send();
+    }).then(function (res) {
       return res.text().then(function (text) {
         var data = null;
         try { data = text ? JSON.parse(text) : null; } catch (_) { data = { message: text }; }

@@ -6,7 +6,8 @@
  */
 import { type Code, Exit, type ExitCode, PromptRunnerError } from "../../errors.ts";
 import { recordRefusal, type RefusedCall, type RunRef, snapshot } from "../../control/mod.ts";
-import { performRead, performWrite, type ServeTarget, targetRow, WRITES, type WriteSpec } from "./api.ts";
+import { performRead, performWrite, replayAnswer, type ServeTarget, targetRow, WRITES, type WriteSpec } from "./api.ts";
+import { fingerprintOf, idempotencyKeyOf, IdempotencyStore } from "./idempotency.ts";
 import { dashboardResponse } from "./dashboard.ts";
 import {
   allowedHosts,
@@ -136,6 +137,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const byId = new Map(opts.targets.map((t) => [t.id, t]));
   const perMinute = opts.writesPerMinute ?? 60;
   const limiter = new WriteLimiter(perMinute, opts.writeBurst ?? Math.max(1, Math.min(10, perMinute)));
+  // The Idempotency-Key of each write this server answered (docs/reference/http_api.md §4, "Retrying a write").
+  const keys = new IdempotencyStore();
   const streams = new Set<AbortController>();
   const hubs = new HubTable();
   /** Tokens over their write rate: refusals counted since the recorded one, and where that one went. */
@@ -256,9 +259,35 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       const hint = await refuse(t.storeRoot, call, "forbidden", message, Exit.usage);
       throw new HttpError(403, "forbidden", message, {}, hint);
     }
+    // A write sent again with its Idempotency-Key gets the first one's answer, not a second write (idempotency.ts).
+    const key = idempotencyKeyOf(req);
+    if (key === "invalid") {
+      const e = new HttpError(
+        400,
+        "invalid_value",
+        "Idempotency-Key: expected 1 to 128 characters of A-Z a-z 0-9 . _ : -",
+      );
+      throw await onRecord(t.storeRoot, call, e);
+    }
+    const perform = () => performWrite(kind, t, body!, who.name, AbortSignal.timeout(31_000));
+    const settled = key === null
+      ? null
+      : keys.run(`${who.name}\0${t.id}\0${kind}\0${key}`, await fingerprintOf(kind, body), perform);
+    if (settled === "conflict") {
+      const message = `Idempotency-Key "${key}" was used by token "${who.name}" for another ${kind} write; a retry ` +
+        "sends the same body";
+      const hint = await refuse(t.storeRoot, call, "idempotency_key_reused", message, Exit.usage);
+      throw new HttpError(422, "idempotency_key_reused", message, {}, hint);
+    }
     try {
-      const r = await performWrite(kind, t, body, who.name, AbortSignal.timeout(31_000));
-      return json(r.status, r.body);
+      if (settled === null) {
+        const r = await perform();
+        return json(r.status, r.body);
+      }
+      const { answer, replayed } = await settled;
+      if (!replayed) return json(answer.status, answer.body);
+      const again = await replayAnswer(t, answer, body, AbortSignal.timeout(31_000));
+      return json(again.status, again.body, { "idempotent-replayed": "true" });
     } catch (e) {
       // The API's own checks of the fields (400 invalid_value, missing_argument); the control layer's refusals are
       // recorded where they are made and never arrive here as an HttpError.
