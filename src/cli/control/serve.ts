@@ -9,7 +9,7 @@ import { listRegistry } from "../../workspace/registry.ts";
 import type { ServeTarget } from "../serve/api.ts";
 import { isLoopbackHost } from "../serve/guard.ts";
 import { DEFAULT_NICE, lowerPriority, parseNice } from "../serve/priority.ts";
-import { generateToken, loadTokensFile, tokensFileExposure, TokenTable } from "../serve/tokens.ts";
+import { generateToken, TokenFile, tokensFileExposure, TokenTable } from "../serve/tokens.ts";
 import { list, printJson, str } from "./_common.ts";
 import { defaultAuthor } from "../../util/common.ts";
 
@@ -141,9 +141,10 @@ export const spec: CommandSpec = {
       : undefined;
     const tokensFile = str(ctx, "tokens");
     const generated = tokensFile === undefined ? generateToken() : null;
-    const pairs = generated !== null
-      ? [[generated, { name: defaultAuthor(), role: "amend" as const }] as const]
-      : await loadTokensFile(tokensFile!);
+    // A tokens file is read again whenever it changes: taking a token out of it revokes that token at once.
+    const tokens = generated !== null
+      ? await TokenTable.of([[generated, { name: defaultAuthor(), role: "amend" as const }] as const])
+      : await TokenFile.open(tokensFile!, (line) => ctx.stderr.write(`${line}\n`));
     if (tokensFile !== undefined) {
       const exposed = await tokensFileExposure(tokensFile);
       if (exposed !== null) ctx.stderr.write(`warning: ${exposed}\n`);
@@ -157,7 +158,7 @@ export const spec: CommandSpec = {
     const { startServer } = await import("../serve/server.ts");
     const server = await startServer({
       targets,
-      tokens: await TokenTable.of(pairs),
+      tokens,
       hostname,
       port,
       ...(tls ? { tls } : {}),

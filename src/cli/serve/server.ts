@@ -22,12 +22,13 @@ import {
 import { endFrame, eventFrames, eventsCursor, logFrames, runOf, sseResponse } from "./sse.ts";
 import { EventHub, HUB_FROM_START_SEQS } from "./hub.ts";
 import { hubFrames } from "./hub_frames.ts";
-import { roleAllows, type TokenEntry, type TokenTable } from "./tokens.ts";
+import { roleAllows, type TokenEntry, TokenFile, type TokenTable } from "./tokens.ts";
 
 /** Options of {@link startServer}. */
 export interface ServeOptions {
   targets: readonly ServeTarget[];
-  tokens: TokenTable;
+  /** The tokens: fixed, or a `--tokens` file read again when it changes (a revoked token's streams are ended). */
+  tokens: TokenTable | TokenFile;
   hostname: string;
   /** 0: a free port. */
   port: number;
@@ -147,7 +148,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
 
   const authenticate = async (req: Request): Promise<TokenEntry> => {
     const presented = bearer(req);
-    const who = presented === null || presented === "" ? null : await opts.tokens.lookup(presented);
+    const table = opts.tokens instanceof TokenFile ? await opts.tokens.current() : opts.tokens;
+    const who = presented === null || presented === "" ? null : await table.lookup(presented);
     if (who === null) {
       throw new HttpError(
         401,
@@ -168,6 +170,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   // A token holds at most `maxStreams` streams at once: each costs the server a follower and its buffers.
   const maxStreams = opts.maxStreamsPerToken ?? MAX_STREAMS_PER_TOKEN;
   const streamsOf = new Map<string, Set<AbortController>>();
+  // A token taken out of the tokens file (or given another value) ends the streams it holds open.
+  if (opts.tokens instanceof TokenFile) {
+    opts.tokens.onRevoked = (names) => {
+      for (const name of names) for (const ac of [...(streamsOf.get(name) ?? [])]) ac.abort();
+    };
+  }
   const stream = (who: TokenEntry, make: (signal: AbortSignal, onClose: () => void) => Response): Response => {
     const mine = streamsOf.get(who.name) ?? new Set();
     if (mine.size >= maxStreams) {

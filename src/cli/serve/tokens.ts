@@ -56,6 +56,78 @@ export class TokenTable {
   get size(): number {
     return this.rows.length;
   }
+
+  /** The names whose token `next` no longer accepts: gone, or given another token (a role change keeps its streams). */
+  revokedIn(next: TokenTable): string[] {
+    const keys = new Map(next.rows.map((r) => [r.entry.name, r.hash]));
+    return this.rows.filter((r) => {
+      const now = keys.get(r.entry.name);
+      return now === undefined || !sameBytes(now, r.hash);
+    }).map((r) => r.entry.name);
+  }
+
+  /** A table that accepts no token (a tokens file that became invalid: closed, not the old tokens). */
+  static empty(): TokenTable {
+    return new TokenTable([]);
+  }
+}
+
+/**
+ * The tokens of a `--tokens` file as it is now (docs/reference/http_api.md §2, "Revoking a token"): each request
+ * compares the file's identity (inode, size, modification time) with the one read last, a `stat` and nothing more,
+ * and reads it again when it changed. A file that no longer parses accepts no token until it is fixed — a revocation
+ * must not fail open — and `warn` says so once per change, naming the file and the field.
+ */
+export class TokenFile {
+  #table: TokenTable;
+  #seen: string;
+  /** Told the names whose token was revoked by a change (the server ends their streams). */
+  onRevoked: (names: string[]) => void = () => {};
+
+  private constructor(
+    private readonly file: string,
+    table: TokenTable,
+    seen: string,
+    private readonly warn: (line: string) => void,
+  ) {
+    this.#table = table;
+    this.#seen = seen;
+  }
+
+  /** Read `file` now (as {@link loadTokensFile}: an invalid file refuses to start the server). */
+  static async open(file: string, warn: (line: string) => void): Promise<TokenFile> {
+    const seen = identity(file);
+    const table = await TokenTable.of(await loadTokensFile(file));
+    return new TokenFile(file, table, seen, warn);
+  }
+
+  /** The table to check a request against, read again first when the file changed. */
+  async current(): Promise<TokenTable> {
+    const now = identity(this.file);
+    if (now === this.#seen) return this.#table;
+    this.#seen = now;
+    const before = this.#table;
+    try {
+      this.#table = await TokenTable.of(await loadTokensFile(this.file));
+      this.warn(`${this.file} changed: ${this.#table.size} token(s) accepted from now on`);
+    } catch (e) {
+      this.#table = TokenTable.empty();
+      this.warn(`${(e as Error).message}; no token is accepted until ${this.file} is fixed`);
+    }
+    const gone = before.revokedIn(this.#table);
+    if (gone.length > 0) this.onRevoked(gone);
+    return this.#table;
+  }
+}
+
+/** A file's identity for {@link TokenFile}: inode, size and modification time (`absent` when it cannot be read). */
+function identity(file: string): string {
+  try {
+    const st = Deno.statSync(file);
+    return `${st.ino}:${st.size}:${st.mtime?.getTime()}:${st.ctime?.getTime()}`;
+  } catch {
+    return "absent";
+  }
 }
 
 /** A fresh random token: 32 bytes, base64url (43 characters). */
