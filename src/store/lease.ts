@@ -98,6 +98,26 @@ async function reapOrphan(provider: unknown): Promise<void> {
 }
 
 /**
+ * `run.lock` of a store root, locked: retried for up to {@link RETRY_MS} (a reader's liveness probe holds it for an
+ * instant), else {@link LeaseHeldError} naming the holder `run.pid` records (`label`: the target as commands name it).
+ */
+async function lockRunFile(p: ReturnType<typeof storePaths>, label: string): Promise<Deno.FsFile> {
+  const file = await openStoreFile(p.runLock);
+  const deadline = Date.now() + RETRY_MS;
+  let locked = await file.tryLock(true);
+  while (!locked && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 25));
+    locked = await file.tryLock(true);
+  }
+  if (locked) return file;
+  file.close();
+  const holder = await readPidFile(p.runPid);
+  throw new LeaseHeldError("lease_held", leaseHeldMessage(label, holder), {
+    details: { pid: holder?.pid ?? null, hostname: holder?.hostname ?? null, run_id: holder?.run_id ?? null },
+  });
+}
+
+/**
  * Take the store root's lease: lock `run.lock` (retrying up to 250 ms), reap a stale provider group left by a dead
  * holder, and write `run.pid`. Throws {@link LeaseHeldError} (`lease_held`, exit 5) when another runner holds it.
  */
@@ -107,21 +127,7 @@ export async function acquireLease(
 ): Promise<Lease> {
   const p = storePaths(storeRoot);
   await secureStoreRoot(p.root);
-  const file = await openStoreFile(p.runLock);
-  const deadline = Date.now() + RETRY_MS;
-  let locked = await file.tryLock(true);
-  while (!locked && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 25));
-    locked = await file.tryLock(true);
-  }
-  if (!locked) {
-    file.close();
-    const holder = await readPidFile(p.runPid);
-    const label = info.label ?? (info.packetDir.split("/").filter(Boolean).pop() ?? info.packetDir);
-    throw new LeaseHeldError("lease_held", leaseHeldMessage(label, holder), {
-      details: { pid: holder?.pid ?? null, hostname: holder?.hostname ?? null, run_id: holder?.run_id ?? null },
-    });
-  }
+  const file = await lockRunFile(p, info.label ?? (info.packetDir.split("/").filter(Boolean).pop() ?? info.packetDir));
   const stale = await readPidFile(p.runPid);
   if (stale && stale.hostname === localHostname()) {
     await reapOrphan(stale.provider);
@@ -193,21 +199,7 @@ export async function acquireLease(
 export async function holdStoreLock(storeRoot: string, label: string): Promise<{ release(): void } | null> {
   const p = storePaths(storeRoot);
   if (lstatStoreSync(p.root, "dir") === null) return null;
-  const file = await openStoreFile(p.runLock);
-  // Retried as acquireLease() does: a reader's liveness probe holds the lock for an instant.
-  const deadline = Date.now() + RETRY_MS;
-  let locked = await file.tryLock(true);
-  while (!locked && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 25));
-    locked = await file.tryLock(true);
-  }
-  if (!locked) {
-    file.close();
-    const holder = await readPidFile(p.runPid);
-    throw new LeaseHeldError("lease_held", leaseHeldMessage(label, holder), {
-      details: { pid: holder?.pid ?? null, hostname: holder?.hostname ?? null, run_id: holder?.run_id ?? null },
-    });
-  }
+  const file = await lockRunFile(p, label);
   return {
     release() {
       try {
