@@ -92,24 +92,39 @@ export class ContractGuard {
     } catch {
       return null; // a front matter that no longer parses: the next load refuses it by name
     }
-    const digestBefore = await verifyDigest(verifyBefore);
-    const digestAfter = await verifyDigest(verifyAfter);
-    if (digestBefore === digestAfter) return null;
-    const records = await readAmendments(storeRoot, prompt.id);
-    if (records.some((r) => r.persisted === true && r.verify_digest_after === digestAfter)) return null;
-    return {
-      schema: "prompt_runner.contract_edit/v1",
-      prompt_id: prompt.id,
-      file: prompt.relFile,
-      run_id: runId,
-      attempt,
-      at: nowIso(),
-      verify_before: verifyBefore,
-      verify_after: verifyAfter,
-      digest_before: digestBefore,
-      digest_after: digestAfter,
-    };
+    const noted = { verify: verifyBefore, digest: await verifyDigest(verifyBefore) };
+    return await editOf(storeRoot, prompt, { runId, attempt }, noted, verifyAfter);
   }
+}
+
+/**
+ * The edit record of a `verify:` that went from `before` to `after`, or null when it did not change or a persisted
+ * `control amend` wrote it (its record names the digest it wrote).
+ */
+async function editOf(
+  storeRoot: string,
+  prompt: Prompt,
+  at: { runId: string; attempt: number; interrupted?: true },
+  before: { verify: Record<string, unknown[]>; digest: string },
+  after: Record<string, unknown[]>,
+): Promise<ContractEdit | null> {
+  const digestAfter = await verifyDigest(after);
+  if (digestAfter === before.digest) return null;
+  const records = await readAmendments(storeRoot, prompt.id);
+  if (records.some((r) => r.persisted === true && r.verify_digest_after === digestAfter)) return null;
+  return {
+    schema: "prompt_runner.contract_edit/v1",
+    prompt_id: prompt.id,
+    file: prompt.relFile,
+    run_id: at.runId,
+    attempt: at.attempt,
+    at: nowIso(),
+    verify_before: before.verify,
+    verify_after: after,
+    digest_before: before.digest,
+    digest_after: digestAfter,
+    ...(at.interrupted ? { interrupted: true as const } : {}),
+  };
 }
 
 /**
@@ -128,23 +143,8 @@ export async function editSinceInterrupt(
   if (last === undefined || noted === undefined || noted.run_id !== last.run_id) return null;
   if (last.status !== "running" && last.status !== "interrupted") return null;
   if (last.decision === "stop" || (last.verification ?? null) !== null) return null; // compared by its runner
-  const digest = await verifyDigest(prompt.verify);
-  if (digest === noted.verify_digest) return null;
-  const records = await readAmendments(storeRoot, prompt.id);
-  if (records.some((r) => r.persisted === true && r.verify_digest_after === digest)) return null;
-  return {
-    schema: "prompt_runner.contract_edit/v1",
-    prompt_id: prompt.id,
-    file: prompt.relFile,
-    run_id: last.run_id,
-    attempt: last.attempt,
-    at: nowIso(),
-    verify_before: noted.verify,
-    verify_after: prompt.verify,
-    digest_before: noted.verify_digest,
-    digest_after: digest,
-    interrupted: true,
-  };
+  const at = { runId: last.run_id, attempt: last.attempt, interrupted: true as const };
+  return await editOf(storeRoot, prompt, at, { verify: noted.verify, digest: noted.verify_digest }, prompt.verify);
 }
 
 /** The fault an edited contract makes of the attempt's verdict. */

@@ -223,12 +223,6 @@ export async function endPrompt(
   ctx.slot.endPreexisting();
   const hiding = ctx.hiding;
   ctx.slot.endHiding();
-  // Kept only while the prompt may continue an interrupted attempt (a state entry is not a place for it to pile up).
-  if (outcome.status !== "interrupted" && ctx.state.entry(prompt.id)?.hiding_baseline !== undefined) {
-    await ctx.state.updatePrompt(prompt.id, (p) => {
-      delete p.hiding_baseline;
-    });
-  }
   if (!PRESERVED_STATUSES.has(outcome.status)) return null;
   await warnHidden(ctx, prompt, baseline, hiding);
   const { work, errors } = await preserveFailedWork(baseline, {
