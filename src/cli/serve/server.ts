@@ -48,6 +48,9 @@ export interface ServeOptions {
 /** Event and log streams one token may hold open at once. */
 export const MAX_STREAMS_PER_TOKEN = 32;
 
+/** How often a tokens file is looked at while streams are open and no request comes (ms). */
+const TOKEN_FILE_LOOK_MS = 1000;
+
 /** A listening server. */
 export interface RunningServer {
   url: string;
@@ -171,10 +174,19 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const maxStreams = opts.maxStreamsPerToken ?? MAX_STREAMS_PER_TOKEN;
   const streamsOf = new Map<string, Set<AbortController>>();
   // A token taken out of the tokens file (or given another value) ends the streams it holds open.
-  if (opts.tokens instanceof TokenFile) {
-    opts.tokens.onRevoked = (names) => {
+  // Streams make no requests: while any is open the file is looked at every second too, so a revoked token's stream
+  // ends within a second even when nothing else is asked.
+  const tokenFile = opts.tokens instanceof TokenFile ? opts.tokens : null;
+  let tokenWatch: ReturnType<typeof setInterval> | null = null;
+  if (tokenFile !== null) {
+    tokenFile.onRevoked = (names) => {
       for (const name of names) for (const ac of [...(streamsOf.get(name) ?? [])]) ac.abort();
     };
+    const watch = setInterval(() => {
+      if (streams.size > 0) tokenFile.current().catch(() => {});
+    }, TOKEN_FILE_LOOK_MS);
+    Deno.unrefTimer(watch);
+    tokenWatch = watch;
   }
   const stream = (who: TokenEntry, make: (signal: AbortSignal, onClose: () => void) => Response): Response => {
     const mine = streamsOf.get(who.name) ?? new Set();
@@ -399,6 +411,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     hubs: () => hubs.size,
     finished: server.finished,
     async shutdown() {
+      if (tokenWatch !== null) clearInterval(tokenWatch);
       for (const s of [...streams]) s.abort();
       // A connection that does not let go within 2 s does not hold the process: stop waiting for it.
       let timer: ReturnType<typeof setTimeout> | undefined;

@@ -81,6 +81,8 @@ export class TokenTable {
 export class TokenFile {
   #table: TokenTable;
   #seen: string;
+  /** The latest read of the file (each waits for the one before), or null before the first change. */
+  #reading: Promise<TokenTable> | null = null;
   /** Told the names whose token was revoked by a change (the server ends their streams). */
   onRevoked: (names: string[]) => void = () => {};
 
@@ -101,22 +103,33 @@ export class TokenFile {
     return new TokenFile(file, table, seen, warn);
   }
 
-  /** The table to check a request against, read again first when the file changed. */
-  async current(): Promise<TokenTable> {
+  /**
+   * The table to check a request against, read again first when the file changed. Every call made while a read is
+   * under way waits for it: none is checked against the table the change replaces.
+   */
+  current(): Promise<TokenTable> {
     const now = identity(this.file);
-    if (now === this.#seen) return this.#table;
-    this.#seen = now;
-    const before = this.#table;
+    if (now !== this.#seen) {
+      this.#seen = now;
+      this.#reading = this.#read(this.#reading ?? Promise.resolve(this.#table));
+    }
+    return this.#reading ?? Promise.resolve(this.#table);
+  }
+
+  async #read(previous: Promise<TokenTable>): Promise<TokenTable> {
+    const before = await previous;
+    let table: TokenTable;
     try {
-      this.#table = await TokenTable.of(await loadTokensFile(this.file));
-      this.warn(`${this.file} changed: ${this.#table.size} token(s) accepted from now on`);
+      table = await TokenTable.of(await loadTokensFile(this.file));
+      this.warn(`${this.file} changed: ${table.size} token(s) accepted from now on`);
     } catch (e) {
-      this.#table = TokenTable.empty();
+      table = TokenTable.empty();
       this.warn(`${(e as Error).message}; no token is accepted until ${this.file} is fixed`);
     }
-    const gone = before.revokedIn(this.#table);
+    this.#table = table;
+    const gone = before.revokedIn(table);
     if (gone.length > 0) this.onRevoked(gone);
-    return this.#table;
+    return table;
   }
 }
 
