@@ -27,6 +27,7 @@ export function verifyContextFor(
     env?: Record<string, string>;
     preexisting?: Record<string, string[]>;
     hiding?: Record<string, HidingState>;
+    hidingBaselined?: boolean;
   },
 ): VerifyContext {
   return {
@@ -41,5 +42,6 @@ export function verifyContextFor(
     ...(opts.env ? { env: opts.env } : {}),
     ...(opts.preexisting && Object.keys(opts.preexisting).length ? { preexisting: opts.preexisting } : {}),
     ...(opts.hiding && Object.keys(opts.hiding).length ? { hiding: opts.hiding } : {}),
+    ...(opts.hidingBaselined ? { hidingBaselined: true } : {}),
   };
 }

@@ -72,6 +72,18 @@ export interface HidingState {
   config: Record<string, string[]>;
   /** Watched ignore files (repo-relative) → SHA-256 of their content, null when absent, `unreadable: …`. */
   ignoreFiles: Record<string, string | null>;
+  /**
+   * Set when this is not the state at the prompt's start but the last state no failed prompt had changed: prompt
+   * `prompt` failed in run `run_id` and left what git status hides changed (src/run/hiding_left.ts), so every later
+   * baseline of the repo is this one until the change is undone.
+   */
+  left_by?: HidingLeftBy;
+}
+
+/** The failed prompt whose hiding change a baseline does not take as the user's (see {@link HidingState.left_by}). */
+export interface HidingLeftBy {
+  prompt: string;
+  run_id: string;
 }
 
 /** The part of the state read before the status read's ignored files are known. */
@@ -370,9 +382,12 @@ export function hidingChanges(before: HidingState, now: HidingState, nowFlagged:
 }
 
 /** The failure details of hiding changes in `repo`. */
-export function hidingDetails(repo: string, changes: string[]): string {
+export function hidingDetails(repo: string, changes: string[], leftBy?: HidingLeftBy): string {
   const more = changes.length > 5 ? `; and ${changes.length - 5} more` : "";
-  return `repo ${repo}: what git status hides changed during the prompt: ${changes.slice(0, 5).join("; ")}${more}`;
+  const when = leftBy
+    ? `since before prompt ${leftBy.prompt}, which failed in run ${leftBy.run_id} and left it changed`
+    : "during the prompt";
+  return `repo ${repo}: what git status hides changed ${when}: ${changes.slice(0, 5).join("; ")}${more}`;
 }
 
 /**

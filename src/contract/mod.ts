@@ -26,6 +26,7 @@ export { isLegacyCommand, isRecord, pathEscapes, pick, substituteRepo, validateE
 export { GitCache, gitIn, gitStatus, parsePorcelainZ } from "./git.ts";
 export {
   hidingDetails,
+  type HidingLeftBy,
   type HidingRead,
   hidingSince,
   type HidingState,

@@ -118,6 +118,12 @@ export interface VerifyContext {
    */
   hiding?: Record<string, HidingState>;
   /**
+   * A run's verification, whose prompt took its hiding baselines at its start: a repo a git clause judges without one
+   * (brought under the clause by an amendment made during the prompt, or unreadable by git then) is said to be not
+   * compared (`hiding_compared: false`) instead of passing silently. Absent (`verify`) → nothing is said.
+   */
+  hidingBaselined?: boolean;
+  /**
    * Optional memo of read-only git queries shared across several verifications that run back to back with nothing
    * changing the work trees in between (`prompt_runner verify`). Command items clear it. Absent → one per call.
    */

@@ -15,6 +15,7 @@ import { traceStage } from "../util/stage_trace.ts";
 import { pendingClaims, pendingIn, pendingPaths } from "./commit_pending.ts";
 import { dirtBeyondInterrupted, dirtBeyondMessage } from "./interrupted_work.ts";
 import { captureHiding, hidingRoots, startHidingReads } from "./hiding_baseline.ts";
+import { clearLeftHiding, leftHidingOf, recordLeftHiding } from "./hiding_left.ts";
 import { enforcedContract, packetContract } from "../contract/enforced.ts";
 import { gitStatus, hidingDetails, hidingSince, type HidingState } from "../contract/mod.ts";
 
@@ -133,11 +134,13 @@ export async function beginPrompt(
   // continues its interrupted attempt keeps the state recorded when that attempt's run started it.
   const judged = await judgedRoots(ctx, prompt);
   const kept = recorded ? keptHiding(ctx.state.entry(prompt.id), judged) : null;
-  const reads = startHidingReads(judged.filter((r) => !kept?.roots[r]), ahead?.hiding);
+  // A repo a failed prompt left hiding more than before is judged from the state before that prompt (hiding_left.ts).
+  const left = leftHidingOf(ctx.state, judged.filter((r) => !kept?.roots[r]));
+  const reads = startHidingReads(judged.filter((r) => !kept?.roots[r] && !left[r]), ahead?.hiding);
   const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recorded, own, ahead, new Set(reads.keys()));
   traceStage("captured_baseline", prompt.id);
   ctx.slot.beginPreexisting(preexistingByRoot(baseline));
-  const hiding = { ...kept?.roots, ...await captureHiding(reads, baseline) };
+  const hiding = { ...kept?.roots, ...left, ...await captureHiding(reads, baseline) };
   ctx.slot.beginHiding(hiding);
   if (kept?.missing.length) {
     ctx.err(
@@ -190,25 +193,42 @@ export async function beginPrompt(
 }
 
 /**
- * A failed prompt that changed what git status hides leaves that change, and the work it hides, where they are: the
- * preserve-and-reset below sees only what git status shows, and undoing a session's git state is not the runner's
- * to guess. Say so, naming it, so that it is undone before the next prompt's baseline takes it as the user's.
+ * After a prompt, what git status hides in each repo its baseline recorded (hiding_left.ts). A failed prompt that changed
+ * it leaves that change, and the work it hides, where they are: the preserve-and-reset below sees only what git status
+ * shows, and undoing a session's git state is not the runner's to guess. So the state before it is recorded, and every
+ * later baseline of the repo takes that state until the change is undone; the warning says so. A prompt that ends with a
+ * recorded repo back at that state clears the record. Costs git queries only for a failed prompt or a recorded repo.
  */
-async function warnHidden(
+async function settleHiding(
   ctx: RunContext,
   prompt: Prompt,
   baseline: RepoBaseline[],
   hiding: Record<string, HidingState>,
+  failed: boolean,
 ): Promise<void> {
   for (const [root, before] of Object.entries(hiding)) {
+    if (!failed && before.left_by === undefined) continue;
     const st = await gitStatus(root, undefined, true);
     if (!st.ok) continue;
     const found = await hidingSince(root, before, st.ignored);
-    if (!("changes" in found) || found.changes.length === 0) continue;
+    if (!("changes" in found)) continue;
     const repo = baseline.find((b) => b.root === root)?.name ?? root;
+    if (found.changes.length === 0) {
+      if (before.left_by === undefined) continue;
+      await clearLeftHiding(ctx.state, root);
+      ctx.say(
+        `Repo ${repo}: what prompt ${before.left_by.prompt} left hidden from git status is undone; later baselines ` +
+          "take the repo as it is",
+      );
+      continue;
+    }
+    if (!failed) continue;
+    const origin = before.left_by?.prompt ?? prompt.id;
+    if (before.left_by === undefined) await recordLeftHiding(ctx.state, prompt.id, ctx.runId, root, before);
     ctx.err(
-      `warning: ${hidingDetails(repo, found.changes)}; prompt ${prompt.id} failed, and what that hides is neither ` +
-        "preserved nor reset: undo it before the next prompt or run takes it as the user's",
+      `warning: ${hidingDetails(repo, found.changes, before.left_by)}; prompt ${prompt.id} failed, and what that ` +
+        `hides is neither preserved nor reset: until it is undone, every later prompt whose git clauses judge repo ` +
+        `${repo} is judged from the state before prompt ${origin} and fails`,
     );
   }
 }
@@ -223,8 +243,9 @@ export async function endPrompt(
   ctx.slot.endPreexisting();
   const hiding = ctx.hiding;
   ctx.slot.endHiding();
-  if (!PRESERVED_STATUSES.has(outcome.status)) return null;
-  await warnHidden(ctx, prompt, baseline, hiding);
+  const failed = PRESERVED_STATUSES.has(outcome.status);
+  if (outcome.status !== "interrupted") await settleHiding(ctx, prompt, baseline, hiding, failed);
+  if (!failed) return null;
   const { work, errors } = await preserveFailedWork(baseline, {
     runId: ctx.runId,
     promptId: prompt.id,

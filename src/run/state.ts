@@ -54,6 +54,7 @@ export class StateStore {
   readonly #rewriteMs: number;
   #head!: Omit<StateDoc, "prompts">;
   #entries = new Map<string, HeldEntry<PromptState>>();
+  #generation = 0;
   private constructor(readonly storeRoot: string, doc: StateDoc, memory = false, rewriteMs = STATE_REWRITE_MS) {
     this.#memory = memory;
     this.#appender = new HeldAppender(storePaths(storeRoot).statePending);
@@ -63,6 +64,7 @@ export class StateStore {
 
   /** Hold a whole document: its top fields, and its entries (frozen when at rest). */
   #hold(doc: StateDoc): void {
+    this.#generation++;
     const { prompts, ...head } = doc;
     this.#head = head;
     this.#entries = new Map();
@@ -139,11 +141,16 @@ export class StateStore {
   }
 
   /** Whether a prompt's entry may hold the field `key`, without thawing an entry at rest (as {@link mayHoldCommitPending}). */
-  mayHold(promptId: string, key: "commit_pending" | "loaded_contract"): boolean {
+  mayHold(promptId: string, key: "commit_pending" | "loaded_contract" | "hiding_left"): boolean {
     const held = this.#entries.get(promptId);
     if (held === undefined) return false;
     if (!(held instanceof FrozenEntry)) return held[key] !== undefined;
     return held.parts.some((p) => p.includes(`"${key}":`));
+  }
+
+  /** Counts the documents held: a reload makes anything derived from the entries stale. */
+  get generation(): number {
+    return this.#generation;
   }
 
   /** The ids of every prompt with an entry, in the order held. */

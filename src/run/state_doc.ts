@@ -122,6 +122,12 @@ export interface PromptState {
    */
   hiding_baseline?: { run_id: string; roots: Record<string, HidingState> };
   /**
+   * The prompt failed in run `run_id` having changed what `git status` hides in these repos (by canonical root), and
+   * the change was left in place (docs/reference/contract.md §5.1, "Left by a failed prompt"): `before` is the repo's
+   * state at that prompt's start, which every later prompt's baseline of the repo takes until the change is undone.
+   */
+  hiding_left?: Record<string, { run_id: string; at: string; before: HidingState }>;
+  /**
    * The `verify:` the run `run_id` loaded when it started the prompt's attempt (docs/amendments.md, "Edited during its
    * session"): a later run that continues the interrupted prompt compares the file's `verify:` with it.
    */

@@ -40,6 +40,7 @@ export async function verifyNow(
     attempt,
     preexisting: ctx.preexisting,
     hiding: ctx.hiding,
+    hidingBaselined: true,
     env: {
       PROMPT_RUNNER_RUN_ID: ctx.runId,
       PROMPT_RUNNER_PROMPT_ID: prompt.id,

@@ -125,13 +125,14 @@ export async function checkChangedPathsOnly(entries: unknown[], env: ClauseEnv):
     const bad = changed.filter((p) => !allowed.some((a) => pathAllowed(a, p)));
     const hides = hidden?.changes ?? [];
     const problems = [
-      ...(hides.length ? [hidingDetails(repo, hides)] : []),
+      ...(hides.length ? [hidingDetails(repo, hides, env.ctx.hiding?.[root]?.left_by)] : []),
       ...(bad.length ? [disallowedDetails(bad)] : []),
     ];
-    const verdict = problems.length ? fail(problems.join("; ")) : pass();
+    const verdict = uncompared(root, env, problems.length ? fail(problems.join("; ")) : pass());
     const extra = {
       ...(user.size ? { preexisting_paths: all.filter((p) => user.has(p)) } : {}),
       ...(hides.length ? { hiding_changes: hides } : {}),
+      ...(unbaselined(root, env) ? { hiding_compared: false } : {}),
     };
     items.push(makeItem(head, verdict, { allowed_paths: allowed, changed_paths: changed, ...extra }));
   }
@@ -151,6 +152,19 @@ function hidingCheck(
 ): Promise<{ changes: string[] } | { error: string }> | null {
   const before = env.ctx.hiding?.[root];
   return before === undefined ? null : hidingSince(root, before, ignored, env.git);
+}
+
+/** In a run, a judged repo whose hiding state the prompt's start did not record (see `hidingBaselined`). */
+function unbaselined(root: string, env: ClauseEnv): boolean {
+  return env.ctx.hidingBaselined === true && env.ctx.hiding?.[root] === undefined;
+}
+
+/** What an item says of a repo {@link unbaselined}: its verdict's details name what was not compared, and why. */
+export const HIDING_NOT_COMPARED = "what git status hides was not compared: the prompt's baseline has no record of " +
+  "this repo (an amendment made during the prompt brought it under this clause, or git could not read it then)";
+
+function uncompared(root: string, env: ClauseEnv, verdict: Verdict): Verdict {
+  return unbaselined(root, env) ? { ...verdict, details: `${verdict.details}; ${HIDING_NOT_COMPARED}` } : verdict;
 }
 
 function porcelainLine(e: StatusEntry): string {
@@ -188,6 +202,7 @@ export async function checkReposClean(entry: unknown, env: ClauseEnv, id: string
   if (hidden !== null && "error" in hidden) return makeItem(head, fault(hidden.error), fields);
   const hides = hidden?.changes ?? [];
   if (hides.length) fields.hiding_changes = hides;
+  if (unbaselined(root, env)) fields.hiding_compared = false;
   const { oid, branch, upstream } = bs.status;
   // The store root is runtime state, never the work: records committed with a prompt and appended to since do not
   // make the repo dirty (the same exclusion as changed_paths_only).
@@ -204,10 +219,10 @@ export async function checkReposClean(entry: unknown, env: ClauseEnv, id: string
     const lines = entries.map(porcelainLine);
     const more = lines.length > 10 ? `, and ${lines.length - 10} more` : "";
     const problems = [
-      ...(hides.length ? [hidingDetails(repo, hides)] : []),
+      ...(hides.length ? [hidingDetails(repo, hides, env.ctx.hiding?.[root]?.left_by)] : []),
       ...(lines.length ? [`uncommitted changes (${lines.length}): ${lines.slice(0, 10).join(", ")}${more}`] : []),
     ];
-    return makeItem(head, fail(problems.join("; ")), fields);
+    return makeItem(head, uncompared(root, env, fail(problems.join("; "))), fields);
   }
   let verdict: Verdict;
   if (upstream === null) {
@@ -222,7 +237,7 @@ export async function checkReposClean(entry: unknown, env: ClauseEnv, id: string
       `not pushed: ${branch} HEAD ${short} does not match ${upstream} ${sha ? sha.slice(0, 7) : "(unresolved)"}${note}`,
     );
   }
-  return makeItem(head, verdict, fields);
+  return makeItem(head, uncompared(root, env, verdict), fields);
 }
 
 async function upstreamSha(

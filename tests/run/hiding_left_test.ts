@@ -1,0 +1,230 @@
+/**
+ * What a failed prompt leaves hidden from `git status` is not taken as the user's (docs/reference/contract.md §5.1,
+ * "Left by a failed prompt"): the failed prompt's entry records the repo's state before it, every later prompt whose git
+ * clauses judge the repo is judged from that state — in the same run under `--keep-going`, and in later runs — and the
+ * record goes once the repo is back at that state.
+ */
+import assert from "node:assert/strict";
+import { runCli, spawnCli } from "../support/cli.ts";
+import { git, tempDir } from "../support/fs.ts";
+import { createScratchRepo } from "../../examples/setup.ts";
+import { waitFor } from "../support/wait.ts";
+import { commitCount, makePacket, promptFile, readPrompts, readSnapshot } from "./support.ts";
+import { StateStore } from "../../src/run/state.ts";
+import { clearLeftHiding, leftHidingOf, recordLeftHiding } from "../../src/run/hiding_left.ts";
+import { gitStatus, type HidingState, readHidingCore, verifyContract } from "../../src/contract/mod.ts";
+import { HIDING_NOT_COMPARED } from "../../src/contract/clauses/git_clauses.ts";
+import type { VerifyContext } from "../../src/contract/types.ts";
+import type { PromptState } from "../../src/run/state.ts";
+
+/** A write of the simulated agent (YAML flow map). */
+function write(path: string, text: string, append = false): string {
+  return `{path: ${JSON.stringify(path)}, text: ${JSON.stringify(text)}${append ? ", append: true" : ""}}`;
+}
+
+function writes(...ws: string[]): string {
+  return `simulate:\n  attempts:\n    - writes:\n${ws.map((w) => `        - ${w}`).join("\n")}`;
+}
+
+const NO_REPAIR = "recovery: {repair: {enabled: false}}\n";
+
+/** Prompt 01 fails its contract after its session added `secret.txt` to `.git/info/exclude`. */
+const FAILS_HIDING = promptFile(
+  "1",
+  "verify:\n  files_exist: [missing.txt]\n  changed_paths_only: [a.txt]\n" + NO_REPAIR +
+    writes(write("a.txt", "a\n"), write(".git/info/exclude", "secret.txt\n", true)),
+);
+
+async function entries(pkt: string): Promise<Record<string, PromptState>> {
+  return await readPrompts(pkt) as unknown as Record<string, PromptState>;
+}
+
+Deno.test("--keep-going: the next prompt's work hidden by a failed prompt's exclude fails its clause, uncommitted", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, {
+    "01_a.prompt.md": FAILS_HIDING,
+    "02_b.prompt.md": promptFile(
+      "2",
+      "verify:\n  files_exist: [b.txt, secret.txt]\n  changed_paths_only: [b.txt]\n" + NO_REPAIR +
+        writes(write("b.txt", "b\n"), write("secret.txt", "outside its paths\n")),
+    ),
+  });
+  const app = `${pkt}/app`;
+  const commits = await commitCount(app);
+  const r = await runCli(["run", pkt, "--keep-going"]);
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  const runId = /Run (\S+) failed/.exec(r.stdout)![1]!;
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `warning: repo app: what git status hides changed during the prompt: [^\\n]*added "secret\\.txt"[^\\n]*` +
+        "prompt 01 failed[^\\n]*every later prompt whose git clauses judge repo app is judged from the state before " +
+        "prompt 01 and fails",
+    ),
+  );
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `changed_paths_only app: repo app: what git status hides changed since before prompt 01, which failed in run ` +
+        `${runId} and left it changed: \\.git/info/exclude changed \\(added "secret\\.txt"\\)`,
+    ),
+  );
+  assert.equal(
+    await commitCount(app),
+    commits,
+    "nothing is committed: prompt 02's commit would have left secret.txt out",
+  );
+  const state = await entries(pkt);
+  assert.equal(state["02"]!.status, "verification_failed");
+  const item = state["02"]!.result!.last_verifier!.items.find((i) => i.clause === "changed_paths_only")!;
+  assert.equal(item.pass, false);
+  assert.deepEqual((item as unknown as { hiding_changes: string[] }).hiding_changes, [
+    '.git/info/exclude changed (added "secret.txt")',
+  ]);
+  const root = await Deno.realPath(app);
+  const left = state["01"]!.hiding_left?.[root];
+  assert.equal(left?.run_id, runId);
+  const exclude = left!.before.sources.find((s) => s.kind === "info/exclude");
+  assert.ok(exclude && !(exclude.text ?? "").includes("secret.txt"), "the state before prompt 01 is recorded");
+  assert.equal(state["02"]!.hiding_left, undefined, "recorded once, on the prompt that left it");
+});
+
+Deno.test("a later run is judged from the recorded state until the change is undone; then the record goes", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, {
+    "01_a.prompt.md": FAILS_HIDING,
+    "02_b.prompt.md": promptFile(
+      "2",
+      "verify:\n  files_exist: [b.txt]\n  changed_paths_only: [b.txt]\n" + NO_REPAIR + writes(write("b.txt", "b\n")),
+    ),
+  });
+  const app = `${pkt}/app`;
+  const exclude = `${app}/.git/info/exclude`;
+  const original = await Deno.readTextFile(exclude);
+  const first = await runCli(["run", pkt]);
+  assert.equal(first.code, 1, first.stdout + first.stderr);
+  assert.ok((await Deno.readTextFile(exclude)).includes("secret.txt"), "the session's change is left in place");
+
+  const again = await runCli(["run", pkt, "02"]);
+  assert.equal(again.code, 1, again.stdout + again.stderr);
+  assert.match(
+    again.stderr,
+    /what git status hides changed since before prompt 01, which failed in run \S+ and left it/,
+  );
+  assert.ok((await entries(pkt))["01"]!.hiding_left, "kept across runs");
+
+  await Deno.writeTextFile(exclude, original); // the operator undoes it
+  const undone = await runCli(["run", pkt, "02"]);
+  assert.equal(undone.code, 0, undone.stdout + undone.stderr);
+  assert.match(undone.stdout, /Repo app: what prompt 01 left hidden from git status is undone/);
+  assert.equal(await git(app, "show", "--name-only", "--format=", "HEAD"), "b.txt");
+  assert.equal((await entries(pkt))["01"]!.hiding_left, undefined, "cleared");
+});
+
+Deno.test("a prompt whose clauses judge no git is not held back by the record", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, {
+    "01_a.prompt.md": FAILS_HIDING,
+    "02_b.prompt.md": promptFile("2", "verify:\n  files_exist: [b.txt]\n" + writes(write("b.txt", "b\n"))),
+  });
+  const r = await runCli(["run", pkt, "--keep-going"]);
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  const state = await entries(pkt);
+  assert.equal(state["02"]!.status, "completed");
+  assert.ok(state["01"]!.hiding_left, "the record stays for the prompts that judge the repo");
+});
+
+const hidingState = (mark: string): HidingState => ({
+  flags: { count: 0, digest: mark, paths: [] },
+  sources: [],
+  config: {},
+  ignoreFiles: {},
+});
+
+Deno.test("hiding_left records: the first failure's state per root, found again after a reload, cleared by root", async () => {
+  await using dir = await tempDir();
+  const store = `${dir.path}/.prompt_runner`;
+  await Deno.mkdir(store, { recursive: true });
+  const state = await StateStore.open(store);
+  for (const id of ["01", "02"]) await state.updatePrompt(id, (p) => Object.assign(p, { status: "failed" }));
+  assert.deepEqual(leftHidingOf(state, ["/r", "/s"]), {});
+  await recordLeftHiding(state, "01", "run-1", "/r", hidingState("before-01"));
+  await recordLeftHiding(state, "02", "run-2", "/r", hidingState("before-02")); // /r is recorded: the older state stays
+  await recordLeftHiding(state, "02", "run-2", "/s", { ...hidingState("s"), left_by: { prompt: "x", run_id: "y" } });
+  await recordLeftHiding(state, "02", "run-2", "__proto__", hidingState("p"));
+  const want = {
+    "/r": { ...hidingState("before-01"), left_by: { prompt: "01", run_id: "run-1" } },
+    "/s": { ...hidingState("s"), left_by: { prompt: "02", run_id: "run-2" } },
+  };
+  assert.deepEqual(leftHidingOf(state, ["/r", "/s", "/t"]), want);
+  assert.equal(state.entry("02")!.hiding_left?.["/s"]?.before.left_by, undefined, "stored without the mark");
+  await state.flush();
+
+  const reopened = await StateStore.open(store);
+  assert.deepEqual(leftHidingOf(reopened, ["/r", "/s"]), want);
+  assert.equal(leftHidingOf(reopened, ["__proto__"])["__proto__"]?.left_by?.prompt, "02");
+  await clearLeftHiding(reopened, "/r");
+  await clearLeftHiding(reopened, "/nothing");
+  assert.equal(reopened.entry("01")!.hiding_left, undefined, "the entry's last root gone: the field goes");
+  assert.deepEqual(Object.keys(reopened.entry("02")!.hiding_left ?? {}).sort(), ["/s", "__proto__"]);
+  assert.deepEqual(leftHidingOf(reopened, ["/r", "/s"]), { "/s": want["/s"] });
+  await reopened.reload(); // a reload builds the index again from the files
+  assert.deepEqual(leftHidingOf(reopened, ["/r", "/s"]), { "/s": want["/s"] });
+  reopened.close();
+  state.close();
+});
+
+Deno.test("a repo brought under changed_paths_only by an amendment during the prompt: its item says the hiding state was not compared", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, {
+    "01_a.prompt.md": promptFile(
+      "1",
+      "verify:\n  files_exist: [done.txt]\n" + NO_REPAIR +
+        "simulate:\n  attempts:\n    - tools:\n        - name: Write\n          input: {file_path: done.txt}\n" +
+        "          output: ok\n          delay_ms: 4000\n          writes: [{path: done.txt, text: done}]",
+    ),
+  });
+  const child = spawnCli(["run", pkt]);
+  const out = child.output();
+  await waitFor(async () => (await readSnapshot(pkt))?.session_live === true, { what: "the session to go live" });
+  const amend = await runCli(["control", "amend", pkt, "1", "--add-path", "done.txt", "--reason", "judge the repo"]);
+  assert.equal(amend.code, 0, amend.stderr);
+  const r = await out;
+  const stdout = new TextDecoder().decode(r.stdout);
+  assert.equal(r.code, 0, stdout + new TextDecoder().decode(r.stderr));
+  const item = (await entries(pkt))["01"]!.result!.last_verifier!.items.find((i) => i.clause === "changed_paths_only")!;
+  assert.equal(item.pass, true);
+  assert.equal((item as unknown as { hiding_compared?: boolean }).hiding_compared, false);
+  assert.equal(item.details, `ok; ${HIDING_NOT_COMPARED}`);
+});
+
+Deno.test("the not-compared note: only in a run's verification, only for a repo without a baseline", async () => {
+  await using dir = await tempDir();
+  await createScratchRepo(`${dir.path}/app`);
+  const root = await Deno.realPath(`${dir.path}/app`);
+  const ctx = (extra: Partial<VerifyContext>): VerifyContext => ({
+    promptId: "01",
+    runId: "r",
+    packetDir: dir.path,
+    storeRoot: `${dir.path}/.prompt_runner`,
+    repos: { app: root },
+    defaultScope: root,
+    source: "attempt",
+    attempt: 1,
+    ...extra,
+  });
+  const contract = { changed_paths_only: ["x.txt"] };
+  const item = async (c: VerifyContext) => (await verifyContract(contract, c, [])).items[0]!;
+  const none = await item(ctx({ hidingBaselined: true }));
+  assert.equal(none.details, `ok; ${HIDING_NOT_COMPARED}`);
+  assert.equal((none as unknown as { hiding_compared?: boolean }).hiding_compared, false);
+  const verify = await item(ctx({}));
+  assert.equal(verify.details, "ok", "prompt_runner verify has no baselines: nothing is said");
+  const st = await gitStatus(root, undefined, true);
+  assert.ok(st.ok);
+  const read = await readHidingCore(root);
+  assert.ok(read.ok);
+  const baselined = await item(ctx({ hidingBaselined: true, hiding: { [root]: { ...read.core, ignoreFiles: {} } } }));
+  assert.equal(baselined.details, "ok");
+  assert.equal((baselined as unknown as { hiding_compared?: boolean }).hiding_compared, undefined);
+});
