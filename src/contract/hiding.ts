@@ -78,6 +78,12 @@ export interface HidingState {
    * baseline of the repo is this one until the change is undone.
    */
   left_by?: HidingLeftBy;
+  /**
+   * Set when this is the repo's state at the start of run `since_run`, taken instead of the state at the prompt's start
+   * because the two differ: something before the prompt in this run (an earlier prompt's session, a change by hand)
+   * changed what git status hides (src/run/hiding_run.ts).
+   */
+  since_run?: string;
 }
 
 /** The failed prompt whose hiding change a baseline does not take as the user's (see {@link HidingState.left_by}). */
@@ -382,10 +388,16 @@ export function hidingChanges(before: HidingState, now: HidingState, nowFlagged:
 }
 
 /** The failure details of hiding changes in `repo`. */
-export function hidingDetails(repo: string, changes: string[], leftBy?: HidingLeftBy): string {
+export function hidingDetails(
+  repo: string,
+  changes: string[],
+  before?: Pick<HidingState, "left_by" | "since_run">,
+): string {
   const more = changes.length > 5 ? `; and ${changes.length - 5} more` : "";
-  const when = leftBy
-    ? `since before prompt ${leftBy.prompt}, which failed in run ${leftBy.run_id} and left it changed`
+  const when = before?.left_by
+    ? `since before prompt ${before.left_by.prompt}, which failed in run ${before.left_by.run_id} with it changed`
+    : before?.since_run
+    ? `since the runner started on run ${before.since_run} (before this prompt: an earlier prompt's session, or by hand)`
     : "during the prompt";
   return `repo ${repo}: what git status hides changed ${when}: ${changes.slice(0, 5).join("; ")}${more}`;
 }

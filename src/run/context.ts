@@ -24,6 +24,7 @@ import { appendProgress } from "../store/progress_append.ts";
 import { nowIso } from "../util/time.ts";
 import { promptRepos } from "./dirty.ts";
 import { BaselinePrefetch } from "./baseline_prefetch.ts";
+import { RunHiding } from "./hiding_run.ts";
 import { PreservedRefs } from "./preserve.ts";
 import type { LiveSlot, LiveStream } from "./live_slot.ts";
 import { sparesFor } from "./spare_files.ts";
@@ -238,6 +239,8 @@ export class RunContext extends RunScope {
   readonly vacuous = new Set<string>();
   /** The next prompt's baseline read, started when the current prompt's work is final (src/run/baseline_prefetch.ts). */
   readonly baselines = new BaselinePrefetch();
+  /** What git status hid in the judged repos when the run started (src/run/hiding_run.ts). */
+  readonly runHiding = new RunHiding();
 
   /** The agent-control part of the snapshot (docs/agent-control.md §4); null without agent control. */
   agentSnap: AgentControlSnap | null = null;

@@ -16,6 +16,7 @@ import { clauseEnv } from "../contract/verify.ts";
 import {
   gitClauseRoots,
   gitStatus,
+  hidingChanges,
   type HidingRead,
   type HidingState,
   ignoreFiles,
@@ -71,6 +72,31 @@ export async function captureHiding(
     }
     const watch = [...ignored, ...(b?.dirty ?? [])].filter(isIgnoreFile);
     out[root] = { ...read.core, ignoreFiles: await ignoreFiles(read.top, watch) };
+  }
+  return out;
+}
+
+/**
+ * What changed in each root between `since` (its state at an earlier moment) and `states` (captured now from `reads`,
+ * {@link captureHiding}): the roots with a change, each with what changed. Reads nothing from git again.
+ */
+export async function changedSince(
+  reads: ReadonlyMap<string, Promise<HidingRead>>,
+  states: Readonly<Record<string, HidingState>>,
+  since: Readonly<Record<string, HidingState>>,
+): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const [root, before] of Object.entries(since)) {
+    const pending = reads.get(root);
+    const state = states[root];
+    if (pending === undefined || state === undefined) continue;
+    const read = await pending;
+    if (!read.ok) continue;
+    // Watch what either moment watched, so an ignore file seen at the earlier one is compared too.
+    const watch = [...new Set([...Object.keys(before.ignoreFiles), ...Object.keys(state.ignoreFiles)])];
+    const now = { ...state, ignoreFiles: await ignoreFiles(read.top, watch) };
+    const changes = hidingChanges(before, now, read.flagged, read.top);
+    if (changes.length) out[root] = changes;
   }
   return out;
 }

@@ -65,7 +65,7 @@ export async function recordLeftHiding(
 ): Promise<void> {
   const index = indexOf(state);
   if (index.has(root)) return;
-  const { left_by: _, ...plain } = before;
+  const { left_by: _, since_run: _run, ...plain } = before;
   await state.updatePrompt(promptId, (p) => {
     p.hiding_left = { ...p.hiding_left, [root]: { run_id: runId, at: nowIso(), before: plain } };
   });

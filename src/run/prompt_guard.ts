@@ -14,7 +14,7 @@ import { RunFailedError } from "../errors.ts";
 import { traceStage } from "../util/stage_trace.ts";
 import { pendingClaims, pendingIn, pendingPaths } from "./commit_pending.ts";
 import { dirtBeyondInterrupted, dirtBeyondMessage } from "./interrupted_work.ts";
-import { captureHiding, hidingRoots, startHidingReads } from "./hiding_baseline.ts";
+import { captureHiding, changedSince, hidingRoots, startHidingReads } from "./hiding_baseline.ts";
 import { clearLeftHiding, leftHidingOf, recordLeftHiding } from "./hiding_left.ts";
 import { enforcedContract, packetContract } from "../contract/enforced.ts";
 import { gitStatus, hidingDetails, hidingSince, type HidingState } from "../contract/mod.ts";
@@ -140,7 +140,11 @@ export async function beginPrompt(
   const baseline = await captureBaseline(packet, prompt, ctx.storeRoot, recorded, own, ahead, new Set(reads.keys()));
   traceStage("captured_baseline", prompt.id);
   ctx.slot.beginPreexisting(preexistingByRoot(baseline));
-  const hiding = { ...kept?.roots, ...left, ...await captureHiding(reads, baseline) };
+  const fresh = await captureHiding(reads, baseline);
+  // A repo changed since the run started, before this prompt, is judged from the run's state (hiding_run.ts).
+  const runStart = await ctx.runHiding.of(Object.keys(fresh));
+  for (const root of Object.keys(await changedSince(reads, fresh, runStart))) fresh[root] = runStart[root]!;
+  const hiding = { ...kept?.roots, ...left, ...fresh };
   ctx.slot.beginHiding(hiding);
   if (kept?.missing.length) {
     ctx.err(
@@ -226,7 +230,7 @@ async function settleHiding(
     const origin = before.left_by?.prompt ?? prompt.id;
     if (before.left_by === undefined) await recordLeftHiding(ctx.state, prompt.id, ctx.runId, root, before);
     ctx.err(
-      `warning: ${hidingDetails(repo, found.changes, before.left_by)}; prompt ${prompt.id} failed, and what that ` +
+      `warning: ${hidingDetails(repo, found.changes, before)}; prompt ${prompt.id} failed, and what that ` +
         `hides is neither preserved nor reset: until it is undone, every later prompt whose git clauses judge repo ` +
         `${repo} is judged from the state before prompt ${origin} and fails`,
     );

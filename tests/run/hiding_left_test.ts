@@ -66,7 +66,7 @@ Deno.test("--keep-going: the next prompt's work hidden by a failed prompt's excl
     r.stderr,
     new RegExp(
       `changed_paths_only app: repo app: what git status hides changed since before prompt 01, which failed in run ` +
-        `${runId} and left it changed: \\.git/info/exclude changed \\(added "secret\\.txt"\\)`,
+        `${runId} with it changed: \\.git/info/exclude changed \\(added "secret\\.txt"\\)`,
     ),
   );
   assert.equal(
@@ -109,7 +109,7 @@ Deno.test("a later run is judged from the recorded state until the change is und
   assert.equal(again.code, 1, again.stdout + again.stderr);
   assert.match(
     again.stderr,
-    /what git status hides changed since before prompt 01, which failed in run \S+ and left it/,
+    /what git status hides changed since before prompt 01, which failed in run \S+ with it changed/,
   );
   assert.ok((await entries(pkt))["01"]!.hiding_left, "kept across runs");
 
@@ -227,4 +227,56 @@ Deno.test("the not-compared note: only in a run's verification, only for a repo 
   const baselined = await item(ctx({ hidingBaselined: true, hiding: { [root]: { ...read.core, ignoreFiles: {} } } }));
   assert.equal(baselined.details, "ok");
   assert.equal((baselined as unknown as { hiding_compared?: boolean }).hiding_compared, undefined);
+});
+
+Deno.test("an earlier prompt without git clauses that hid the next prompt's work: the next prompt is judged from the run's start", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, {
+    "01_a.prompt.md": promptFile(
+      "1",
+      "verify:\n  files_exist: [a.txt]\n" +
+        writes(write("a.txt", "a\n"), write(".git/info/exclude", "secret.txt\n", true)),
+    ),
+    "02_b.prompt.md": promptFile(
+      "2",
+      "verify:\n  files_exist: [b.txt]\n  changed_paths_only: [b.txt]\n" + NO_REPAIR +
+        writes(write("b.txt", "b\n"), write("secret.txt", "outside its paths\n")),
+    ),
+  });
+  const app = `${pkt}/app`;
+  const commits = await commitCount(app);
+  const r = await runCli(["run", pkt]);
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  const runId = /Run (\S+) failed/.exec(r.stdout)![1]!;
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `changed_paths_only app: repo app: what git status hides changed since the runner started on run ${runId} \\(before this ` +
+        `prompt: an earlier prompt's session, or by hand\\): \\.git/info/exclude changed \\(added "secret\\.txt"\\)`,
+    ),
+  );
+  assert.equal(await commitCount(app), commits + 1, "prompt 01 committed; prompt 02 did not");
+  const state = await entries(pkt);
+  assert.equal(state["01"]!.status, "completed");
+  assert.equal(state["02"]!.status, "verification_failed");
+  // The failed prompt records the run's state, so a later run is judged from it too.
+  const again = await runCli(["run", pkt, "02"]);
+  assert.equal(again.code, 1, again.stdout + again.stderr);
+  assert.match(again.stderr, /since before prompt 02, which failed in run \S+ with it changed: [^\n]*secret\.txt/);
+});
+
+Deno.test("a prompt that leaves the judged repos' hiding state alone is judged from its own start, as before", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, {
+    "01_a.prompt.md": promptFile("1", "verify:\n  files_exist: [a.txt]\n" + writes(write("a.txt", "a\n"))),
+    "02_b.prompt.md": promptFile(
+      "2",
+      "verify:\n  files_exist: [b.txt]\n  changed_paths_only: [b.txt]\n" + writes(write("b.txt", "b\n")),
+    ),
+  });
+  await Deno.writeTextFile(`${pkt}/app/.git/info/exclude`, "notes.txt\n", { append: true }); // the user's, before the run
+  const r = await runCli(["run", pkt]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const item = (await entries(pkt))["02"]!.result!.last_verifier!.items.find((i) => i.clause === "changed_paths_only")!;
+  assert.equal(item.details, "ok");
 });

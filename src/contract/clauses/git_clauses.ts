@@ -125,7 +125,7 @@ export async function checkChangedPathsOnly(entries: unknown[], env: ClauseEnv):
     const bad = changed.filter((p) => !allowed.some((a) => pathAllowed(a, p)));
     const hides = hidden?.changes ?? [];
     const problems = [
-      ...(hides.length ? [hidingDetails(repo, hides, env.ctx.hiding?.[root]?.left_by)] : []),
+      ...(hides.length ? [hidingDetails(repo, hides, env.ctx.hiding?.[root])] : []),
       ...(bad.length ? [disallowedDetails(bad)] : []),
     ];
     const verdict = uncompared(root, env, problems.length ? fail(problems.join("; ")) : pass());
@@ -219,7 +219,7 @@ export async function checkReposClean(entry: unknown, env: ClauseEnv, id: string
     const lines = entries.map(porcelainLine);
     const more = lines.length > 10 ? `, and ${lines.length - 10} more` : "";
     const problems = [
-      ...(hides.length ? [hidingDetails(repo, hides, env.ctx.hiding?.[root]?.left_by)] : []),
+      ...(hides.length ? [hidingDetails(repo, hides, env.ctx.hiding?.[root])] : []),
       ...(lines.length ? [`uncommitted changes (${lines.length}): ${lines.slice(0, 10).join(", ")}${more}`] : []),
     ];
     return makeItem(head, uncompared(root, env, fail(problems.join("; "))), fields);
