@@ -43,8 +43,9 @@ function indexOf(state: StateStore): Map<string, HidingState> {
 
 /** The recorded state of each of `roots` that a failed prompt left changed (the baseline to take instead). */
 export function leftHidingOf(state: StateStore, roots: readonly string[]): Record<string, HidingState> {
-  const index = indexOf(state);
   const out: Record<string, HidingState> = {};
+  if (roots.length === 0) return out; // a prompt that judges no git: the entries are not searched
+  const index = indexOf(state);
   for (const root of roots) {
     const rec = index.get(root);
     if (rec !== undefined) out[root] = rec;
