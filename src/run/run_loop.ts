@@ -51,7 +51,7 @@ export async function runPrompts(
   if (await alreadyComplete(ctx, prompts, settings, tally)) return tally;
   // What git status hides in the judged repos as the run finds them (src/run/hiding_run.ts): read beside the first
   // prompt's start, nothing for a packet whose contracts judge no git.
-  ctx.runHiding.start(ctx.packet, prompts, ctx.storeRoot, ctx.runId);
+  ctx.runHiding.start(ctx.packet, prompts, ctx.persist ? ctx.storeRoot : "", ctx.runId, (l) => ctx.err(l));
   let position = 0;
   for (const prompt of prompts) {
     position++;

@@ -290,6 +290,8 @@ async function closeRun(
     for (const l of preservedLines([...tally.preserved.values()])) io.stderr.write(shown(l));
   }
   const status = ok ? "completed" : "failed";
+  // The judged repos' hiding state: kept for the next run where it changed during this one (src/run/hiding_run.ts).
+  await ctx.runHiding.settle((l) => io.stderr.write(shown(l)));
   // state.json is complete on its own before anyone can see the run closed (docs/reference/runner.md §10.2).
   await ctx.state.flush();
   if (!ctx.persist) ctx.record({ type: "run_finished", data: { status, reason } }, NO_CONTEXT);

@@ -26,6 +26,8 @@ export function storePaths(storeRoot: string) {
     runDir: (runId: string) => `${root}/runs/${runId}`,
     interventions: `${root}/interventions`,
     interventionsFile: (promptId: string) => `${root}/interventions/${promptId}.jsonl`,
+    /** What git status hid in the judged repos as a run started, while it goes on (src/run/hiding_run.ts). */
+    hidingStart: `${root}/hiding_start.json`,
     amendments: `${root}/amendments`,
     amendmentsFile: (promptId: string) => `${root}/amendments/${promptId}.jsonl`,
     /** A prompt's `verify:` as its own session edited it (src/run/contract_guard.ts, docs/amendments.md). */

@@ -280,3 +280,83 @@ Deno.test("a prompt that leaves the judged repos' hiding state alone is judged f
   const item = (await entries(pkt))["02"]!.result!.last_verifier!.items.find((i) => i.clause === "changed_paths_only")!;
   assert.equal(item.details, "ok");
 });
+
+/** Prompt 01 judges nothing and hides `secret.txt`; prompt 02 is judged and writes it outside its paths. */
+function hidesThenJudged(): Record<string, string> {
+  return {
+    "01_a.prompt.md": promptFile(
+      "1",
+      "verify:\n  files_exist: [a.txt]\n" +
+        writes(write("a.txt", "a\n"), write(".git/info/exclude", "secret.txt\n", true)),
+    ),
+    "02_b.prompt.md": promptFile(
+      "2",
+      "verify:\n  files_exist: [b.txt]\n  changed_paths_only: [b.txt]\n" + NO_REPAIR +
+        writes(write("b.txt", "b\n"), write("secret.txt", "outside its paths\n")),
+    ),
+  };
+}
+
+Deno.test("killed between the prompts: the next runner is judged from the dead runner's start (run --remaining)", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, hidesThenJudged());
+  const killed = await runCli(["run", pkt], { env: { PROMPT_RUNNER_FAILPOINT: "progress.after_append" } });
+  assert.equal(killed.code, 137, killed.stderr);
+  const kept = JSON.parse(await Deno.readTextFile(`${pkt}/.prompt_runner/hiding_start.json`));
+  const first = Object.values(kept.roots as Record<string, { run_id: string }>)[0]!.run_id;
+  const r = await runCli(["run", pkt, "--remaining"]);
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(
+    r.stderr,
+    new RegExp(`what git status hides changed since the runner started on run ${first} [^\\n]*added "secret\\.txt"`),
+  );
+  assert.equal((await entries(pkt))["02"]!.status, "verification_failed");
+});
+
+Deno.test("a run whose last prompt hid something completes, says so, and the next run is judged from before it", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, {
+    "00_z.prompt.md": promptFile(
+      "0",
+      "verify:\n  files_exist: [z.txt]\n  changed_paths_only: [z.txt]\n" + writes(write("z.txt", "z\n")),
+    ),
+    ...hidesThenJudged(),
+  });
+  const store = `${pkt}/.prompt_runner`;
+  const first = await runCli(["run", pkt, "--through", "01"]);
+  assert.equal(first.code, 0, first.stdout + first.stderr);
+  const runId = /Run (\S+) completed/.exec(first.stdout)![1]!;
+  assert.match(
+    first.stderr,
+    new RegExp(
+      `warning: repo \\S+/app: what git status hides changed since the runner started on run ${runId}: ` +
+        `\\.git/info/exclude changed \\(added "secret\\.txt"\\); the next run is judged from the state before it`,
+    ),
+  );
+  assert.ok(await Deno.stat(`${store}/hiding_start.json`), "kept for the next run");
+  const next = await runCli(["run", pkt, "--remaining"]);
+  assert.equal(next.code, 1, next.stdout + next.stderr);
+  assert.match(next.stderr, new RegExp(`changed since the runner started on run ${runId} [^\\n]*secret\\.txt`));
+});
+
+Deno.test("the run's hiding record: gone after a run that left the repos as it found them, never made without git clauses", async () => {
+  await using dir = await tempDir();
+  const judged = await makePacket(`${dir.path}/j`, {
+    "01_a.prompt.md": promptFile(
+      "1",
+      "verify:\n  files_exist: [a.txt]\n  changed_paths_only: [a.txt]\n" + writes(write("a.txt", "a\n")),
+    ),
+  });
+  const killed = await runCli(["run", judged], { env: { PROMPT_RUNNER_FAILPOINT: "attempt.after_session" } });
+  assert.equal(killed.code, 137, killed.stderr);
+  assert.ok(await Deno.stat(`${judged}/.prompt_runner/hiding_start.json`), "kept while the run goes on");
+  const r = await runCli(["run", judged]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  await assert.rejects(Deno.stat(`${judged}/.prompt_runner/hiding_start.json`), Deno.errors.NotFound);
+  const plain = await makePacket(`${dir.path}/p`, {
+    "01_a.prompt.md": promptFile("1", "verify:\n  files_exist: [a.txt]\n" + writes(write("a.txt", "a\n"))),
+  });
+  const killedPlain = await runCli(["run", plain], { env: { PROMPT_RUNNER_FAILPOINT: "attempt.after_session" } });
+  assert.equal(killedPlain.code, 137, killedPlain.stderr);
+  await assert.rejects(Deno.stat(`${plain}/.prompt_runner/hiding_start.json`), Deno.errors.NotFound);
+});
