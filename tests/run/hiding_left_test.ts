@@ -229,9 +229,9 @@ Deno.test("the not-compared note: only in a run's verification, only for a repo 
   assert.equal((baselined as unknown as { hiding_compared?: boolean }).hiding_compared, undefined);
 });
 
-Deno.test("an earlier prompt without git clauses that hid the next prompt's work: the next prompt is judged from the run's start", async () => {
-  await using dir = await tempDir();
-  const pkt = await makePacket(dir.path, {
+/** Prompt 01 judges nothing and hides `secret.txt`; prompt 02 is judged and writes it outside its paths. */
+function hidesThenJudged(): Record<string, string> {
+  return {
     "01_a.prompt.md": promptFile(
       "1",
       "verify:\n  files_exist: [a.txt]\n" +
@@ -242,7 +242,12 @@ Deno.test("an earlier prompt without git clauses that hid the next prompt's work
       "verify:\n  files_exist: [b.txt]\n  changed_paths_only: [b.txt]\n" + NO_REPAIR +
         writes(write("b.txt", "b\n"), write("secret.txt", "outside its paths\n")),
     ),
-  });
+  };
+}
+
+Deno.test("an earlier prompt without git clauses that hid the next prompt's work: the next prompt is judged from the run's start", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, hidesThenJudged());
   const app = `${pkt}/app`;
   const commits = await commitCount(app);
   const r = await runCli(["run", pkt]);
@@ -280,22 +285,6 @@ Deno.test("a prompt that leaves the judged repos' hiding state alone is judged f
   const item = (await entries(pkt))["02"]!.result!.last_verifier!.items.find((i) => i.clause === "changed_paths_only")!;
   assert.equal(item.details, "ok");
 });
-
-/** Prompt 01 judges nothing and hides `secret.txt`; prompt 02 is judged and writes it outside its paths. */
-function hidesThenJudged(): Record<string, string> {
-  return {
-    "01_a.prompt.md": promptFile(
-      "1",
-      "verify:\n  files_exist: [a.txt]\n" +
-        writes(write("a.txt", "a\n"), write(".git/info/exclude", "secret.txt\n", true)),
-    ),
-    "02_b.prompt.md": promptFile(
-      "2",
-      "verify:\n  files_exist: [b.txt]\n  changed_paths_only: [b.txt]\n" + NO_REPAIR +
-        writes(write("b.txt", "b\n"), write("secret.txt", "outside its paths\n")),
-    ),
-  };
-}
 
 Deno.test("killed between the prompts: the next runner is judged from the dead runner's start (run --remaining)", async () => {
   await using dir = await tempDir();
