@@ -387,19 +387,24 @@ export function hidingChanges(before: HidingState, now: HidingState, nowFlagged:
   return out;
 }
 
+/** The first five hiding changes, and how many more. */
+export function hidingChangeList(changes: string[]): string {
+  const more = changes.length > 5 ? `; and ${changes.length - 5} more` : "";
+  return `${changes.slice(0, 5).join("; ")}${more}`;
+}
+
 /** The failure details of hiding changes in `repo`. */
 export function hidingDetails(
   repo: string,
   changes: string[],
   before?: Pick<HidingState, "left_by" | "since_run">,
 ): string {
-  const more = changes.length > 5 ? `; and ${changes.length - 5} more` : "";
   const when = before?.left_by
     ? `since before prompt ${before.left_by.prompt}, which failed in run ${before.left_by.run_id} with it changed`
     : before?.since_run
     ? `since the runner started on run ${before.since_run} (before this prompt: an earlier prompt's session, or by hand)`
     : "during the prompt";
-  return `repo ${repo}: what git status hides changed ${when}: ${changes.slice(0, 5).join("; ")}${more}`;
+  return `repo ${repo}: what git status hides changed ${when}: ${hidingChangeList(changes)}`;
 }
 
 /**

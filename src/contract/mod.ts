@@ -25,6 +25,7 @@ export {
 export { isLegacyCommand, isRecord, pathEscapes, pick, substituteRepo, validateEntry } from "./entries.ts";
 export { GitCache, gitIn, gitStatus, parsePorcelainZ } from "./git.ts";
 export {
+  hidingChangeList,
   hidingChanges,
   hidingDetails,
   type HidingLeftBy,

@@ -10,7 +10,7 @@
  * sources are read from their files.
  */
 import type { Packet, Prompt } from "../packet/mod.ts";
-import type { Contract } from "../contract/mod.ts";
+import { type Contract, enforcedContract, packetContract } from "../contract/mod.ts";
 import { verifyContextFor } from "../contract/context.ts";
 import { clauseEnv } from "../contract/verify.ts";
 import {
@@ -38,6 +38,24 @@ export function hidingRoots(packet: Packet, prompt: Prompt, contract: Contract):
   if (!judgesGit(contract)) return [];
   const ctx = verifyContextFor(packet, prompt, packet.dir, { runId: null, source: "attempt", attempt: null });
   return gitClauseRoots(contract, clauseEnv(ctx));
+}
+
+/**
+ * The roots whose hiding state a prompt's baseline records: from its enforced contract (an amendment may have added a
+ * git clause); none — no git, no file read — when its packet contract and amendments have neither clause. A store whose
+ * amendments cannot be read leaves it to the packet contract: the verification reports that store by name. `amended`
+ * (the ids with an amendments file, listed once): a prompt not in it is not read for amendments.
+ */
+export async function judgedRoots(
+  packet: Packet,
+  prompt: Prompt,
+  storeRoot: string,
+  amended: ReadonlySet<string> | null = null,
+): Promise<string[]> {
+  const contract = amended !== null && !amended.has(prompt.id)
+    ? packetContract(prompt)
+    : await enforcedContract(prompt, storeRoot).then((e) => e.contract, () => packetContract(prompt));
+  return hidingRoots(packet, prompt, contract);
 }
 
 /** Start the hiding reads of `roots` now (those read ahead are taken as they are). */

@@ -4,7 +4,7 @@
  * that change in place: the preserve-and-reset sees only what `git status` shows, and undoing a session's git state is
  * not the runner's to guess. Taken as the user's by the next baseline, it would hide the next prompts' work from their
  * git clauses and their commits (under `--keep-going` the next prompt starts at once). So the failed prompt's entry
- * records, per canonical repo root, the state the repo had at its start (`hiding_left`), and every later prompt whose
+ * records, per canonical repo root, the state its baseline held (`hiding_left`), and every later prompt whose
  * git clauses judge that repo — in this run or a later one — takes that state as its baseline (marked `left_by`): its
  * clauses fail, naming the change and the prompt that left it, until someone undoes it. The first prompt to end with
  * the repo back at that state clears the record.

@@ -14,19 +14,12 @@
  * `--remaining` or not) is judged from the state before the dead one.
  */
 import type { Packet, Prompt } from "../packet/mod.ts";
-import {
-  amendedPromptIds,
-  enforcedContract,
-  gitStatus,
-  hidingSince,
-  type HidingState,
-  packetContract,
-} from "../contract/mod.ts";
+import { amendedPromptIds, gitStatus, hidingChangeList, hidingSince, type HidingState } from "../contract/mod.ts";
 import { isRecord } from "../util/is_record.ts";
 import { readStoreTextOrNull } from "../util/safe_read.ts";
 import { atomicWriteStoreText, lstatStoreSync } from "../util/safe_fs.ts";
 import { storePaths } from "../store/paths.ts";
-import { captureHiding, hidingRoots, judgesGit, startHidingReads } from "./hiding_baseline.ts";
+import { captureHiding, judgedRoots, startHidingReads } from "./hiding_baseline.ts";
 
 /** One repo's kept state: the run whose runner first read it, and the state. */
 interface Kept {
@@ -98,11 +91,7 @@ export class RunHiding {
     this.#kept = (async () => {
       const roots = new Set<string>();
       for (const prompt of prompts) {
-        const contract = amended === null || amended.has(prompt.id)
-          ? await enforcedContract(prompt, storeRoot).then((e) => e.contract, () => packetContract(prompt))
-          : packetContract(prompt);
-        if (!judgesGit(contract)) continue;
-        for (const root of hidingRoots(packet, prompt, contract)) roots.add(root);
+        for (const root of await judgedRoots(packet, prompt, storeRoot, amended)) roots.add(root);
       }
       const earlier = storeRoot ? await readKept(storeRoot, warn) : {};
       const fresh = [...roots].filter((r) => !Object.hasOwn(earlier, r));
@@ -143,8 +132,7 @@ export class RunHiding {
       stay[root] = k;
       const what = "changes" in found
         ? `repo ${root}: what git status hides changed since the runner started on run ${k.run_id}: ` +
-          found.changes.slice(0, 5).join("; ") +
-          (found.changes.length > 5 ? `; and ${found.changes.length - 5} more` : "")
+          hidingChangeList(found.changes)
         : `repo ${root}: what git status hides could not be read (${found.error})`;
       warn(
         `warning: ${what}; the next run is judged from the state before it until the change is undone ` +

@@ -14,9 +14,8 @@ import { RunFailedError } from "../errors.ts";
 import { traceStage } from "../util/stage_trace.ts";
 import { pendingClaims, pendingIn, pendingPaths } from "./commit_pending.ts";
 import { dirtBeyondInterrupted, dirtBeyondMessage } from "./interrupted_work.ts";
-import { captureHiding, changedSince, hidingRoots, startHidingReads } from "./hiding_baseline.ts";
+import { captureHiding, changedSince, judgedRoots, startHidingReads } from "./hiding_baseline.ts";
 import { clearLeftHiding, leftHidingOf, recordLeftHiding } from "./hiding_left.ts";
-import { enforcedContract, packetContract } from "../contract/enforced.ts";
 import { gitStatus, hidingDetails, hidingSince, type HidingState } from "../contract/mod.ts";
 
 /** Final states whose leftovers are preserved and reset (an interrupted prompt's leftovers are resumed instead). */
@@ -94,17 +93,6 @@ export async function refuseDirtyRepos(
 }
 
 /**
- * The roots whose hiding state the prompt's baseline records (src/run/hiding_baseline.ts): from its enforced contract
- * (an amendment may have added a git clause); none — no git, no file read — when its packet contract and amendments
- * have neither clause. A store whose amendments cannot be read leaves it to the packet contract: the verification
- * reports that store by name.
- */
-async function judgedRoots(ctx: RunContext, prompt: Prompt): Promise<string[]> {
-  const contract = await enforcedContract(prompt, ctx.storeRoot).then((e) => e.contract, () => packetContract(prompt));
-  return hidingRoots(ctx.packet, prompt, contract);
-}
-
-/**
  * Before a prompt: capture its baseline, then apply its preserved work (its partial progress) if any. `preserved`:
  * there was preserved work to apply (whether or not it applied), so the tree may have changed after the baseline.
  */
@@ -132,7 +120,7 @@ export async function beginPrompt(
   }
   // The hiding state of the repos its git clauses judge: its git queries go out beside the status read. A prompt that
   // continues its interrupted attempt keeps the state recorded when that attempt's run started it.
-  const judged = await judgedRoots(ctx, prompt);
+  const judged = await judgedRoots(ctx.packet, prompt, ctx.storeRoot);
   const kept = recorded ? keptHiding(ctx.state.entry(prompt.id), judged) : null;
   // A repo a failed prompt left hiding more than before is judged from the state before that prompt (hiding_left.ts).
   const left = leftHidingOf(ctx.state, judged.filter((r) => !kept?.roots[r]));
@@ -141,9 +129,11 @@ export async function beginPrompt(
   traceStage("captured_baseline", prompt.id);
   ctx.slot.beginPreexisting(preexistingByRoot(baseline));
   const fresh = await captureHiding(reads, baseline);
-  // A repo changed since the run started, before this prompt, is judged from the run's state (hiding_run.ts).
-  const runStart = await ctx.runHiding.of(Object.keys(fresh));
-  for (const root of Object.keys(await changedSince(reads, fresh, runStart))) fresh[root] = runStart[root]!;
+  if (reads.size) {
+    // A repo changed since the run started, before this prompt, is judged from the run's state (hiding_run.ts).
+    const runStart = await ctx.runHiding.of(Object.keys(fresh));
+    for (const root of Object.keys(await changedSince(reads, fresh, runStart))) fresh[root] = runStart[root]!;
+  }
   const hiding = { ...kept?.roots, ...left, ...fresh };
   ctx.slot.beginHiding(hiding);
   if (kept?.missing.length) {
