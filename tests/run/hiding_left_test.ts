@@ -349,3 +349,27 @@ Deno.test("the run's hiding record: gone after a run that left the repos as it f
   assert.equal(killedPlain.code, 137, killedPlain.stderr);
   await assert.rejects(Deno.stat(`${plain}/.prompt_runner/hiding_start.json`), Deno.errors.NotFound);
 });
+
+Deno.test("a hiding_start.json that is not a record: a warning names the file, the run takes the repos as they are", async () => {
+  await using dir = await tempDir();
+  const pkt = await makePacket(dir.path, {
+    "01_a.prompt.md": promptFile(
+      "1",
+      "verify:\n  files_exist: [a.txt]\n  changed_paths_only: [a.txt]\n" + writes(write("a.txt", "a\n")),
+    ),
+  });
+  const file = `${pkt}/.prompt_runner/hiding_start.json`;
+  await Deno.mkdir(`${pkt}/.prompt_runner`, { recursive: true });
+  await Deno.writeTextFile(file, "{not json");
+  const r = await runCli(["run", pkt]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(
+    r.stderr,
+    /warning: \S+\/\.prompt_runner\/hiding_start\.json is not a hiding record \(.*\); the judged repos are taken as they are now/,
+  );
+  await assert.rejects(
+    Deno.stat(file),
+    Deno.errors.NotFound,
+    "replaced by the run's own record, then dropped at its close",
+  );
+});
