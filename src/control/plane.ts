@@ -438,8 +438,6 @@ class FilePlane implements RunnerPlane {
     const promptChanged = patch.prompt_id !== undefined && patch.prompt_id !== s.prompt_id;
     const attemptChanged = promptChanged || (patch.attempt !== undefined && patch.attempt !== s.attempt) ||
       (patch.attempt_started_at !== undefined && patch.attempt_started_at !== s.attempt_started_at);
-    // A session starting or ending is what an operator steers by: never coalesced away, however short the session.
-    const liveChanged = patch.session_live !== undefined && patch.session_live !== s.session_live;
     if (attemptChanged) {
       this.#tokens.attemptStarted();
       s.tool_count = 0;
@@ -453,14 +451,13 @@ class FilePlane implements RunnerPlane {
     for (const [k, v] of Object.entries(patch)) {
       if (v !== undefined) (s as unknown as Record<string, unknown>)[k] = v;
     }
-    // A session going live or ending is written at once; every other change — a new prompt or attempt included, whose
-    // session going live a few ms later writes it anyway (one rename fewer per prompt) — is coalesced: written now
-    // when the last write is older than the coalescing window, else with the next write or by the window's timer
-    // (src/control/snapshot_schedule.ts), and always at the prompt boundary (`sync()`). Readers poll the file, so they
-    // see the latest state at most about one window late. Not fsynced: the snapshot is a view rebuilt at the next
-    // open, so a crash needs nothing of it.
-    if (liveChanged) this.#writeSnapshot();
-    else this.#schedule.transition();
+    // Written now when the last write is older than the coalescing window, else with the next write or by the window's
+    // timer (src/control/snapshot_schedule.ts) — a session going live or ending and a prompt boundary included, so a
+    // session that starts after a quiet spell (any real one) is in the file at once, and a run of short prompts writes
+    // about once a window instead of three times a prompt. Readers poll the file, so they see the latest state at most
+    // about one window late. Not fsynced: the snapshot is a view rebuilt at the next open, so a crash needs nothing of
+    // it.
+    this.#schedule.transition();
   }
 
   #writeSnapshot(opts: { fsync?: boolean } = {}): void {
@@ -724,16 +721,18 @@ class FilePlane implements RunnerPlane {
     this.record({ type: "agent_control", data }, this.#ctx);
   }
 
-  /** Test seam: {@link syncRecord}, then wait until the snapshot is in the file. */
+  /** Test seam: {@link syncRecord} with the snapshot written now if anything changed, then wait until it is in the file. */
   sync(): Promise<void> {
+    if (!this.#closed && this.#schedule.dirty) this.#writeSnapshot();
     this.syncRecord();
     return this.#writer.idle();
   }
 
   syncRecord(): void {
     if (this.#closed) return;
-    // A prompt boundary is a state transition: counters folded since the last write reach the snapshot now.
-    if (this.#schedule.dirty) this.#writeSnapshot();
+    // A prompt boundary is a state transition like the others (see transition()): the outcome and the completed count
+    // are written now when the window since the last write has passed, else by its timer.
+    if (this.#schedule.dirty) this.#schedule.transition();
     this.#events.sync();
     this.#audit.sync();
   }

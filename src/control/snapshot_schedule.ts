@@ -1,10 +1,11 @@
 /**
  * When the plane writes `snapshot.json` between the writes it makes at once (docs/reference/control-plane.md §4.4).
- * A change that may wait is coalesced: it reaches the file with the next write, whatever causes it, or by a timer one
- * window later. When the timer fires it writes only if no write was made for a whole window: a timer armed early in a
- * prompt finds the prompt's own writes (session live, ended, boundary) already made and re-arms for the rest of the
- * window since the last one instead of adding a write of its own. So a prompt shorter than the window costs exactly
- * its three writes, and a reader polling the file sees every change at most about one window late.
+ * A transition (a session going live or ending, a prompt boundary, a stage change) is written now when the last write is
+ * a window old or older; a transition inside the window, and a change that may wait (event counters), is coalesced: it
+ * reaches the file with the next write, whatever causes it, or by a timer one window later. When the timer fires it
+ * writes only if no write was made for a whole window: a timer armed early finds a later write already made and re-arms
+ * for the rest of the window since that one instead of adding a write of its own. So a run of prompts shorter than the
+ * window writes about once a window, and a reader polling the file sees every change at most about one window late.
  */
 
 /** A pending timer of a {@link ScheduleClock}. */

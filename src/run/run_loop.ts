@@ -82,8 +82,8 @@ export async function runPrompts(
         ctx.completedThisRun.add(prompt.id);
         ctx.plane.transition({ completed_count: ctx.completedThisRun.size });
       }
-      // The boundary's one snapshot write, with the count: handed to the writer, not waited for (a view; the next
-      // prompt's writes queue behind it in order). The events and the audit log are fsynced before the next prompt.
+      // The boundary's snapshot, with the count: written now when the last write is a window old, else by the window's
+      // timer (a view; never waited for). The events and the audit log are fsynced before the next prompt.
       ctx.plane.syncRecord();
     }
     const next = afterPrompt(outcome, settings.keepGoing);

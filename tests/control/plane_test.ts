@@ -111,23 +111,37 @@ Deno.test("the run's token totals keep every attempt's usage; the attempt's star
   }
 });
 
-Deno.test("a session going live or ending is written at once, even inside the coalescing window", async () => {
+Deno.test("a session going live or ending is written at once after a quiet window, and coalesced inside one", async () => {
   await using tmp = await tempDir();
   // A window no machine outlasts: with the default 50 ms a loaded machine could pass it between two lines below.
-  const { plane, paths } = await testPlane(`${tmp.path}/s`, { snapshotCoalesceMs: 60_000 });
+  const wide = await testPlane(`${tmp.path}/wide`, { snapshotCoalesceMs: 60_000 });
   try {
-    plane.transition({ stage: "session", prompt_id: "01", attempt: 1, attempt_started_at: new Date().toISOString() });
-    plane.transition({ session_live: true }); // within the window of the attempt's own write
-    await plane.settled(); // the write started at once, off this thread
-    assert.equal((await readJson(paths.snapshot)).session_live, true, "visible without waiting for the window");
-    plane.transition({ session_live: false });
-    await plane.settled();
-    assert.equal((await readJson(paths.snapshot)).session_live, false);
-    plane.transition({ stage: "verifying" }); // an ordinary stage change right after: still coalesced
-    await plane.settled();
-    assert.equal((await readJson(paths.snapshot)).stage, "session");
+    wide.plane.transition({
+      stage: "session",
+      prompt_id: "01",
+      attempt: 1,
+      attempt_started_at: new Date().toISOString(),
+    });
+    wide.plane.transition({ session_live: true }); // inside the window of the open's write
+    await wide.plane.settled();
+    assert.equal((await readJson(wide.paths.snapshot)).session_live, false, "coalesced: not written yet");
+    await wide.plane.sync(); // the next write, whatever causes it, carries it
+    assert.equal((await readJson(wide.paths.snapshot)).session_live, true);
   } finally {
-    await plane.close("completed", null);
+    await wide.plane.close("completed", null);
+  }
+  // A window that has always passed: every transition is written as it happens.
+  const quiet = await testPlane(`${tmp.path}/quiet`, { snapshotCoalesceMs: 0 });
+  try {
+    quiet.plane.transition({ stage: "session", prompt_id: "01", attempt: 1 });
+    quiet.plane.transition({ session_live: true });
+    await quiet.plane.settled(); // the write started at once, off this thread
+    assert.equal((await readJson(quiet.paths.snapshot)).session_live, true, "visible without waiting for a timer");
+    quiet.plane.transition({ session_live: false });
+    await quiet.plane.settled();
+    assert.equal((await readJson(quiet.paths.snapshot)).session_live, false);
+  } finally {
+    await quiet.plane.close("completed", null);
   }
 });
 
@@ -557,26 +571,33 @@ Deno.test("steerCountsForRun() rebuilds per-prompt steer counts of a run; a resu
   assert.equal(entry.reason, "steer budget spent (2/2 for this prompt); raise recovery.max_steers to allow more");
 });
 
-Deno.test("a trivial prompt's transitions make three snapshot writes: live, ended, boundary", async () => {
+Deno.test("a trivial prompt inside the coalescing window makes no snapshot write of its own: the window's write has it", async () => {
   await using tmp = await tempDir();
   // A wide window: the count does not depend on how fast this machine runs the sequence.
   const { plane, paths } = await testPlane(`${tmp.path}/s`, { snapshotCoalesceMs: 60_000 });
   try {
     const before = writeTotals("snapshot");
-    const renamed = writeTotals("snapshot rename");
     plane.transition({ stage: "between_prompts", prompt_position: 1 });
     plane.transition({ stage: "session", prompt_id: "01", attempt: 1, attempt_started_at: new Date().toISOString() });
     plane.transition({ session_live: true });
-    await plane.settled();
-    assert.equal((await readJson(paths.snapshot)).prompt_id, "01", "the live write carries the new prompt");
     plane.transition({ session_live: false });
     plane.transition({ stage: "verifying" });
     plane.transition({ completed_count: 1 });
-    await plane.sync(); // waits for the writer too
-    assert.equal(writeTotals("snapshot") - before, 3, "three documents built");
-    assert.ok(writeTotals("snapshot rename") - renamed <= 3, "at most three renames");
+    plane.syncRecord(); // the boundary: inside the window, coalesced like the rest
+    await plane.settled();
+    assert.equal(writeTotals("snapshot") - before, 0, "no document built inside the window");
+    assert.equal((await readJson(paths.snapshot)).completed_count, 0);
+    const renamed = writeTotals("snapshot rename");
+    await plane.sync(); // the one write that ends the window carries all of it
+    assert.equal(writeTotals("snapshot") - before, 1, "one document for the whole prompt");
+    assert.ok(writeTotals("snapshot rename") - renamed <= 1, "at most one rename");
     const snap = await readJson(paths.snapshot);
-    assert.deepEqual([snap.stage, snap.completed_count, snap.session_live], ["verifying", 1, false]);
+    assert.deepEqual([snap.prompt_id, snap.stage, snap.completed_count, snap.session_live], [
+      "01",
+      "verifying",
+      1,
+      false,
+    ]);
   } finally {
     await plane.close("completed", null);
   }

@@ -139,7 +139,8 @@ Deno.test("readStreamFiles streams: lines appended after the first item was read
 Deno.test("boundaries batch writes but a lone event, a 64 KiB backlog and every snapshot are written at once", async () => {
   await using tmp = await tempDir();
   const store = `${tmp.path}/.prompt_runner`;
-  const { plane, paths } = await testPlane(store);
+  // A coalescing window that has always passed: every snapshot transition is written as it happens.
+  const { plane, paths } = await testPlane(store, { snapshotCoalesceMs: 0 });
   const opened = performance.now(); // run_opened was written when the plane opened
   const fileSeqs = async () => seqsOf((await Deno.readTextFile(paths.events)).split("\n").filter((l) => l));
   // A lone event after a pause (more than the 5 ms batching window) is written at its boundary.
@@ -156,7 +157,7 @@ Deno.test("boundaries batch writes but a lone event, a 64 KiB backlog and every 
   assert.equal((await fileSeqs()).at(-1), last.seq);
   // The snapshot never names a seq the file does not hold.
   const more = plane.record({ type: "message_streamed", data: { delta: "y" } }, CTX);
-  plane.transition({ session_live: true }); // a transition the plane writes at once, with `more` still buffered
+  plane.transition({ session_live: true }); // written at once (the window has passed), with `more` still buffered
   // The events are flushed before the snapshot is even handed to its writer.
   assert.equal((await fileSeqs()).at(-1), more.seq);
   await plane.settled();
