@@ -66,10 +66,19 @@ function noteOf(file: string): Omit<Noted, "text"> | null {
 export class ContractGuard {
   readonly #noted = new Map<string, Noted>();
 
-  /** Note the prompt file before its session starts (a stat and one read; nothing is parsed). */
-  async begin(prompt: Prompt): Promise<void> {
+  /**
+   * Note the prompt file before its session starts (a stat and one read; nothing is parsed). Synchronous: a prompt file
+   * is small (the packet's load read it whole already), and this read is on the path from one prompt's baseline to its
+   * session, where a hop to a worker thread and back costs more than the read (docs/bench.md, "Sixteenth pass").
+   */
+  begin(prompt: Prompt): void {
     const id = noteOf(prompt.file);
-    const text = id === null ? null : await Deno.readTextFile(prompt.file).catch(() => null);
+    let text: string | null = null;
+    if (id !== null) {
+      try {
+        text = Deno.readTextFileSync(prompt.file);
+      } catch { /* gone or unreadable: nothing to compare after the session */ }
+    }
     this.#noted.set(prompt.id, { ...(id ?? { ino: null, size: -1, mtime: null }), text });
   }
 

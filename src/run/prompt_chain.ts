@@ -86,7 +86,7 @@ export async function runPromptChain(
     const { attemptNo, mode, resumeSession, continueFrom } = plan;
     const body = agent ? await agent.begin(ctx, prompt, attemptNo, plan.body) : plan.body;
     const inv = agent?.invocation ?? null;
-    if (ctx.persist) await ctx.contractGuard.begin(prompt);
+    if (ctx.persist) ctx.contractGuard.begin(prompt);
     const run = await runAttemptStreams(ctx, desk, prompt, attemptNo, mode, body, resumeSession, continueFrom, inv);
     failpoint("attempt.after_session");
     const step = await settleAttempt(ctx, desk, prompt, plan, run, runAttempts, agent, recover);

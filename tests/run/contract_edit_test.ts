@@ -112,7 +112,7 @@ Deno.test("ContractGuard: a verify: changed by a persisted control amend is not 
   const prompt = (await loadPacket(pkt)).prompts[0]!;
   const store = storeRootForPacket(pkt);
   const guard = new ContractGuard();
-  await guard.begin(prompt);
+  guard.begin(prompt);
   const amend = await runCli([
     "control",
     "amend",
@@ -128,7 +128,7 @@ Deno.test("ContractGuard: a verify: changed by a persisted control amend is not 
   assert.match(await Deno.readTextFile(prompt.file), /NOTES\.md/);
   assert.equal(await guard.edited(prompt, store, "r1", 1), null);
   // The same change by hand is an edit.
-  await guard.begin(prompt);
+  guard.begin(prompt);
   await Deno.writeTextFile(prompt.file, (await Deno.readTextFile(prompt.file)).replace("NOTES.md", "OTHER.md"));
   const edit = await guard.edited(prompt, store, "r1", 1);
   assert.ok(edit !== null);
