@@ -54,3 +54,28 @@ Deno.test("verifyContract() glob does not follow a symlinked directory out of th
   assert.deepEqual(item.matches, ["docs/a.md", "docs/shared/b.md"]);
   assert.equal(item.status, "pass");
 });
+
+Deno.test("verifyContract() glob fails on a matching symlink that leads a file out of the repositories, naming it", async () => {
+  await using dir = await tempDir();
+  await writeFiles(dir.path, { "repo/docs/a.md": "a", "repo/shared/b.md": "b", "outside/c.md": "c" });
+  // A link into the repos counts as the file it names; one to a file outside is not the repo's file.
+  await Deno.symlink(`${dir.path}/repo/shared/b.md`, `${dir.path}/repo/docs/b.md`);
+  await Deno.symlink(`${dir.path}/outside/c.md`, `${dir.path}/repo/docs/c.md`);
+  const atLeast = await oneItem(`${dir.path}/repo`, { glob: { path: "docs/*.md", min_matches: 3 } });
+  assert.deepEqual(atLeast.matches, ["docs/a.md", "docs/b.md"], "the outside link is not a match");
+  assert.equal(atLeast.status, "fail");
+  assert.equal(atLeast.details, "2 match(es); a symlink leads docs/c.md out of the repositories (not counted)");
+  assert.deepEqual(atLeast.symlinks_outside, ["docs/c.md"]);
+  // Nor can it be left out of a count that asserts absence: the path is in the tree.
+  const none = await oneItem(`${dir.path}/repo`, { glob: { path: "docs/c*", min_matches: 0, max_matches: 0 } });
+  assert.equal(none.status, "fail");
+  assert.match(none.details, /^0 match\(es\); a symlink leads docs\/c\.md out of the repositories/);
+  // Without the link the same clauses judge the tree as before.
+  await Deno.remove(`${dir.path}/repo/docs/c.md`);
+  assert.equal(
+    (await oneItem(`${dir.path}/repo`, { glob: { path: "docs/c*", min_matches: 0, max_matches: 0 } })).status,
+    "pass",
+  );
+  const two = await oneItem(`${dir.path}/repo`, { glob: { path: "docs/*.md", min_matches: 2 } });
+  assert.deepEqual([two.status, two.details, two.symlinks_outside], ["pass", "2 match(es)", undefined]);
+});

@@ -20,8 +20,9 @@ export async function checkGlob(entry: unknown, env: ClauseEnv, id: string): Pro
   const problem = globProblem(r.ref.path, await loadGlobMatcher());
   if (problem !== null) return makeItem(r.head, fail(`invalid glob: ${problem}`), { matches: [] });
   let matches: string[];
+  const outside: string[] = [];
   try {
-    matches = await globPaths(r.ref.path, r.ref.root, (real) => withinRepos(env.repos, real));
+    matches = await globPaths(r.ref.path, r.ref.root, (real) => withinRepos(env.repos, real), (p) => outside.push(p));
   } catch (e) {
     return makeItem(r.head, fail(`invalid glob: ${errorMessage(e)}`), { matches: [] });
   }
@@ -37,7 +38,17 @@ export async function checkGlob(entry: unknown, env: ClauseEnv, id: string): Pro
     }
   }
   const n = matches.length;
-  const ok = n >= min && (max === null || n <= max) && bad === 0;
-  const details = nonEmpty && bad > 0 ? `${n} match(es); ${bad} empty/non-file` : `${n} match(es)`;
-  return makeItem(r.head, ok ? pass(details) : fail(details), { matches });
+  // A matching symlink that leads out of the repositories fails the item, as a path clause fails on one (§2): the path
+  // is in the tree but what it names is not, so it can neither count toward min_matches nor be left out of max_matches.
+  const ok = n >= min && (max === null || n <= max) && bad === 0 && outside.length === 0;
+  let details = nonEmpty && bad > 0 ? `${n} match(es); ${bad} empty/non-file` : `${n} match(es)`;
+  if (outside.length > 0) {
+    outside.sort();
+    const more = outside.length > 5 ? ` and ${outside.length - 5} more` : "";
+    details += `; a symlink leads ${outside.slice(0, 5).join(", ")}${more} out of the repositories (not counted)`;
+  }
+  return makeItem(r.head, ok ? pass(details) : fail(details), {
+    matches,
+    ...(outside.length > 0 ? { symlinks_outside: outside } : {}),
+  });
 }

@@ -9,14 +9,16 @@ import { join, normalize } from "../../util/path.ts";
 import { loadGlobMatcher } from "./glob_matcher.ts";
 
 /**
- * The relative paths under `cwd` that `pattern` matches (directories without a trailing slash), sorted. `enter`, when
- * given, decides whether the walk follows a symlinked directory to its real path (the clause keeps the walk inside
- * the repos: a link to `/` under a `**` would walk the whole machine).
+ * The relative paths under `cwd` that `pattern` matches (directories without a trailing slash), sorted. `inside`, when
+ * given, says whether a symlink's real path is inside the repos: the walk follows a symlinked directory only there (a
+ * link to `/` under a `**` would walk the whole machine), and a matching symlink to anything else that leads outside is
+ * not a match but is handed to `outside` (the clause fails on it: its path is in the tree, what it names is not).
  */
 export async function globPaths(
   pattern: string,
   cwd: string,
-  enter: (real: string) => boolean = () => true,
+  inside: (real: string) => boolean = () => true,
+  outside: (path: string) => void = () => {},
 ): Promise<string[]> {
   const picomatch = await loadGlobMatcher();
   const scan = picomatch.scan(pattern);
@@ -49,8 +51,11 @@ export async function globPaths(
         if (target === null) continue;
         isDir = await isDirectory(target);
         if (isDir) {
-          if (linkTargets.has(target) || !enter(target)) continue;
+          if (linkTargets.has(target) || !inside(target)) continue;
           linkTargets.add(target);
+        } else if (!inside(target)) {
+          if (isMatch(path)) outside(base === "" ? path : `${base}/${path}`);
+          continue;
         }
       }
       if (!(e.isSymlink && isDir) && isMatch(path)) out.push(base === "" ? path : `${base}/${path}`);
