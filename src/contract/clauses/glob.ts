@@ -38,8 +38,9 @@ export async function checkGlob(entry: unknown, env: ClauseEnv, id: string): Pro
     }
   }
   const n = matches.length;
-  // A matching symlink that leads out of the repositories fails the item, as a path clause fails on one (§2): the path
-  // is in the tree but what it names is not, so it can neither count toward min_matches nor be left out of max_matches.
+  // A matching symlink that leads out of the repositories fails the item, as a path clause fails on one
+  // (docs/reference/contract.md §2): the path is in the tree but what it names is not, so it can neither count toward
+  // min_matches nor be left out of max_matches.
   const ok = n >= min && (max === null || n <= max) && bad === 0 && outside.length === 0;
   let details = nonEmpty && bad > 0 ? `${n} match(es); ${bad} empty/non-file` : `${n} match(es)`;
   if (outside.length > 0) {
