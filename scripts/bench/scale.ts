@@ -138,9 +138,9 @@ const GIT_BACK_TO_BACK = 11;
 
 /**
  * `count` timings (ms) of the baseline's `git status` in `repo`, through a helper shell as the runner runs it (the
- * shell already started). The figure subtracted is one timing before each timed run, on the repo of the latest
- * 101-prompt run: a single `git status` after other work, as a run makes one every few ms among its own work, and in
- * the same minutes as the runs. A second figure times 11 back to back after all the runs (the method before the
+ * shell already started). The figure subtracted is one timing before each timed run, on a repo as a 101-prompt run
+ * leaves it: a single `git status` after other work, as a run makes one every few ms among its own work, and in the
+ * same minutes as the runs. A second figure times 11 back to back after all the runs (the method before the
  * sixteenth pass): git's best case, warm, so its figure without git is the higher of the two (docs/bench.md).
  */
 async function gitStatusMs(shell: HelperShell, repo: string, count: number): Promise<number[]> {

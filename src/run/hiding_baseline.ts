@@ -26,7 +26,7 @@ import {
 import type { RepoBaseline } from "./dirty.ts";
 
 /** Whether a contract has an entry of `changed_paths_only` or `repos_clean` (pure). */
-export function judgesGit(contract: Contract): boolean {
+function judgesGit(contract: Contract): boolean {
   return (contract.changed_paths_only ?? []).length > 0 || (contract.repos_clean ?? []).length > 0;
 }
 

@@ -70,6 +70,10 @@ Deno.test("verifyContract() glob fails on a matching symlink that leads a file o
   const none = await oneItem(`${dir.path}/repo`, { glob: { path: "docs/c*", min_matches: 0, max_matches: 0 } });
   assert.equal(none.status, "fail");
   assert.match(none.details, /^0 match\(es\); a symlink leads docs\/c\.md out of the repositories/);
+  // A plain path (no glob characters) is refused by the entry's own resolution, as in every path clause.
+  const plain = await oneItem(`${dir.path}/repo`, { glob: { path: "docs/c.md" } });
+  assert.deepEqual([plain.status, plain.details], ["fail", "a symlink leads this path out of the repositories"]);
+  assert.equal((await oneItem(`${dir.path}/repo`, { glob: { path: "docs/b.md" } })).status, "pass", "a link inside");
   // Without the link the same clauses judge the tree as before.
   await Deno.remove(`${dir.path}/repo/docs/c.md`);
   assert.equal(

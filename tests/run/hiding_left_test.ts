@@ -95,7 +95,7 @@ Deno.test("a later run is judged from the recorded state until the change is und
     "01_a.prompt.md": FAILS_HIDING,
     "02_b.prompt.md": promptFile(
       "2",
-      "verify:\n  files_exist: [b.txt]\n  changed_paths_only: [b.txt]\n" + NO_REPAIR + writes(write("b.txt", "b\n")),
+      judgedOnly("b.txt", NO_REPAIR) + writes(write("b.txt", "b\n")),
     ),
   });
   const app = `${pkt}/app`;
@@ -230,6 +230,11 @@ Deno.test("the not-compared note: only in a run's verification, only for a repo 
 });
 
 /** Prompt 01 judges nothing and hides `secret.txt`; prompt 02 is judged and writes it outside its paths. */
+/** A contract that judges the repo: the file exists and is the prompt's only change (`extra`: more front matter). */
+function judgedOnly(file: string, extra = ""): string {
+  return `verify:\n  files_exist: [${file}]\n  changed_paths_only: [${file}]\n` + extra;
+}
+
 function hidesThenJudged(): Record<string, string> {
   return {
     "01_a.prompt.md": promptFile(
@@ -239,7 +244,7 @@ function hidesThenJudged(): Record<string, string> {
     ),
     "02_b.prompt.md": promptFile(
       "2",
-      "verify:\n  files_exist: [b.txt]\n  changed_paths_only: [b.txt]\n" + NO_REPAIR +
+      judgedOnly("b.txt", NO_REPAIR) +
         writes(write("b.txt", "b\n"), write("secret.txt", "outside its paths\n")),
     ),
   };
@@ -276,7 +281,7 @@ Deno.test("a prompt that leaves the judged repos' hiding state alone is judged f
     "01_a.prompt.md": promptFile("1", "verify:\n  files_exist: [a.txt]\n" + writes(write("a.txt", "a\n"))),
     "02_b.prompt.md": promptFile(
       "2",
-      "verify:\n  files_exist: [b.txt]\n  changed_paths_only: [b.txt]\n" + writes(write("b.txt", "b\n")),
+      judgedOnly("b.txt") + writes(write("b.txt", "b\n")),
     ),
   });
   await Deno.writeTextFile(`${pkt}/app/.git/info/exclude`, "notes.txt\n", { append: true }); // the user's, before the run
@@ -307,7 +312,7 @@ Deno.test("a run whose last prompt hid something completes, says so, and the nex
   const pkt = await makePacket(dir.path, {
     "00_z.prompt.md": promptFile(
       "0",
-      "verify:\n  files_exist: [z.txt]\n  changed_paths_only: [z.txt]\n" + writes(write("z.txt", "z\n")),
+      judgedOnly("z.txt") + writes(write("z.txt", "z\n")),
     ),
     ...hidesThenJudged(),
   });
@@ -333,7 +338,7 @@ Deno.test("the run's hiding record: gone after a run that left the repos as it f
   const judged = await makePacket(`${dir.path}/j`, {
     "01_a.prompt.md": promptFile(
       "1",
-      "verify:\n  files_exist: [a.txt]\n  changed_paths_only: [a.txt]\n" + writes(write("a.txt", "a\n")),
+      judgedOnly("a.txt") + writes(write("a.txt", "a\n")),
     ),
   });
   const killed = await runCli(["run", judged], { env: { PROMPT_RUNNER_FAILPOINT: "attempt.after_session" } });
@@ -355,7 +360,7 @@ Deno.test("a hiding_start.json that is not a record: a warning names the file, t
   const pkt = await makePacket(dir.path, {
     "01_a.prompt.md": promptFile(
       "1",
-      "verify:\n  files_exist: [a.txt]\n  changed_paths_only: [a.txt]\n" + writes(write("a.txt", "a\n")),
+      judgedOnly("a.txt") + writes(write("a.txt", "a\n")),
     ),
   });
   const file = `${pkt}/.prompt_runner/hiding_start.json`;
