@@ -2,8 +2,8 @@
  * `state.json` (docs/reference/runner.md §10.2): per-prompt attempts and results, a view derived from what the runner
  * did. The runner keeps the document in memory; every change of a prompt entry is appended at once to
  * `state.pending.jsonl` (the whole entry, one line), and `state.json` itself is rewritten (atomically, compact JSON)
- * at most every {@link STATE_REWRITE_MS} ms, on a whole-document change and when the run ends — then the pending
- * file is emptied. Readers merge the pending lines over `state.json` ({@link readState}), so a crash at any instant
+ * at most every {@link STATE_REWRITE_MS} ms — and no sooner than {@link STATE_REWRITE_SPACING} times the last
+ * rewrite's own duration after it — on a whole-document change and when the run ends; then the pending file is emptied. Readers merge the pending lines over `state.json` ({@link readState}), so a crash at any instant
  * loses nothing that was recorded. An unreadable or invalid file refuses the run (`state_store_invalid`, exit 1).
  */
 import { storePaths } from "../store/paths.ts";
@@ -34,10 +34,31 @@ import { atRest, docPieces, freezeEntry, FrozenEntry, type HeldEntry, thawEntry 
 export const STATE_REWRITE_MS = 2000;
 
 /**
+ * A rewrite is followed by at least this many times its own duration before the next (while prompt entries change):
+ * the document grows with the run (~2.5 KB per finished prompt), so with a fixed interval its rewrites would take a
+ * growing share of the run (66 ms every 2 s at 10,000 prompts, docs/bench.md "Seventeenth pass"); spaced by their
+ * own duration they stay under 1/50 of it at any size.
+ */
+export const STATE_REWRITE_SPACING = 50;
+
+/**
+ * Whether `state.json` is due for a rewrite, `sinceLastMs` after the end of the last one, which took `lastMs`: at
+ * least `minMs` and {@link STATE_REWRITE_SPACING} (or `spacing`) times `lastMs` have passed.
+ */
+export function rewriteDue(
+  sinceLastMs: number,
+  lastMs: number,
+  minMs: number,
+  spacing = STATE_REWRITE_SPACING,
+): boolean {
+  return sinceLastMs >= Math.max(minMs, spacing * lastMs);
+}
+
+/**
  * The runner's handle on `state.json`: the document lives in memory (only the lease holder writes it). A prompt
  * change is appended to `state.pending.jsonl` before its promise resolves; the whole document is rewritten when
- * {@link STATE_REWRITE_MS} have passed since the last rewrite, on {@link StateStore.update} and on
- * {@link StateStore.flush}. Writes are serialised so concurrent updates never lose each other.
+ * {@link rewriteDue} (after {@link STATE_REWRITE_MS}, and {@link STATE_REWRITE_SPACING} times the last rewrite's
+ * duration), on {@link StateStore.update} and on {@link StateStore.flush}. Writes are serialised so concurrent updates never lose each other.
  *
  * Memory stays flat in the number of prompts (issue #13): an entry with no attempt under way is held as compact text
  * with its verification report once (src/run/state_entries.ts), and the rewrite streams those texts to the file.
@@ -51,14 +72,24 @@ export class StateStore {
   readonly #appender: HeldAppender;
   #tornPending = false;
   #lastRewrite = performance.now();
+  /** How long the last rewrite took (ms). */
+  #lastRewriteTook = 0;
   readonly #rewriteMs: number;
+  readonly #spacing: number;
   #head!: Omit<StateDoc, "prompts">;
   #entries = new Map<string, HeldEntry<PromptState>>();
   #generation = 0;
-  private constructor(readonly storeRoot: string, doc: StateDoc, memory = false, rewriteMs = STATE_REWRITE_MS) {
+  private constructor(
+    readonly storeRoot: string,
+    doc: StateDoc,
+    memory = false,
+    rewriteMs = STATE_REWRITE_MS,
+    spacing = STATE_REWRITE_SPACING,
+  ) {
     this.#memory = memory;
     this.#appender = new HeldAppender(storePaths(storeRoot).statePending);
     this.#rewriteMs = rewriteMs;
+    this.#spacing = spacing;
     this.#hold(doc);
   }
 
@@ -74,11 +105,11 @@ export class StateStore {
   }
 
   /**
-   * Open (and validate) the store's state file, with its pending entries merged. `rewriteMs` (tests) replaces
-   * {@link STATE_REWRITE_MS}.
+   * Open (and validate) the store's state file, with its pending entries merged. `rewriteMs` and `spacing` (tests)
+   * replace {@link STATE_REWRITE_MS} and {@link STATE_REWRITE_SPACING}.
    */
-  static async open(storeRoot: string, opts: { rewriteMs?: number } = {}): Promise<StateStore> {
-    const store = new StateStore(storeRoot, await readState(storeRoot), false, opts.rewriteMs);
+  static async open(storeRoot: string, opts: { rewriteMs?: number; spacing?: number } = {}): Promise<StateStore> {
+    const store = new StateStore(storeRoot, await readState(storeRoot), false, opts.rewriteMs, opts.spacing);
     await store.#notePending();
     return store;
   }
@@ -183,6 +214,7 @@ export class StateStore {
   /** Rewrite `state.json` whole (compact JSON, atomic, written piece by piece), then empty the pending file. */
   async #rewrite(): Promise<void> {
     const paths = storePaths(this.storeRoot);
+    const started = performance.now();
     await atomicWriteStoreChunks(paths.state, docPieces(this.#head, this.#entries), {
       failpoint: "state.before_rename",
     });
@@ -194,6 +226,7 @@ export class StateStore {
     this.#pending = 0;
     this.#tornPending = false;
     this.#lastRewrite = performance.now();
+    this.#lastRewriteTook = this.#lastRewrite - started;
   }
 
   /** A change of the whole document: applied in memory and written at once (rare: crash recovery). */
@@ -228,7 +261,8 @@ export class StateStore {
       this.#appender.appendSync(line);
       this.#tornPending = false;
       this.#pending++;
-      if (performance.now() - this.#lastRewrite >= this.#rewriteMs) await this.#rewrite();
+      const since = performance.now() - this.#lastRewrite;
+      if (rewriteDue(since, this.#lastRewriteTook, this.#rewriteMs, this.#spacing)) await this.#rewrite();
     });
   }
 

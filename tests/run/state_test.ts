@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readState, StateStore } from "../../src/run/state.ts";
+import { readState, rewriteDue, STATE_REWRITE_MS, STATE_REWRITE_SPACING, StateStore } from "../../src/run/state.ts";
 import { RunFailedError } from "../../src/errors.ts";
 import { tempDir } from "../support/fs.ts";
 
@@ -70,6 +70,40 @@ Deno.test("StateStore rewrites state.json once the interval has passed and empti
   });
   assert.equal(JSON.parse(await Deno.readTextFile(`${dir.path}/state.json`)).prompts["01"].status, "completed");
   assert.equal(await Deno.readTextFile(`${dir.path}/state.pending.jsonl`), "");
+});
+
+Deno.test("rewriteDue(): the interval, or the spacing times the last rewrite's duration when that is longer", () => {
+  assert.equal(STATE_REWRITE_MS, 2000);
+  assert.equal(STATE_REWRITE_SPACING, 50);
+  // A small document: the 2 s interval decides.
+  assert.equal(rewriteDue(1999, 5, 2000), false);
+  assert.equal(rewriteDue(2000, 5, 2000), true);
+  // 10,000 prompts' document took 66 ms: the next waits 3.3 s, so rewrites stay under 1/50 of the run.
+  assert.equal(rewriteDue(3299, 66, 2000), false);
+  assert.equal(rewriteDue(3300, 66, 2000), true);
+  assert.equal(rewriteDue(100, 1, 0, 0), true);
+});
+
+Deno.test("StateStore spaces its rewrites by their own duration: a second change soon after stays pending", async () => {
+  await using dir = await tempDir();
+  // Any real rewrite takes more than a microsecond, so a spacing of 1e9 holds the next one back for over 15 minutes.
+  const store = await StateStore.open(dir.path, { rewriteMs: 0, spacing: 1e9 });
+  await store.updatePrompt("01", (p) => {
+    p.status = "completed";
+  });
+  assert.equal(JSON.parse(await Deno.readTextFile(`${dir.path}/state.json`)).prompts["01"].status, "completed");
+  assert.equal(await Deno.readTextFile(`${dir.path}/state.pending.jsonl`), "");
+  await store.updatePrompt("02", (p) => {
+    p.status = "completed";
+  });
+  assert.deepEqual(Object.keys(JSON.parse(await Deno.readTextFile(`${dir.path}/state.json`)).prompts), ["01"]);
+  assert.equal((await Deno.readTextFile(`${dir.path}/state.pending.jsonl`)).trim().split("\n").length, 1);
+  assert.deepEqual(Object.keys((await readState(dir.path)).prompts).sort(), ["01", "02"]);
+  await store.flush(); // the run's end writes it whole whatever the spacing
+  assert.deepEqual(Object.keys(JSON.parse(await Deno.readTextFile(`${dir.path}/state.json`)).prompts).sort(), [
+    "01",
+    "02",
+  ]);
 });
 
 Deno.test("a dead runner's pending entries are read back over state.json; a torn last line is skipped", async () => {
