@@ -10,7 +10,8 @@
  * - overhead: (t(101) − t(1)) / 100, each t the median wall time of ≥ 5 runs, the two sizes alternated; "without
  *   git" (≤ 5 ms) subtracts the one git query a prompt makes (its baseline `git status`, through a helper shell as the
  *   runner does), timed in this process on the same repo;
- * - memory: the big runs' highest peak RSS (`VmHWM` of /proc/<pid>/status, sampled every 250 ms until it exits; ≤ 200 MB);
+ * - memory: the big runs' highest peak RSS (`VmHWM` of /proc/<pid>/status, sampled every 250 ms until it exits;
+ *   ≤ 200 MB);
  *   and the same packet run again as a CI job would run it — `--report junit=… --report summary=… --report json=…`
  *   under `GITHUB_ACTIONS=true` with a step-summary file — whose reports must hold every prompt (≤ 200 MB too);
  * - the I/O floor: what a prompt's required durable writes alone cost on the same file system (three fsynced appends —

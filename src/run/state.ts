@@ -3,8 +3,9 @@
  * did. The runner keeps the document in memory; every change of a prompt entry is appended at once to
  * `state.pending.jsonl` (the whole entry, one line), and `state.json` itself is rewritten (atomically, compact JSON)
  * at most every {@link STATE_REWRITE_MS} ms — and no sooner than {@link STATE_REWRITE_SPACING} times the last
- * rewrite's own duration after it — on a whole-document change and when the run ends; then the pending file is emptied. Readers merge the pending lines over `state.json` ({@link readState}), so a crash at any instant
- * loses nothing that was recorded. An unreadable or invalid file refuses the run (`state_store_invalid`, exit 1).
+ * rewrite's own duration after it — on a whole-document change and when the run ends; then the pending file is
+ * emptied. Readers merge the pending lines over `state.json` ({@link readState}), so a crash at any instant loses
+ * nothing that was recorded. An unreadable or invalid file refuses the run (`state_store_invalid`, exit 1).
  */
 import { storePaths } from "../store/paths.ts";
 import { atomicWriteStoreChunks } from "../util/safe_fs.ts";
@@ -58,7 +59,8 @@ export function rewriteDue(
  * The runner's handle on `state.json`: the document lives in memory (only the lease holder writes it). A prompt
  * change is appended to `state.pending.jsonl` before its promise resolves; the whole document is rewritten when
  * {@link rewriteDue} (after {@link STATE_REWRITE_MS}, and {@link STATE_REWRITE_SPACING} times the last rewrite's
- * duration), on {@link StateStore.update} and on {@link StateStore.flush}. Writes are serialised so concurrent updates never lose each other.
+ * duration), on {@link StateStore.update} and on {@link StateStore.flush}. Writes are serialised so concurrent updates
+ * never lose each other.
  *
  * Memory stays flat in the number of prompts (issue #13): an entry with no attempt under way is held as compact text
  * with its verification report once (src/run/state_entries.ts), and the rewrite streams those texts to the file.

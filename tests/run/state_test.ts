@@ -84,7 +84,7 @@ Deno.test("rewriteDue(): the interval, or the spacing times the last rewrite's d
   assert.equal(rewriteDue(100, 1, 0, 0), true);
 });
 
-Deno.test("StateStore spaces its rewrites by their own duration: a second change soon after stays pending", async () => {
+Deno.test("StateStore spaces rewrites by their own duration: a second change soon after stays pending", async () => {
   await using dir = await tempDir();
   // Any real rewrite takes more than a microsecond, so a spacing of 1e9 holds the next one back for over 15 minutes.
   const store = await StateStore.open(dir.path, { rewriteMs: 0, spacing: 1e9 });
