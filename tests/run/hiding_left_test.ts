@@ -229,12 +229,12 @@ Deno.test("the not-compared note: only in a run's verification, only for a repo 
   assert.equal((baselined as unknown as { hiding_compared?: boolean }).hiding_compared, undefined);
 });
 
-/** Prompt 01 judges nothing and hides `secret.txt`; prompt 02 is judged and writes it outside its paths. */
 /** A contract that judges the repo: the file exists and is the prompt's only change (`extra`: more front matter). */
 function judgedOnly(file: string, extra = ""): string {
   return `verify:\n  files_exist: [${file}]\n  changed_paths_only: [${file}]\n` + extra;
 }
 
+/** Prompt 01 judges nothing and hides `secret.txt`; prompt 02 is judged and writes it outside its paths. */
 function hidesThenJudged(): Record<string, string> {
   return {
     "01_a.prompt.md": promptFile(
